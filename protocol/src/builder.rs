@@ -1,0 +1,256 @@
+//! Builds the event sequence of one response: sequence numbers, output indexes, item ids and the
+//! final Response object, so every producer emits the full sequence PROTOCOL.md §3 requires
+//! (`created` first, `output_item.added` before content, `output_item.done` for every item, one
+//! terminal event).
+
+use crate::error::{ApiError, ErrorFrame};
+use crate::events::{Part, ServerEvent, StreamEvent};
+use crate::items::{FunctionCall, Item, ItemStatus, OutputText};
+use crate::response::{IncompleteDetails, Response, ResponseStatus, Usage};
+
+/// The item currently being streamed.
+#[derive(Debug)]
+enum OpenItem {
+    Message { id: String, text: String },
+    FunctionCall { call: FunctionCall },
+}
+
+/// Produces the events of one response, in order.
+#[derive(Debug)]
+pub struct ResponseStreamBuilder {
+    response: Response,
+    stream_id: Option<String>,
+    next_sequence: u64,
+    open: Option<OpenItem>,
+}
+
+impl ResponseStreamBuilder {
+    /// Starts a response; `response` should be `in_progress` with empty output.
+    pub fn new(response: Response, stream_id: Option<String>) -> Self {
+        ResponseStreamBuilder {
+            response,
+            stream_id,
+            next_sequence: 0,
+            open: None,
+        }
+    }
+
+    /// The response as built so far.
+    pub fn response(&self) -> &Response {
+        &self.response
+    }
+
+    fn emit(&mut self, event: StreamEvent) -> ServerEvent {
+        let sequence_number = Some(self.next_sequence);
+        self.next_sequence += 1;
+        ServerEvent {
+            event,
+            sequence_number,
+            stream_id: self.stream_id.clone(),
+        }
+    }
+
+    /// `response.created` then `response.in_progress`.
+    pub fn start(&mut self) -> Vec<ServerEvent> {
+        let response = self.response.clone();
+        vec![
+            self.emit(StreamEvent::Created {
+                response: response.clone(),
+            }),
+            self.emit(StreamEvent::InProgress { response }),
+        ]
+    }
+
+    fn output_index(&self) -> usize {
+        self.response.output.len()
+    }
+
+    /// Opens an assistant message: `output_item.added` and `content_part.added`.
+    ///
+    /// # Panics
+    /// If another item is still open (a bug in the producer).
+    pub fn begin_message(&mut self, id: impl Into<String>) -> Vec<ServerEvent> {
+        assert!(self.open.is_none(), "an item is already open");
+        let id = id.into();
+        let output_index = self.output_index();
+        let item = Item::assistant_text(&id, "", ItemStatus::InProgress);
+        let Item::Message(mut message) = item else {
+            unreachable!()
+        };
+        message.content = crate::items::MessageContent::Parts(Vec::new());
+        self.open = Some(OpenItem::Message {
+            id: id.clone(),
+            text: String::new(),
+        });
+        vec![
+            self.emit(StreamEvent::OutputItemAdded {
+                output_index,
+                item: Item::Message(message),
+            }),
+            self.emit(StreamEvent::ContentPartAdded {
+                item_id: id,
+                output_index,
+                content_index: 0,
+                part: Part::OutputText(OutputText::new("")),
+            }),
+        ]
+    }
+
+    /// One `output_text.delta` of the open message.
+    ///
+    /// # Panics
+    /// If no message is open.
+    pub fn text_delta(&mut self, delta: &str) -> ServerEvent {
+        let output_index = self.output_index();
+        let Some(OpenItem::Message { id, text }) = &mut self.open else {
+            panic!("no message is open");
+        };
+        text.push_str(delta);
+        let item_id = id.clone();
+        self.emit(StreamEvent::OutputTextDelta {
+            item_id,
+            output_index,
+            content_index: 0,
+            delta: delta.to_string(),
+            logprobs: Vec::new(),
+        })
+    }
+
+    /// Opens a function call: `output_item.added` with empty arguments.
+    ///
+    /// # Panics
+    /// If another item is still open.
+    pub fn begin_function_call(
+        &mut self,
+        id: impl Into<String>,
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+    ) -> ServerEvent {
+        assert!(self.open.is_none(), "an item is already open");
+        let call = FunctionCall {
+            id: Some(id.into()),
+            call_id: call_id.into(),
+            name: name.into(),
+            arguments: String::new(),
+            namespace: None,
+            status: Some(ItemStatus::InProgress),
+        };
+        let output_index = self.output_index();
+        self.open = Some(OpenItem::FunctionCall { call: call.clone() });
+        self.emit(StreamEvent::OutputItemAdded {
+            output_index,
+            item: Item::FunctionCall(call),
+        })
+    }
+
+    /// One `function_call_arguments.delta` of the open call.
+    ///
+    /// # Panics
+    /// If no function call is open.
+    pub fn arguments_delta(&mut self, delta: &str) -> ServerEvent {
+        let output_index = self.output_index();
+        let Some(OpenItem::FunctionCall { call }) = &mut self.open else {
+            panic!("no function call is open");
+        };
+        call.arguments.push_str(delta);
+        let item_id = call.id.clone().unwrap_or_default();
+        self.emit(StreamEvent::FunctionCallArgumentsDelta {
+            item_id,
+            output_index,
+            delta: delta.to_string(),
+        })
+    }
+
+    /// Closes the open item with its `.done` events and appends it to the output.
+    ///
+    /// # Panics
+    /// If no item is open.
+    pub fn end_item(&mut self) -> Vec<ServerEvent> {
+        let output_index = self.output_index();
+        match self.open.take().expect("no item is open") {
+            OpenItem::Message { id, text } => {
+                let item = Item::assistant_text(&id, &text, ItemStatus::Completed);
+                self.response.output.push(item.clone());
+                vec![
+                    self.emit(StreamEvent::OutputTextDone {
+                        item_id: id.clone(),
+                        output_index,
+                        content_index: 0,
+                        text: text.clone(),
+                        logprobs: Vec::new(),
+                    }),
+                    self.emit(StreamEvent::ContentPartDone {
+                        item_id: id,
+                        output_index,
+                        content_index: 0,
+                        part: Part::OutputText(OutputText::new(text)),
+                    }),
+                    self.emit(StreamEvent::OutputItemDone { output_index, item }),
+                ]
+            }
+            OpenItem::FunctionCall { mut call } => {
+                call.status = Some(ItemStatus::Completed);
+                let item = Item::FunctionCall(call.clone());
+                self.response.output.push(item.clone());
+                vec![
+                    self.emit(StreamEvent::FunctionCallArgumentsDone {
+                        item_id: call.id.clone().unwrap_or_default(),
+                        output_index,
+                        name: Some(call.name.clone()),
+                        arguments: call.arguments.clone(),
+                    }),
+                    self.emit(StreamEvent::OutputItemDone { output_index, item }),
+                ]
+            }
+        }
+    }
+
+    /// `response.completed` with `usage`; closes an item left open first.
+    pub fn complete(&mut self, usage: Usage, completed_at: u64) -> Vec<ServerEvent> {
+        let mut events = self.close_open_item();
+        self.response.status = ResponseStatus::Completed;
+        self.response.completed_at = Some(completed_at);
+        self.response.usage = Some(usage);
+        let response = self.response.clone();
+        events.push(self.emit(StreamEvent::Completed { response }));
+        events
+    }
+
+    /// `response.incomplete` (e.g. `max_output_tokens` reached) with `usage`.
+    pub fn incomplete(&mut self, reason: &str, usage: Usage) -> Vec<ServerEvent> {
+        let mut events = self.close_open_item();
+        self.response.status = ResponseStatus::Incomplete;
+        self.response.incomplete_details = Some(IncompleteDetails {
+            reason: reason.into(),
+        });
+        self.response.usage = Some(usage);
+        let response = self.response.clone();
+        events.push(self.emit(StreamEvent::Incomplete { response }));
+        events
+    }
+
+    /// An `error` event (with `status` when `status` is given, the WebSocket shape) followed by
+    /// `response.failed` carrying the error.
+    pub fn fail(&mut self, status: Option<u16>, error: ApiError) -> Vec<ServerEvent> {
+        let frame = match status {
+            Some(status) => ErrorFrame::websocket(status, error.clone()),
+            None => ErrorFrame::sse(error.clone()),
+        };
+        self.open = None;
+        self.response.status = ResponseStatus::Failed;
+        self.response.error = Some(error);
+        let response = self.response.clone();
+        vec![
+            self.emit(StreamEvent::Error(frame)),
+            self.emit(StreamEvent::Failed { response }),
+        ]
+    }
+
+    fn close_open_item(&mut self) -> Vec<ServerEvent> {
+        if self.open.is_some() {
+            self.end_item()
+        } else {
+            Vec::new()
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! Server → client stream events: the SSE `data:` payloads and, identically, the WebSocket
+//! text frames (PROTOCOL.md §3).
+//!
+//! [`ServerEvent`] wraps an event with the fields every event may carry: its `sequence_number`
+//! (absent only on connection-level error frames) and, on a named WebSocket lane, its
+//! `stream_id`. Event types this crate does not know decode to [`StreamEvent::Unknown`] so a
+//! client built on these types keeps working when the server grows new events.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ErrorFrame;
+use crate::items::{Item, OutputText, SummaryText};
+use crate::response::Response;
+
+/// One event on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerEvent {
+    #[serde(flatten)]
+    pub event: StreamEvent,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence_number: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_id: Option<String>,
+}
+
+impl ServerEvent {
+    /// The wire name of the event's type, e.g. `response.output_text.delta`.
+    pub fn type_name(&self) -> &'static str {
+        self.event.type_name()
+    }
+
+    /// Encodes the event as the JSON text of one frame or one SSE `data:` line.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("events always serialize")
+    }
+}
+
+/// The event kinds, tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum StreamEvent {
+    #[serde(rename = "response.created")]
+    Created { response: Response },
+    #[serde(rename = "response.queued")]
+    Queued { response: Response },
+    #[serde(rename = "response.in_progress")]
+    InProgress { response: Response },
+    #[serde(rename = "response.completed")]
+    Completed { response: Response },
+    #[serde(rename = "response.failed")]
+    Failed { response: Response },
+    #[serde(rename = "response.incomplete")]
+    Incomplete { response: Response },
+    #[serde(rename = "response.output_item.added")]
+    OutputItemAdded { output_index: usize, item: Item },
+    #[serde(rename = "response.output_item.done")]
+    OutputItemDone { output_index: usize, item: Item },
+    #[serde(rename = "response.content_part.added")]
+    ContentPartAdded {
+        item_id: String,
+        output_index: usize,
+        content_index: usize,
+        part: Part,
+    },
+    #[serde(rename = "response.content_part.done")]
+    ContentPartDone {
+        item_id: String,
+        output_index: usize,
+        content_index: usize,
+        part: Part,
+    },
+    #[serde(rename = "response.output_text.delta")]
+    OutputTextDelta {
+        item_id: String,
+        output_index: usize,
+        content_index: usize,
+        delta: String,
+        #[serde(default)]
+        logprobs: Vec<serde_json::Value>,
+    },
+    #[serde(rename = "response.output_text.done")]
+    OutputTextDone {
+        item_id: String,
+        output_index: usize,
+        content_index: usize,
+        text: String,
+        #[serde(default)]
+        logprobs: Vec<serde_json::Value>,
+    },
+    #[serde(rename = "response.function_call_arguments.delta")]
+    FunctionCallArgumentsDelta {
+        item_id: String,
+        output_index: usize,
+        delta: String,
+    },
+    #[serde(rename = "response.function_call_arguments.done")]
+    FunctionCallArgumentsDone {
+        item_id: String,
+        output_index: usize,
+        #[serde(default)]
+        name: Option<String>,
+        arguments: String,
+    },
+    #[serde(rename = "response.custom_tool_call_input.delta")]
+    CustomToolCallInputDelta {
+        item_id: String,
+        output_index: usize,
+        delta: String,
+    },
+    #[serde(rename = "response.custom_tool_call_input.done")]
+    CustomToolCallInputDone {
+        item_id: String,
+        output_index: usize,
+        input: String,
+    },
+    #[serde(rename = "response.reasoning_summary_part.added")]
+    ReasoningSummaryPartAdded {
+        item_id: String,
+        output_index: usize,
+        summary_index: usize,
+        part: SummaryText,
+    },
+    #[serde(rename = "response.reasoning_summary_part.done")]
+    ReasoningSummaryPartDone {
+        item_id: String,
+        output_index: usize,
+        summary_index: usize,
+        part: SummaryText,
+    },
+    #[serde(rename = "response.reasoning_summary_text.delta")]
+    ReasoningSummaryTextDelta {
+        item_id: String,
+        output_index: usize,
+        summary_index: usize,
+        delta: String,
+    },
+    #[serde(rename = "response.reasoning_summary_text.done")]
+    ReasoningSummaryTextDone {
+        item_id: String,
+        output_index: usize,
+        summary_index: usize,
+        text: String,
+    },
+    #[serde(rename = "error")]
+    Error(ErrorFrame),
+    /// An event type this crate does not know.
+    #[serde(other)]
+    Unknown,
+}
+
+/// A content part inside `response.content_part.*` events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    OutputText(OutputText),
+    Refusal { refusal: String },
+}
+
+impl StreamEvent {
+    /// The wire name of the event's type.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            StreamEvent::Created { .. } => "response.created",
+            StreamEvent::Queued { .. } => "response.queued",
+            StreamEvent::InProgress { .. } => "response.in_progress",
+            StreamEvent::Completed { .. } => "response.completed",
+            StreamEvent::Failed { .. } => "response.failed",
+            StreamEvent::Incomplete { .. } => "response.incomplete",
+            StreamEvent::OutputItemAdded { .. } => "response.output_item.added",
+            StreamEvent::OutputItemDone { .. } => "response.output_item.done",
+            StreamEvent::ContentPartAdded { .. } => "response.content_part.added",
+            StreamEvent::ContentPartDone { .. } => "response.content_part.done",
+            StreamEvent::OutputTextDelta { .. } => "response.output_text.delta",
+            StreamEvent::OutputTextDone { .. } => "response.output_text.done",
+            StreamEvent::FunctionCallArgumentsDelta { .. } => {
+                "response.function_call_arguments.delta"
+            }
+            StreamEvent::FunctionCallArgumentsDone { .. } => {
+                "response.function_call_arguments.done"
+            }
+            StreamEvent::CustomToolCallInputDelta { .. } => "response.custom_tool_call_input.delta",
+            StreamEvent::CustomToolCallInputDone { .. } => "response.custom_tool_call_input.done",
+            StreamEvent::ReasoningSummaryPartAdded { .. } => {
+                "response.reasoning_summary_part.added"
+            }
+            StreamEvent::ReasoningSummaryPartDone { .. } => "response.reasoning_summary_part.done",
+            StreamEvent::ReasoningSummaryTextDelta { .. } => {
+                "response.reasoning_summary_text.delta"
+            }
+            StreamEvent::ReasoningSummaryTextDone { .. } => "response.reasoning_summary_text.done",
+            StreamEvent::Error(_) => "error",
+            StreamEvent::Unknown => "unknown",
+        }
+    }
+
+    /// Whether this event ends a response (`completed`, `failed` or `incomplete`).
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            StreamEvent::Completed { .. }
+                | StreamEvent::Failed { .. }
+                | StreamEvent::Incomplete { .. }
+        )
+    }
+}

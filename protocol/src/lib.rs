@@ -1,0 +1,29 @@
+//! Wire types of the Responses API as Tether speaks it — over HTTP (JSON and SSE) and over
+//! WebSocket mode — shared by the server and the playground so both sides agree by construction.
+//!
+//! No I/O lives here: the crate compiles for `wasm32-unknown-unknown` and native alike. The
+//! contract these types follow is `shared/PROTOCOL.md`; where that page leaves a point open the
+//! choice is written down next to the type that makes it.
+//!
+//! Decoding is lenient where real clients differ (unknown fields are ignored, the `type` of an
+//! input message may be missing) and strict where a mistake would be silent (a wrong field type
+//! is an error naming the field, see [`DecodeError`]).
+
+pub mod builder;
+pub mod error;
+pub mod events;
+pub mod frames;
+pub mod items;
+mod lenient;
+pub mod request;
+pub mod response;
+pub mod tools;
+
+pub use builder::ResponseStreamBuilder;
+pub use error::{ApiError, ErrorBody, ErrorFrame};
+pub use events::{ServerEvent, StreamEvent};
+pub use frames::{ClientFrame, DecodeError, decode_client_frame, decode_request};
+pub use items::{ContentPart, Item, ItemStatus, MessageContent, Role};
+pub use request::{Input, ResponseCreate};
+pub use response::{InputTokensDetails, OutputTokensDetails, Response, ResponseStatus, Usage};
+pub use tools::Tool;

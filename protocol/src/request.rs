@@ -1,0 +1,191 @@
+//! The body of `POST /v1/responses` and, flat next to `type`, of a WebSocket `response.create`.
+//!
+//! Every field but `model` is optional; unknown fields are ignored (serde's default), and an
+//! explicit `null` counts as absent. Configuration objects the server only echoes back (`text`,
+//! `reasoning`, `tool_choice`, …) stay as JSON values so that no client setting is lost.
+
+use serde::de::{SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+use crate::items::{Item, Metadata};
+use crate::lenient::null_as_default;
+use crate::tools::Tool;
+
+/// A request to create a response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResponseCreate {
+    pub model: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub input: Input,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub tools: Vec<Tool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel_tool_calls: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_response_id: Option<String>,
+    /// Whether to persist the response; the API's default is `true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<bool>,
+    /// Ignored on WebSocket, where every response streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_calls: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_logprobs: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncation: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_retention: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety_identifier: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_tier: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_options: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_management: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_metadata: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<bool>,
+    /// WebSocket only: `false` is a warm-up that prepares state and samples nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate: Option<bool>,
+    /// WebSocket only: the lane this response runs on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_id: Option<String>,
+}
+
+impl ResponseCreate {
+    /// A minimal request: a model and a text input.
+    pub fn new(model: impl Into<String>, input: impl Into<String>) -> Self {
+        ResponseCreate {
+            model: model.into(),
+            input: Input::Text(input.into()),
+            instructions: None,
+            tools: Vec::new(),
+            tool_choice: None,
+            parallel_tool_calls: None,
+            previous_response_id: None,
+            store: None,
+            stream: None,
+            max_output_tokens: None,
+            max_tool_calls: None,
+            temperature: None,
+            top_p: None,
+            top_logprobs: None,
+            metadata: None,
+            text: None,
+            reasoning: None,
+            truncation: None,
+            include: None,
+            prompt_cache_key: None,
+            prompt_cache_retention: None,
+            safety_identifier: None,
+            service_tier: None,
+            user: None,
+            stream_options: None,
+            context_management: None,
+            client_metadata: None,
+            background: None,
+            generate: None,
+            stream_id: None,
+        }
+    }
+
+    /// Whether the response is persisted (`store` defaults to true).
+    pub fn stores(&self) -> bool {
+        self.store.unwrap_or(true)
+    }
+
+    /// Whether the model samples output (`generate` defaults to true).
+    pub fn generates(&self) -> bool {
+        self.generate.unwrap_or(true)
+    }
+}
+
+/// A request's `input`: a string (one user message) or a list of items.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Input {
+    Text(String),
+    Items(Vec<Item>),
+}
+
+impl Default for Input {
+    fn default() -> Self {
+        Input::Items(Vec::new())
+    }
+}
+
+impl Input {
+    /// The input as items: a string becomes one user message.
+    pub fn into_items(self) -> Vec<Item> {
+        match self {
+            Input::Text(text) => vec![Item::user_text(text)],
+            Input::Items(items) => items,
+        }
+    }
+}
+
+/// Decodes `input` with a visitor rather than `#[serde(untagged)]`, so that an error inside an
+/// item keeps its path (`input[2].content`) instead of "did not match any variant".
+impl<'de> Deserialize<'de> for Input {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct InputVisitor;
+
+        impl<'de> Visitor<'de> for InputVisitor {
+            type Value = Input;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or an array of items")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Input, E> {
+                Ok(Input::Text(text.to_string()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Input, E> {
+                Ok(Input::Text(text))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Input, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(item) = seq.next_element::<Item>()? {
+                    items.push(item);
+                }
+                Ok(Input::Items(items))
+            }
+        }
+
+        deserializer.deserialize_any(InputVisitor)
+    }
+}

@@ -1,0 +1,370 @@
+//! Round-trip and decoding tests on the example payloads of `shared/PROTOCOL.md`.
+
+use serde_json::{Value, json};
+use tether_protocol::events::Part;
+use tether_protocol::items::OutputText;
+use tether_protocol::{
+    ApiError, ClientFrame, DecodeError, ErrorFrame, Input, Item, ResponseCreate,
+    ResponseStreamBuilder, ServerEvent, StreamEvent, Tool, Usage, decode_client_frame,
+};
+
+fn roundtrip_event(value: Value) -> ServerEvent {
+    let event: ServerEvent = serde_json::from_value(value.clone()).expect("decodes");
+    let back = serde_json::to_value(&event).unwrap();
+    assert_eq!(back, value, "re-encoding changes the event");
+    event
+}
+
+fn create(frame: Value) -> ResponseCreate {
+    match decode_client_frame(&frame.to_string()).expect("decodes") {
+        ClientFrame::ResponseCreate(request) => *request,
+    }
+}
+
+#[test]
+fn codex_style_frame_decodes_with_every_field() {
+    let request = create(json!({
+        "type": "response.create",
+        "model": "gpt-5.1-codex",
+        "input": [
+            {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "be brief"}]},
+            {"type": "function_call_output", "call_id": "call_1", "output": "ok"},
+            {"type": "custom_tool_call_output", "call_id": "call_2", "output": "patched"},
+            {"type": "web_search_call", "id": "ws_1", "status": "completed"}
+        ],
+        "tools": [
+            {"type": "function", "name": "shell", "parameters": {"type": "object"}, "strict": false},
+            {"type": "custom", "name": "apply_patch", "format": {"type": "grammar"}},
+            {"type": "namespace", "name": "mcp", "description": "d", "tools": [{"type": "function", "name": "x"}]},
+            {"type": "web_search"}
+        ],
+        "tool_choice": "auto",
+        "parallel_tool_calls": true,
+        "previous_response_id": "resp_1",
+        "store": false,
+        "stream": true,
+        "include": ["reasoning.encrypted_content"],
+        "prompt_cache_key": "k",
+        "client_metadata": {"x": 1},
+        "reasoning": {"effort": "medium", "summary": "auto"},
+        "generate": true,
+        "stream_id": "lane-1",
+        "some_future_field": {"ignored": true}
+    }));
+    assert_eq!(request.model, "gpt-5.1-codex");
+    assert_eq!(request.previous_response_id.as_deref(), Some("resp_1"));
+    assert!(!request.stores());
+    assert_eq!(request.stream_id.as_deref(), Some("lane-1"));
+    let Input::Items(items) = &request.input else {
+        panic!("items expected")
+    };
+    assert_eq!(items.len(), 4);
+    assert!(matches!(items[0], Item::Message(_)));
+    assert!(matches!(items[1], Item::FunctionCallOutput(_)));
+    assert!(matches!(items[2], Item::CustomToolCallOutput(_)));
+    assert!(matches!(&items[3], Item::Unknown(v) if v["type"] == "web_search_call"));
+    assert!(matches!(request.tools[0], Tool::Function(_)));
+    assert!(matches!(request.tools[1], Tool::Custom(_)));
+    assert!(matches!(&request.tools[2], Tool::Namespace(ns) if ns.tools.len() == 1));
+    assert!(matches!(&request.tools[3], Tool::Other(v) if v["type"] == "web_search"));
+    // Unknown items and tools survive re-encoding untouched.
+    let encoded = serde_json::to_value(&request).unwrap();
+    assert_eq!(
+        encoded["input"][3],
+        json!({"type": "web_search_call", "id": "ws_1", "status": "completed"})
+    );
+    assert_eq!(encoded["tools"][3], json!({"type": "web_search"}));
+}
+
+#[test]
+fn string_input_and_untyped_messages() {
+    let request = create(json!({"type": "response.create", "model": "m", "input": "hi"}));
+    assert_eq!(request.input, Input::Text("hi".into()));
+    assert_eq!(
+        request.clone().input.into_items(),
+        vec![Item::user_text("hi")]
+    );
+
+    let request = create(json!({
+        "type": "response.create", "model": "m",
+        "input": [{"role": "user", "content": "no type key"}]
+    }));
+    let items = request.input.into_items();
+    assert!(matches!(&items[0], Item::Message(m) if m.content.text() == "no type key"));
+}
+
+#[test]
+fn nulls_and_empty_input_are_absent_values() {
+    let request = create(json!({
+        "type": "response.create", "model": "m", "input": [], "tools": null, "instructions": null
+    }));
+    assert_eq!(request.input, Input::Items(vec![]));
+    assert!(request.tools.is_empty());
+    assert!(request.generates());
+    let request = create(json!({"type": "response.create", "model": "m", "generate": false}));
+    assert!(!request.generates());
+}
+
+#[test]
+fn nested_response_body_is_accepted() {
+    let request =
+        create(json!({"type": "response.create", "response": {"model": "m", "input": "x"}}));
+    assert_eq!(request.model, "m");
+    assert_eq!(request.input, Input::Text("x".into()));
+}
+
+#[test]
+fn client_frame_encodes_flat() {
+    let frame = ClientFrame::ResponseCreate(Box::new(ResponseCreate::new("m", "hello")));
+    let value: Value = serde_json::from_str(&frame.to_json()).unwrap();
+    assert_eq!(
+        value,
+        json!({"type": "response.create", "model": "m", "input": "hello"})
+    );
+}
+
+#[test]
+fn malformed_frames_are_typed_errors_naming_the_field() {
+    assert!(matches!(
+        decode_client_frame("{not json"),
+        Err(DecodeError::NotJson(_))
+    ));
+    assert!(matches!(
+        decode_client_frame("[1]"),
+        Err(DecodeError::NotAnObject("an array"))
+    ));
+    assert_eq!(
+        decode_client_frame(r#"{"model":"m"}"#),
+        Err(DecodeError::MissingType)
+    );
+    assert_eq!(
+        decode_client_frame(r#"{"type":"response.cancel"}"#),
+        Err(DecodeError::UnknownType("response.cancel".into()))
+    );
+    let field = |text: &str| match decode_client_frame(text) {
+        Err(DecodeError::InvalidField { field, .. }) => field,
+        other => panic!("expected InvalidField, got {other:?}"),
+    };
+    assert_eq!(field(r#"{"type":"response.create","model":5}"#), "model");
+    assert_eq!(field(r#"{"type":"response.create"}"#), "model");
+    assert_eq!(
+        field(r#"{"type":"response.create","model":"m","store":"yes"}"#),
+        "store"
+    );
+    assert_eq!(
+        field(r#"{"type":"response.create","model":"m","input":7}"#),
+        "input"
+    );
+    let inner = field(
+        r#"{"type":"response.create","model":"m","input":[{"type":"message","role":"user","content":3}]}"#,
+    );
+    assert!(inner.starts_with("input[0]"), "{inner}");
+    let err = decode_client_frame(
+        r#"{"type":"response.create","model":"m","tools":[{"type":"function"}]}"#,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("name"), "{err}");
+    let api = decode_client_frame(r#"{"type":"nope"}"#)
+        .unwrap_err()
+        .to_api_error();
+    assert_eq!(api.kind.as_deref(), Some("invalid_request_error"));
+    assert!(api.message.contains("nope"));
+}
+
+#[test]
+fn error_frame_of_the_protocol_page_roundtrips() {
+    let value = json!({"type": "error", "status": 400, "error": {
+        "type": "invalid_request_error", "code": "previous_response_not_found",
+        "message": "Previous response with id 'resp_abc' not found.", "param": "previous_response_id"}});
+    let event = roundtrip_event(value);
+    let StreamEvent::Error(frame) = event.event else {
+        panic!("error expected")
+    };
+    assert_eq!(frame.status, Some(400));
+    assert_eq!(
+        frame.api_error().code.as_deref(),
+        Some("previous_response_not_found")
+    );
+
+    let sse = ErrorFrame::sse(ApiError::server("boom"));
+    assert_eq!(sse.api_error().message, "boom");
+}
+
+#[test]
+fn text_answer_events_roundtrip() {
+    roundtrip_event(
+        json!({"type": "response.output_item.added", "sequence_number": 2, "output_index": 0,
+        "item": {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []}}),
+    );
+    roundtrip_event(
+        json!({"type": "response.content_part.added", "sequence_number": 3, "item_id": "msg_1",
+        "output_index": 0, "content_index": 0,
+        "part": {"type": "output_text", "text": "", "annotations": [], "logprobs": []}}),
+    );
+    roundtrip_event(
+        json!({"type": "response.output_text.delta", "sequence_number": 4, "item_id": "msg_1",
+        "output_index": 0, "content_index": 0, "delta": "Hel", "logprobs": []}),
+    );
+    roundtrip_event(
+        json!({"type": "response.output_text.done", "sequence_number": 5, "item_id": "msg_1",
+        "output_index": 0, "content_index": 0, "text": "Hello", "logprobs": []}),
+    );
+    roundtrip_event(
+        json!({"type": "response.output_item.done", "sequence_number": 7, "output_index": 0,
+        "item": {"id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
+                 "content": [{"type": "output_text", "text": "Hello", "annotations": [], "logprobs": []}]}}),
+    );
+}
+
+#[test]
+fn function_call_events_roundtrip() {
+    roundtrip_event(
+        json!({"type": "response.output_item.added", "sequence_number": 2, "output_index": 0,
+        "item": {"id": "fc_1", "type": "function_call", "status": "in_progress", "call_id": "call_1",
+                 "name": "shell", "arguments": ""}}),
+    );
+    roundtrip_event(
+        json!({"type": "response.function_call_arguments.delta", "sequence_number": 3,
+        "item_id": "fc_1", "output_index": 0, "delta": "{\"cmd\""}),
+    );
+    roundtrip_event(
+        json!({"type": "response.function_call_arguments.done", "sequence_number": 4,
+        "item_id": "fc_1", "output_index": 0, "name": "shell", "arguments": "{\"cmd\":\"ls\"}"}),
+    );
+    roundtrip_event(
+        json!({"type": "response.reasoning_summary_text.delta", "sequence_number": 1,
+        "item_id": "rs_1", "output_index": 0, "summary_index": 0, "delta": "thinking"}),
+    );
+}
+
+#[test]
+fn unknown_event_types_decode_as_unknown() {
+    let event: ServerEvent = serde_json::from_value(
+        json!({"type": "response.future_thing", "sequence_number": 9, "x": 1}),
+    )
+    .unwrap();
+    assert_eq!(event.event, StreamEvent::Unknown);
+    assert_eq!(event.sequence_number, Some(9));
+}
+
+#[test]
+fn lane_events_carry_stream_id() {
+    let event = roundtrip_event(
+        json!({"type": "response.output_text.delta", "sequence_number": 4,
+        "stream_id": "lane-a", "item_id": "m", "output_index": 0, "content_index": 0, "delta": "x", "logprobs": []}),
+    );
+    assert_eq!(event.stream_id.as_deref(), Some("lane-a"));
+}
+
+#[test]
+fn usage_has_the_documented_shape() {
+    let value = serde_json::to_value(Usage::new(120, 100, 30, 5)).unwrap();
+    assert_eq!(
+        value,
+        json!({"input_tokens": 120,
+        "input_tokens_details": {"cached_tokens": 100, "cache_write_tokens": 0},
+        "output_tokens": 30, "output_tokens_details": {"reasoning_tokens": 5}, "total_tokens": 150})
+    );
+}
+
+fn built_sequence() -> (Vec<ServerEvent>, ResponseStreamBuilder) {
+    let request = ResponseCreate::new("m", "hi");
+    let response = tether_protocol::Response::in_progress("resp_1", 1_700_000_000, &request);
+    let mut builder = ResponseStreamBuilder::new(response, None);
+    let mut events = builder.start();
+    events.extend(builder.begin_message("msg_1"));
+    events.push(builder.text_delta("Hel"));
+    events.push(builder.text_delta("lo"));
+    events.extend(builder.end_item());
+    events.push(builder.begin_function_call("fc_1", "call_1", "shell"));
+    events.push(builder.arguments_delta("{}"));
+    events.extend(builder.complete(Usage::new(1, 0, 3, 0), 1_700_000_001));
+    (events, builder)
+}
+
+#[test]
+fn builder_emits_the_full_sequence() {
+    let (events, builder) = built_sequence();
+    let types: Vec<_> = events.iter().map(ServerEvent::type_name).collect();
+    assert_eq!(
+        types,
+        [
+            "response.created",
+            "response.in_progress",
+            "response.output_item.added",
+            "response.content_part.added",
+            "response.output_text.delta",
+            "response.output_text.delta",
+            "response.output_text.done",
+            "response.content_part.done",
+            "response.output_item.done",
+            "response.output_item.added",
+            "response.function_call_arguments.delta",
+            "response.function_call_arguments.done",
+            "response.output_item.done",
+            "response.completed",
+        ]
+    );
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(event.sequence_number, Some(i as u64));
+    }
+    let response = builder.response();
+    assert_eq!(response.output.len(), 2);
+    assert_eq!(response.output_text(), "Hello");
+    assert_eq!(response.usage.as_ref().unwrap().total_tokens, 4);
+    let StreamEvent::ContentPartDone {
+        part: Part::OutputText(OutputText { text, .. }),
+        ..
+    } = &events[7].event
+    else {
+        panic!("content_part.done expected")
+    };
+    assert_eq!(text, "Hello");
+    // Every event survives the wire.
+    for event in &events {
+        let decoded: ServerEvent = serde_json::from_str(&event.to_json()).unwrap();
+        assert_eq!(&decoded, event);
+    }
+}
+
+#[test]
+fn response_object_has_the_fields_strict_clients_require() {
+    let (_, builder) = built_sequence();
+    let value = serde_json::to_value(builder.response()).unwrap();
+    for field in [
+        "id",
+        "object",
+        "created_at",
+        "status",
+        "error",
+        "incomplete_details",
+        "instructions",
+        "metadata",
+        "model",
+        "output",
+        "parallel_tool_calls",
+        "temperature",
+        "tool_choice",
+        "tools",
+        "top_p",
+    ] {
+        assert!(value.get(field).is_some(), "missing {field}");
+    }
+    assert_eq!(value["object"], "response");
+    assert_eq!(value["status"], "completed");
+}
+
+#[test]
+fn failure_is_error_then_failed() {
+    let request = ResponseCreate::new("m", "hi");
+    let response = tether_protocol::Response::in_progress("resp_1", 1, &request);
+    let mut builder = ResponseStreamBuilder::new(response, Some("lane".into()));
+    builder.start();
+    let events = builder.fail(Some(500), ApiError::server("simulated"));
+    assert_eq!(events[0].type_name(), "error");
+    assert_eq!(events[0].sequence_number, Some(2));
+    assert_eq!(events[1].type_name(), "response.failed");
+    let json: Value = serde_json::from_str(&events[0].to_json()).unwrap();
+    assert_eq!(json["status"], 500);
+    assert_eq!(json["stream_id"], "lane");
+}
