@@ -1,1 +1,44 @@
-fn main() {}
+//! `tether-server`: the Tether Responses API server.
+//!
+//! ```text
+//! tether-server [--addr 127.0.0.1:8080] [--static-dir dist] [--tokens-per-second 1000]
+//! ```
+//! Every flag also reads an environment variable (`TETHER_ADDR`, …); `--help` lists them.
+
+use clap::Parser;
+use tether_server::Config;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "tether_server=info".into()),
+        )
+        .init();
+    let config = Config::parse();
+    tether_server::serve(config, shutdown_signal()).await
+}
+
+/// Resolves on Ctrl-C or SIGTERM, so in-flight work can finish before the process exits.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutting down: finishing in-flight responses");
+}

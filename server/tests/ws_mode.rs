@@ -1,0 +1,293 @@
+//! WebSocket mode over a real socket: a server on 127.0.0.1 port 0, a tokio-tungstenite client.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tether_server::{AppState, Config, app};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio_tungstenite::tungstenite::Message;
+
+/// A server running for one test; dropping it stops the server.
+struct TestServer {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestServer {
+    async fn start() -> Self {
+        let config = Config {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            static_dir: "does-not-exist".into(),
+            tokens_per_second: 100_000.0,
+        };
+        let router = app(AppState::new(&config).unwrap(), Path::new("does-not-exist"));
+        let listener = tokio::net::TcpListener::bind(config.addr).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+        });
+        TestServer {
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    async fn connect(&self) -> Client {
+        let url = format!("ws://{}/v1/responses", self.addr);
+        let (socket, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("upgrade");
+        Client { socket }
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        self.task.take().unwrap().await.unwrap();
+    }
+}
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
+struct Client {
+    socket: Socket,
+}
+
+impl Client {
+    async fn send(&mut self, text: &str) {
+        self.socket.send(Message::Text(text.into())).await.unwrap();
+    }
+
+    async fn next_json(&mut self) -> Value {
+        let message = tokio::time::timeout(std::time::Duration::from_secs(10), self.socket.next())
+            .await
+            .expect("an event within 10 s")
+            .expect("connection open")
+            .expect("valid frame");
+        match message {
+            Message::Text(text) => serde_json::from_str(&text).expect("events are JSON"),
+            other => panic!("unexpected frame {other:?}"),
+        }
+    }
+
+    /// Reads events up to and including the terminal one.
+    async fn response_events(&mut self) -> Vec<Value> {
+        let mut events = Vec::new();
+        loop {
+            let event = self.next_json().await;
+            let terminal = matches!(
+                event["type"].as_str(),
+                Some("response.completed" | "response.failed" | "response.incomplete")
+            );
+            events.push(event);
+            if terminal {
+                return events;
+            }
+        }
+    }
+}
+
+fn create(input: &str) -> String {
+    json!({"type": "response.create", "model": "any-model-name", "input": input}).to_string()
+}
+
+#[tokio::test]
+async fn a_turn_streams_the_full_event_sequence() {
+    let server = TestServer::start().await;
+    let mut client = server.connect().await;
+    client.send(&create("What is WebSocket mode?")).await;
+    let events = client.response_events().await;
+
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let deltas = types
+        .iter()
+        .filter(|t| **t == "response.output_text.delta")
+        .count();
+    assert!(
+        deltas > 10,
+        "the answer streams as many deltas, got {deltas}"
+    );
+    let mut expected = vec![
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.content_part.added",
+    ];
+    expected.extend(std::iter::repeat_n("response.output_text.delta", deltas));
+    expected.extend([
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+        "response.completed",
+    ]);
+    assert_eq!(types, expected);
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(
+            event["sequence_number"], i,
+            "sequence numbers count from 0 without gaps"
+        );
+    }
+
+    let created = &events[0]["response"];
+    assert!(created["id"].as_str().unwrap().starts_with("resp_"));
+    assert!(created["created_at"].is_u64());
+    assert_eq!(created["model"], "any-model-name");
+    assert_eq!(created["status"], "in_progress");
+
+    let streamed: String = events
+        .iter()
+        .filter(|e| e["type"] == "response.output_text.delta")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect();
+    assert!(streamed.contains("What is WebSocket mode?"));
+    let done = &events[deltas + 4];
+    assert_eq!(done["text"], streamed);
+    let item = &events[deltas + 6]["item"];
+    assert_eq!(item["status"], "completed");
+    assert_eq!(item["content"][0]["text"], streamed);
+
+    let completed = &events.last().unwrap()["response"];
+    assert_eq!(completed["status"], "completed");
+    assert_eq!(completed["id"], created["id"]);
+    assert_eq!(completed["output"][0], *item);
+    let usage = &completed["usage"];
+    assert_eq!(usage["output_tokens"], deltas);
+    assert!(usage["input_tokens"].as_u64().unwrap() > 0);
+    assert_eq!(
+        usage["total_tokens"].as_u64().unwrap(),
+        usage["input_tokens"].as_u64().unwrap() + deltas as u64
+    );
+    assert_eq!(usage["input_tokens_details"]["cached_tokens"], 0);
+    assert_eq!(usage["output_tokens_details"]["reasoning_tokens"], 0);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn bad_frames_get_error_frames_and_the_connection_stays_usable() {
+    let server = TestServer::start().await;
+    let mut client = server.connect().await;
+
+    client.send("this is not json").await;
+    let error = client.next_json().await;
+    assert_eq!(error["type"], "error");
+    assert_eq!(error["status"], 400);
+    assert_eq!(error["error"]["type"], "invalid_request_error");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON")
+    );
+    assert!(error.get("sequence_number").is_none());
+
+    client.send(r#"{"type":"response.cancel"}"#).await;
+    let error = client.next_json().await;
+    assert_eq!(error["status"], 400);
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("response.cancel")
+    );
+    assert_eq!(error["error"]["param"], "type");
+
+    client
+        .send(r#"{"type":"response.create","model":"m","input":42}"#)
+        .await;
+    let error = client.next_json().await;
+    assert_eq!(error["status"], 400);
+    assert_eq!(error["error"]["param"], "input");
+
+    client
+        .send(r#"{"type":"response.create","model":["m"]}"#)
+        .await;
+    assert_eq!(client.next_json().await["error"]["param"], "model");
+
+    client
+        .socket
+        .send(Message::Binary(vec![1, 2, 3].into()))
+        .await
+        .unwrap();
+    assert_eq!(client.next_json().await["status"], 400);
+
+    client.send(&create("still there?")).await;
+    let events = client.response_events().await;
+    assert_eq!(events.last().unwrap()["type"], "response.completed");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_second_request_while_one_runs_is_queued_then_served() {
+    let server = TestServer::start().await;
+    let mut client = server.connect().await;
+    client.send(&create("first")).await;
+    client.send(&create("second")).await;
+    let first = client.response_events().await;
+    let second = client.response_events().await;
+    let text = |events: &[Value]| {
+        events.last().unwrap()["response"]["output"][0]["content"][0]["text"].clone()
+    };
+    assert!(text(&first).as_str().unwrap().contains("\"first\""));
+    assert!(text(&second).as_str().unwrap().contains("\"second\""));
+    assert_ne!(first[0]["response"]["id"], second[0]["response"]["id"]);
+    assert_eq!(
+        second[0]["sequence_number"], 0,
+        "each response counts from 0"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn warm_up_samples_nothing() {
+    let server = TestServer::start().await;
+    let mut client = server.connect().await;
+    client
+        .send(&json!({"type":"response.create","model":"m","instructions":"be terse","generate":false}).to_string())
+        .await;
+    let events = client.response_events().await;
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "response.created",
+            "response.in_progress",
+            "response.completed"
+        ]
+    );
+    let response = &events[2]["response"];
+    assert_eq!(response["output"], json!([]));
+    assert_eq!(response["usage"]["output_tokens"], 0);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn healthz_answers_200_and_the_missing_playground_is_explained() {
+    let server = TestServer::start().await;
+    let get = |path: &'static str| async move {
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        let request =
+            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.unwrap();
+        response
+    };
+    let health = get("/healthz").await;
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    assert!(health.ends_with("ok"));
+    let page = get("/").await;
+    assert!(page.starts_with("HTTP/1.1 404"), "{page}");
+    assert!(page.contains("cargo xtask run"));
+    server.stop().await;
+}
