@@ -418,10 +418,8 @@ impl Vfs {
         match (kind, self.kind(&to)) {
             (EntryKind::File, Some(EntryKind::Dir)) => return Err(VfsError::IsADirectory),
             (EntryKind::Dir, Some(EntryKind::File)) => return Err(VfsError::NotADirectory),
-            (EntryKind::Dir, Some(EntryKind::Dir)) => {
-                if !self.descendants(&to).is_empty() {
-                    return Err(VfsError::DirectoryNotEmpty);
-                }
+            (EntryKind::Dir, Some(EntryKind::Dir)) if !self.descendants(&to).is_empty() => {
+                return Err(VfsError::DirectoryNotEmpty);
             }
             _ => {}
         }
@@ -623,7 +621,13 @@ mod tests {
             summary,
             [("/d.txt", Deleted), ("/m.txt", Modified), ("/n.txt", Added)]
         );
-        assert!(changes.changes[1].diff.as_ref().unwrap().contains("-1\n+2\n"));
+        assert!(
+            changes.changes[1]
+                .diff
+                .as_ref()
+                .unwrap()
+                .contains("-1\n+2\n")
+        );
         assert!(vfs.take_changes().changes.is_empty());
     }
 }

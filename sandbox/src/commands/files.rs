@@ -1,0 +1,638 @@
+//! Commands over files and directories: `ls`, `cat`, `mkdir`, `rm`, `mv`, `cp`, `touch`,
+//! `tree`, `find`, `pwd`, `basename`, `dirname`. Messages follow GNU coreutils under `LC_ALL=C`.
+
+use super::{Ctx, parse_opts, usage_error};
+use crate::shell::glob;
+use crate::vfs::{self, EntryKind, VfsError};
+
+pub fn pwd(ctx: &mut Ctx, _args: &[String]) -> i32 {
+    let cwd = ctx.cwd.to_string();
+    ctx.print(&format!("{cwd}\n"));
+    0
+}
+
+pub fn basename(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let Some(name) = args.first() else {
+        return usage_error(ctx, "basename: missing operand", 1);
+    };
+    let trimmed = name.trim_end_matches('/');
+    let mut base = trimmed.rsplit('/').next().unwrap_or("").to_string();
+    if trimmed.is_empty() && !name.is_empty() {
+        base = "/".into();
+    }
+    if let Some(suffix) = args.get(1)
+        && base != *suffix
+        && let Some(stripped) = base.strip_suffix(suffix.as_str())
+    {
+        base = stripped.to_string();
+    }
+    ctx.print(&format!("{base}\n"));
+    0
+}
+
+pub fn dirname(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let Some(name) = args.first() else {
+        return usage_error(ctx, "dirname: missing operand", 1);
+    };
+    let trimmed = name.trim_end_matches('/');
+    let dir = match trimmed.rfind('/') {
+        None if name.starts_with('/') => "/",
+        None => ".",
+        Some(0) => "/",
+        Some(i) => trimmed[..i].trim_end_matches('/'),
+    };
+    let dir = if dir.is_empty() { "/" } else { dir };
+    ctx.print(&format!("{dir}\n"));
+    0
+}
+
+pub fn cat(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let opts = match parse_opts("cat", args, "", &[("number", 'n')], None) {
+        Ok(o) => o,
+        Err(e) => return usage_error(ctx, &e, 1),
+    };
+    let files = if opts.operands.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        opts.operands.clone()
+    };
+    let mut status = 0;
+    let mut number = 0;
+    for name in files {
+        match ctx.read_operand(&name) {
+            Ok(data) if opts.has('n') => {
+                for line in data.split_inclusive(|b| *b == b'\n') {
+                    number += 1;
+                    ctx.print(&format!("{number:>6}\t"));
+                    ctx.out.extend_from_slice(line);
+                }
+            }
+            Ok(data) => ctx.out.extend_from_slice(&data),
+            Err(e) => {
+                ctx.warn(&format!("cat: {name}: {e}"));
+                status = 1;
+            }
+        }
+    }
+    status
+}
+
+pub fn mkdir(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let opts = match parse_opts("mkdir", args, "m", &[("parents", 'p')], None) {
+        Ok(o) => o,
+        Err(e) => return usage_error(ctx, &e, 1),
+    };
+    if opts.operands.is_empty() {
+        return usage_error(ctx, "mkdir: missing operand", 1);
+    }
+    let mut status = 0;
+    for name in &opts.operands {
+        let path = ctx.resolve(name);
+        let result = if opts.has('p') {
+            ctx.vfs.mkdir_all(&path)
+        } else {
+            ctx.vfs.mkdir(&path)
+        };
+        if let Err(e) = result {
+            ctx.warn(&format!("mkdir: cannot create directory '{name}': {e}"));
+            status = 1;
+        }
+    }
+    status
+}
+
+pub fn touch(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let opts = match parse_opts("touch", args, "dtr", &[], None) {
+        Ok(o) => o,
+        Err(e) => return usage_error(ctx, &e, 1),
+    };
+    if opts.operands.is_empty() {
+        return usage_error(ctx, "touch: missing file operand", 1);
+    }
+    let mut status = 0;
+    for name in &opts.operands {
+        let path = ctx.resolve(name);
+        if ctx.vfs.exists(&path) || opts.has('c') {
+            continue;
+        }
+        if let Err(e) = ctx.vfs.write(&path, Vec::new()) {
+            ctx.warn(&format!("touch: cannot touch '{name}': {e}"));
+            status = 1;
+        }
+    }
+    status
+}
+
+pub fn rm(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let opts = match parse_opts("rm", args, "", &[("recursive", 'r'), ("force", 'f')], None) {
+        Ok(o) => o,
+        Err(e) => return usage_error(ctx, &e, 1),
+    };
+    let recursive = opts.has('r') || opts.has('R');
+    let force = opts.has('f');
+    if opts.operands.is_empty() && !force {
+        return usage_error(ctx, "rm: missing operand", 1);
+    }
+    let mut status = 0;
+    for name in &opts.operands {
+        let path = ctx.resolve(name);
+        if path == "/" {
+            ctx.warn("rm: it is dangerous to operate recursively on '/'");
+            status = 1;
+            continue;
+        }
+        let result = match ctx.vfs.kind(&path) {
+            None if force => Ok(()),
+            None => Err(VfsError::NotFound),
+            Some(EntryKind::Dir) if !recursive && !opts.has('d') => Err(VfsError::IsADirectory),
+            Some(EntryKind::Dir) if !recursive => ctx.vfs.remove(&path),
+            Some(_) => ctx.vfs.remove_all(&path),
+        };
+        if let Err(e) = result {
+            ctx.warn(&format!("rm: cannot remove '{name}': {e}"));
+            status = 1;
+        }
+    }
+    status
+}
+
+/// The destination of `src` given the last operand `dest`: inside it when it is a directory.
+fn destination(ctx: &Ctx, src: &str, dest: &str) -> String {
+    let dest_path = ctx.resolve(dest);
+    if ctx.vfs.is_dir(&dest_path) {
+        vfs::join(&dest_path, vfs::file_name(&ctx.resolve(src)))
+    } else {
+        dest_path
+    }
+}
+
+pub fn mv(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let opts = match parse_opts("mv", args, "t", &[("force", 'f')], None) {
+        Ok(o) => o,
+        Err(e) => return usage_error(ctx, &e, 1),
+    };
+    let Some((dest, sources)) = opts.operands.split_last().filter(|(_, s)| !s.is_empty()) else {
+        return usage_error(ctx, "mv: missing destination file operand", 1);
+    };
+    if sources.len() > 1 && !ctx.vfs.is_dir(&ctx.resolve(dest)) {
+        return usage_error(ctx, &format!("mv: target '{dest}': Not a directory"), 1);
+    }
+    let mut status = 0;
+    for src in sources {
+        let from = ctx.resolve(src);
+        if !ctx.vfs.exists(&from) {
+            ctx.warn(&format!(
+                "mv: cannot stat '{src}': No such file or directory"
+            ));
+            status = 1;
+            continue;
+        }
+        let to = destination(ctx, src, dest);
+        if let Err(e) = ctx.vfs.rename(&from, &to) {
+            ctx.warn(&format!("mv: cannot move '{src}' to '{dest}': {e}"));
+            status = 1;
+        }
+    }
+    status
+}
+
+pub fn cp(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let opts = match parse_opts("cp", args, "t", &[("recursive", 'r')], None) {
+        Ok(o) => o,
+        Err(e) => return usage_error(ctx, &e, 1),
+    };
+    let recursive = opts.has('r') || opts.has('R') || opts.has('a');
+    let Some((dest, sources)) = opts.operands.split_last().filter(|(_, s)| !s.is_empty()) else {
+        return usage_error(ctx, "cp: missing destination file operand", 1);
+    };
+    if sources.len() > 1 && !ctx.vfs.is_dir(&ctx.resolve(dest)) {
+        return usage_error(ctx, &format!("cp: target '{dest}': Not a directory"), 1);
+    }
+    let mut status = 0;
+    for src in sources {
+        let from = ctx.resolve(src);
+        let to = destination(ctx, src, dest);
+        let result = match ctx.vfs.kind(&from) {
+            None => {
+                ctx.warn(&format!(
+                    "cp: cannot stat '{src}': No such file or directory"
+                ));
+                status = 1;
+                continue;
+            }
+            Some(EntryKind::Dir) if !recursive => {
+                ctx.warn(&format!("cp: -r not specified; omitting directory '{src}'"));
+                status = 1;
+                continue;
+            }
+            Some(EntryKind::Dir) if to == from || to.starts_with(&format!("{from}/")) => {
+                ctx.warn(&format!(
+                    "cp: cannot copy a directory, '{src}', into itself, '{dest}'"
+                ));
+                status = 1;
+                continue;
+            }
+            Some(EntryKind::Dir) => copy_tree(ctx, &from, &to),
+            Some(EntryKind::File) => ctx
+                .vfs
+                .read(&from)
+                .map(<[u8]>::to_vec)
+                .and_then(|data| ctx.vfs.write(&to, data)),
+        };
+        if let Err(e) = result {
+            ctx.warn(&format!("cp: cannot create '{dest}': {e}"));
+            status = 1;
+        }
+    }
+    status
+}
+
+fn copy_tree(ctx: &mut Ctx, from: &str, to: &str) -> Result<(), VfsError> {
+    ctx.vfs.mkdir_all(to)?;
+    for (path, kind) in ctx.vfs.descendants(from) {
+        let target = format!("{to}{}", &path[from.len()..]);
+        match kind {
+            EntryKind::Dir => ctx.vfs.mkdir_all(&target)?,
+            EntryKind::File => {
+                let data = ctx.vfs.read(&path)?.to_vec();
+                ctx.vfs.write(&target, data)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn ls(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let opts = match parse_opts("ls", args, "", &[("all", 'a'), ("recursive", 'R')], None) {
+        Ok(o) => o,
+        Err(e) => return usage_error(ctx, &e, 2),
+    };
+    let operands = if opts.operands.is_empty() {
+        vec![".".to_string()]
+    } else {
+        opts.operands.clone()
+    };
+    let mut status = 0;
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for name in &operands {
+        match ctx.vfs.kind(&ctx.resolve(name)) {
+            None => {
+                ctx.warn(&format!(
+                    "ls: cannot access '{name}': No such file or directory"
+                ));
+                status = 2;
+            }
+            Some(EntryKind::File) => files.push(name.clone()),
+            Some(EntryKind::Dir) => dirs.push(name.clone()),
+        }
+    }
+    files.sort();
+    dirs.sort();
+    let long = opts.has('l');
+    let rows: Vec<(String, String)> = files.iter().map(|f| (f.clone(), ctx.resolve(f))).collect();
+    print_entries(ctx, &rows, long, false, opts.has('F') || opts.has('p'));
+    let headers = operands.len() > 1 || opts.has('R');
+    let mut first = files.is_empty();
+    let mut queue: Vec<String> = dirs;
+    queue.reverse();
+    while let Some(dir) = queue.pop() {
+        if !first {
+            ctx.print("\n");
+        }
+        first = false;
+        if headers {
+            ctx.print(&format!("{dir}:\n"));
+        }
+        let path = ctx.resolve(&dir);
+        let mut rows = Vec::new();
+        if opts.has('a') {
+            rows.push((".".to_string(), path.clone()));
+            rows.push(("..".to_string(), vfs::parent(&path).to_string()));
+        }
+        let entries = ctx.vfs.list(&path).unwrap_or_default();
+        let mut subdirs = Vec::new();
+        for (name, kind) in entries {
+            if name.starts_with('.') && !opts.has('a') && !opts.has('A') {
+                continue;
+            }
+            if kind == EntryKind::Dir {
+                let shown = if dir.ends_with('/') {
+                    format!("{dir}{name}")
+                } else {
+                    format!("{dir}/{name}")
+                };
+                subdirs.push(shown);
+            }
+            rows.push((name.clone(), vfs::join(&path, &name)));
+        }
+        print_entries(ctx, &rows, long, true, opts.has('F') || opts.has('p'));
+        if opts.has('R') {
+            for sub in subdirs.into_iter().rev() {
+                queue.push(sub);
+            }
+        }
+    }
+    status
+}
+
+fn print_entries(
+    ctx: &mut Ctx,
+    rows: &[(String, String)],
+    long: bool,
+    total: bool,
+    classify: bool,
+) {
+    if long {
+        let sizes: Vec<usize> = rows
+            .iter()
+            .map(|(_, path)| match ctx.vfs.read(path) {
+                Ok(data) => data.len(),
+                Err(_) => 4096,
+            })
+            .collect();
+        if total {
+            let blocks: usize = sizes.iter().map(|s| s.div_ceil(4096) * 4).sum();
+            ctx.print(&format!("total {blocks}\n"));
+        }
+        let width = sizes.iter().map(|s| s.to_string().len()).max().unwrap_or(1);
+        for ((name, path), size) in rows.iter().zip(sizes) {
+            let (mode, links) = if ctx.vfs.is_dir(path) {
+                ("drwxr-xr-x", 2)
+            } else {
+                ("-rw-r--r--", 1)
+            };
+            ctx.print(&format!(
+                "{mode} {links} user user {size:>width$} Jan  1 00:00 {name}\n"
+            ));
+        }
+    } else {
+        for (name, path) in rows {
+            let suffix = if classify && ctx.vfs.is_dir(path) && name != "." && name != ".." {
+                "/"
+            } else {
+                ""
+            };
+            ctx.print(&format!("{name}{suffix}\n"));
+        }
+    }
+}
+
+pub fn tree(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let opts = match parse_opts("tree", args, "L", &[], None) {
+        Ok(o) => o,
+        Err(e) => return usage_error(ctx, &e, 1),
+    };
+    let max_depth = opts
+        .value('L')
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(usize::MAX);
+    let roots = if opts.operands.is_empty() {
+        vec![".".to_string()]
+    } else {
+        opts.operands.clone()
+    };
+    let (mut dirs, mut files) = (0, 0);
+    for root in roots {
+        let path = ctx.resolve(&root);
+        if !ctx.vfs.is_dir(&path) {
+            ctx.print(&format!("{root}  [error opening dir]\n"));
+            continue;
+        }
+        ctx.print(&format!("{root}\n"));
+        tree_level(
+            ctx,
+            &path,
+            "",
+            1,
+            max_depth,
+            opts.has('a'),
+            &mut (&mut dirs, &mut files),
+        );
+    }
+    let d = if dirs == 1 {
+        "directory"
+    } else {
+        "directories"
+    };
+    let f = if files == 1 { "file" } else { "files" };
+    ctx.print(&format!("\n{dirs} {d}, {files} {f}\n"));
+    0
+}
+
+fn tree_level(
+    ctx: &mut Ctx,
+    dir: &str,
+    prefix: &str,
+    depth: usize,
+    max_depth: usize,
+    all: bool,
+    counts: &mut (&mut usize, &mut usize),
+) {
+    if depth > max_depth {
+        return;
+    }
+    let entries: Vec<_> = ctx
+        .vfs
+        .list(dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(name, _)| all || !name.starts_with('.'))
+        .collect();
+    let count = entries.len();
+    for (index, (name, kind)) in entries.into_iter().enumerate() {
+        let last = index + 1 == count;
+        let branch = if last { "└── " } else { "├── " };
+        ctx.print(&format!("{prefix}{branch}{name}\n"));
+        if kind == EntryKind::Dir {
+            *counts.0 += 1;
+            let deeper = format!("{prefix}{}", if last { "    " } else { "│   " });
+            tree_level(
+                ctx,
+                &vfs::join(dir, &name),
+                &deeper,
+                depth + 1,
+                max_depth,
+                all,
+                counts,
+            );
+        } else {
+            *counts.1 += 1;
+        }
+    }
+}
+
+/// A `find` expression: `-o` of implicit-`-a` chains of (possibly negated) tests.
+enum Test {
+    Name(String, bool),
+    Path(String),
+    Type(EntryKind),
+    Empty,
+    True,
+    Not(Box<Test>),
+    And(Vec<Test>),
+    Or(Vec<Test>),
+}
+
+struct FindEntry<'a> {
+    shown: &'a str,
+    kind: EntryKind,
+    empty: bool,
+}
+
+impl Test {
+    fn eval(&self, entry: &FindEntry) -> bool {
+        match self {
+            Test::Name(pattern, fold) => {
+                let name = entry.shown.rsplit('/').next().unwrap_or(entry.shown);
+                if *fold {
+                    glob::matches(&pattern.to_lowercase(), &name.to_lowercase())
+                } else {
+                    glob::matches(pattern, name)
+                }
+            }
+            Test::Path(pattern) => glob::matches(pattern, entry.shown),
+            Test::Type(kind) => entry.kind == *kind,
+            Test::Empty => entry.empty,
+            Test::True => true,
+            Test::Not(inner) => !inner.eval(entry),
+            Test::And(all) => all.iter().all(|t| t.eval(entry)),
+            Test::Or(any) => any.iter().any(|t| t.eval(entry)),
+        }
+    }
+}
+
+struct FindExpr {
+    test: Test,
+    min_depth: usize,
+    max_depth: usize,
+}
+
+fn parse_find(args: &[String]) -> Result<FindExpr, String> {
+    let mut min_depth = 0;
+    let mut max_depth = usize::MAX;
+    let mut alternatives = Vec::new();
+    let mut chain = Vec::new();
+    let mut negate = false;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let mut value = |name: &str| {
+            iter.next()
+                .cloned()
+                .ok_or_else(|| format!("find: missing argument to `{name}'"))
+        };
+        let test = match arg.as_str() {
+            "!" | "-not" => {
+                negate = !negate;
+                continue;
+            }
+            "-o" | "-or" => {
+                alternatives.push(Test::And(std::mem::take(&mut chain)));
+                continue;
+            }
+            "-a" | "-and" | "-print" => continue,
+            "-name" => Test::Name(value("-name")?, false),
+            "-iname" => Test::Name(value("-iname")?, true),
+            "-path" | "-wholename" => Test::Path(value(arg)?),
+            "-type" => match value("-type")?.as_str() {
+                "f" => Test::Type(EntryKind::File),
+                "d" => Test::Type(EntryKind::Dir),
+                other => return Err(format!("find: Unknown argument to -type: {other}")),
+            },
+            "-empty" => Test::Empty,
+            "-maxdepth" | "-mindepth" => {
+                let raw = value(arg)?;
+                let n: usize = raw.parse().map_err(|_| {
+                    format!("find: Expected a positive decimal integer argument to {arg}, but got `{raw}'")
+                })?;
+                if arg == "-maxdepth" {
+                    max_depth = n;
+                } else {
+                    min_depth = n;
+                }
+                Test::True
+            }
+            other => return Err(format!("find: unknown predicate `{other}'")),
+        };
+        chain.push(if std::mem::take(&mut negate) {
+            Test::Not(Box::new(test))
+        } else {
+            test
+        });
+    }
+    alternatives.push(Test::And(chain));
+    Ok(FindExpr {
+        test: Test::Or(alternatives),
+        min_depth,
+        max_depth,
+    })
+}
+
+pub fn find(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let split = args
+        .iter()
+        .position(|a| a.starts_with('-') || a == "!" || a == "(")
+        .unwrap_or(args.len());
+    let (roots, expr) = args.split_at(split);
+    let roots = if roots.is_empty() {
+        vec![".".to_string()]
+    } else {
+        roots.to_vec()
+    };
+    let expr = match parse_find(expr) {
+        Ok(expr) => expr,
+        Err(e) => return usage_error(ctx, &e, 1),
+    };
+    let mut status = 0;
+    for root in roots {
+        let path = ctx.resolve(&root);
+        let Some(kind) = ctx.vfs.kind(&path) else {
+            ctx.warn(&format!("find: '{root}': No such file or directory"));
+            status = 1;
+            continue;
+        };
+        let mut found = vec![(root.clone(), kind, 0usize, path.clone())];
+        if kind == EntryKind::Dir {
+            for (descendant, kind) in ctx.vfs.descendants(&path) {
+                let rel = &descendant[path.len()..].trim_start_matches('/');
+                let depth = rel.split('/').count();
+                let shown = if root.ends_with('/') {
+                    format!("{root}{rel}")
+                } else {
+                    format!("{root}/{rel}")
+                };
+                found.push((shown, kind, depth, descendant));
+            }
+        }
+        for (shown, kind, depth, real) in found {
+            if depth < expr.min_depth || depth > expr.max_depth {
+                continue;
+            }
+            let empty = match kind {
+                EntryKind::Dir => ctx.vfs.list(&real).map(|l| l.is_empty()).unwrap_or(true),
+                EntryKind::File => ctx.vfs.read(&real).map(|d| d.is_empty()).unwrap_or(true),
+            };
+            let entry = FindEntry {
+                shown: &shown,
+                kind,
+                empty,
+            };
+            if expr.test.eval(&entry) {
+                ctx.print(&format!("{shown}\n"));
+            }
+        }
+    }
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lines;
+
+    #[test]
+    fn lines_keep_an_unterminated_last_line() {
+        assert_eq!(lines(b"a\nb"), [b"a".as_slice(), b"b"]);
+        assert_eq!(lines(b"a\n"), [b"a".as_slice()]);
+        assert!(lines(b"").is_empty());
+    }
+}

@@ -1,0 +1,252 @@
+//! The command table: every program the shell can run besides the interpreter's own builtins
+//! (`cd`, `export`, `read`, `node`, …). A command gets a [`Ctx`] — the VFS, the working
+//! directory, the environment and its streams — and returns its exit status. Each file holds one
+//! family: files and directories, text filters, search, `sed`, `diff`, `test`.
+
+mod diff;
+mod files;
+mod search;
+mod sed;
+mod test;
+mod text;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::shell::Input;
+use crate::vfs::{self, Vfs};
+
+/// What a running command can touch.
+pub struct Ctx<'a> {
+    pub vfs: &'a mut Vfs,
+    pub cwd: &'a str,
+    pub env: &'a BTreeMap<String, String>,
+    pub stdin: &'a mut Input,
+    pub out: Vec<u8>,
+    pub err: Vec<u8>,
+}
+
+pub type Command = fn(&mut Ctx, &[String]) -> i32;
+
+const TABLE: &[(&str, Command)] = &[
+    ("apply_patch", crate::patch::command),
+    ("applypatch", crate::patch::command),
+    ("basename", files::basename),
+    ("cat", files::cat),
+    ("cp", files::cp),
+    ("cut", text::cut),
+    ("diff", diff::diff),
+    ("dirname", files::dirname),
+    ("echo", text::echo),
+    ("false", |_, _| 1),
+    ("find", files::find),
+    ("grep", search::grep),
+    ("head", text::head),
+    ("ls", files::ls),
+    ("mkdir", files::mkdir),
+    ("mv", files::mv),
+    ("nl", text::nl),
+    ("printf", text::printf),
+    ("pwd", files::pwd),
+    ("rg", search::rg),
+    ("rm", files::rm),
+    ("sed", sed::sed),
+    ("seq", text::seq),
+    ("sort", text::sort),
+    ("tail", text::tail),
+    ("test", test::test),
+    ("[", test::bracket),
+    ("touch", files::touch),
+    ("tr", text::tr),
+    ("tree", files::tree),
+    ("true", |_, _| 0),
+    (":", |_, _| 0),
+    ("uniq", text::uniq),
+    ("wc", text::wc),
+    ("which", which),
+];
+
+/// Names the interpreter handles itself (listed so `which` knows them).
+const BUILTINS: &[&str] = &[
+    "cd", "export", "unset", "set", "read", "exit", "node", "bash", "sh", "eval", "source", ".",
+];
+
+pub fn lookup(name: &str) -> Option<Command> {
+    TABLE.iter().find(|(n, _)| *n == name).map(|(_, c)| *c)
+}
+
+/// Every command name the shell knows, for documentation and `which`.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    TABLE
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(BUILTINS.iter().copied())
+}
+
+fn which(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let mut status = 0;
+    for name in args.iter().filter(|a| !a.starts_with('-')) {
+        if names().any(|n| n == name) {
+            ctx.print(&format!("/usr/bin/{name}\n"));
+        } else {
+            status = 1;
+        }
+    }
+    status
+}
+
+impl Ctx<'_> {
+    pub fn resolve(&self, path: &str) -> String {
+        vfs::normalize(self.cwd, path)
+    }
+
+    pub fn print(&mut self, text: &str) {
+        self.out.extend_from_slice(text.as_bytes());
+    }
+
+    pub fn warn(&mut self, text: &str) {
+        self.err.extend_from_slice(text.as_bytes());
+        self.err.push(b'\n');
+    }
+
+    /// The bytes of a file operand, or of stdin for `-`.
+    pub fn read_operand(&mut self, name: &str) -> Result<Vec<u8>, vfs::VfsError> {
+        if name == "-" {
+            return Ok(self.stdin.take_all());
+        }
+        let path = self.resolve(name);
+        self.vfs.read(&path).map(<[u8]>::to_vec)
+    }
+
+    /// The inputs of a filter: each file operand, or stdin when there are none. Errors are
+    /// reported as `cmd: name: reason`; the returned flag says whether any occurred.
+    pub fn inputs(&mut self, cmd: &str, files: &[String]) -> (Vec<(String, Vec<u8>)>, bool) {
+        if files.is_empty() {
+            return (vec![("-".into(), self.stdin.take_all())], false);
+        }
+        let mut failed = false;
+        let mut inputs = Vec::new();
+        for name in files {
+            match self.read_operand(name) {
+                Ok(data) => inputs.push((name.clone(), data)),
+                Err(e) => {
+                    self.warn(&format!("{cmd}: {name}: {e}"));
+                    failed = true;
+                }
+            }
+        }
+        (inputs, failed)
+    }
+}
+
+/// Parsed command-line options: flags, options with values (last wins, all kept), operands.
+#[derive(Debug, Default)]
+pub struct Opts {
+    pub flags: BTreeSet<char>,
+    pub values: Vec<(char, String)>,
+    pub operands: Vec<String>,
+}
+
+impl Opts {
+    pub fn has(&self, flag: char) -> bool {
+        self.flags.contains(&flag)
+    }
+
+    pub fn value(&self, flag: char) -> Option<&str> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(f, _)| *f == flag)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn all(&self, flag: char) -> impl Iterator<Item = &str> {
+        self.values
+            .iter()
+            .filter(move |(f, _)| *f == flag)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Parses `args` getopt-style. `with_value` lists the short options that take a value;
+/// `long` maps long options (`--name` or `--name=value`) to short ones. `-NUM` becomes the value
+/// of `numeric`, if given (`head -5`). Options may follow operands, as GNU allows.
+pub fn parse_opts(
+    cmd: &str,
+    args: &[String],
+    with_value: &str,
+    long: &[(&str, char)],
+    numeric: Option<char>,
+) -> Result<Opts, String> {
+    let mut opts = Opts::default();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if arg == "--" {
+            opts.operands.extend(iter.by_ref().cloned());
+            break;
+        }
+        if let Some(name) = arg.strip_prefix("--") {
+            let (name, inline) = match name.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (name, None),
+            };
+            let Some((_, short)) = long.iter().find(|(l, _)| *l == name) else {
+                return Err(format!("{cmd}: unrecognized option '--{name}'"));
+            };
+            if with_value.contains(*short) {
+                let value = match inline {
+                    Some(v) => v,
+                    None => iter
+                        .next()
+                        .cloned()
+                        .ok_or_else(|| format!("{cmd}: option '--{name}' requires an argument"))?,
+                };
+                opts.values.push((*short, value));
+            } else {
+                opts.flags.insert(*short);
+            }
+            continue;
+        }
+        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            opts.operands.push(arg.clone());
+            continue;
+        };
+        if let Some(n) = numeric
+            && cluster.chars().all(|c| c.is_ascii_digit())
+        {
+            opts.values.push((n, cluster.to_string()));
+            continue;
+        }
+        let chars: Vec<char> = cluster.chars().collect();
+        for (i, c) in chars.iter().enumerate() {
+            if with_value.contains(*c) {
+                let rest: String = chars[i + 1..].iter().collect();
+                let value = if rest.is_empty() {
+                    iter.next()
+                        .cloned()
+                        .ok_or_else(|| format!("{cmd}: option requires an argument -- '{c}'"))?
+                } else {
+                    rest
+                };
+                opts.values.push((*c, value));
+                break;
+            }
+            opts.flags.insert(*c);
+        }
+    }
+    Ok(opts)
+}
+
+/// Splits text into lines, each without its `\n`; a final line without newline is kept.
+pub fn lines(data: &[u8]) -> Vec<&[u8]> {
+    let mut lines: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
+    if data.ends_with(b"\n") || data.is_empty() {
+        lines.pop();
+    }
+    lines
+}
+
+/// Reports an option error the way GNU tools do and returns their usage exit status.
+pub fn usage_error(ctx: &mut Ctx, message: &str, status: i32) -> i32 {
+    ctx.warn(message);
+    status
+}

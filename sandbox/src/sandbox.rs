@@ -1,0 +1,140 @@
+//! [`Sandbox`]: one agent's machine — a VFS, a working directory, environment variables,
+//! [`Limits`], an optional [`JsRuntime`] and a [`Clock`] — and the two ways in: a shell command
+//! line ([`Sandbox::run_shell`], state persists like a terminal) and a model tool call
+//! ([`Sandbox::call_tool`], each call starts from the session's directory and environment, like
+//! Codex spawning a fresh process).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::changes::ChangeSet;
+use crate::js::JsRuntime;
+use crate::limits::{Clock, Limits, SystemClock, truncate_middle};
+use crate::shell::exec::{Shell, Streams};
+use crate::tools::PlanStep;
+use crate::vfs::Vfs;
+
+/// What a command line printed and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShellOutput {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit_code: i32,
+    /// Files the command line added, modified or deleted.
+    pub changes: ChangeSet,
+}
+
+pub struct Sandbox {
+    pub(crate) vfs: Vfs,
+    pub(crate) cwd: String,
+    pub(crate) env: BTreeMap<String, String>,
+    pub(crate) limits: Limits,
+    pub(crate) js: Option<Box<dyn JsRuntime>>,
+    pub(crate) clock: Box<dyn Clock>,
+    pub(crate) plan: Vec<PlanStep>,
+}
+
+impl Sandbox {
+    /// A sandbox over `vfs`, in `/`, with default limits, the system clock and no JS runtime.
+    pub fn new(vfs: Vfs) -> Self {
+        let env = [
+            ("HOME", "/"),
+            ("PWD", "/"),
+            ("PATH", "/usr/bin:/bin"),
+            ("USER", "user"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        Sandbox {
+            vfs,
+            cwd: "/".into(),
+            env,
+            limits: Limits::default(),
+            js: None,
+            clock: Box::new(SystemClock::default()),
+            plan: Vec::new(),
+        }
+    }
+
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    pub fn with_js_runtime(mut self, runtime: Box<dyn JsRuntime>) -> Self {
+        self.js = Some(runtime);
+        self
+    }
+
+    pub fn with_clock(mut self, clock: Box<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    pub fn vfs(&self) -> &Vfs {
+        &self.vfs
+    }
+
+    /// Direct access to the tree (the UI's editor); such edits are not in any change set.
+    pub fn vfs_mut(&mut self) -> &mut Vfs {
+        &mut self.vfs
+    }
+
+    pub fn into_vfs(self) -> Vfs {
+        self.vfs
+    }
+
+    pub fn cwd(&self) -> &str {
+        &self.cwd
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    pub fn env(&self) -> &BTreeMap<String, String> {
+        &self.env
+    }
+
+    pub fn set_env(&mut self, name: &str, value: &str) {
+        self.env.insert(name.into(), value.into());
+    }
+
+    /// The plan last sent with `update_plan`.
+    pub fn plan(&self) -> &[PlanStep] {
+        &self.plan
+    }
+
+    /// Runs a command line like a terminal would: `cd` and variables persist afterwards.
+    pub async fn run_shell(&mut self, command_line: &str) -> ShellOutput {
+        let budget = self.limits.wall_clock_ms;
+        self.execute(command_line, budget).await
+    }
+
+    /// Runs a command line within `wall_clock_ms`, collecting output and changes.
+    pub(crate) async fn execute(&mut self, command_line: &str, wall_clock_ms: u64) -> ShellOutput {
+        self.vfs.set_byte_limit(self.limits.max_fs_bytes);
+        self.vfs.take_changes();
+        let mut io = Streams::default();
+        let exit_code = match crate::shell::parse(command_line) {
+            Ok(script) => {
+                let mut shell = Shell::new(self, wall_clock_ms);
+                shell.run(&script, &mut io).await
+            }
+            Err(e) => {
+                io.err
+                    .extend_from_slice(format!("bash: line 1: {e}\n").as_bytes());
+                2
+            }
+        };
+        let max = self.limits.max_stream_bytes;
+        ShellOutput {
+            stdout: truncate_middle(&String::from_utf8_lossy(&io.out), max),
+            stderr: truncate_middle(&String::from_utf8_lossy(&io.err), max),
+            exit_code,
+            changes: self.vfs.take_changes(),
+        }
+    }
+}

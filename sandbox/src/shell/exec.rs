@@ -1,0 +1,963 @@
+//! The interpreter: walks a [`Script`] against the sandbox, counting every command and loop
+//! iteration against the call's [`Limits`](crate::Limits) and checking the wall clock.
+//!
+//! It is async only because `node` awaits the [`JsRuntime`](crate::JsRuntime); everything else
+//! completes immediately. Pipelines run their commands one after another, each reading the whole
+//! output of the previous one — there are no infinite producers in this command set, and it
+//! keeps the interpreter single-threaded for wasm. When a limit is hit the interpreter stops at
+//! the next command boundary, so every file operation either happened whole or not at all.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use super::Input;
+use super::ast::*;
+use crate::commands::{self, Ctx};
+use crate::js::{JsEntry, JsRequest, is_script_file};
+use crate::limits::{LIMIT_EXIT_CODE, LimitExceeded};
+use crate::sandbox::Sandbox;
+use crate::vfs;
+
+pub(crate) type Local<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// Why execution is unwinding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Abort {
+    Limit(LimitExceeded),
+    Exit(i32),
+}
+
+/// The standard streams of the command being run.
+#[derive(Debug, Default)]
+pub(crate) struct Streams {
+    pub stdin: Input,
+    pub out: Vec<u8>,
+    pub err: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Options {
+    errexit: bool,
+    nounset: bool,
+    pipefail: bool,
+}
+
+/// Where fd 1 or fd 2 of a command goes.
+#[derive(Debug, Clone, PartialEq)]
+enum Sink {
+    Out,
+    Err,
+    File(String),
+    Null,
+}
+
+pub(crate) struct Shell<'s> {
+    pub(crate) sandbox: &'s mut Sandbox,
+    started_ms: f64,
+    wall_clock_ms: u64,
+    commands: usize,
+    iterations: usize,
+    pub(crate) abort: Option<Abort>,
+    pub(crate) status: i32,
+    options: Options,
+    condition_depth: usize,
+}
+
+impl<'s> Shell<'s> {
+    pub(crate) fn new(sandbox: &'s mut Sandbox, wall_clock_ms: u64) -> Self {
+        let started_ms = sandbox.clock.now_ms();
+        Shell {
+            sandbox,
+            started_ms,
+            wall_clock_ms,
+            commands: 0,
+            iterations: 0,
+            abort: None,
+            status: 0,
+            options: Options::default(),
+            condition_depth: 0,
+        }
+    }
+
+    fn elapsed_ms(&self) -> f64 {
+        self.sandbox.clock.now_ms() - self.started_ms
+    }
+
+    fn out_of_time(&mut self) -> bool {
+        if self.abort.is_none() && self.elapsed_ms() > self.wall_clock_ms as f64 {
+            self.abort = Some(Abort::Limit(LimitExceeded::WallClock(self.wall_clock_ms)));
+        }
+        self.abort.is_some()
+    }
+
+    /// Counts one command; false when the call must stop.
+    fn tick_command(&mut self) -> bool {
+        self.commands += 1;
+        let max = self.sandbox.limits.max_commands;
+        if self.commands > max && self.abort.is_none() {
+            self.abort = Some(Abort::Limit(LimitExceeded::Commands(max)));
+        }
+        !self.out_of_time()
+    }
+
+    /// Counts one loop iteration; false when the call must stop.
+    fn tick_iteration(&mut self) -> bool {
+        self.iterations += 1;
+        let max = self.sandbox.limits.max_loop_iterations;
+        if self.iterations > max && self.abort.is_none() {
+            self.abort = Some(Abort::Limit(LimitExceeded::LoopIterations(max)));
+        }
+        !self.out_of_time()
+    }
+
+    pub(crate) fn value_too_large(&mut self, len: usize) -> bool {
+        let max = self.sandbox.limits.max_stream_bytes.max(1024 * 1024);
+        if len > max && self.abort.is_none() {
+            self.abort = Some(Abort::Limit(LimitExceeded::ValueSize(max)));
+        }
+        self.abort.is_some()
+    }
+
+    /// Runs a whole script and returns its exit status, applying `exit` and limits.
+    pub(crate) async fn run(&mut self, script: &Script, io: &mut Streams) -> i32 {
+        let status = self.script(script, io).await;
+        match &self.abort {
+            None => status,
+            Some(Abort::Exit(code)) => *code,
+            Some(Abort::Limit(limit)) => {
+                io.err
+                    .extend_from_slice(format!("tether-sandbox: {limit}\n").as_bytes());
+                LIMIT_EXIT_CODE
+            }
+        }
+    }
+
+    pub(crate) fn script<'a>(
+        &'a mut self,
+        script: &'a Script,
+        io: &'a mut Streams,
+    ) -> Local<'a, i32> {
+        Box::pin(async move {
+            for item in &script.items {
+                if self.abort.is_some() {
+                    break;
+                }
+                self.and_or(item, io).await;
+            }
+            self.status
+        })
+    }
+
+    async fn and_or(&mut self, list: &AndOr, io: &mut Streams) {
+        let guarded = !list.rest.is_empty();
+        if guarded {
+            self.condition_depth += 1;
+        }
+        let mut status = self.pipeline(&list.first, io).await;
+        let mut last_ran = 0;
+        for (index, (connector, pipeline)) in list.rest.iter().enumerate() {
+            if self.abort.is_some() {
+                break;
+            }
+            let run = match connector {
+                Connector::And => status == 0,
+                Connector::Or => status != 0,
+            };
+            if run {
+                if index + 1 == list.rest.len() {
+                    self.condition_depth -= 1;
+                }
+                status = self.pipeline(pipeline, io).await;
+                if index + 1 == list.rest.len() {
+                    self.condition_depth += 1;
+                }
+                last_ran = index + 1;
+            }
+        }
+        if guarded {
+            self.condition_depth -= 1;
+        }
+        self.status = status;
+        let last_pipeline = list.rest.last().map_or(&list.first, |(_, p)| p);
+        if self.options.errexit
+            && status != 0
+            && self.condition_depth == 0
+            && last_ran == list.rest.len()
+            && !last_pipeline.negated
+            && self.abort.is_none()
+        {
+            self.abort = Some(Abort::Exit(status));
+        }
+    }
+
+    async fn pipeline(&mut self, pipeline: &Pipeline, io: &mut Streams) -> i32 {
+        if pipeline.negated {
+            self.condition_depth += 1;
+        }
+        let mut status = if pipeline.commands.len() == 1 {
+            self.command(&pipeline.commands[0], io).await
+        } else {
+            let mut input: Option<Input> = None;
+            let mut statuses = Vec::new();
+            let last = pipeline.commands.len() - 1;
+            for (index, command) in pipeline.commands.iter().enumerate() {
+                let stdin = match input.take() {
+                    Some(piped) => piped,
+                    None => std::mem::take(&mut io.stdin),
+                };
+                let mut stage = Streams {
+                    stdin,
+                    out: Vec::new(),
+                    err: Vec::new(),
+                };
+                statuses.push(self.command(command, &mut stage).await);
+                if index == 0 {
+                    io.stdin = std::mem::take(&mut stage.stdin);
+                }
+                io.err.append(&mut stage.err);
+                if index == last {
+                    io.out.append(&mut stage.out);
+                } else {
+                    input = Some(Input::new(stage.out));
+                }
+                if self.abort.is_some() {
+                    break;
+                }
+            }
+            let last_status = statuses.last().copied().unwrap_or(0);
+            if self.options.pipefail {
+                statuses
+                    .iter()
+                    .rev()
+                    .find(|s| **s != 0)
+                    .copied()
+                    .unwrap_or(0)
+            } else {
+                last_status
+            }
+        };
+        if pipeline.negated {
+            self.condition_depth -= 1;
+            status = i32::from(status == 0);
+        }
+        self.status = status;
+        status
+    }
+
+    fn command<'a>(&'a mut self, command: &'a Command, io: &'a mut Streams) -> Local<'a, i32> {
+        Box::pin(async move {
+            let status = match command {
+                Command::Simple {
+                    assigns,
+                    words,
+                    redirects,
+                } => self.simple(assigns, words, redirects, io).await,
+                Command::Compound { body, redirects } => {
+                    let (stdin, sinks) = match self.redirects(redirects, io).await {
+                        Ok(setup) => setup,
+                        Err(message) => {
+                            io.err
+                                .extend_from_slice(format!("bash: {message}\n").as_bytes());
+                            return 1;
+                        }
+                    };
+                    let mut inner = Streams {
+                        stdin: stdin.unwrap_or_else(|| std::mem::take(&mut io.stdin)),
+                        out: Vec::new(),
+                        err: Vec::new(),
+                    };
+                    let status = self.compound(body, &mut inner).await;
+                    if !redirects.iter().any(|r| r.fd == 0) {
+                        io.stdin = inner.stdin;
+                    }
+                    self.route(&sinks, inner.out, inner.err, io);
+                    status
+                }
+            };
+            self.status = status;
+            status
+        })
+    }
+
+    async fn compound(&mut self, compound: &Compound, io: &mut Streams) -> i32 {
+        match compound {
+            Compound::For { var, items, body } => {
+                let values = match self.expand_words(items, io).await {
+                    Ok(values) => values,
+                    Err(e) => {
+                        io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
+                        return 1;
+                    }
+                };
+                let mut status = 0;
+                for value in values {
+                    if !self.tick_iteration() {
+                        break;
+                    }
+                    self.sandbox.env.insert(var.clone(), value);
+                    status = self.script(body, io).await;
+                }
+                status
+            }
+            Compound::While {
+                until,
+                condition,
+                body,
+            } => {
+                let mut status = 0;
+                loop {
+                    if !self.tick_iteration() {
+                        break;
+                    }
+                    self.condition_depth += 1;
+                    let test = self.script(condition, io).await;
+                    self.condition_depth -= 1;
+                    if self.abort.is_some() || (test == 0) == *until {
+                        break;
+                    }
+                    status = self.script(body, io).await;
+                }
+                status
+            }
+            Compound::If {
+                branches,
+                otherwise,
+            } => {
+                for (condition, body) in branches {
+                    self.condition_depth += 1;
+                    let test = self.script(condition, io).await;
+                    self.condition_depth -= 1;
+                    if self.abort.is_some() {
+                        return test;
+                    }
+                    if test == 0 {
+                        return self.script(body, io).await;
+                    }
+                }
+                match otherwise {
+                    Some(body) => self.script(body, io).await,
+                    None => 0,
+                }
+            }
+            Compound::Group { subshell, body } => {
+                if *subshell {
+                    self.subshell(body, io).await
+                } else {
+                    self.script(body, io).await
+                }
+            }
+        }
+    }
+
+    /// Runs `script` with the working directory, variables and options restored afterwards;
+    /// `exit` inside it ends only the subshell.
+    pub(crate) async fn subshell(&mut self, script: &Script, io: &mut Streams) -> i32 {
+        let cwd = self.sandbox.cwd.clone();
+        let env = self.sandbox.env.clone();
+        let options = self.options;
+        let mut status = self.script(script, io).await;
+        if let Some(Abort::Exit(code)) = self.abort {
+            self.abort = None;
+            status = code;
+        }
+        self.sandbox.cwd = cwd;
+        self.sandbox.env = env;
+        self.options = options;
+        status
+    }
+
+    async fn simple(
+        &mut self,
+        assigns: &[(String, Word)],
+        words: &[Word],
+        redirects: &[Redirect],
+        io: &mut Streams,
+    ) -> i32 {
+        if !self.tick_command() {
+            return self.status;
+        }
+        let argv = match self.expand_words(words, io).await {
+            Ok(argv) => argv,
+            Err(e) => {
+                io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
+                return 1;
+            }
+        };
+        let mut values = Vec::new();
+        for (name, word) in assigns {
+            match self.expand_single(word, io).await {
+                Ok(value) => values.push((name.clone(), value)),
+                Err(e) => {
+                    io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
+                    return 1;
+                }
+            }
+        }
+        if self.abort.is_some() {
+            return self.status;
+        }
+        let (stdin, sinks) = match self.redirects(redirects, io).await {
+            Ok(setup) => setup,
+            Err(message) => {
+                io.err
+                    .extend_from_slice(format!("bash: {message}\n").as_bytes());
+                return 1;
+            }
+        };
+        if argv.is_empty() {
+            for (name, value) in values {
+                self.sandbox.env.insert(name, value);
+            }
+            return 0;
+        }
+        let saved: Vec<(String, Option<String>)> = values
+            .iter()
+            .map(|(name, _)| (name.clone(), self.sandbox.env.get(name).cloned()))
+            .collect();
+        for (name, value) in values {
+            self.sandbox.env.insert(name, value);
+        }
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let status = match stdin {
+            Some(mut input) => self.invoke(&argv, &mut input, &mut out, &mut err).await,
+            None => {
+                let mut input = std::mem::take(&mut io.stdin);
+                let status = self.invoke(&argv, &mut input, &mut out, &mut err).await;
+                io.stdin = input;
+                status
+            }
+        };
+        for (name, old) in saved {
+            match old {
+                Some(value) => self.sandbox.env.insert(name, value),
+                None => self.sandbox.env.remove(&name),
+            };
+        }
+        self.route(&sinks, out, err, io);
+        status
+    }
+
+    /// Applies redirections in order: returns the replacement stdin, if any, and the sinks of
+    /// fd 1 and fd 2. Files named by `>` are truncated here, before the command runs.
+    async fn redirects(
+        &mut self,
+        redirects: &[Redirect],
+        io: &mut Streams,
+    ) -> Result<(Option<Input>, [Sink; 2]), String> {
+        let mut sinks = [Sink::Out, Sink::Err];
+        let mut stdin = None;
+        for redirect in redirects {
+            let fd = redirect.fd as usize;
+            match &redirect.op {
+                RedirectOp::Read(word) => {
+                    let target = self
+                        .expand_single(word, io)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    if target == "/dev/null" {
+                        stdin = Some(Input::default());
+                        continue;
+                    }
+                    let path = vfs::normalize(&self.sandbox.cwd, &target);
+                    match self.sandbox.vfs.read(&path) {
+                        Ok(data) => stdin = Some(Input::new(data.to_vec())),
+                        Err(e) => return Err(format!("{target}: {e}")),
+                    }
+                }
+                RedirectOp::Write(word)
+                | RedirectOp::Append(word)
+                | RedirectOp::WriteBoth { target: word, .. } => {
+                    let target = self
+                        .expand_single(word, io)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    let truncate = matches!(
+                        redirect.op,
+                        RedirectOp::Write(_) | RedirectOp::WriteBoth { append: false, .. }
+                    );
+                    let sink = match target.as_str() {
+                        "/dev/null" => Sink::Null,
+                        "/dev/stdout" => Sink::Out,
+                        "/dev/stderr" => Sink::Err,
+                        "" => return Err(": No such file or directory".to_string()),
+                        _ => {
+                            let path = vfs::normalize(&self.sandbox.cwd, &target);
+                            let result = if truncate || !self.sandbox.vfs.exists(&path) {
+                                self.sandbox.vfs.write(&path, Vec::new())
+                            } else if self.sandbox.vfs.is_dir(&path) {
+                                Err(vfs::VfsError::IsADirectory)
+                            } else {
+                                Ok(())
+                            };
+                            result.map_err(|e| format!("{target}: {e}"))?;
+                            Sink::File(path)
+                        }
+                    };
+                    if let RedirectOp::WriteBoth { .. } = redirect.op {
+                        sinks = [sink.clone(), sink];
+                    } else if (1..=2).contains(&fd) {
+                        sinks[fd - 1] = sink;
+                    }
+                }
+                RedirectOp::Duplicate(word) => {
+                    let target = self
+                        .expand_single(word, io)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    if fd == 0 || fd > 2 {
+                        continue;
+                    }
+                    sinks[fd - 1] = match target.as_str() {
+                        "1" => sinks[0].clone(),
+                        "2" => sinks[1].clone(),
+                        "-" => Sink::Null,
+                        other => return Err(format!("{other}: Bad file descriptor")),
+                    };
+                }
+                RedirectOp::HereDoc { body, expand } => {
+                    let text = if *expand {
+                        let parts = super::parse::expandable_text(body);
+                        self.expand_quoted_parts(&parts, io)
+                            .await
+                            .map_err(|e| e.to_string())?
+                    } else {
+                        body.clone()
+                    };
+                    stdin = Some(Input::new(text.into_bytes()));
+                }
+                RedirectOp::HereString(word) => {
+                    let mut text = self
+                        .expand_single(word, io)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    text.push('\n');
+                    stdin = Some(Input::new(text.into_bytes()));
+                }
+            }
+        }
+        Ok((stdin, sinks))
+    }
+
+    fn route(&mut self, sinks: &[Sink; 2], out: Vec<u8>, err: Vec<u8>, io: &mut Streams) {
+        for (sink, data) in sinks.iter().zip([out, err]) {
+            if data.is_empty() {
+                continue;
+            }
+            match sink {
+                Sink::Out => io.out.extend_from_slice(&data),
+                Sink::Err => io.err.extend_from_slice(&data),
+                Sink::Null => {}
+                Sink::File(path) => {
+                    if let Err(e) = self.sandbox.vfs.append(path, &data) {
+                        io.err.extend_from_slice(
+                            format!("bash: {path}: write error: {e}\n").as_bytes(),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs one command: a builtin that needs the interpreter, or a command from the table.
+    async fn invoke(
+        &mut self,
+        argv: &[String],
+        stdin: &mut Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        let name = argv[0].as_str();
+        let args = &argv[1..];
+        match name {
+            "cd" => self.cd(args, err),
+            "export" | "unset" | "set" => self.variables(name, args, out, err),
+            "read" => self.read(args, stdin),
+            "exit" => {
+                let code = match args.first() {
+                    Some(arg) => arg.parse::<i32>().map(|c| c & 0xff).unwrap_or_else(|_| {
+                        err.extend_from_slice(
+                            format!("bash: exit: {arg}: numeric argument required\n").as_bytes(),
+                        );
+                        2
+                    }),
+                    None => self.status,
+                };
+                self.abort = Some(Abort::Exit(code));
+                code
+            }
+            "node" => self.node(args, stdin, out, err).await,
+            "bash" | "sh" | "eval" | "source" | "." => {
+                self.nested(name, args, stdin, out, err).await
+            }
+            _ => match commands::lookup(name) {
+                Some(command) => {
+                    let mut ctx = Ctx {
+                        vfs: &mut self.sandbox.vfs,
+                        cwd: &self.sandbox.cwd,
+                        env: &self.sandbox.env,
+                        stdin,
+                        out: std::mem::take(out),
+                        err: std::mem::take(err),
+                    };
+                    let status = command(&mut ctx, args);
+                    *out = ctx.out;
+                    *err = ctx.err;
+                    status
+                }
+                None => {
+                    let path = vfs::normalize(&self.sandbox.cwd, name);
+                    if name.contains('/') && self.sandbox.vfs.is_file(&path) {
+                        err.extend_from_slice(
+                            format!("bash: {name}: Permission denied\n").as_bytes(),
+                        );
+                        126
+                    } else if name.contains('/') {
+                        err.extend_from_slice(
+                            format!("bash: {name}: No such file or directory\n").as_bytes(),
+                        );
+                        127
+                    } else {
+                        err.extend_from_slice(
+                            format!("bash: {name}: command not found\n").as_bytes(),
+                        );
+                        127
+                    }
+                }
+            },
+        }
+    }
+
+    fn cd(&mut self, args: &[String], err: &mut Vec<u8>) -> i32 {
+        let target = match args.first().map(String::as_str) {
+            None => self
+                .sandbox
+                .env
+                .get("HOME")
+                .cloned()
+                .unwrap_or_else(|| "/".into()),
+            Some("-") => self
+                .sandbox
+                .env
+                .get("OLDPWD")
+                .cloned()
+                .unwrap_or_else(|| self.sandbox.cwd.clone()),
+            Some(dir) => dir.to_string(),
+        };
+        let path = vfs::normalize(&self.sandbox.cwd, &target);
+        match self.sandbox.vfs.kind(&path) {
+            Some(vfs::EntryKind::Dir) => {
+                let old = std::mem::replace(&mut self.sandbox.cwd, path.clone());
+                self.sandbox.env.insert("OLDPWD".into(), old);
+                self.sandbox.env.insert("PWD".into(), path);
+                0
+            }
+            Some(vfs::EntryKind::File) => {
+                err.extend_from_slice(format!("bash: cd: {target}: Not a directory\n").as_bytes());
+                1
+            }
+            None => {
+                err.extend_from_slice(
+                    format!("bash: cd: {target}: No such file or directory\n").as_bytes(),
+                );
+                1
+            }
+        }
+    }
+
+    fn variables(
+        &mut self,
+        name: &str,
+        args: &[String],
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        match name {
+            "export" => {
+                for arg in args.iter().filter(|a| !a.starts_with('-')) {
+                    match arg.split_once('=') {
+                        Some((var, value)) if super::parse::is_name(var) => {
+                            self.sandbox.env.insert(var.into(), value.into());
+                        }
+                        None if super::parse::is_name(arg) => {
+                            self.sandbox.env.entry(arg.clone()).or_default();
+                        }
+                        _ => {
+                            err.extend_from_slice(
+                                format!("bash: export: `{arg}': not a valid identifier\n")
+                                    .as_bytes(),
+                            );
+                            return 1;
+                        }
+                    }
+                }
+                if args.is_empty() {
+                    for (var, value) in &self.sandbox.env {
+                        out.extend_from_slice(format!("declare -x {var}=\"{value}\"\n").as_bytes());
+                    }
+                }
+                0
+            }
+            "unset" => {
+                for arg in args.iter().filter(|a| !a.starts_with('-')) {
+                    self.sandbox.env.remove(arg);
+                }
+                0
+            }
+            _ => {
+                let mut args = args.iter();
+                while let Some(arg) = args.next() {
+                    let (on, flags) = match arg.strip_prefix('-') {
+                        Some(flags) => (true, flags),
+                        None => match arg.strip_prefix('+') {
+                            Some(flags) => (false, flags),
+                            None => continue,
+                        },
+                    };
+                    for flag in flags.chars() {
+                        match flag {
+                            'e' => self.options.errexit = on,
+                            'u' => self.options.nounset = on,
+                            'o' => match args.next().map(String::as_str) {
+                                Some("pipefail") => self.options.pipefail = on,
+                                Some("errexit") => self.options.errexit = on,
+                                Some("nounset") => self.options.nounset = on,
+                                other => {
+                                    err.extend_from_slice(
+                                        format!(
+                                            "bash: set: {}: invalid option name\n",
+                                            other.unwrap_or("")
+                                        )
+                                        .as_bytes(),
+                                    );
+                                    return 2;
+                                }
+                            },
+                            other => {
+                                err.extend_from_slice(
+                                    format!("bash: set: -{other}: invalid option\n").as_bytes(),
+                                );
+                                return 2;
+                            }
+                        }
+                    }
+                }
+                0
+            }
+        }
+    }
+
+    pub(crate) fn nounset(&self) -> bool {
+        self.options.nounset
+    }
+
+    fn read(&mut self, args: &[String], stdin: &mut Input) -> i32 {
+        let raw = args.iter().any(|a| a == "-r");
+        let names: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        let Some((line, terminated)) = stdin.read_line() else {
+            for name in &names {
+                self.sandbox.env.insert((*name).clone(), String::new());
+            }
+            return 1;
+        };
+        let line = if raw {
+            line
+        } else {
+            let mut text = String::new();
+            let mut chars = line.chars();
+            while let Some(c) = chars.next() {
+                if c == '\\' {
+                    text.extend(chars.next());
+                } else {
+                    text.push(c);
+                }
+            }
+            text
+        };
+        if names.is_empty() {
+            self.sandbox.env.insert("REPLY".into(), line);
+        } else {
+            let mut rest = line.trim_start_matches([' ', '\t']);
+            for (index, name) in names.iter().enumerate() {
+                let value = if index + 1 == names.len() {
+                    let value = rest.trim_end_matches([' ', '\t']);
+                    rest = "";
+                    value
+                } else {
+                    let end = rest.find([' ', '\t']).unwrap_or(rest.len());
+                    let value = &rest[..end];
+                    rest = rest[end..].trim_start_matches([' ', '\t']);
+                    value
+                };
+                self.sandbox.env.insert((*name).clone(), value.to_string());
+            }
+        }
+        i32::from(!terminated)
+    }
+
+    /// `bash -c`, `sh FILE`, `eval`, `source`: a script within the script.
+    async fn nested(
+        &mut self,
+        name: &str,
+        args: &[String],
+        stdin: &mut Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        let (source, subshell, errexit) = match name {
+            "eval" => (Ok(args.join(" ")), false, false),
+            "bash" | "sh" => {
+                let mut errexit = false;
+                let mut command = None;
+                let mut rest = args.iter();
+                while let Some(arg) = rest.next() {
+                    if let Some(flags) = arg.strip_prefix('-') {
+                        errexit |= flags.contains('e');
+                        if flags.contains('c') {
+                            command = rest.next().cloned().map(Ok);
+                            break;
+                        }
+                    } else {
+                        command = Some(self.script_file(arg));
+                        break;
+                    }
+                }
+                match command {
+                    Some(source) => (source, true, errexit),
+                    None => {
+                        err.extend_from_slice(
+                            format!(
+                                "{name}: interactive shells are not available in this sandbox\n"
+                            )
+                            .as_bytes(),
+                        );
+                        return 2;
+                    }
+                }
+            }
+            _ => match args.first() {
+                Some(file) => (self.script_file(file), false, false),
+                None => {
+                    err.extend_from_slice(
+                        format!("bash: {name}: filename argument required\n").as_bytes(),
+                    );
+                    return 2;
+                }
+            },
+        };
+        let source = match source {
+            Ok(source) => source,
+            Err(message) => {
+                err.extend_from_slice(format!("{name}: {message}\n").as_bytes());
+                return 127;
+            }
+        };
+        let script = match super::parse(&source) {
+            Ok(script) => script,
+            Err(e) => {
+                err.extend_from_slice(format!("{name}: -c: line 1: {e}\n").as_bytes());
+                return 2;
+            }
+        };
+        let mut io = Streams {
+            stdin: std::mem::take(stdin),
+            out: std::mem::take(out),
+            err: std::mem::take(err),
+        };
+        let status = if subshell {
+            let options = self.options;
+            self.options.errexit |= errexit;
+            let status = self.subshell(&script, &mut io).await;
+            self.options = options;
+            status
+        } else {
+            self.script(&script, &mut io).await
+        };
+        *stdin = io.stdin;
+        *out = io.out;
+        *err = io.err;
+        status
+    }
+
+    fn script_file(&self, file: &str) -> Result<String, String> {
+        let path = vfs::normalize(&self.sandbox.cwd, file);
+        self.sandbox
+            .vfs
+            .read_text(&path)
+            .map_err(|e| format!("{file}: {e}"))
+    }
+
+    /// `node FILE [ARGS]` and `node -e CODE`, through the attached [`JsRuntime`](crate::JsRuntime).
+    async fn node(
+        &mut self,
+        args: &[String],
+        stdin: &mut Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        let cwd = self.sandbox.cwd.clone();
+        let (entry_path, code, script_args) = match args.first().map(String::as_str) {
+            None => {
+                err.extend_from_slice(
+                    b"node: interactive mode is not available in this sandbox; run `node FILE`\n",
+                );
+                return 2;
+            }
+            Some("-e" | "--eval") => match args.get(1) {
+                Some(code) => (None, Some(code.clone()), &args[2..]),
+                None => {
+                    err.extend_from_slice(b"node: -e requires an argument\n");
+                    return 9;
+                }
+            },
+            Some(file) => {
+                let path = vfs::normalize(&cwd, file);
+                let path = if self.sandbox.vfs.is_file(&path) {
+                    path
+                } else if self.sandbox.vfs.is_file(&format!("{path}.js")) {
+                    format!("{path}.js")
+                } else {
+                    err.extend_from_slice(
+                        format!("Error: Cannot find module '{path}'\n").as_bytes(),
+                    );
+                    return 1;
+                };
+                (Some(path), None, &args[1..])
+            }
+        };
+        let remaining = (self.wall_clock_ms as f64 - self.elapsed_ms()).max(0.0) as u64;
+        let sandbox = &*self.sandbox;
+        let Some(runtime) = sandbox.js.as_deref() else {
+            err.extend_from_slice(b"node: no JavaScript runtime is attached to this sandbox\n");
+            return 127;
+        };
+        let input = stdin.take_all();
+        let entry = match (&entry_path, &code) {
+            (Some(path), _) => JsEntry::File(path),
+            (None, Some(code)) => JsEntry::Eval(code),
+            (None, None) => return 2,
+        };
+        let request = JsRequest {
+            entry,
+            args: script_args,
+            cwd: &cwd,
+            files: sandbox
+                .vfs
+                .files()
+                .filter(|(path, _)| is_script_file(path))
+                .filter_map(|(path, data)| Some((path, std::str::from_utf8(data).ok()?)))
+                .collect(),
+            stdin: &input,
+            timeout_ms: remaining,
+            max_output_bytes: sandbox.limits.max_stream_bytes,
+        };
+        let outcome = runtime.run(request).await;
+        out.extend_from_slice(outcome.stdout.as_bytes());
+        err.extend_from_slice(outcome.stderr.as_bytes());
+        if outcome.timed_out {
+            err.extend_from_slice(format!("node: timed out after {remaining} ms\n").as_bytes());
+            return LIMIT_EXIT_CODE;
+        }
+        outcome.exit_code
+    }
+}
