@@ -1,0 +1,122 @@
+//! WebSocket mode with gloo-net: one connection, reused across turns (the point of the mode).
+//!
+//! A writer task owns the socket's sending half and drains a channel, so [`WsClient::send`] never
+//! blocks the UI; a reader task decodes every frame into an [`Incoming`] and hands it to the
+//! callback given at connect time.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use futures::channel::mpsc;
+use futures::{SinkExt, StreamExt};
+use gloo_net::websocket::Message;
+use gloo_net::websocket::futures::WebSocket;
+use tether_protocol::ServerEvent;
+
+/// What the connection delivers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    Event(ServerEvent),
+    /// A frame that is not a server event; the reason says why.
+    Undecodable(String),
+    /// The connection ended; the reason says how.
+    Closed(String),
+}
+
+/// Decodes one text frame from the server.
+pub fn decode_incoming(text: &str) -> Incoming {
+    match serde_json::from_str::<ServerEvent>(text) {
+        Ok(event) => Incoming::Event(event),
+        Err(error) => Incoming::Undecodable(error.to_string()),
+    }
+}
+
+/// The WebSocket URL for a page served from `protocol` (`http:`/`https:`) and `host`
+/// (`host:port`): clients derive `ws://host/v1/responses` from `http://host/v1`.
+pub fn responses_url(protocol: &str, host: &str) -> String {
+    let scheme = if protocol == "https:" { "wss" } else { "ws" };
+    format!("{scheme}://{host}/v1/responses")
+}
+
+/// An open (or opening) WebSocket-mode connection.
+pub struct WsClient {
+    outgoing: mpsc::UnboundedSender<String>,
+    open: Rc<Cell<bool>>,
+}
+
+impl WsClient {
+    /// Opens a connection to `url`; every frame received is passed to `on_incoming`.
+    pub fn connect(url: &str, on_incoming: impl Fn(Incoming) + 'static) -> Result<Self, String> {
+        let socket = WebSocket::open(url).map_err(|e| e.to_string())?;
+        let (mut sink, mut stream) = socket.split();
+        let (outgoing, mut queued) = mpsc::unbounded::<String>();
+        let open = Rc::new(Cell::new(true));
+
+        // gloo-net's sink waits for the connection to open before the first send.
+        wasm_bindgen_futures::spawn_local(async move {
+            while let Some(text) = queued.next().await {
+                if sink.send(Message::Text(text)).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let reader_open = open.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let reason = loop {
+                match stream.next().await {
+                    Some(Ok(Message::Text(text))) => on_incoming(decode_incoming(&text)),
+                    Some(Ok(Message::Bytes(_))) => {
+                        on_incoming(Incoming::Undecodable("a binary frame".into()))
+                    }
+                    Some(Err(error)) => break error.to_string(),
+                    None => break "closed by the server".to_string(),
+                }
+            };
+            reader_open.set(false);
+            on_incoming(Incoming::Closed(reason));
+        });
+        Ok(WsClient { outgoing, open })
+    }
+
+    /// Queues a text frame.
+    pub fn send(&self, text: String) -> Result<(), String> {
+        if !self.is_open() {
+            return Err("the connection is closed".into());
+        }
+        self.outgoing
+            .unbounded_send(text)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Whether the connection is still usable.
+    pub fn is_open(&self) -> bool {
+        self.open.get()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_follow_the_page() {
+        assert_eq!(
+            responses_url("http:", "127.0.0.1:8080"),
+            "ws://127.0.0.1:8080/v1/responses"
+        );
+        assert_eq!(
+            responses_url("https:", "tether.example"),
+            "wss://tether.example/v1/responses"
+        );
+    }
+
+    #[test]
+    fn frames_decode_to_events_or_reasons() {
+        let event = decode_incoming(
+            r#"{"type":"response.output_text.delta","sequence_number":3,
+            "item_id":"m","output_index":0,"content_index":0,"delta":"hi","logprobs":[]}"#,
+        );
+        assert!(matches!(event, Incoming::Event(e) if e.sequence_number == Some(3)));
+        assert!(matches!(decode_incoming("nope"), Incoming::Undecodable(_)));
+    }
+}
