@@ -1,0 +1,273 @@
+ls
+%%
+ls -a
+%%
+ls -A src
+%%
+ls -R
+%%
+ls src docs
+%%
+ls nope; echo "code=$?"
+%%
+ls README.md src/util.js
+%%
+cat README.md
+%%
+cat -n notes.txt
+%%
+cat nope 2>/dev/null; echo $?
+%%
+head -n 3 docs/guide.txt
+%%
+head -2 data/names.csv
+%%
+head -n -2 data/numbers.txt
+%%
+tail -n 2 docs/guide.txt
+%%
+tail -n +4 data/names.csv
+%%
+head -n 1 README.md notes.txt
+%%
+wc -l data/numbers.txt
+%%
+wc data/names.csv
+%%
+wc -l < data/numbers.txt
+%%
+wc -w README.md docs/guide.txt
+%%
+cat data/numbers.txt | wc -c
+%%
+grep -n TODO src/util.js src/lib/math.js
+%%
+grep -rn TODO src | sort
+%%
+grep -ri error docs
+%%
+grep -c London data/names.csv
+%%
+grep -l function -r src | sort
+%%
+grep -v London data/names.csv
+%%
+grep -E '^[0-9]+,(Ada|Alan),' data/names.csv
+%%
+grep -F '...' src/app.js
+%%
+grep 'a\(d\|l\)a' data/names.csv
+%%
+grep -w log src/util.js
+%%
+grep -o '[0-9][0-9]*' data/names.csv | head -5
+%%
+grep nothing-here README.md; echo "status $?"
+%%
+grep -x beta notes.txt; echo $?
+%%
+grep -rl mean . | sort
+%%
+grep -c '' notes.txt
+%%
+find . -name '*.js' | sort
+%%
+find src -type d | sort
+%%
+find . -type f -path '*lib*'
+%%
+find . -maxdepth 1 -type f | sort
+%%
+find docs data -name '*.txt' | sort
+%%
+sed -n '2,4p' data/names.csv
+%%
+sed 's/London/Paris/g' data/names.csv
+%%
+sed '/^$/d' docs/guide.txt
+%%
+sed -n '/Error/,/E1/p' docs/guide.txt
+%%
+sed '1d;$d' data/numbers.txt
+%%
+sed -E 's/([a-z]+)\.js/\1.ts/' <<< 'app.js util.js'
+%%
+sed 's/a/A/2' notes.txt
+%%
+sed -i 's/TODO/DONE/' src/util.js && cat src/util.js
+%%
+sed -n '$p' README.md
+%%
+sed '3q' docs/guide.txt
+%%
+echo hello world
+%%
+echo -n no newline; echo
+%%
+echo -e 'tab\there\nline2'
+%%
+echo "quoted   spaces" 'single $HOME' \$escaped
+%%
+printf '%s=%d\n' a 1 b 2
+%%
+printf '%5s|%-5s|%03d\n' x y 7
+%%
+printf 'no newline'
+%%
+X=42; echo "x is $X and ${X}0"
+%%
+echo "${UNSET:-default} ${#X}"
+%%
+f=archive.tar.gz; echo ${f%.gz} ${f%%.*} ${f#*.} ${f##*.}
+%%
+false; echo "status $?"
+%%
+true && echo yes || echo no
+%%
+false && echo yes || echo no
+%%
+false || true; echo $?
+%%
+echo one; echo two; echo three
+%%
+echo a > out.txt; echo b >> out.txt; cat out.txt
+%%
+ls nope 2> err.txt; cat err.txt | wc -l
+%%
+ls nope README.md 2>&1 | wc -l
+%%
+cat < notes.txt | head -n 2
+%%
+cat <<EOF
+home is $X and $((1+2))
+EOF
+%%
+cat <<'EOF'
+home is $HOME
+EOF
+%%
+echo src/*.js
+%%
+echo */
+%%
+echo data/*.txt data/*.csv
+%%
+echo nomatch*
+%%
+cd src && pwd | sed 's#.*/##' && ls
+%%
+cd src/lib; cat math.js | grep -c function
+%%
+mkdir -p a/b/c && touch a/b/c/d.txt && find a | sort
+%%
+mkdir x; mkdir x 2>/dev/null; echo $?
+%%
+rm -r src && ls
+%%
+rm nope 2>/dev/null; echo $?
+%%
+rm -f nope; echo $?
+%%
+mv notes.txt renamed.txt && ls
+%%
+cp -r src copy && find copy -type f | sort
+%%
+cp README.md docs/ && ls docs
+%%
+sort data/numbers.txt
+%%
+sort -n data/numbers.txt
+%%
+sort -rn data/numbers.txt | head -3
+%%
+sort -u data/numbers.txt
+%%
+sort -t, -k4 -n data/names.csv
+%%
+sort data/numbers.txt | uniq -c
+%%
+sort -n data/numbers.txt | uniq
+%%
+cut -d, -f2 data/names.csv
+%%
+cut -d, -f1,3 data/names.csv
+%%
+cut -c1-5 README.md
+%%
+tr a-z A-Z < README.md
+%%
+echo 'hello   world' | tr -s ' '
+%%
+echo 'hello world' | tr -d lo
+%%
+nl src/util.js
+%%
+diff data/numbers.txt data/numbers.txt; echo $?
+%%
+printf '1\n2\n3\n' > a.txt; printf '1\nX\n3\n4\n' > b.txt; diff a.txt b.txt; echo $?
+%%
+for f in src/*.js; do echo "file: $f"; done
+%%
+for i in 1 2 3; do echo $((i * i)); done
+%%
+i=0; while [ $i -lt 3 ]; do echo $i; i=$((i+1)); done
+%%
+if [ -f README.md ]; then echo file; else echo none; fi
+%%
+if test -d nope; then echo dir; elif [ -d src ]; then echo src-dir; fi
+%%
+while read n; do echo "n=$n"; done < data/numbers.txt
+%%
+cat data/names.csv | while IFS= read -r line; do echo "> $line"; done | head -2
+%%
+echo "$(echo nested) and `echo backticks`"
+%%
+count=$(grep -c , data/names.csv); echo "rows: $count"
+%%
+nosuchcommand arg 2>/dev/null; echo "code $?"
+%%
+echo start; exit 3; echo never
+%%
+(cd src; pwd | sed 's#.*/##'); pwd | grep -c 'src$'
+%%
+{ echo a; echo b; } | wc -l
+%%
+echo 'it'\''s' "a \"quote\""
+%%
+echo $((7 / 2)) $((7 % 3)) $((2 + 3 * 4))
+%%
+seq 3
+%%
+seq 2 2 10 | tr '\n' ' '
+%%
+basename /a/b/c.txt .txt; dirname /a/b/c.txt
+%%
+! false; echo $?
+%%
+set -e; false; echo never
+%%
+test -s README.md && echo nonempty
+%%
+head -c 10 README.md
+%%
+tail -c 5 README.md
+%%
+echo a b c | cut -d' ' -f2-
+%%
+grep -n '' notes.txt | tail -3
+%%
+ls src | wc -l; ls -a | head -3
+%%
+echo "a,b;c" | tr ',;' '  '
+%%
+grep -rn "require(" --include='*.js' src | sort
+%%
+cat src/app.js | grep -E "console\.(log|error)" | wc -l
+%%
+sed -n '/^function/=' src/lib/math.js
+%%
+find . -name '*.md' -o -name '*.csv' | sort
+%%
+find . -type f ! -name '*.js' | sort
+%%
+echo "$X" unset-is-empty; Y=1 Z=2; echo $Y$Z
