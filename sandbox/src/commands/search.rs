@@ -10,7 +10,7 @@ use crate::shell::glob;
 use crate::vfs::{self, EntryKind};
 
 /// Translates a POSIX regular expression (basic when `extended` is false) to `regex` syntax.
-pub fn translate_posix(pattern: &str, extended: bool) -> String {
+pub fn translate_posix(pattern: &str, extended: bool) -> Result<String, String> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut out = String::new();
     let mut i = 0;
@@ -21,7 +21,8 @@ pub fn translate_posix(pattern: &str, extended: bool) -> String {
         at_start = false;
         match c {
             '[' => {
-                let (class, len) = bracket(&chars[i..]);
+                let (class, len) = bracket(&chars[i..])
+                    .ok_or_else(|| "Unmatched [, [^, [:, [., or [=".to_string())?;
                 out.push_str(&class);
                 i += len;
                 continue;
@@ -68,11 +69,12 @@ pub fn translate_posix(pattern: &str, extended: bool) -> String {
         }
         i += 1;
     }
-    out
+    Ok(out)
 }
 
-/// A POSIX bracket expression at the start of `chars`, as `regex` syntax, and its length.
-fn bracket(chars: &[char]) -> (String, usize) {
+/// A POSIX bracket expression at the start of `chars`, as `regex` syntax, and its length;
+/// `None` when it is not closed.
+fn bracket(chars: &[char]) -> Option<(String, usize)> {
     let mut out = String::from("[");
     let mut i = 1;
     if chars.get(i) == Some(&'^') {
@@ -87,7 +89,7 @@ fn bracket(chars: &[char]) -> (String, usize) {
         let c = chars[i];
         if c == ']' {
             out.push(']');
-            return (out, i + 1);
+            return Some((out, i + 1));
         }
         if c == '[' && chars.get(i + 1) == Some(&':') {
             let rest: String = chars[i..].iter().collect();
@@ -105,10 +107,7 @@ fn bracket(chars: &[char]) -> (String, usize) {
         out.push(c);
         i += 1;
     }
-    (
-        "\\[".to_string() + &regex::escape(&chars[1..].iter().collect::<String>()),
-        chars.len(),
-    )
+    None
 }
 
 /// How lines are matched, shared by `grep` and `rg`.
@@ -131,15 +130,18 @@ fn build_matcher(
     whole_line: bool,
     invert: bool,
 ) -> Result<Matcher, String> {
-    let alternatives: Vec<String> = patterns
+    let translated: Vec<String> = patterns
         .iter()
         .flat_map(|p| p.split('\n').map(str::to_string).collect::<Vec<_>>())
         .map(|p| match syntax {
-            Syntax::Fixed => regex::escape(&p),
+            Syntax::Fixed => Ok(regex::escape(&p)),
             Syntax::Basic => translate_posix(&p, false),
             Syntax::Extended => translate_posix(&p, true),
-            Syntax::Rust => p,
+            Syntax::Rust => Ok(p),
         })
+        .collect::<Result<_, _>>()?;
+    let alternatives: Vec<String> = translated
+        .into_iter()
         .map(|p| {
             if whole_line {
                 format!("^(?:{p})$")
@@ -237,7 +239,11 @@ fn search(ctx: &mut Ctx, name: &str, data: &[u8], matcher: &Matcher, report: &Re
     } else if (report.files_with && count > 0) || (report.files_without && count == 0) {
         ctx.print(&format!("{name}\n"));
     }
-    count > 0
+    if report.files_without {
+        count == 0
+    } else {
+        count > 0
+    }
 }
 
 /// Files below `dir` (shown with `shown` as prefix), filtered by name globs.
@@ -572,7 +578,13 @@ mod tests {
             ("x{", true, "x\\{"),
         ];
         for (pattern, extended, want) in cases {
-            assert_eq!(translate_posix(pattern, extended), want, "{pattern}");
+            assert_eq!(
+                translate_posix(pattern, extended).unwrap(),
+                want,
+                "{pattern}"
+            );
         }
+        assert!(translate_posix("[abc", false).is_err());
+        {}
     }
 }

@@ -102,7 +102,9 @@ impl Parser<'_> {
     }
 
     fn regex(&self, pattern: &str, ignore_case: bool) -> Result<Regex, String> {
-        let translated = translate_posix(pattern, self.extended).replace("\\n", "\n");
+        let translated = translate_posix(pattern, self.extended)
+            .map_err(|e| self.error(&e))?
+            .replace("\\n", "\n");
         RegexBuilder::new(&translated)
             .case_insensitive(ignore_case)
             .build()

@@ -676,12 +676,11 @@ pub fn printf(ctx: &mut Ctx, args: &[String]) -> i32 {
             i += 1;
             let spec: String = chars[start + 1..i - 1].iter().collect();
             let arg = values.next().map(String::as_str);
-            match format_one(&spec, conv, arg) {
-                Ok(text) => ctx.print(&text),
-                Err(message) => {
-                    ctx.warn(&message);
-                    status = 1;
-                }
+            let (text, problem) = format_one(&spec, conv, arg);
+            ctx.print(&text);
+            if let Some(message) = problem {
+                ctx.warn(&message);
+                status = 1;
             }
         }
         let (text, stop) = unescape_until_stop(&literal);
@@ -708,7 +707,19 @@ fn pad(text: String, flags: &str, width: usize) -> String {
     }
 }
 
-fn format_one(spec: &str, conv: char, arg: Option<&str>) -> Result<String, String> {
+/// Formats one conversion. An invalid number formats as 0 and reports the error, as bash does.
+fn format_one(spec: &str, conv: char, arg: Option<&str>) -> (String, Option<String>) {
+    match format_checked(spec, conv, arg) {
+        Ok(text) => (text, None),
+        Err(message) if "diuxXofFeg".contains(conv) => (
+            format_checked(spec, conv, Some("0")).unwrap_or_default(),
+            Some(message),
+        ),
+        Err(message) => (String::new(), Some(message)),
+    }
+}
+
+fn format_checked(spec: &str, conv: char, arg: Option<&str>) -> Result<String, String> {
     let flags: String = spec.chars().take_while(|c| "-+ #0".contains(*c)).collect();
     let rest = &spec[flags.len()..];
     let (width, precision) = match rest.split_once('.') {

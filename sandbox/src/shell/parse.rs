@@ -257,6 +257,11 @@ impl Lexer<'_> {
                         None => literal.push('\\'),
                     }
                 }
+                '$' if self.peek_at(1) == Some('\'') => {
+                    flush(&mut literal, &mut parts);
+                    self.pos += 2;
+                    parts.push(WordPart::Quoted(self.ansi_c_quoted()?));
+                }
                 '$' => {
                     if let Some(part) = self.dollar()? {
                         flush(&mut literal, &mut parts);
@@ -285,6 +290,38 @@ impl Lexer<'_> {
         }
         flush(&mut literal, &mut parts);
         Ok(Word { parts })
+    }
+
+    /// The body of `$'…'`: backslash escapes as in C.
+    fn ansi_c_quoted(&mut self) -> Result<String, ParseError> {
+        let mut text = String::new();
+        loop {
+            match self.peek() {
+                None => return Err(ParseError::Unterminated('\'')),
+                Some('\'') => {
+                    self.pos += 1;
+                    return Ok(text);
+                }
+                Some('\\') => {
+                    self.pos += 1;
+                    let escaped = match self.peek() {
+                        Some('n') => '\n',
+                        Some('t') => '\t',
+                        Some('r') => '\r',
+                        Some('0') => '\0',
+                        Some('e') => '\x1b',
+                        Some(c) => c,
+                        None => return Err(ParseError::Unterminated('\'')),
+                    };
+                    text.push(escaped);
+                    self.pos += 1;
+                }
+                Some(c) => {
+                    text.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
     }
 
     fn until(&mut self, end: char) -> Result<String, ParseError> {

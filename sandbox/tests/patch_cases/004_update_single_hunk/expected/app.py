@@ -1,0 +1,7 @@
+def greet(name):
+    print('hi', name)
+
+
+def main():
+    greet('world')
+    return 0

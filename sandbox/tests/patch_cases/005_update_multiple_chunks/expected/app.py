@@ -1,0 +1,7 @@
+def greet(name):
+    print('hey', name)
+
+
+def main():
+    greet('tether')
+    return 0

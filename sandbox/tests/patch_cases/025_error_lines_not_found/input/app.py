@@ -1,0 +1,7 @@
+def greet(name):
+    print('hello', name)
+
+
+def main():
+    greet('world')
+    return 0
