@@ -270,8 +270,8 @@ impl<'s> Shell<'s> {
                     if !redirects.iter().any(|r| r.fd == 0) {
                         io.stdin = inner.stdin;
                     }
-                    self.route(&sinks, inner.out, inner.err, io);
-                    status
+                    let delivered = self.route(&sinks, inner.out, inner.err, io);
+                    if delivered { status } else { status.max(1) }
                 }
             };
             self.status = status;
@@ -434,8 +434,8 @@ impl<'s> Shell<'s> {
                 None => self.sandbox.env.remove(&name),
             };
         }
-        self.route(&sinks, out, err, io);
-        status
+        let delivered = self.route(&sinks, out, err, io);
+        if delivered { status } else { status.max(1) }
     }
 
     /// Applies redirections in order: returns the replacement stdin, if any, and the sinks of
@@ -539,7 +539,10 @@ impl<'s> Shell<'s> {
         Ok((stdin, sinks))
     }
 
-    fn route(&mut self, sinks: &[Sink; 2], out: Vec<u8>, err: Vec<u8>, io: &mut Streams) {
+    /// Delivers a command's output to its sinks; false when a file write failed (the command
+    /// then fails, as a write error does in bash).
+    fn route(&mut self, sinks: &[Sink; 2], out: Vec<u8>, err: Vec<u8>, io: &mut Streams) -> bool {
+        let mut delivered = true;
         for (sink, data) in sinks.iter().zip([out, err]) {
             if data.is_empty() {
                 continue;
@@ -553,10 +556,12 @@ impl<'s> Shell<'s> {
                         io.err.extend_from_slice(
                             format!("bash: {path}: write error: {e}\n").as_bytes(),
                         );
+                        delivered = false;
                     }
                 }
             }
         }
+        delivered
     }
 
     /// Runs one command: a builtin that needs the interpreter, or a command from the table.

@@ -1,0 +1,111 @@
+//! Every limit ends the call with a clear message and exit code 124, and the file system stays
+//! consistent. The wall clock is a `ManualClock` so the budget test is deterministic.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use tether_sandbox::native::block_on;
+use tether_sandbox::{LIMIT_EXIT_CODE, Limits, ManualClock, Sandbox, Vfs};
+
+fn run(limits: Limits, line: &str) -> (tether_sandbox::ShellOutput, Sandbox) {
+    let mut sandbox = Sandbox::new(Vfs::new()).with_limits(limits);
+    let output = block_on(sandbox.run_shell(line));
+    (output, sandbox)
+}
+
+#[test]
+fn command_limit() {
+    let limits = Limits {
+        max_commands: 50,
+        max_loop_iterations: 1_000_000,
+        ..Limits::default()
+    };
+    let (output, _) = run(limits, "while true; do echo x; done; echo never");
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert!(
+        output
+            .stderr
+            .ends_with("tether-sandbox: limit exceeded: more than 50 commands in one call\n")
+    );
+    assert!(!output.stdout.contains("never"));
+}
+
+#[test]
+fn loop_iteration_limit() {
+    let limits = Limits {
+        max_commands: 1_000_000,
+        ..Limits::default()
+    };
+    let (output, _) = run(limits, "for i in $(seq 1 20000); do :; done");
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert!(output.stderr.contains("more than 10000 loop iterations"));
+}
+
+#[test]
+fn wall_clock_budget_uses_the_injected_clock() {
+    let mut sandbox = Sandbox::new(Vfs::new())
+        .with_limits(Limits {
+            wall_clock_ms: 100,
+            ..Limits::default()
+        })
+        .with_clock(Box::new(ManualClock::stepping(1.0)));
+    let output = block_on(sandbox.run_shell("while true; do true; done"));
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert!(
+        output
+            .stderr
+            .contains("wall-clock budget of 100 ms used up")
+    );
+}
+
+#[test]
+fn file_system_cap_refuses_writes_and_stays_consistent() {
+    let limits = Limits {
+        max_fs_bytes: 1000,
+        ..Limits::default()
+    };
+    let (output, sandbox) = run(
+        limits,
+        "echo small > a.txt; seq 1 1000 > big.txt; echo $?; cat a.txt",
+    );
+    assert_eq!(output.stdout, "1\nsmall\n");
+    assert!(
+        output.stderr.contains("No space left on device"),
+        "{}",
+        output.stderr
+    );
+    assert!(sandbox.vfs().total_bytes() <= 1000);
+    assert_eq!(sandbox.vfs().read("/big.txt").unwrap(), b"");
+    let (output, sandbox) = run(
+        Limits {
+            max_fs_bytes: 10,
+            ..Limits::default()
+        },
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.txt\n+0123456789abcdef\n*** End Patch\nEOF",
+    );
+    assert_eq!(output.exit_code, 1);
+    assert!(output.stderr.contains("No space left on device"));
+    assert!(!sandbox.vfs().exists("/a.txt"));
+}
+
+#[test]
+fn runaway_values_stop() {
+    let (output, _) = run(Limits::default(), "x=aaaaaaaa; while true; do x=$x$x; done");
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert!(
+        output.stderr.contains("a value grew past"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn stream_output_is_capped_with_a_marker() {
+    let limits = Limits {
+        max_stream_bytes: 1000,
+        ..Limits::default()
+    };
+    let (output, _) = run(limits, "seq 1 10000");
+    assert!(output.stdout.len() < 1100);
+    assert!(output.stdout.contains("bytes elided"));
+    assert!(output.stdout.ends_with("10000\n"));
+}
