@@ -1,1 +1,135 @@
-fn main() {}
+//! `cargo xtask …`: everything it takes to set up, build, run and test Tether, in Rust, so the
+//! README's two commands work on a fresh machine with nothing but rustup, node and python.
+//!
+//! ```text
+//! cargo xtask run [-- SERVER ARGS]  set up, build the playground, start the server on :8080
+//! cargo xtask test                  set up (with headless Chromium), run every test suite
+//! cargo xtask setup [--browsers]    install what is missing, nothing else
+//! cargo xtask dist                  build the playground into dist/ (release, wasm-opt)
+//! ```
+//!
+//! The playground is built directly — cargo → wasm-bindgen → wasm-opt → copy `index.html` and
+//! `style/` — rather than with Trunk: it is fully offline, takes seconds, and the newest Trunk
+//! needs a newer rustc than ours.
+
+mod dist;
+mod setup;
+mod suites;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("xtask: error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<ExitCode> {
+    let root = workspace_root();
+    std::env::set_current_dir(&root).context("cannot enter the workspace root")?;
+    let (command, rest) = args
+        .split_first()
+        .map_or(("help", &[][..]), |(c, r)| (c.as_str(), r));
+    match command {
+        "setup" => {
+            let browsers = rest.iter().any(|a| a == "--browsers");
+            setup::ensure(&root, browsers)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        "dist" => {
+            let tools = setup::ensure(&root, false)?;
+            dist::build(&root, &tools)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        "run" => {
+            let tools = setup::ensure(&root, false)?;
+            dist::build(&root, &tools)?;
+            let server_args = rest.strip_prefix(&["--".to_string()]).unwrap_or(rest);
+            serve(&root, server_args)
+        }
+        "test" => {
+            let tools = setup::ensure(&root, true)?;
+            suites::run_all(&root, &tools)
+        }
+        "help" | "--help" | "-h" => {
+            println!("{}", HELP.trim());
+            Ok(ExitCode::SUCCESS)
+        }
+        other => bail!("unknown command '{other}'\n\n{}", HELP.trim()),
+    }
+}
+
+const HELP: &str = "
+usage: cargo xtask <command>
+
+  run [-- SERVER ARGS]   set up, build the playground, start tether-server (http://127.0.0.1:8080)
+  test                   set up (including headless Chromium) and run every test suite
+  setup [--browsers]     install whatever is missing (wasm32 target, wasm-bindgen-cli, npm tools)
+  dist                   build the playground into dist/
+";
+
+/// Builds the server in release mode and runs it in the foreground with the built playground.
+fn serve(root: &Path, server_args: &[String]) -> Result<ExitCode> {
+    step("building tether-server (release)");
+    cargo(&["build", "--release", "-p", "tether-server"])?;
+    let binary = root.join("target/release/tether-server");
+    step("starting tether-server (Ctrl-C stops it)");
+    let status = Command::new(&binary)
+        .arg("--static-dir")
+        .arg(root.join("dist"))
+        .args(server_args)
+        .status()
+        .with_context(|| format!("cannot start {}", binary.display()))?;
+    Ok(if status.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The workspace root: the parent of this crate's manifest directory.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives inside the workspace")
+        .to_path_buf()
+}
+
+/// Prints a progress line.
+fn step(message: &str) {
+    eprintln!("\x1b[1mxtask:\x1b[0m {message}");
+}
+
+/// Runs cargo (the one that runs us) with `args`, failing on a non-zero exit.
+fn cargo(args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    check(Command::new(cargo).args(args))
+}
+
+/// Runs `command`, failing with its command line on a non-zero exit.
+fn check(command: &mut Command) -> Result<()> {
+    let status = command
+        .status()
+        .with_context(|| format!("cannot run {command:?}"))?;
+    if !status.success() {
+        bail!("{command:?} failed ({status})");
+    }
+    Ok(())
+}
+
+/// Runs `command` and returns its trimmed stdout, or `None` if it cannot run or fails.
+fn output_of(command: &mut Command) -> Option<String> {
+    let output = command.output().ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+}

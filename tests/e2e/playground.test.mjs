@@ -1,0 +1,93 @@
+// End to end: the real server, the real built page, headless Chromium. A prompt is typed, sent
+// over WebSocket mode, and its answer is watched streaming into the page.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { artifactPath, launchBrowser, startServer } from "./server.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  // 100 tokens/s makes the ~60-token answer take about half a second: slow enough to observe
+  // the page mid-stream, fast enough for a quick test.
+  server = await startServer(["--tokens-per-second", "100"]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test("a prompt's answer streams into the page over one WebSocket", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error));
+  const sockets = [];
+  page.on("websocket", (ws) => sockets.push(ws.url()));
+
+  await page.goto(server.url);
+  const status = page.getByTestId("run-status");
+  await status.waitFor();
+  assert.equal(await status.textContent(), "idle");
+
+  const prompt = "Hello from the end-to-end test";
+  await page.getByTestId("prompt").fill(prompt);
+  await page.getByTestId("send").click();
+
+  // Mid-stream: running, with part of the answer already on the page.
+  await page.waitForFunction(() => {
+    const status = document.querySelector('[data-testid="run-status"]').textContent;
+    const answer = document.querySelector('[data-testid="answer"]').textContent;
+    return status === "running" && answer.length > 0;
+  });
+  const partial = await page.getByTestId("answer").textContent();
+
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="run-status"]').textContent === "done",
+    null,
+    { timeout: 15_000 },
+  );
+  const answer = await page.getByTestId("answer").textContent();
+  assert.ok(answer.startsWith(partial), "the answer grew from what was shown mid-stream");
+  assert.ok(answer.length > partial.length, "more arrived after the mid-stream snapshot");
+  assert.ok(answer.includes(`"${prompt}"`), `the answer quotes the prompt: ${answer}`);
+
+  const ttft = await page.getByTestId("ttft").textContent();
+  assert.match(ttft, /^\d+ ms$/);
+  const rate = await page.getByTestId("tokens-per-second").textContent();
+  const tokensPerSecond = Number(rate.replace(" tokens/s", ""));
+  // The server paces at 100 tokens/s; browser timing is coarse, so only the magnitude is checked.
+  assert.ok(tokensPerSecond > 30 && tokensPerSecond < 400, `decoding speed ${rate}`);
+  assert.match(await page.getByTestId("tokens").textContent(), /^\d+ \/ \d+$/);
+  await page.screenshot({ path: artifactPath("playground-answer.png"), fullPage: true });
+
+  // A second turn reuses the same connection.
+  await page.getByTestId("prompt").fill("And a second question");
+  await page.getByTestId("send").click();
+  await page.waitForFunction(() => {
+    const answer = document.querySelector('[data-testid="answer"]').textContent;
+    const status = document.querySelector('[data-testid="run-status"]').textContent;
+    return status === "done" && answer.includes("And a second question");
+  });
+  assert.equal(sockets.length, 1, `one WebSocket for both turns, saw ${sockets.join(", ")}`);
+  assert.ok(sockets[0].endsWith("/v1/responses"));
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
+test("the connection failing shows up as a failed turn, not a hang", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  await page.getByTestId("run-status").waitFor();
+  // Point the page at a port where nothing listens by cutting the network.
+  await page.context().setOffline(true);
+  await page.getByTestId("send").click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="run-status"]').textContent === "failed",
+  );
+  const error = await page.getByTestId("error").textContent();
+  assert.match(error, /connection|WebSocket/i);
+  await page.context().setOffline(false);
+  await page.close();
+});

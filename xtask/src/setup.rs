@@ -1,0 +1,180 @@
+//! Installs whatever the build and the tests need and is missing, and nothing that is present:
+//! the wasm32 target, wasm-bindgen-cli at the version `Cargo.lock` pins, the npm tools of
+//! `package.json` (wasm-opt from the `binaryen` package — never Debian's binaryen, whose wasm-opt
+//! 108 emits wasm that crashes in the browser — and playwright-core), and for tests Debian's
+//! Chromium and ChromeDriver.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::{cargo, check, output_of, step};
+
+/// Paths of the tools later steps use.
+pub struct Tools {
+    pub wasm_bindgen: PathBuf,
+    pub wasm_opt: PathBuf,
+    pub chromium: Option<PathBuf>,
+    pub chromedriver: Option<PathBuf>,
+}
+
+/// Ensures every tool is installed; with `browsers`, Chromium and ChromeDriver too.
+pub fn ensure(root: &Path, browsers: bool) -> Result<Tools> {
+    ensure_wasm_target()?;
+    let wasm_bindgen = ensure_wasm_bindgen(root)?;
+    let wasm_opt = ensure_npm_tools(root)?;
+    let (chromium, chromedriver) = if browsers {
+        let (chromium, driver) = ensure_browsers()?;
+        (Some(chromium), Some(driver))
+    } else {
+        (None, None)
+    };
+    Ok(Tools {
+        wasm_bindgen,
+        wasm_opt,
+        chromium,
+        chromedriver,
+    })
+}
+
+fn ensure_wasm_target() -> Result<()> {
+    let installed = output_of(Command::new("rustup").args(["target", "list", "--installed"]));
+    match installed {
+        Some(list) if list.lines().any(|l| l.trim() == "wasm32-unknown-unknown") => Ok(()),
+        Some(_) => {
+            step("installing the wasm32-unknown-unknown target");
+            check(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+        }
+        None => bail!(
+            "rustup is not available: install Rust with rustup, then run \
+             `rustup target add wasm32-unknown-unknown`"
+        ),
+    }
+}
+
+/// The version of `package` that `Cargo.lock` resolved.
+pub fn locked_version(root: &Path, package: &str) -> Result<String> {
+    let lock =
+        std::fs::read_to_string(root.join("Cargo.lock")).context("cannot read Cargo.lock")?;
+    let header = format!("name = \"{package}\"");
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == header
+            && let Some(version) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = "))
+        {
+            return Ok(version.trim_matches('"').to_string());
+        }
+    }
+    bail!("Cargo.lock has no package {package}")
+}
+
+/// wasm-bindgen's CLI must match the library version exactly, or the JS glue it writes is wrong.
+fn ensure_wasm_bindgen(root: &Path) -> Result<PathBuf> {
+    let version = locked_version(root, "wasm-bindgen")?;
+    let expected = format!("wasm-bindgen {version}");
+    let cargo_bin = cargo_home().join("bin");
+    let runner = cargo_bin.join("wasm-bindgen-test-runner");
+    let installed = output_of(Command::new(cargo_bin.join("wasm-bindgen")).arg("--version"))
+        .or_else(|| output_of(Command::new("wasm-bindgen").arg("--version")));
+    if installed.as_deref() != Some(expected.as_str()) || !runner.exists() {
+        step(&format!(
+            "installing wasm-bindgen-cli {version} (found: {}); this takes a few minutes once",
+            installed.as_deref().unwrap_or("none")
+        ));
+        // Not `--locked`: one of the CLI's pinned dependencies is gone from the registry.
+        cargo(&["install", "wasm-bindgen-cli", "--version", &version])?;
+    }
+    let binary = cargo_bin.join("wasm-bindgen");
+    if binary.exists() {
+        Ok(binary)
+    } else {
+        Ok(PathBuf::from("wasm-bindgen"))
+    }
+}
+
+fn cargo_home() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from(".cargo"))
+}
+
+/// Runs `npm ci` when `node_modules` is missing or older than `package-lock.json`.
+fn ensure_npm_tools(root: &Path) -> Result<PathBuf> {
+    let wasm_opt = root.join("node_modules/.bin/wasm-opt");
+    let lock = root.join("package-lock.json");
+    let stamp = root.join("node_modules/.package-lock.json");
+    let fresh = wasm_opt.exists()
+        && root.join("node_modules/playwright-core").exists()
+        && modified(&stamp)
+            .zip(modified(&lock))
+            .is_some_and(|(s, l)| s >= l);
+    if !fresh {
+        if output_of(Command::new("npm").arg("--version")).is_none() {
+            bail!("npm is not available: install Node.js 20 (with npm)");
+        }
+        step("installing npm tools (binaryen's wasm-opt, playwright-core)");
+        check(
+            Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund"])
+                .current_dir(root),
+        )?;
+    }
+    Ok(wasm_opt)
+}
+
+fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Debian's Chromium and ChromeDriver (`/usr/bin/chromium`, `/usr/bin/chromedriver`).
+fn ensure_browsers() -> Result<(PathBuf, PathBuf)> {
+    let find = || Some((which("chromium")?, which("chromedriver")?));
+    if let Some(found) = find() {
+        return Ok(found);
+    }
+    step("installing Chromium and ChromeDriver (apt-get)");
+    let is_root = output_of(Command::new("id").arg("-u")).as_deref() == Some("0");
+    let apt = |args: &[&str]| -> Result<()> {
+        if is_root {
+            check(
+                Command::new("apt-get")
+                    .args(args)
+                    .env("DEBIAN_FRONTEND", "noninteractive"),
+            )
+        } else {
+            check(
+                Command::new("sudo")
+                    .arg("DEBIAN_FRONTEND=noninteractive")
+                    .arg("apt-get")
+                    .args(args),
+            )
+        }
+    };
+    apt(&["update", "-q"])?;
+    apt(&["install", "-y", "-q", "chromium", "chromium-driver"])?;
+    find().context("chromium and chromedriver are still not on PATH after apt-get install")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_locked_versions() {
+        let root = crate::workspace_root();
+        let version = locked_version(&root, "wasm-bindgen").unwrap();
+        assert!(version.starts_with("0.2."), "{version}");
+        assert!(locked_version(&root, "no-such-package").is_err());
+    }
+}
