@@ -60,15 +60,16 @@ pub trait Clock {
 
 /// The platform clock: `Instant` natively, `Date.now()` in the browser.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "wasm32", derive(Default))]
 pub struct SystemClock {
     #[cfg(not(target_arch = "wasm32"))]
     origin: std::time::Instant,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Default for SystemClock {
     fn default() -> Self {
         SystemClock {
-            #[cfg(not(target_arch = "wasm32"))]
             origin: std::time::Instant::now(),
         }
     }
