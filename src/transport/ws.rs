@@ -16,7 +16,7 @@ use tether_protocol::ServerEvent;
 /// What the connection delivers.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
-    Event(ServerEvent),
+    Event(Box<ServerEvent>),
     /// A frame that is not a server event; the reason says why.
     Undecodable(String),
     /// The connection ended; the reason says how.
@@ -26,7 +26,7 @@ pub enum Incoming {
 /// Decodes one text frame from the server.
 pub fn decode_incoming(text: &str) -> Incoming {
     match serde_json::from_str::<ServerEvent>(text) {
-        Ok(event) => Incoming::Event(event),
+        Ok(event) => Incoming::Event(Box::new(event)),
         Err(error) => Incoming::Undecodable(error.to_string()),
     }
 }
