@@ -185,6 +185,11 @@ struct Report {
     files_without: bool,
     only: bool,
     quiet: bool,
+    /// Context lines before and after each match (`-B`, `-A`, `-C`).
+    before: usize,
+    after: usize,
+    /// Whether any line was printed yet, so context groups get their `--` separators.
+    printed: std::cell::Cell<bool>,
 }
 
 /// Searches one file's content; returns whether anything matched.
@@ -200,6 +205,15 @@ fn search(ctx: &mut Ctx, name: &str, data: &[u8], matcher: &Matcher, report: &Re
             ctx.print(&format!("Binary file {name} matches\n"));
         }
         return matched;
+    }
+    let with_context = (report.before > 0 || report.after > 0)
+        && !(report.count
+            || report.files_with
+            || report.files_without
+            || report.quiet
+            || report.only);
+    if with_context {
+        return search_with_context(ctx, &prefix, name, data, matcher, report);
     }
     let mut count = 0;
     for (index, line) in lines(data).iter().enumerate() {
@@ -244,6 +258,67 @@ fn search(ctx: &mut Ctx, name: &str, data: &[u8], matcher: &Matcher, report: &Re
     } else {
         count > 0
     }
+}
+
+/// `grep -A/-B/-C`: matching lines marked `:`, context lines `-`, groups separated by `--`.
+fn search_with_context(
+    ctx: &mut Ctx,
+    prefix: &str,
+    name: &str,
+    data: &[u8],
+    matcher: &Matcher,
+    report: &Report,
+) -> bool {
+    let all = lines(data);
+    let context_prefix = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{name}-")
+    };
+    let mut last_printed: Option<usize> = None;
+    let mut after_left = 0;
+    let mut matched = false;
+    let print = |ctx: &mut Ctx, index: usize, is_match: bool, last: &mut Option<usize>| {
+        let gap = match *last {
+            Some(l) => index > l + 1,
+            None => report.printed.get(),
+        };
+        if gap {
+            ctx.print("--\n");
+        }
+        let (file, sep) = if is_match {
+            (prefix, ":")
+        } else {
+            (context_prefix.as_str(), "-")
+        };
+        let number = if report.numbers {
+            format!("{}{sep}", index + 1)
+        } else {
+            String::new()
+        };
+        ctx.print(&format!("{file}{number}"));
+        ctx.out.extend_from_slice(all[index]);
+        ctx.out.push(b'\n');
+        *last = Some(index);
+        report.printed.set(true);
+    };
+    for (index, line) in all.iter().enumerate() {
+        if matcher.is_match(line) {
+            matched = true;
+            let start = index
+                .saturating_sub(report.before)
+                .max(last_printed.map_or(0, |l| l + 1));
+            for before in start..index {
+                print(ctx, before, false, &mut last_printed);
+            }
+            print(ctx, index, true, &mut last_printed);
+            after_left = report.after;
+        } else if after_left > 0 {
+            print(ctx, index, false, &mut last_printed);
+            after_left -= 1;
+        }
+    }
+    matched
 }
 
 /// Files below `dir` (shown with `shown` as prefix), filtered by name globs.
@@ -292,6 +367,10 @@ impl Walk<'_> {
     }
 }
 
+fn count_option(value: Option<&str>) -> usize {
+    value.and_then(|v| v.parse().ok()).unwrap_or(0)
+}
+
 pub fn grep(ctx: &mut Ctx, args: &[String]) -> i32 {
     let long = [
         ("recursive", 'r'),
@@ -316,6 +395,9 @@ pub fn grep(ctx: &mut Ctx, args: &[String]) -> i32 {
         ("exclude", '\u{2}'),
         ("exclude-dir", '\u{3}'),
         ("color", '\u{4}'),
+        ("after-context", 'A'),
+        ("before-context", 'B'),
+        ("context", 'C'),
     ];
     let opts = match parse_opts("grep", args, "e\u{1}\u{2}\u{3}\u{4}fmABC", &long, None) {
         Ok(o) => o,
@@ -414,6 +496,9 @@ pub fn grep(ctx: &mut Ctx, args: &[String]) -> i32 {
         files_without: opts.has('L'),
         only: opts.has('o'),
         quiet: opts.has('q'),
+        before: count_option(opts.value('B').or(opts.value('C'))),
+        after: count_option(opts.value('A').or(opts.value('C'))),
+        printed: std::cell::Cell::new(false),
     };
     let mut matched = false;
     for (shown, real) in targets {
@@ -544,6 +629,9 @@ pub fn rg(ctx: &mut Ctx, args: &[String]) -> i32 {
         files_without: false,
         only: opts.has('o'),
         quiet: opts.has('q'),
+        before: 0,
+        after: 0,
+        printed: std::cell::Cell::new(false),
     };
     let mut matched = false;
     for (shown, real) in targets {

@@ -271,3 +271,11 @@ find . -name '*.md' -o -name '*.csv' | sort
 find . -type f ! -name '*.js' | sort
 %%
 echo "$X" unset-is-empty; Y=1 Z=2; echo $Y$Z
+%%
+grep -n -C 1 E1 docs/guide.txt
+%%
+grep -A1 London data/names.csv
+%%
+grep -B1 -n function src/lib/math.js src/util.js
+%%
+grep -c -A2 a data/names.csv
