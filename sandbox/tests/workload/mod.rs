@@ -29,7 +29,7 @@ pub fn grep_tree() -> Vec<(String, String)> {
                 }
                 text.push_str(WORDS[(next() % WORDS.len() as u64) as usize]);
             }
-            if line_number % 97 == 0 {
+            if line_number.is_multiple_of(97) {
                 text.push_str(" needle");
             }
             text.push('\n');
@@ -54,15 +54,15 @@ pub fn patch_workload() -> (String, String) {
             target - 4,
             ((target - 4) * 7) % 1000
         ));
-        for context in target - 3..target {
-            patch.push_str(&format!(" {}\n", lines[context]));
+        for context in &lines[target - 3..target] {
+            patch.push_str(&format!(" {context}\n"));
         }
         patch.push_str(&format!(
             "-{}\n+line {target}: value = patched;\n",
             lines[target]
         ));
-        for context in target + 1..target + 4 {
-            patch.push_str(&format!(" {}\n", lines[context]));
+        for context in &lines[target + 1..target + 4] {
+            patch.push_str(&format!(" {context}\n"));
         }
     }
     patch.push_str("*** End Patch\n");
