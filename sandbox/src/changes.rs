@@ -66,15 +66,6 @@ impl ChangeSet {
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
     }
-
-    /// Folds a later set into this one (a path changed twice keeps the later entry).
-    pub fn extend(&mut self, later: ChangeSet) {
-        for change in later.changes {
-            self.changes.retain(|c| c.path != change.path);
-            self.changes.push(change);
-        }
-        self.changes.sort_by(|a, b| a.path.cmp(&b.path));
-    }
 }
 
 /// Missing content counts as empty text; binary content has no text.

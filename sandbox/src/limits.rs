@@ -144,6 +144,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn manual_clock_moves_when_told_and_per_read() {
+        let clock = ManualClock::stepping(2.0);
+        assert_eq!(clock.now_ms(), 0.0);
+        assert_eq!(clock.now_ms(), 2.0);
+        clock.advance(10.0);
+        assert_eq!(clock.now_ms(), 14.0);
+    }
+
+    #[test]
     fn truncation_keeps_head_and_tail() {
         let text = format!("{}{}", "a".repeat(100), "b".repeat(100));
         let cut = truncate_middle(&text, 20);

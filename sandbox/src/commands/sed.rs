@@ -48,14 +48,13 @@ struct Command {
     action: Action,
 }
 
-struct Parser<'a> {
+struct Parser {
     chars: Vec<char>,
     pos: usize,
     extended: bool,
-    _script: &'a str,
 }
 
-impl Parser<'_> {
+impl Parser {
     fn error(&self, message: &str) -> String {
         format!("sed: -e expression #1, char {}: {message}", self.pos)
     }
@@ -501,7 +500,6 @@ pub fn sed(ctx: &mut Ctx, args: &[String]) -> i32 {
         chars: script.chars().collect(),
         pos: 0,
         extended: opts.has('E') || opts.has('r'),
-        _script: &script,
     };
     let commands = match parser.commands() {
         Ok(c) => c,

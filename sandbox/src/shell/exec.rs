@@ -25,6 +25,15 @@ pub(crate) type Local<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 pub(crate) enum Abort {
     Limit(LimitExceeded),
     Exit(i32),
+    /// `break N` / `continue N`: unwinding to the Nth enclosing loop.
+    Break(u32),
+    Continue(u32),
+}
+
+/// What a loop does after its body ran.
+enum LoopStep {
+    Next,
+    Stop,
 }
 
 /// The standard streams of the command being run.
@@ -61,6 +70,7 @@ pub(crate) struct Shell<'s> {
     pub(crate) status: i32,
     options: Options,
     condition_depth: usize,
+    loop_depth: usize,
 }
 
 impl<'s> Shell<'s> {
@@ -76,6 +86,7 @@ impl<'s> Shell<'s> {
             status: 0,
             options: Options::default(),
             condition_depth: 0,
+            loop_depth: 0,
         }
     }
 
@@ -124,6 +135,7 @@ impl<'s> Shell<'s> {
         match &self.abort {
             None => status,
             Some(Abort::Exit(code)) => *code,
+            Some(Abort::Break(_) | Abort::Continue(_)) => status,
             Some(Abort::Limit(limit)) => {
                 io.err
                     .extend_from_slice(format!("tether-sandbox: {limit}\n").as_bytes());
@@ -290,13 +302,18 @@ impl<'s> Shell<'s> {
                     }
                 };
                 let mut status = 0;
+                self.loop_depth += 1;
                 for value in values {
                     if !self.tick_iteration() {
                         break;
                     }
                     self.sandbox.env.insert(var.clone(), value);
                     status = self.script(body, io).await;
+                    if let LoopStep::Stop = self.after_body() {
+                        break;
+                    }
                 }
+                self.loop_depth -= 1;
                 status
             }
             Compound::While {
@@ -305,6 +322,7 @@ impl<'s> Shell<'s> {
                 body,
             } => {
                 let mut status = 0;
+                self.loop_depth += 1;
                 loop {
                     if !self.tick_iteration() {
                         break;
@@ -316,7 +334,11 @@ impl<'s> Shell<'s> {
                         break;
                     }
                     status = self.script(body, io).await;
+                    if let LoopStep::Stop = self.after_body() {
+                        break;
+                    }
                 }
+                self.loop_depth -= 1;
                 status
             }
             Compound::If {
@@ -346,6 +368,26 @@ impl<'s> Shell<'s> {
                     self.script(body, io).await
                 }
             }
+        }
+    }
+
+    /// Consumes a pending `break`/`continue` aimed at this loop and says whether to go on.
+    fn after_body(&mut self) -> LoopStep {
+        match self.abort {
+            None => LoopStep::Next,
+            Some(Abort::Break(levels)) => {
+                self.abort = (levels > 1).then_some(Abort::Break(levels - 1));
+                LoopStep::Stop
+            }
+            Some(Abort::Continue(levels)) if levels > 1 => {
+                self.abort = Some(Abort::Continue(levels - 1));
+                LoopStep::Stop
+            }
+            Some(Abort::Continue(_)) => {
+                self.abort = None;
+                LoopStep::Next
+            }
+            Some(_) => LoopStep::Stop,
         }
     }
 
@@ -592,6 +634,52 @@ impl<'s> Shell<'s> {
                 code
             }
             "node" => self.node(args, stdin, out, err).await,
+            "break" | "continue" => {
+                if self.loop_depth == 0 {
+                    err.extend_from_slice(
+                        format!(
+                            "bash: {name}: only meaningful in a `for', `while', or `until' loop\n"
+                        )
+                        .as_bytes(),
+                    );
+                    return 0;
+                }
+                let levels = args
+                    .first()
+                    .and_then(|a| a.parse::<u32>().ok())
+                    .unwrap_or(1)
+                    .max(1);
+                let levels = levels.min(u32::try_from(self.loop_depth).unwrap_or(u32::MAX));
+                self.abort = Some(if name == "break" {
+                    Abort::Break(levels)
+                } else {
+                    Abort::Continue(levels)
+                });
+                0
+            }
+            "xargs" => self.xargs(args, stdin, out, err).await,
+            "env" => {
+                let split = args
+                    .iter()
+                    .position(|a| !a.contains('='))
+                    .unwrap_or(args.len());
+                let assigns: Vec<(String, String)> = args[..split]
+                    .iter()
+                    .filter_map(|a| {
+                        a.split_once('=')
+                            .map(|(n, v)| (n.to_string(), v.to_string()))
+                    })
+                    .collect();
+                if split == args.len() {
+                    let mut env = self.sandbox.env.clone();
+                    env.extend(assigns);
+                    for (name, value) in env {
+                        out.extend_from_slice(format!("{name}={value}\n").as_bytes());
+                    }
+                    return 0;
+                }
+                self.run_argv(assigns, &args[split..], out, err).await
+            }
             "bash" | "sh" | "eval" | "source" | "." => {
                 self.nested(name, args, stdin, out, err).await
             }
@@ -631,6 +719,112 @@ impl<'s> Shell<'s> {
                 }
             },
         }
+    }
+
+    /// Runs an already-expanded argv (for `xargs` and `env`), with optional assignments.
+    async fn run_argv(
+        &mut self,
+        assigns: Vec<(String, String)>,
+        argv: &[String],
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        let command = Command::Simple {
+            assigns: assigns
+                .into_iter()
+                .map(|(name, value)| (name, Word::literal(&value)))
+                .collect(),
+            words: argv.iter().map(|a| Word::literal(a)).collect(),
+            redirects: Vec::new(),
+        };
+        let mut io = Streams {
+            stdin: Input::default(),
+            out: std::mem::take(out),
+            err: std::mem::take(err),
+        };
+        let status = self.command(&command, &mut io).await;
+        *out = io.out;
+        *err = io.err;
+        status
+    }
+
+    /// `xargs [-n N] [-I REPLACE] [-0] [-r] [COMMAND [ARGS]]`.
+    async fn xargs(
+        &mut self,
+        args: &[String],
+        stdin: &mut Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        let mut per_call = usize::MAX;
+        let mut replace: Option<String> = None;
+        let mut nul = false;
+        let mut skip_empty = false;
+        let mut rest = args.iter();
+        let mut command: Vec<String> = Vec::new();
+        while let Some(arg) = rest.next() {
+            match arg.as_str() {
+                "-n" => per_call = rest.next().and_then(|n| n.parse().ok()).unwrap_or(1).max(1),
+                "-I" | "-i" => replace = Some(rest.next().cloned().unwrap_or_else(|| "{}".into())),
+                "-0" | "--null" => nul = true,
+                "-r" | "--no-run-if-empty" => skip_empty = true,
+                a if a.starts_with("-n") && a.len() > 2 => {
+                    per_call = a[2..].parse().unwrap_or(1).max(1);
+                }
+                a if a.starts_with("-I") && a.len() > 2 => replace = Some(a[2..].to_string()),
+                _ => {
+                    command.push(arg.clone());
+                    command.extend(rest.by_ref().cloned());
+                }
+            }
+        }
+        if command.is_empty() {
+            command.push("echo".into());
+        }
+        let input = String::from_utf8_lossy(&stdin.take_all()).into_owned();
+        let mut status = 0;
+        let mut record = |code: i32| match code {
+            0 => {}
+            127 => status = 127,
+            _ if status != 127 => status = 123,
+            _ => {}
+        };
+        if let Some(token) = replace {
+            for line in input.lines().map(str::trim_start).filter(|l| !l.is_empty()) {
+                let argv: Vec<String> = command.iter().map(|a| a.replace(&token, line)).collect();
+                let code = self.run_argv(Vec::new(), &argv, out, err).await;
+                record(code);
+                if self.abort.is_some() {
+                    break;
+                }
+            }
+            return status;
+        }
+        let items = if nul {
+            input
+                .split('\0')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        } else {
+            xargs_items(&input)
+        };
+        if items.is_empty() {
+            if !skip_empty {
+                record(self.run_argv(Vec::new(), &command, out, err).await);
+            }
+            return status;
+        }
+        for batch in items.chunks(per_call.min(items.len())) {
+            let mut argv = command.clone();
+            argv.extend(batch.iter().cloned());
+            let code = self.run_argv(Vec::new(), &argv, out, err).await;
+            record(code);
+            if self.abort.is_some() {
+                break;
+            }
+        }
+        status
     }
 
     fn cd(&mut self, args: &[String], err: &mut Vec<u8>) -> i32 {
@@ -965,4 +1159,41 @@ impl<'s> Shell<'s> {
         }
         outcome.exit_code
     }
+}
+
+/// Splits `xargs` input into items: blanks separate, quotes and backslashes group.
+fn xargs_items(input: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut current = String::new();
+    let mut started = false;
+    let mut quote: Option<char> = None;
+    let mut chars = input.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => current.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, '\\') => {
+                current.extend(chars.next());
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if started {
+                    items.push(std::mem::take(&mut current));
+                    started = false;
+                }
+            }
+            (None, c) => {
+                current.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        items.push(current);
+    }
+    items
 }

@@ -43,12 +43,11 @@ fn is_redirect_op(op: &str) -> bool {
     )
 }
 
-struct Lexer<'a> {
+struct Lexer {
     chars: Vec<char>,
     pos: usize,
     tokens: Vec<Token>,
     pending_heredocs: Vec<(usize, String, bool)>,
-    _src: &'a str,
 }
 
 pub fn parse(src: &str) -> Result<Script, ParseError> {
@@ -76,7 +75,6 @@ fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
         pos: 0,
         tokens: Vec::new(),
         pending_heredocs: Vec::new(),
-        _src: src,
     };
     lexer.run()?;
     Ok(lexer.tokens)
@@ -89,7 +87,7 @@ fn is_meta(c: char) -> bool {
     )
 }
 
-impl Lexer<'_> {
+impl Lexer {
     fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
     }
@@ -483,7 +481,6 @@ pub fn expandable_text(text: &str) -> Vec<WordPart> {
         pos: 0,
         tokens: Vec::new(),
         pending_heredocs: Vec::new(),
-        _src: text,
     };
     let mut parts = Vec::new();
     let mut literal = String::new();

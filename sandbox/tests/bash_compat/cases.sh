@@ -279,3 +279,23 @@ grep -A1 London data/names.csv
 grep -B1 -n function src/lib/math.js src/util.js
 %%
 grep -c -A2 a data/names.csv
+%%
+for i in 1 2 3 4; do if [ $i = 3 ]; then break; fi; echo $i; done; echo after
+%%
+for i in 1 2 3; do [ $i = 2 ] && continue; echo $i; done
+%%
+for i in a b; do for j in 1 2 3; do [ $j = 2 ] && continue 2; echo $i$j; done; done
+%%
+n=0; while true; do n=$((n+1)); [ $n -ge 4 ] && break; done; echo $n
+%%
+find . -name '*.js' | sort | xargs wc -l
+%%
+ls data | xargs -I{} echo file: {}
+%%
+echo a b c d e | xargs -n 2 echo
+%%
+printf 'x\ny\n' | xargs echo
+%%
+env X=5 bash -c 'echo $X'
+%%
+grep -rl TODO src | sort | xargs grep -c TODO
