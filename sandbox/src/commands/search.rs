@@ -202,7 +202,7 @@ fn search(ctx: &mut Ctx, name: &str, data: &[u8], matcher: &Matcher, report: &Re
     if data.contains(&0) && !report.count && !report.files_with && !report.files_without {
         let matched = lines(data).iter().any(|l| matcher.is_match(l));
         if matched && !report.quiet {
-            ctx.print(&format!("Binary file {name} matches\n"));
+            ctx.warn(&format!("grep: {name}: binary file matches"));
         }
         return matched;
     }

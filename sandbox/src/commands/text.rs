@@ -184,17 +184,59 @@ fn numeric_key(line: &[u8]) -> f64 {
     text[..end].parse().unwrap_or(0.0)
 }
 
-/// The `-k N` key: from field N (with its leading blanks, as GNU counts) to the end of line.
-fn sort_key(line: &[u8], field: Option<usize>, separator: Option<u8>) -> &[u8] {
-    let Some(field) = field else {
-        return line;
+/// A `-k START[,END][OPTS]` key: fields are 1-based; without END the key runs to the end of
+/// the line; `n`, `r` and `f` after a field number apply to this key only.
+#[derive(Debug, Clone, Copy)]
+struct SortKey {
+    start: usize,
+    end: Option<usize>,
+    numeric: bool,
+    reverse: bool,
+    fold: bool,
+}
+
+fn parse_key(spec: &str) -> Option<SortKey> {
+    let (start, end) = match spec.split_once(',') {
+        Some((s, e)) => (s, Some(e)),
+        None => (spec, None),
     };
+    let mut key = SortKey {
+        start: 0,
+        end: None,
+        numeric: false,
+        reverse: false,
+        fold: false,
+    };
+    let mut field = |part: &str, key: &mut SortKey| -> Option<usize> {
+        let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
+        for flag in part[digits.len()..].chars() {
+            match flag {
+                'n' => key.numeric = true,
+                'r' => key.reverse = true,
+                'f' => key.fold = true,
+                '.' | 'b' => {}
+                c if c.is_ascii_digit() => {}
+                _ => return None,
+            }
+        }
+        digits.parse().ok().filter(|n| *n > 0)
+    };
+    key.start = field(start, &mut key)?;
+    if let Some(end) = end {
+        key.end = Some(field(end, &mut key)?);
+    }
+    Some(key)
+}
+
+/// Byte offset where field `n` (1-based) begins — with its leading blanks, as GNU counts — and
+/// where it ends.
+fn field_bounds(line: &[u8], n: usize, separator: Option<u8>) -> (usize, usize) {
     let mut pos = 0;
-    for _ in 1..field {
+    for _ in 1..n {
         match separator {
             Some(sep) => match line[pos..].iter().position(|b| *b == sep) {
                 Some(i) => pos += i + 1,
-                None => return b"",
+                None => return (line.len(), line.len()),
             },
             None => {
                 while pos < line.len() && line[pos].is_ascii_whitespace() {
@@ -206,7 +248,35 @@ fn sort_key(line: &[u8], field: Option<usize>, separator: Option<u8>) -> &[u8] {
             }
         }
     }
-    &line[pos..]
+    let mut end = pos;
+    match separator {
+        Some(sep) => {
+            end += line[pos..]
+                .iter()
+                .position(|b| *b == sep)
+                .unwrap_or(line.len() - pos);
+        }
+        None => {
+            while end < line.len() && line[end].is_ascii_whitespace() {
+                end += 1;
+            }
+            while end < line.len() && !line[end].is_ascii_whitespace() {
+                end += 1;
+            }
+        }
+    }
+    (pos, end)
+}
+
+fn sort_key<'a>(line: &'a [u8], key: Option<&SortKey>, separator: Option<u8>) -> &'a [u8] {
+    let Some(key) = key else {
+        return line;
+    };
+    let (start, _) = field_bounds(line, key.start, separator);
+    let end = key
+        .end
+        .map_or(line.len(), |e| field_bounds(line, e, separator).1);
+    &line[start..end.max(start)]
 }
 
 pub fn sort(ctx: &mut Ctx, args: &[String]) -> i32 {
@@ -220,24 +290,21 @@ pub fn sort(ctx: &mut Ctx, args: &[String]) -> i32 {
         Ok(o) => o,
         Err(e) => return usage_error(ctx, &e, 2),
     };
-    let field = match opts.value('k') {
-        Some(k) => match k
-            .split([',', '.'])
-            .next()
-            .and_then(|f| f.parse::<usize>().ok())
-        {
-            Some(f) if f > 0 => Some(f),
-            _ => {
-                return usage_error(
-                    ctx,
-                    &format!(
-                        "sort: invalid number at field start: invalid count at start of '{k}'"
-                    ),
-                    2,
-                );
+    let mut keys = Vec::new();
+    for spec in opts.all('k') {
+        match parse_key(spec) {
+            Some(key) => keys.push(key),
+            None => {
+                return usage_error(ctx, &format!("sort: invalid key specification '{spec}'"), 2);
             }
-        },
-        None => None,
+        }
+    }
+    let global = SortKey {
+        start: 1,
+        end: None,
+        numeric: opts.has('n'),
+        reverse: opts.has('r'),
+        fold: opts.has('f'),
     };
     let separator = opts.value('t').and_then(|t| t.bytes().next());
     let (inputs, failed) = ctx.inputs("sort", &opts.operands);
@@ -254,29 +321,42 @@ pub fn sort(ctx: &mut Ctx, args: &[String]) -> i32 {
         })
         .collect();
     let mut rows: Vec<&[u8]> = lines(&data);
-    let numeric = opts.has('n');
-    let fold = opts.has('f');
-    let compare = |a: &&[u8], b: &&[u8]| {
-        let (ka, kb) = (sort_key(a, field, separator), sort_key(b, field, separator));
-        if numeric {
+    let compare_by = |key: &SortKey, a: &[u8], b: &[u8]| {
+        let own = key.numeric || key.reverse || key.fold;
+        let rule = if own { key } else { &global };
+        let (ka, kb) = if keys.is_empty() {
+            (a, b)
+        } else {
+            (
+                sort_key(a, Some(key), separator),
+                sort_key(b, Some(key), separator),
+            )
+        };
+        let order = if rule.numeric {
             numeric_key(ka).total_cmp(&numeric_key(kb))
-        } else if fold {
+        } else if rule.fold {
             ka.to_ascii_uppercase().cmp(&kb.to_ascii_uppercase())
         } else {
             ka.cmp(kb)
+        };
+        if rule.reverse { order.reverse() } else { order }
+    };
+    let compare = |a: &&[u8], b: &&[u8]| {
+        if keys.is_empty() {
+            return compare_by(&global, a, b);
         }
+        keys.iter()
+            .map(|key| compare_by(key, a, b))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
     };
     rows.sort_by(|a, b| {
         let primary = compare(a, b);
-        let ordered = if opts.has('u') || opts.has('s') {
+        if opts.has('u') || opts.has('s') {
             primary
         } else {
-            primary.then_with(|| a.cmp(b))
-        };
-        if opts.has('r') {
-            ordered.reverse()
-        } else {
-            ordered
+            let last_resort = if global.reverse { b.cmp(a) } else { a.cmp(b) };
+            primary.then(last_resort)
         }
     });
     if opts.has('u') {

@@ -299,3 +299,11 @@ printf 'x\ny\n' | xargs echo
 env X=5 bash -c 'echo $X'
 %%
 grep -rl TODO src | sort | xargs grep -c TODO
+%%
+sort -t, -k3,3 -k1 data/names.csv
+%%
+sort -t, -k4,4nr data/names.csv | head -3
+%%
+printf 'b 2\na 10\nc 1\n' | sort -k2n
+%%
+printf 'b 2\na 10\nc 1\n' | sort -k1,1r
