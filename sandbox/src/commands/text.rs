@@ -207,7 +207,7 @@ fn parse_key(spec: &str) -> Option<SortKey> {
         reverse: false,
         fold: false,
     };
-    let mut field = |part: &str, key: &mut SortKey| -> Option<usize> {
+    let field = |part: &str, key: &mut SortKey| -> Option<usize> {
         let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
         for flag in part[digits.len()..].chars() {
             match flag {
