@@ -461,10 +461,14 @@ fn run(commands: &[Command], input: &str, quiet: bool) -> (String, Option<i32>) 
 pub fn sed(ctx: &mut Ctx, args: &[String]) -> i32 {
     let mut args = args.to_vec();
     let mut in_place = false;
+    let mut backup_suffix = String::new();
     args.retain(|a| {
         let is_in_place =
             a == "-i" || (a.starts_with("-i") && !a.starts_with("-i-")) || a == "--in-place";
-        in_place |= is_in_place;
+        if is_in_place {
+            in_place = true;
+            backup_suffix = a.strip_prefix("-i").unwrap_or("").to_string();
+        }
         !is_in_place
     });
     let opts = match parse_opts(
@@ -516,7 +520,14 @@ pub fn sed(ctx: &mut Ctx, args: &[String]) -> i32 {
             match ctx.vfs.read_text(&path) {
                 Ok(text) => {
                     let (output, quit) = run(&commands, &text, quiet);
-                    if let Err(e) = ctx.vfs.write(&path, output.into_bytes()) {
+                    let backup = if backup_suffix.is_empty() {
+                        Ok(())
+                    } else {
+                        ctx.vfs
+                            .write(&format!("{path}{backup_suffix}"), text.into_bytes())
+                    };
+                    if let Err(e) = backup.and_then(|()| ctx.vfs.write(&path, output.into_bytes()))
+                    {
                         ctx.warn(&format!("sed: couldn't edit {name}: {e}"));
                         status = 4;
                     }

@@ -658,6 +658,9 @@ impl<'s> Shell<'s> {
                 0
             }
             "xargs" => self.xargs(args, stdin, out, err).await,
+            "find" if args.iter().any(|a| a == "-exec") => {
+                self.find_exec(args, stdin, out, err).await
+            }
             "env" => {
                 let split = args
                     .iter()
@@ -684,20 +687,7 @@ impl<'s> Shell<'s> {
                 self.nested(name, args, stdin, out, err).await
             }
             _ => match commands::lookup(name) {
-                Some(command) => {
-                    let mut ctx = Ctx {
-                        vfs: &mut self.sandbox.vfs,
-                        cwd: &self.sandbox.cwd,
-                        env: &self.sandbox.env,
-                        stdin,
-                        out: std::mem::take(out),
-                        err: std::mem::take(err),
-                    };
-                    let status = command(&mut ctx, args);
-                    *out = ctx.out;
-                    *err = ctx.err;
-                    status
-                }
+                Some(_) => self.invoke_command(name, args, stdin, out, err),
                 None => {
                     let path = vfs::normalize(&self.sandbox.cwd, name);
                     if name.contains('/') && self.sandbox.vfs.is_file(&path) {
@@ -745,6 +735,94 @@ impl<'s> Shell<'s> {
         let status = self.command(&command, &mut io).await;
         *out = io.out;
         *err = io.err;
+        status
+    }
+
+    /// `find … -exec CMD {} ;` and `-exec CMD {} +`: the search runs as the `find` command,
+    /// then CMD runs once per path (`;`) or once with all paths (`+`).
+    async fn find_exec(
+        &mut self,
+        args: &[String],
+        stdin: &mut Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        let exec_at = args.iter().position(|a| a == "-exec").unwrap_or(args.len());
+        let Some(end) = args[exec_at..].iter().position(|a| a == ";" || a == "+") else {
+            err.extend_from_slice(b"find: missing argument to `-exec'\n");
+            return 1;
+        };
+        let template = &args[exec_at + 1..exec_at + end];
+        let batch = args[exec_at + end] == "+";
+        let mut search: Vec<String> = args[..exec_at].to_vec();
+        search.extend(args[exec_at + end + 1..].iter().cloned());
+        let mut listing = Vec::new();
+        let status = self.invoke_command("find", &search, stdin, &mut listing, err);
+        if template.is_empty() {
+            err.extend_from_slice(b"find: missing argument to `-exec'\n");
+            return 1;
+        }
+        let paths: Vec<String> = String::from_utf8_lossy(&listing)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let mut failed = false;
+        let runs: Vec<Vec<String>> = if batch {
+            let mut argv = Vec::new();
+            for word in template {
+                if word == "{}" {
+                    argv.extend(paths.iter().cloned());
+                } else {
+                    argv.push(word.clone());
+                }
+            }
+            if paths.is_empty() {
+                Vec::new()
+            } else {
+                vec![argv]
+            }
+        } else {
+            paths
+                .iter()
+                .map(|path| template.iter().map(|w| w.replace("{}", path)).collect())
+                .collect()
+        };
+        for argv in runs {
+            failed |= self.run_argv(Vec::new(), &argv, out, err).await != 0;
+            if self.abort.is_some() {
+                break;
+            }
+        }
+        if status != 0 || (batch && failed) {
+            status.max(1)
+        } else {
+            0
+        }
+    }
+
+    /// Runs a command from the table directly (no expansion, no redirection).
+    fn invoke_command(
+        &mut self,
+        name: &str,
+        args: &[String],
+        stdin: &mut Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        let Some(command) = commands::lookup(name) else {
+            return 127;
+        };
+        let mut ctx = Ctx {
+            vfs: &mut self.sandbox.vfs,
+            cwd: &self.sandbox.cwd,
+            env: &self.sandbox.env,
+            stdin,
+            out: std::mem::take(out),
+            err: std::mem::take(err),
+        };
+        let status = command(&mut ctx, args);
+        *out = ctx.out;
+        *err = ctx.err;
         status
     }
 

@@ -307,3 +307,11 @@ sort -t, -k4,4nr data/names.csv | head -3
 printf 'b 2\na 10\nc 1\n' | sort -k2n
 %%
 printf 'b 2\na 10\nc 1\n' | sort -k1,1r
+%%
+find src -name '*.js' -exec grep -c require {} \; | sort
+%%
+find src -type f -exec wc -l {} + | sort
+%%
+find . -name 'nothing*' -exec echo {} \;; echo $?
+%%
+sed -i.bak 's/beta/BETA/' notes.txt && cat notes.txt notes.txt.bak | grep -ci beta
