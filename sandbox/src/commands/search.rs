@@ -423,7 +423,9 @@ pub fn grep(ctx: &mut Ctx, args: &[String]) -> i32 {
     }
     let syntax = if opts.has('F') {
         Syntax::Fixed
-    } else if opts.has('E') || opts.has('P') {
+    } else if opts.has('P') {
+        Syntax::Rust
+    } else if opts.has('E') {
         Syntax::Extended
     } else {
         Syntax::Basic

@@ -222,7 +222,19 @@ impl<'s> Shell<'s> {
                     out: Vec::new(),
                     err: Vec::new(),
                 };
-                statuses.push(self.command(command, &mut stage).await);
+                // Each stage of a multi-command pipeline is a subshell, as in bash.
+                let (cwd, env, options) = (
+                    self.sandbox.cwd.clone(),
+                    self.sandbox.env.clone(),
+                    self.options,
+                );
+                let mut status = self.command(command, &mut stage).await;
+                if let Some(Abort::Exit(code)) = self.abort {
+                    self.abort = None;
+                    status = code;
+                }
+                (self.sandbox.cwd, self.sandbox.env, self.options) = (cwd, env, options);
+                statuses.push(status);
                 if index == 0 {
                     io.stdin = std::mem::take(&mut stage.stdin);
                 }

@@ -1,4 +1,5 @@
-//! Word expansion, in bash's order: tilde, parameters, command substitution and arithmetic;
+//! Word expansion, in bash's order: braces (see [`brace`](super::brace)), then tilde,
+//! parameters, command substitution and arithmetic;
 //! then field splitting of unquoted results on blanks; then pathname expansion of unquoted glob
 //! characters (a pattern that matches nothing stays as written).
 
@@ -92,7 +93,7 @@ impl Shell<'_> {
     ) -> Local<'a, Result<Vec<String>, ExpandError>> {
         Box::pin(async move {
             let mut argv = Vec::new();
-            for word in words {
+            for word in words.iter().flat_map(super::brace::expand) {
                 let mut fields = Fields::default();
                 self.expand_into(&word.parts, false, &mut fields, io)
                     .await?;

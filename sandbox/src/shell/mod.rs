@@ -1,8 +1,10 @@
 //! The shell: parse a command line ([`parse`]), then run it ([`exec`]) against the sandbox's
-//! VFS with word expansion ([`expand`]), globbing ([`glob`]) and arithmetic ([`arith`]).
+//! VFS with brace expansion ([`brace`]), word expansion ([`expand`]), globbing ([`glob`]) and
+//! arithmetic ([`arith`]).
 
 pub mod arith;
 pub mod ast;
+pub mod brace;
 pub mod exec;
 pub mod expand;
 pub mod glob;

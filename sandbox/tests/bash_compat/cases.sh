@@ -315,3 +315,13 @@ find src -type f -exec wc -l {} + | sort
 find . -name 'nothing*' -exec echo {} \;; echo $?
 %%
 sed -i.bak 's/beta/BETA/' notes.txt && cat notes.txt notes.txt.bak | grep -ci beta
+%%
+mkdir -p new/{a,b}/{x,y} && find new | sort
+%%
+echo file{1..3}.txt {c..a} pre{,fix} '{a,b}' "{x,y}"
+%%
+echo a b | read x y; echo "[$x]"
+%%
+echo start | (exit 4); echo "piped exit $?"; cd src | true; pwd | grep -c src
+%%
+grep -P '\d{2},' data/names.csv | wc -l
