@@ -1,11 +1,16 @@
-//! The Tether server: the Responses API over WebSocket mode (and, later, HTTP and SSE), with the
-//! playground's static files served from the same origin.
+//! The Tether server: the Responses API over HTTP (JSON and SSE) and WebSocket mode, with a
+//! persistent store and the playground's static files served from the same origin.
 //!
 //! [`app`] builds the whole router from an [`AppState`] so tests drive it without a socket;
 //! [`serve`] binds it and runs until a shutdown signal.
 
+pub mod cache;
+pub mod http;
 pub mod ids;
+pub mod metrics;
+pub mod pipeline;
 pub mod sim;
+pub mod store;
 pub mod ws;
 
 use std::future::Future;
@@ -14,12 +19,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use tower_http::services::ServeDir;
 
+use crate::metrics::Metrics;
 use crate::sim::{Model, TextModel};
+use crate::store::{ResponseStore, SqliteStore};
 
 /// Server configuration; every field is a command-line flag with an environment fallback.
 #[derive(Debug, Clone, clap::Parser)]
@@ -38,12 +46,21 @@ pub struct Config {
     /// Decoding speed of the simulated model, in tokens per second.
     #[arg(long, env = "TETHER_TOKENS_PER_SECOND", default_value_t = 1000.0)]
     pub tokens_per_second: f64,
+    /// Directory of the SQLite store of `store:true` responses; `:memory:` keeps it in memory.
+    #[arg(long, env = "TETHER_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+    /// Largest WebSocket message (and HTTP body) accepted, in bytes.
+    #[arg(long, env = "TETHER_MAX_FRAME_BYTES", default_value_t = 16 * 1024 * 1024)]
+    pub max_frame_bytes: usize,
 }
 
 /// What every request handler shares.
 #[derive(Clone)]
 pub struct AppState {
     pub model: Arc<dyn Model>,
+    pub store: Arc<dyn ResponseStore>,
+    pub metrics: Arc<Metrics>,
+    pub max_frame_bytes: usize,
 }
 
 impl AppState {
@@ -54,17 +71,38 @@ impl AppState {
             "--tokens-per-second must be a positive number, got {}",
             config.tokens_per_second
         );
+        let store = SqliteStore::open(&config.data_dir).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot open the store in {}: {e}",
+                config.data_dir.display()
+            )
+        })?;
         Ok(AppState {
             model: Arc::new(TextModel::new(config.tokens_per_second)),
+            store: Arc::new(store),
+            metrics: Arc::new(Metrics::default()),
+            max_frame_bytes: config.max_frame_bytes,
         })
     }
 }
 
 /// The router: API routes, health, and the playground as the fallback.
 pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
+    let body_limit = state.max_frame_bytes;
     let api = Router::new()
         .route("/healthz", get(|| async { "ok" }))
-        .route("/v1/responses", get(ws::upgrade))
+        .route(
+            "/metrics",
+            get(|State(state): State<AppState>| async move { state.metrics.render() }),
+        )
+        .route("/v1/models", get(http::models))
+        .route("/v1/responses", get(ws::upgrade).post(http::create))
+        .route(
+            "/v1/responses/{id}",
+            get(http::retrieve).delete(http::delete),
+        )
+        .route("/v1/responses/{id}/input_items", get(http::input_items))
+        .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state);
     if static_dir.join("index.html").is_file() {
         api.fallback_service(ServeDir::new(static_dir))

@@ -2,30 +2,35 @@
 //!
 //! The connection is split three ways so a slow response never blocks reading: a reader decodes
 //! frames and answers bad ones at once, a worker runs queued `response.create`s one at a time
-//! (a second request while one runs is queued, not rejected — PROTOCOL.md §2), and a writer owns
-//! the socket's sending half. When the client goes away the reader ends, the worker is aborted
-//! (generation stops) and everything the connection held is dropped.
+//! (a second request while one runs is queued, not rejected — PROTOCOL.md §2) and owns the
+//! connection cache, and a writer owns the socket's sending half. When the client goes away the
+//! reader ends, the worker is aborted (generation stops) and everything the connection held —
+//! its cache included — is dropped.
 
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response as HttpResponse;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tether_protocol::{
-    ApiError, ClientFrame, ErrorFrame, Response, ResponseCreate, ResponseStreamBuilder,
-    ServerEvent, StreamEvent, Usage, decode_client_frame,
+    ApiError, ClientFrame, ErrorFrame, ResponseCreate, ServerEvent, StreamEvent,
+    decode_client_frame,
 };
 use tokio::sync::mpsc;
 
 use crate::AppState;
-use crate::ids::{new_id, unix_now};
-use crate::sim::{Context, ModelEvent};
+use crate::cache::ConnectionCache;
+use crate::metrics::{CacheLookup, Transport};
+use crate::pipeline::{self, Refusal};
 
 /// Requests waiting behind the running one; beyond this a `response.create` is refused.
 const MAX_QUEUED: usize = 64;
 
 /// Upgrades the request to a WebSocket connection.
 pub async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> HttpResponse {
-    ws.on_upgrade(move |socket: WebSocket| handle_socket(socket, state))
+    let max = state.max_frame_bytes;
+    ws.max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket: WebSocket| handle_socket(socket, state))
 }
 
 /// Serves one connection until the client closes it.
@@ -36,11 +41,16 @@ where
     S: Stream<Item = Result<Message, E>> + Sink<Message> + Send + 'static,
     E: std::fmt::Display,
 {
+    state.metrics.ws_connected();
     let (mut sink, mut stream) = socket.split();
-    let (out_tx, mut out_rx) = mpsc::channel::<Message>(256);
+    let (out_tx, mut out_rx) = mpsc::channel::<ServerEvent>(256);
     let writer = tokio::spawn(async move {
-        while let Some(message) = out_rx.recv().await {
-            if sink.send(message).await.is_err() {
+        while let Some(event) = out_rx.recv().await {
+            if sink
+                .send(Message::Text(event.to_json().into()))
+                .await
+                .is_err()
+            {
                 break;
             }
         }
@@ -49,9 +59,14 @@ where
 
     let (job_tx, mut job_rx) = mpsc::channel::<ResponseCreate>(MAX_QUEUED);
     let worker_out = out_tx.clone();
+    let worker_state = state.clone();
     let worker = tokio::spawn(async move {
+        let mut cache = ConnectionCache::default();
         while let Some(request) = job_rx.recv().await {
-            if run_response(&state, request, &worker_out).await.is_err() {
+            if serve_request(&worker_state, request, &mut cache, &worker_out)
+                .await
+                .is_err()
+            {
                 break;
             }
         }
@@ -104,64 +119,57 @@ where
     worker.abort();
     drop(out_tx);
     let _ = writer.await;
-}
-
-/// The client has gone away; stop working for it.
-#[derive(Debug)]
-struct Disconnected;
-
-async fn send_event(out: &mpsc::Sender<Message>, event: &ServerEvent) -> Result<(), Disconnected> {
-    out.send(Message::Text(event.to_json().into()))
-        .await
-        .map_err(|_| Disconnected)
+    state.metrics.ws_disconnected();
 }
 
 async fn send_error(
-    out: &mpsc::Sender<Message>,
+    out: &mpsc::Sender<ServerEvent>,
     status: u16,
     error: ApiError,
-) -> Result<(), Disconnected> {
+) -> Result<(), pipeline::Disconnected> {
     let event = ServerEvent {
         event: StreamEvent::Error(ErrorFrame::websocket(status, error)),
         sequence_number: None,
         stream_id: None,
     };
-    send_event(out, &event).await
+    out.send(event).await.map_err(|_| pipeline::Disconnected)
 }
 
-/// Streams one response: lifecycle events, the model's output, `response.completed`.
-async fn run_response(
+/// Runs one `response.create` against the connection cache.
+async fn serve_request(
     state: &AppState,
     request: ResponseCreate,
-    out: &mpsc::Sender<Message>,
-) -> Result<(), Disconnected> {
-    let response = Response::in_progress(new_id("resp"), unix_now(), &request);
-    let mut builder = ResponseStreamBuilder::new(response, request.stream_id.clone());
-    for event in builder.start() {
-        send_event(out, &event).await?;
+    cache: &mut ConnectionCache,
+    out: &mpsc::Sender<ServerEvent>,
+) -> Result<(), pipeline::Disconnected> {
+    state.metrics.response_served(Transport::Ws);
+    if request.background == Some(true) {
+        let refusal = Refusal::bad_request(
+            None,
+            "background responses are not supported in WebSocket mode",
+            Some("background"),
+        );
+        return send_error(out, refusal.status, refusal.error).await;
     }
-    let generates = request.generates();
-    let context = Context::new(request);
-    let mut output_tokens = 0u64;
-    if generates {
-        let mut events = state.model.generate(&context);
-        while let Some(model_event) = events.next().await {
-            let wire_events = match model_event {
-                ModelEvent::BeginMessage => builder.begin_message(new_id("msg")),
-                ModelEvent::TextDelta(delta) => {
-                    output_tokens += 1;
-                    vec![builder.text_delta(&delta)]
-                }
-                ModelEvent::EndItem => builder.end_item(),
-            };
-            for event in &wire_events {
-                send_event(out, event).await?;
+    let previous = request.previous_response_id.clone();
+    match pipeline::prepare(state, request, Some(cache)).await {
+        Ok(prepared) => {
+            if let Some(lookup) = prepared.lookup {
+                state.metrics.cache_lookup(lookup);
             }
+            let generated = pipeline::generate(state, prepared, out).await?;
+            cache.put(generated.into_cached());
+            Ok(())
+        }
+        Err(refusal) => {
+            if refusal.error.code.as_deref() == Some("previous_response_not_found") {
+                state.metrics.cache_lookup(CacheLookup::Miss);
+            }
+            // A failed continuation must not be retried against the same cached state.
+            if let Some(previous) = previous {
+                cache.evict(&previous);
+            }
+            send_error(out, refusal.status, refusal.error).await
         }
     }
-    let usage = Usage::new(context.input_tokens, 0, output_tokens, 0);
-    for event in builder.complete(usage, unix_now()) {
-        send_event(out, &event).await?;
-    }
-    Ok(())
 }

@@ -1,102 +1,13 @@
 //! WebSocket mode over a real socket: a server on 127.0.0.1 port 0, a tokio-tungstenite client.
 
-use std::net::SocketAddr;
-use std::path::Path;
+mod common;
 
-use futures_util::{SinkExt, StreamExt};
+use common::TestServer;
+use futures_util::SinkExt;
 use serde_json::{Value, json};
-use tether_server::{AppState, Config, app};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
-
-/// A server running for one test; dropping it stops the server.
-struct TestServer {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<()>>,
-}
-
-impl TestServer {
-    async fn start() -> Self {
-        let config = Config {
-            addr: "127.0.0.1:0".parse().unwrap(),
-            static_dir: "does-not-exist".into(),
-            tokens_per_second: 100_000.0,
-        };
-        let router = app(AppState::new(&config).unwrap(), Path::new("does-not-exist"));
-        let listener = tokio::net::TcpListener::bind(config.addr).await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-                .unwrap();
-        });
-        TestServer {
-            addr,
-            stop: Some(stop),
-            task: Some(task),
-        }
-    }
-
-    async fn connect(&self) -> Client {
-        let url = format!("ws://{}/v1/responses", self.addr);
-        let (socket, _) = tokio_tungstenite::connect_async(url)
-            .await
-            .expect("upgrade");
-        Client { socket }
-    }
-
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        self.task.take().unwrap().await.unwrap();
-    }
-}
-
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
-
-struct Client {
-    socket: Socket,
-}
-
-impl Client {
-    async fn send(&mut self, text: &str) {
-        self.socket.send(Message::Text(text.into())).await.unwrap();
-    }
-
-    async fn next_json(&mut self) -> Value {
-        let message = tokio::time::timeout(std::time::Duration::from_secs(10), self.socket.next())
-            .await
-            .expect("an event within 10 s")
-            .expect("connection open")
-            .expect("valid frame");
-        match message {
-            Message::Text(text) => serde_json::from_str(&text).expect("events are JSON"),
-            other => panic!("unexpected frame {other:?}"),
-        }
-    }
-
-    /// Reads events up to and including the terminal one.
-    async fn response_events(&mut self) -> Vec<Value> {
-        let mut events = Vec::new();
-        loop {
-            let event = self.next_json().await;
-            let terminal = matches!(
-                event["type"].as_str(),
-                Some("response.completed" | "response.failed" | "response.incomplete")
-            );
-            events.push(event);
-            if terminal {
-                return events;
-            }
-        }
-    }
-}
 
 fn create(input: &str) -> String {
     json!({"type": "response.create", "model": "any-model-name", "input": input}).to_string()
@@ -104,7 +15,7 @@ fn create(input: &str) -> String {
 
 #[tokio::test]
 async fn a_turn_streams_the_full_event_sequence() {
-    let server = TestServer::start().await;
+    let server = TestServer::start(":memory:").await;
     let mut client = server.connect().await;
     client.send(&create("What is WebSocket mode?")).await;
     let events = client.response_events().await;
@@ -175,7 +86,7 @@ async fn a_turn_streams_the_full_event_sequence() {
 
 #[tokio::test]
 async fn bad_frames_get_error_frames_and_the_connection_stays_usable() {
-    let server = TestServer::start().await;
+    let server = TestServer::start(":memory:").await;
     let mut client = server.connect().await;
 
     client.send("this is not json").await;
@@ -229,7 +140,7 @@ async fn bad_frames_get_error_frames_and_the_connection_stays_usable() {
 
 #[tokio::test]
 async fn a_second_request_while_one_runs_is_queued_then_served() {
-    let server = TestServer::start().await;
+    let server = TestServer::start(":memory:").await;
     let mut client = server.connect().await;
     client.send(&create("first")).await;
     client.send(&create("second")).await;
@@ -250,7 +161,7 @@ async fn a_second_request_while_one_runs_is_queued_then_served() {
 
 #[tokio::test]
 async fn warm_up_samples_nothing() {
-    let server = TestServer::start().await;
+    let server = TestServer::start(":memory:").await;
     let mut client = server.connect().await;
     client
         .send(&json!({"type":"response.create","model":"m","instructions":"be terse","generate":false}).to_string())
@@ -273,7 +184,7 @@ async fn warm_up_samples_nothing() {
 
 #[tokio::test]
 async fn healthz_answers_200_and_the_missing_playground_is_explained() {
-    let server = TestServer::start().await;
+    let server = TestServer::start(":memory:").await;
     let get = |path: &'static str| async move {
         let mut stream = TcpStream::connect(server.addr).await.unwrap();
         let request =

@@ -26,9 +26,11 @@ function required(name) {
 
 /** Starts the server with extra CLI arguments; resolves to { url, stop }. */
 export async function startServer(extraArgs = []) {
+  // Each test server gets a private in-memory store unless the caller picks a directory.
+  const store = extraArgs.includes("--data-dir") ? [] : ["--data-dir", ":memory:"];
   const child = spawn(
     required("TETHER_SERVER_BIN"),
-    ["--addr", "127.0.0.1:0", "--static-dir", required("TETHER_DIST"), ...extraArgs],
+    ["--addr", "127.0.0.1:0", "--static-dir", required("TETHER_DIST"), ...store, ...extraArgs],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   const url = await new Promise((resolve, reject) => {

@@ -2,8 +2,11 @@
 //! returning a stream of [`ModelEvent`]s — so the simulator can be replaced by a real upstream
 //! model server without touching transports or the event builder.
 //!
-//! [`TextModel`] is the first simulator: it answers every request with a deterministic text that
-//! quotes the user's last message, paced at a fixed number of tokens per second.
+//! [`TextModel`] is the first simulator, deterministic and paced at a fixed number of tokens per
+//! second: when function tools are offered (and `tool_choice` is not `none`) and the conversation
+//! does not end with a tool output, it calls the first function tool with arguments made from its
+//! JSON Schema; otherwise it answers with a text that quotes the user's last message and, after a
+//! tool output, what the tool returned.
 
 pub mod tokens;
 
@@ -11,7 +14,9 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use futures_util::Stream;
-use tether_protocol::{Item, ResponseCreate, Role};
+use serde_json::{Map, Value, json};
+use tether_protocol::tools::FunctionTool;
+use tether_protocol::{Item, ResponseCreate, Role, Tool};
 
 /// What a model generates from: the request and its full logical input.
 #[derive(Debug, Clone)]
@@ -26,6 +31,11 @@ impl Context {
     /// The context of a request without history.
     pub fn new(request: ResponseCreate) -> Self {
         let items = request.input.clone().into_items();
+        Self::with_items(request, items)
+    }
+
+    /// The context of a request over a whole conversation.
+    pub fn with_items(request: ResponseCreate, items: Vec<Item>) -> Self {
         let input_tokens = items
             .iter()
             .map(|item| tokens::count(&item_text(item)) as u64)
@@ -35,6 +45,27 @@ impl Context {
             items,
             input_tokens,
         }
+    }
+
+    /// The tool output that ends the conversation, if it ends with one.
+    pub fn trailing_tool_output(&self) -> Option<String> {
+        match self.items.last()? {
+            Item::FunctionCallOutput(o) | Item::CustomToolCallOutput(o) => Some(o.output.text()),
+            _ => None,
+        }
+    }
+
+    /// The function tool to call now, if the request offers one and allows calling it.
+    pub fn tool_to_call(&self) -> Option<&FunctionTool> {
+        if self.request.tool_choice.as_ref().and_then(|c| c.as_str()) == Some("none")
+            || self.trailing_tool_output().is_some()
+        {
+            return None;
+        }
+        self.request.tools.iter().find_map(|tool| match tool {
+            Tool::Function(function) => Some(function),
+            _ => None,
+        })
     }
 
     /// The text of the last user message, if any.
@@ -63,8 +94,13 @@ fn item_text(item: &Item) -> String {
 pub enum ModelEvent {
     BeginMessage,
     TextDelta(String),
+    BeginFunctionCall { name: String },
+    ArgumentsDelta(String),
     EndItem,
 }
+
+/// The model id `GET /v1/models` lists; requests for any other model are served by it too.
+pub const MODEL_ID: &str = "tether-sim";
 
 /// A stream of model events.
 pub type ModelStream = Pin<Box<dyn Stream<Item = ModelEvent> + Send>>;
@@ -85,6 +121,23 @@ impl TextModel {
     pub fn new(tokens_per_second: f64) -> Self {
         TextModel {
             token_interval: Duration::from_secs_f64(1.0 / tokens_per_second),
+        }
+    }
+
+    /// The answer to a prompt, mentioning the tool output that preceded it, if any.
+    pub fn answer_after(prompt: Option<&str>, tool_output: Option<&str>) -> String {
+        let answer = Self::answer(prompt);
+        match tool_output {
+            Some(output) => {
+                let shown: String = output.chars().take(120).collect();
+                let more = if output.chars().count() > 120 {
+                    "…"
+                } else {
+                    ""
+                };
+                format!("The tool returned \"{shown}{more}\". {answer}")
+            }
+            None => answer,
         }
     }
 
@@ -109,7 +162,26 @@ impl TextModel {
 
 impl Model for TextModel {
     fn generate(&self, context: &Context) -> ModelStream {
-        let text = Self::answer(context.last_user_text().as_deref());
+        let (begin, text) = match context.tool_to_call() {
+            Some(tool) => {
+                let arguments = arguments_for(tool.parameters.as_ref().unwrap_or(&Value::Null));
+                (
+                    ModelEvent::BeginFunctionCall {
+                        name: tool.name.clone(),
+                    },
+                    arguments.to_string(),
+                )
+            }
+            None => {
+                let output = context.trailing_tool_output();
+                let last = context.last_user_text();
+                (
+                    ModelEvent::BeginMessage,
+                    Self::answer_after(last.as_deref(), output.as_deref()),
+                )
+            }
+        };
+        let is_call = matches!(begin, ModelEvent::BeginFunctionCall { .. });
         let pieces: Vec<String> = tokens::split(&text).map(str::to_string).collect();
         let interval = self.token_interval;
         let start = tokio::time::Instant::now();
@@ -120,15 +192,60 @@ impl Model for TextModel {
             async move {
                 let piece = piece?;
                 tokio::time::sleep_until(start + interval * i as u32).await;
-                Some((ModelEvent::TextDelta(piece), i + 1))
+                let event = if is_call {
+                    ModelEvent::ArgumentsDelta(piece)
+                } else {
+                    ModelEvent::TextDelta(piece)
+                };
+                Some((event, i + 1))
             }
         });
         use futures_util::StreamExt;
         Box::pin(
-            futures_util::stream::once(async { ModelEvent::BeginMessage })
+            futures_util::stream::once(async move { begin })
                 .chain(deltas)
                 .chain(futures_util::stream::once(async { ModelEvent::EndItem })),
         )
+    }
+}
+
+/// Arguments that satisfy `schema`: every required property, with the first `enum` value or a
+/// plain value of its type.
+pub fn arguments_for(schema: &Value) -> Value {
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    let kind = match schema.get("type") {
+        Some(Value::Array(kinds)) => kinds.iter().find_map(Value::as_str).unwrap_or("object"),
+        Some(Value::String(kind)) => kind.as_str(),
+        _ if schema.get("properties").is_some() => "object",
+        _ => "object",
+    };
+    match kind {
+        "string" => json!("example"),
+        "integer" | "number" => json!(1),
+        "boolean" => json!(true),
+        "array" => match schema.get("items") {
+            Some(items) if schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) > 0 => {
+                json!([arguments_for(items)])
+            }
+            _ => json!([]),
+        },
+        "null" => Value::Null,
+        _ => {
+            let mut object = Map::new();
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let required = schema.get("required").and_then(Value::as_array);
+            for name in required.into_iter().flatten().filter_map(Value::as_str) {
+                let property = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
+                object.insert(name.to_string(), arguments_for(property));
+            }
+            Value::Object(object)
+        }
     }
 }
 
@@ -156,6 +273,74 @@ mod tests {
         // The last of n tokens is due (n - 1) intervals after the first, which is immediate.
         let expected = Duration::from_millis(10) * (deltas.len() as u32 - 1);
         assert_eq!(start.elapsed(), expected);
+    }
+
+    #[test]
+    fn arguments_follow_the_schema() {
+        let schema = json!({"type": "object", "required": ["cmd", "n", "mode", "opts"],
+            "properties": {"cmd": {"type": "string"}, "n": {"type": "integer"},
+                "mode": {"type": "string", "enum": ["fast", "slow"]},
+                "opts": {"type": "object", "required": ["flag"], "properties": {"flag": {"type": "boolean"}}},
+                "optional": {"type": "string"}}});
+        assert_eq!(
+            arguments_for(&schema),
+            json!({"cmd": "example", "n": 1, "mode": "fast", "opts": {"flag": true}})
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn offered_tools_are_called_until_a_tool_output_arrives() {
+        let model = TextModel::new(1000.0);
+        let mut request = ResponseCreate::new("m", "list files");
+        request.tools = vec![Tool::Function(FunctionTool {
+            name: "shell".into(),
+            description: None,
+            parameters: Some(
+                json!({"type": "object", "required": ["cmd"], "properties": {"cmd": {"type": "string"}}}),
+            ),
+            strict: None,
+        })];
+        let events: Vec<_> = model
+            .generate(&Context::new(request.clone()))
+            .collect()
+            .await;
+        assert_eq!(
+            events[0],
+            ModelEvent::BeginFunctionCall {
+                name: "shell".into()
+            }
+        );
+        let arguments: String = events
+            .iter()
+            .filter_map(|e| match e {
+                ModelEvent::ArgumentsDelta(d) => Some(d.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(arguments, r#"{"cmd":"example"}"#);
+
+        let items = vec![
+            Item::user_text("list files"),
+            Item::FunctionCallOutput(tether_protocol::items::ToolCallOutput {
+                id: None,
+                call_id: "call_1".into(),
+                output: tether_protocol::items::ToolOutputContent::Text("a.txt".into()),
+                status: None,
+            }),
+        ];
+        let events: Vec<_> = model
+            .generate(&Context::with_items(request, items))
+            .collect()
+            .await;
+        assert_eq!(events[0], ModelEvent::BeginMessage);
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                ModelEvent::TextDelta(d) => Some(d.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(text.starts_with("The tool returned \"a.txt\"."), "{text}");
     }
 
     #[test]

@@ -1,0 +1,90 @@
+//! The connection-scoped response cache of WebSocket mode.
+//!
+//! It lives inside one connection's task and dies with it, so it needs no lock and never touches
+//! disk. It keeps the most recent responses (at least the latest of every lane) with the full
+//! logical context after each — input and output items — so a continuation starts from memory
+//! instead of the store.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use tether_protocol::{Item, Response};
+
+/// How many responses one connection remembers; enough for the latest of many lanes.
+pub const CAPACITY: usize = 64;
+
+/// A response as the cache keeps it.
+#[derive(Debug, Clone)]
+pub struct CachedResponse {
+    pub response: Response,
+    /// The whole conversation after this response: its input context, then its output.
+    pub context: Arc<Vec<Item>>,
+}
+
+/// Recently completed responses of one connection, newest last.
+#[derive(Debug, Default)]
+pub struct ConnectionCache {
+    entries: VecDeque<CachedResponse>,
+}
+
+impl ConnectionCache {
+    /// The cached response `id`, if still held.
+    pub fn get(&self, id: &str) -> Option<&CachedResponse> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|entry| entry.response.id == id)
+    }
+
+    /// Remembers a response, forgetting the oldest beyond [`CAPACITY`].
+    pub fn put(&mut self, entry: CachedResponse) {
+        self.evict(&entry.response.id.clone());
+        if self.entries.len() == CAPACITY {
+            self.entries.pop_front();
+        }
+        self.entries.push_back(entry);
+    }
+
+    /// Forgets response `id` (after a failed continuation from it).
+    pub fn evict(&mut self, id: &str) {
+        self.entries.retain(|entry| entry.response.id != id);
+    }
+
+    /// Number of responses held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tether_protocol::ResponseCreate;
+
+    fn entry(id: &str) -> CachedResponse {
+        CachedResponse {
+            response: Response::in_progress(id, 0, &ResponseCreate::new("m", "")),
+            context: Arc::new(Vec::new()),
+        }
+    }
+
+    #[test]
+    fn keeps_the_most_recent_and_evicts() {
+        let mut cache = ConnectionCache::default();
+        for i in 0..CAPACITY + 5 {
+            cache.put(entry(&format!("r{i}")));
+        }
+        assert_eq!(cache.len(), CAPACITY);
+        assert!(cache.get("r0").is_none());
+        assert!(cache.get(&format!("r{}", CAPACITY + 4)).is_some());
+        cache.evict(&format!("r{}", CAPACITY + 4));
+        assert!(cache.get(&format!("r{}", CAPACITY + 4)).is_none());
+        cache.put(entry("r10"));
+        assert_eq!(cache.len(), CAPACITY - 1, "re-putting an id replaces it");
+    }
+}

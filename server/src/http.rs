@@ -1,0 +1,204 @@
+//! The HTTP side of the Responses API: `POST /v1/responses` (JSON, or SSE with `stream:true`),
+//! `GET`/`DELETE /v1/responses/{id}`, `GET /v1/responses/{id}/input_items`, `GET /v1/models`.
+//!
+//! Every request runs the same pipeline as WebSocket mode, without a connection cache: the
+//! previous context always comes from the store. Errors use the API's JSON error shape
+//! (`{"error":{"message","type","param","code"}}`) with the matching status. The handlers never
+//! look at `Accept`: the official SDKs send `application/json` even when they stream.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response as HttpResponse};
+use futures_util::StreamExt;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tether_protocol::{ErrorBody, ServerEvent, decode_request};
+use tokio::sync::mpsc;
+
+use crate::AppState;
+use crate::metrics::Transport;
+use crate::pipeline::{self, Refusal};
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> HttpResponse {
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, Json(ErrorBody { error: self.error })).into_response()
+    }
+}
+
+/// `POST /v1/responses`.
+pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<HttpResponse, Refusal> {
+    let value: Value = serde_json::from_slice(&body).map_err(|e| {
+        Refusal::bad_request(
+            None,
+            format!("The request body is not valid JSON: {e}"),
+            None,
+        )
+    })?;
+    let request = decode_request(value).map_err(|e| Refusal {
+        status: 400,
+        error: e.to_api_error(),
+    })?;
+    if request.background == Some(true) {
+        return Err(Refusal::bad_request(
+            None,
+            "Background mode is not supported by this server.",
+            Some("background"),
+        ));
+    }
+    let streaming = request.stream == Some(true);
+    let prepared = pipeline::prepare(&state, request, None).await?;
+    let (out, mut events) = mpsc::channel::<ServerEvent>(256);
+    if streaming {
+        state.metrics.response_served(Transport::Sse);
+        let task_state = state.clone();
+        tokio::spawn(async move {
+            // A client that hangs up ends the stream; there is nobody to report that to.
+            let _ = pipeline::generate(&task_state, prepared, &out).await;
+        });
+        let stream = futures_util::stream::poll_fn(move |cx| events.poll_recv(cx)).map(|event| {
+            Ok::<_, std::convert::Infallible>(
+                Event::default()
+                    .event(event.type_name())
+                    .data(event.to_json()),
+            )
+        });
+        Ok(Sse::new(stream)
+            .keep_alive(KeepAlive::default())
+            .into_response())
+    } else {
+        state.metrics.response_served(Transport::Http);
+        let drain = tokio::spawn(async move { while events.recv().await.is_some() {} });
+        let generated = pipeline::generate(&state, prepared, &out)
+            .await
+            .map_err(|_| Refusal::internal("the response was abandoned"))?;
+        drop(out);
+        let _ = drain.await;
+        Ok(Json(generated.response).into_response())
+    }
+}
+
+fn response_not_found(id: &str) -> Refusal {
+    Refusal::not_found(None, format!("Response with id '{id}' not found."), None)
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
+) -> Result<T, Refusal> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Refusal::internal(format!("store task failed: {e}")))?
+        .map_err(|e| {
+            tracing::error!("store: {e}");
+            Refusal::internal("the response store failed")
+        })
+}
+
+/// `GET /v1/responses/{id}`.
+pub async fn retrieve(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<HttpResponse, Refusal> {
+    let store = state.store.clone();
+    let key = id.clone();
+    match blocking(move || store.get(&key)).await? {
+        Some(stored) => Ok(Json(stored.response).into_response()),
+        None => Err(response_not_found(&id)),
+    }
+}
+
+/// `DELETE /v1/responses/{id}`.
+pub async fn delete(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<HttpResponse, Refusal> {
+    let store = state.store.clone();
+    let key = id.clone();
+    if blocking(move || store.delete(&key)).await? {
+        Ok(Json(json!({"id": id, "object": "response", "deleted": true})).into_response())
+    } else {
+        Err(response_not_found(&id))
+    }
+}
+
+/// Query of `GET /v1/responses/{id}/input_items`.
+#[derive(Debug, Deserialize)]
+pub struct ListQuery {
+    limit: Option<usize>,
+    order: Option<String>,
+    after: Option<String>,
+}
+
+/// `GET /v1/responses/{id}/input_items`: the items the response was generated from, newest
+/// first by default, `limit` (1–100, default 20) at a time, continuing `after` an item id.
+pub async fn input_items(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<ListQuery>,
+) -> Result<HttpResponse, Refusal> {
+    let limit = query.limit.unwrap_or(20);
+    if !(1..=100).contains(&limit) {
+        return Err(Refusal::bad_request(
+            None,
+            "limit must be between 1 and 100.",
+            Some("limit"),
+        ));
+    }
+    let descending = match query.order.as_deref() {
+        None | Some("desc") => true,
+        Some("asc") => false,
+        Some(other) => {
+            return Err(Refusal::bad_request(
+                None,
+                format!("order must be 'asc' or 'desc', not '{other}'."),
+                Some("order"),
+            ));
+        }
+    };
+    let store = state.store.clone();
+    let key = id.clone();
+    let Some((response, mut items)) = blocking(move || store.load_context(&key)).await? else {
+        return Err(response_not_found(&id));
+    };
+    items.truncate(items.len() - response.output.len());
+    if descending {
+        items.reverse();
+    }
+    let start = match &query.after {
+        Some(after) => match items
+            .iter()
+            .position(|item| item.id() == Some(after.as_str()))
+        {
+            Some(position) => position + 1,
+            None => {
+                return Err(Refusal::bad_request(
+                    None,
+                    format!("No input item with id '{after}' in response '{id}'."),
+                    Some("after"),
+                ));
+            }
+        },
+        None => 0,
+    };
+    let page: Vec<_> = items.iter().skip(start).take(limit).collect();
+    let has_more = start + page.len() < items.len();
+    Ok(Json(json!({
+        "object": "list",
+        "data": page,
+        "first_id": page.first().and_then(|item| item.id()),
+        "last_id": page.last().and_then(|item| item.id()),
+        "has_more": has_more,
+    }))
+    .into_response())
+}
+
+/// `GET /v1/models`.
+pub async fn models() -> Json<Value> {
+    Json(json!({
+        "object": "list",
+        "data": [{"id": crate::sim::MODEL_ID, "object": "model", "created": 1_767_225_600, "owned_by": "tether"}],
+    }))
+}

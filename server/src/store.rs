@@ -1,0 +1,241 @@
+//! The persistent store of `store:true` responses: SQLite by default, behind [`ResponseStore`] so
+//! a PostgreSQL implementation can serve several replicas later.
+//!
+//! A row keeps the Response object (with its output) and the items this response added to the
+//! conversation. When the previous response is stored too, that is only the request's new input
+//! and `parent_id` links the chain; otherwise it is the whole logical input and the chain starts
+//! here. Loading a context walks the chain from the newest row to the oldest.
+//!
+//! The connection sits behind a `std::sync::Mutex`: every call is short, synchronous work that
+//! the async callers run on the blocking pool, so an async mutex would buy nothing.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use tether_protocol::{Item, Response};
+
+/// What the store keeps of one response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredResponse {
+    pub response: Response,
+    /// The items this response added before its output (see the module docs).
+    pub added_input: Vec<Item>,
+    /// The stored response this one continues, if any.
+    pub parent_id: Option<String>,
+}
+
+/// Why a store operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Database(#[from] rusqlite::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(#[from] serde_json::Error),
+    #[error("the chain of {0} is longer than {MAX_CHAIN} responses or loops")]
+    ChainTooLong(String),
+}
+
+/// The longest chain `load_context` walks; a guard against cycles in corrupt data.
+pub const MAX_CHAIN: usize = 100_000;
+
+/// Persists responses.
+pub trait ResponseStore: Send + Sync + 'static {
+    fn put(&self, stored: &StoredResponse) -> Result<(), StoreError>;
+    fn get(&self, id: &str) -> Result<Option<StoredResponse>, StoreError>;
+    /// Deletes a response; `false` if there was none.
+    fn delete(&self, id: &str) -> Result<bool, StoreError>;
+
+    /// The full logical context after response `id`: every ancestor's added input and output,
+    /// oldest first, then this response's added input and output. `None` if `id` is not stored.
+    fn load_context(&self, id: &str) -> Result<Option<(Response, Vec<Item>)>, StoreError> {
+        let Some(newest) = self.get(id)? else {
+            return Ok(None);
+        };
+        let mut chain = vec![newest];
+        while let Some(parent) = chain.last().and_then(|s| s.parent_id.clone()) {
+            if chain.len() >= MAX_CHAIN {
+                return Err(StoreError::ChainTooLong(id.to_string()));
+            }
+            match self.get(&parent)? {
+                Some(stored) => chain.push(stored),
+                // A deleted ancestor ends the chain: what remains is still a valid context.
+                None => break,
+            }
+        }
+        let response = chain[0].response.clone();
+        let mut items = Vec::new();
+        for stored in chain.into_iter().rev() {
+            items.extend(stored.added_input);
+            items.extend(stored.response.output);
+        }
+        Ok(Some((response, items)))
+    }
+}
+
+/// Ordered schema migrations; the index + 1 is the version recorded in `user_version`.
+const MIGRATIONS: &[&str] = &["CREATE TABLE responses (
+        id TEXT PRIMARY KEY,
+        parent_id TEXT,
+        created_at INTEGER NOT NULL,
+        response_json TEXT NOT NULL,
+        added_input_json TEXT NOT NULL
+    );"];
+
+/// SQLite-backed store.
+pub struct SqliteStore {
+    connection: Mutex<Connection>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) `DIR/tether.sqlite3`, or an in-memory database for `:memory:`.
+    pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        let connection = if data_dir == Path::new(":memory:") {
+            Connection::open_in_memory()?
+        } else {
+            std::fs::create_dir_all(data_dir).map_err(|e| {
+                rusqlite::Error::InvalidPath(data_dir.join(format!("(cannot create: {e})")))
+            })?;
+            let connection = Connection::open(data_dir.join("tether.sqlite3"))?;
+            // WAL lets readers proceed while a write commits; NORMAL sync is durable across
+            // process crashes, which is what a response store needs.
+            connection.pragma_update(None, "journal_mode", "WAL")?;
+            connection.pragma_update(None, "synchronous", "NORMAL")?;
+            connection
+        };
+        migrate(&connection)?;
+        Ok(SqliteStore {
+            connection: Mutex::new(connection),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite inconsistent (transactions roll
+        // back), so a poisoned lock is still usable.
+        self.connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+fn migrate(connection: &Connection) -> Result<(), StoreError> {
+    let version: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    let applied = usize::try_from(version).unwrap_or(0);
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(applied) {
+        let tx = connection.unchecked_transaction()?;
+        tx.execute_batch(migration)?;
+        tx.pragma_update(None, "user_version", index as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+impl ResponseStore for SqliteStore {
+    fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
+        let response_json = serde_json::to_string(&stored.response)?;
+        let input_json = serde_json::to_string(&stored.added_input)?;
+        self.lock().execute(
+            "INSERT OR REPLACE INTO responses (id, parent_id, created_at, response_json, added_input_json)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                stored.response.id,
+                stored.parent_id,
+                stored.response.created_at as i64,
+                response_json,
+                input_json
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn get(&self, id: &str) -> Result<Option<StoredResponse>, StoreError> {
+        let row = self
+            .lock()
+            .query_row(
+                "SELECT response_json, added_input_json, parent_id FROM responses WHERE id = ?1",
+                params![id],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get(2)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((response_json, input_json, parent_id)) = row else {
+            return Ok(None);
+        };
+        Ok(Some(StoredResponse {
+            response: serde_json::from_str(&response_json)?,
+            added_input: serde_json::from_str(&input_json)?,
+            parent_id,
+        }))
+    }
+
+    fn delete(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(self
+            .lock()
+            .execute("DELETE FROM responses WHERE id = ?1", params![id])?
+            > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tether_protocol::{ItemStatus, ResponseCreate};
+
+    fn response(id: &str, answer: &str) -> Response {
+        let mut response = Response::in_progress(id, 1, &ResponseCreate::new("m", "x"));
+        response.output.push(Item::assistant_text(
+            format!("msg_{id}"),
+            answer,
+            ItemStatus::Completed,
+        ));
+        response
+    }
+
+    #[test]
+    fn chains_load_oldest_first_and_survive_a_reopen() {
+        let dir = std::env::temp_dir().join(format!("tether-store-{}", rand::random::<u64>()));
+        {
+            let store = SqliteStore::open(&dir).unwrap();
+            store
+                .put(&StoredResponse {
+                    response: response("r1", "a1"),
+                    added_input: vec![Item::user_text("q1")],
+                    parent_id: None,
+                })
+                .unwrap();
+            store
+                .put(&StoredResponse {
+                    response: response("r2", "a2"),
+                    added_input: vec![Item::user_text("q2")],
+                    parent_id: Some("r1".into()),
+                })
+                .unwrap();
+        }
+        let store = SqliteStore::open(&dir).unwrap();
+        let (latest, items) = store.load_context("r2").unwrap().unwrap();
+        assert_eq!(latest.id, "r2");
+        let texts: Vec<String> = items
+            .iter()
+            .map(|i| match i {
+                Item::Message(m) => m.content.text(),
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect();
+        assert_eq!(texts, ["q1", "a1", "q2", "a2"]);
+        assert!(store.delete("r2").unwrap());
+        assert!(!store.delete("r2").unwrap());
+        assert!(store.load_context("r2").unwrap().is_none());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn memory_store_works_and_misses_are_none() {
+        let store = SqliteStore::open(Path::new(":memory:")).unwrap();
+        assert!(store.get("nope").unwrap().is_none());
+    }
+}

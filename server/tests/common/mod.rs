@@ -1,0 +1,133 @@
+//! A real server on 127.0.0.1 port 0 for integration tests, and a WebSocket client for it.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tether_server::{AppState, Config, app};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio_tungstenite::tungstenite::Message;
+
+pub fn config(data_dir: &str) -> Config {
+    Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        static_dir: "does-not-exist".into(),
+        tokens_per_second: 100_000.0,
+        data_dir: data_dir.into(),
+        max_frame_bytes: 1 << 20,
+    }
+}
+
+/// A server running for one test; dropping it stops the server.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestServer {
+    pub async fn start(data_dir: &str) -> Self {
+        let config = config(data_dir);
+        let router = app(AppState::new(&config).unwrap(), Path::new("does-not-exist"));
+        let listener = tokio::net::TcpListener::bind(config.addr).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+        });
+        TestServer {
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    pub async fn connect(&self) -> Client {
+        let url = format!("ws://{}/v1/responses", self.addr);
+        let (socket, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("upgrade");
+        Client { socket }
+    }
+
+    pub async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        self.task.take().unwrap().await.unwrap();
+    }
+}
+
+pub type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
+pub struct Client {
+    pub socket: Socket,
+}
+
+impl Client {
+    pub async fn send(&mut self, text: &str) {
+        self.socket.send(Message::Text(text.into())).await.unwrap();
+    }
+
+    pub async fn next_json(&mut self) -> Value {
+        let message = tokio::time::timeout(std::time::Duration::from_secs(10), self.socket.next())
+            .await
+            .expect("an event within 10 s")
+            .expect("connection open")
+            .expect("valid frame");
+        match message {
+            Message::Text(text) => serde_json::from_str(&text).expect("events are JSON"),
+            other => panic!("unexpected frame {other:?}"),
+        }
+    }
+
+    /// Reads events up to and including the terminal one.
+    pub async fn response_events(&mut self) -> Vec<Value> {
+        let mut events = Vec::new();
+        loop {
+            let event = self.next_json().await;
+            let terminal = matches!(
+                event["type"].as_str(),
+                Some("response.completed" | "response.failed" | "response.incomplete")
+            );
+            events.push(event);
+            if terminal {
+                return events;
+            }
+        }
+    }
+}
+
+impl TestServer {
+    /// The body of `GET path` over plain HTTP/1.1.
+    pub async fn get_text(&self, path: &str) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = TcpStream::connect(self.addr).await.unwrap();
+        let request =
+            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.unwrap();
+        response
+    }
+
+    /// The value of a Prometheus series in `/metrics`.
+    pub async fn metric(&self, series: &str) -> u64 {
+        let text = self.get_text("/metrics").await;
+        text.lines()
+            .find_map(|line| {
+                line.strip_prefix(series)?
+                    .strip_prefix(' ')?
+                    .trim()
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("no series {series} in {text}"))
+    }
+}

@@ -1,0 +1,248 @@
+//! WebSocket-mode continuations: the connection cache, store hydration, misses and eviction.
+
+mod common;
+
+use common::TestServer;
+use serde_json::{Value, json};
+
+fn shell_tool() -> Value {
+    json!([{"type": "function", "name": "shell", "parameters": {"type": "object",
+        "properties": {"command": {"type": "array", "items": {"type": "string"}}}, "required": ["command"]}}])
+}
+
+fn completed(events: &[Value]) -> &Value {
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "response.completed", "{last}");
+    &last["response"]
+}
+
+fn error_of(event: &Value) -> (&Value, &Value) {
+    assert_eq!(event["type"], "error", "{event}");
+    (&event["status"], &event["error"]["code"])
+}
+
+#[tokio::test]
+async fn a_tool_loop_continues_from_the_connection_cache() {
+    let server = TestServer::start(":memory:").await;
+    let mut client = server.connect().await;
+    // Codex opens with a warm-up, then chains its first real turn from it.
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false, "generate": false,
+            "input": [{"type": "message", "role": "developer", "content": "You fix bugs."}],
+            "tools": shell_tool()})
+            .to_string(),
+        )
+        .await;
+    let warm = completed(&client.response_events().await).clone();
+    assert_eq!(warm["output"], json!([]));
+
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false,
+            "previous_response_id": warm["id"], "tools": shell_tool(),
+            "input": [{"type": "message", "role": "user", "content": "list the files"}]})
+            .to_string(),
+        )
+        .await;
+    let events = client.response_events().await;
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert!(types.contains(&"response.function_call_arguments.delta"));
+    assert!(types.contains(&"response.function_call_arguments.done"));
+    let first = completed(&events).clone();
+    let call = &first["output"][0];
+    assert_eq!(call["type"], "function_call");
+    assert_eq!(call["name"], "shell");
+    let arguments: Value = serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(arguments, json!({"command": []}));
+
+    // The next frame holds just the tool output.
+    client
+        .send(&json!({"type": "response.create", "model": "m", "store": false,
+            "previous_response_id": first["id"], "tools": shell_tool(),
+            "input": [{"type": "function_call_output", "call_id": call["call_id"], "output": "README.md\nsrc/"}]})
+        .to_string())
+        .await;
+    let second = completed(&client.response_events().await).clone();
+    let text = second["output"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("The tool returned \"README.md\nsrc/\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"list the files\""),
+        "the context reaches back to the first turn: {text}"
+    );
+    // Input tokens cover the whole context, not just the new item.
+    assert!(second["usage"]["input_tokens"].as_u64() > first["usage"]["input_tokens"].as_u64());
+
+    assert_eq!(
+        server
+            .metric("tether_cache_lookups_total{result=\"hit\"}")
+            .await,
+        2
+    );
+    assert_eq!(
+        server
+            .metric("tether_cache_lookups_total{result=\"store\"}")
+            .await,
+        0
+    );
+    assert_eq!(
+        server
+            .metric("tether_responses_total{transport=\"ws\"}")
+            .await,
+        3
+    );
+    assert_eq!(server.metric("tether_ws_connections_active").await, 1);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn after_a_reconnect_stored_responses_hydrate_and_unstored_ones_are_not_found() {
+    let server = TestServer::start(":memory:").await;
+    let mut first = server.connect().await;
+    first.send(&json!({"type": "response.create", "model": "m", "store": true, "input": "remember me"}).to_string()).await;
+    let stored = completed(&first.response_events().await)["id"].clone();
+    first
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false, "input": "forget me"})
+                .to_string(),
+        )
+        .await;
+    let unstored = completed(&first.response_events().await)["id"].clone();
+    drop(first);
+
+    let mut second = server.connect().await;
+    second
+        .send(&json!({"type": "response.create", "model": "m", "previous_response_id": unstored, "input": "again"}).to_string())
+        .await;
+    let error = second.next_json().await;
+    let (status, code) = error_of(&error);
+    assert_eq!(
+        (status, code),
+        (&json!(400), &json!("previous_response_not_found"))
+    );
+    assert_eq!(error["error"]["param"], "previous_response_id");
+
+    second
+        .send(&json!({"type": "response.create", "model": "m", "previous_response_id": stored, "input": []}).to_string())
+        .await;
+    let hydrated = completed(&second.response_events().await).clone();
+    assert_eq!(hydrated["previous_response_id"], stored);
+    assert!(
+        hydrated["output"][0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("remember me")
+    );
+    assert_eq!(
+        server
+            .metric("tether_cache_lookups_total{result=\"store\"}")
+            .await,
+        1
+    );
+    assert_eq!(
+        server
+            .metric("tether_cache_lookups_total{result=\"miss\"}")
+            .await,
+        1
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_failed_continuation_evicts_the_previous_response() {
+    let server = TestServer::start(":memory:").await;
+    let mut client = server.connect().await;
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false, "input": "hi"})
+                .to_string(),
+        )
+        .await;
+    let id = completed(&client.response_events().await)["id"].clone();
+
+    // A tool output answering no call is refused ...
+    client
+        .send(&json!({"type": "response.create", "model": "m", "store": false, "previous_response_id": id,
+            "input": [{"type": "function_call_output", "call_id": "call_nobody", "output": "x"}]}).to_string())
+        .await;
+    let error = client.next_json().await;
+    assert_eq!(error["status"], 400);
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("call_nobody")
+    );
+    // ... and the response it continued is gone from the cache (and was never stored).
+    client
+        .send(&json!({"type": "response.create", "model": "m", "store": false, "previous_response_id": id, "input": "retry"}).to_string())
+        .await;
+    assert_eq!(
+        client.next_json().await["error"]["code"],
+        "previous_response_not_found"
+    );
+    // The connection still serves fresh requests.
+    client
+        .send(&json!({"type": "response.create", "model": "m", "input": "fresh"}).to_string())
+        .await;
+    completed(&client.response_events().await);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn item_references_resolve_against_the_previous_context() {
+    let server = TestServer::start(":memory:").await;
+    let mut client = server.connect().await;
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false, "input": "hello"})
+                .to_string(),
+        )
+        .await;
+    let first = completed(&client.response_events().await).clone();
+    let message_id = first["output"][0]["id"].clone();
+    client
+        .send(&json!({"type": "response.create", "model": "m", "store": false, "previous_response_id": first["id"],
+            "input": [{"type": "item_reference", "id": message_id}]}).to_string())
+        .await;
+    completed(&client.response_events().await);
+    client
+        .send(&json!({"type": "response.create", "model": "m", "input": [{"type": "item_reference", "id": "msg_missing"}]}).to_string())
+        .await;
+    let error = client.next_json().await;
+    assert_eq!(error["status"], 400);
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("msg_missing")
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn stored_responses_survive_a_restart() {
+    let dir = std::env::temp_dir().join(format!("tether-restart-{}", std::process::id()));
+    let dir_str = dir.to_str().unwrap().to_string();
+    let server = TestServer::start(&dir_str).await;
+    let mut client = server.connect().await;
+    client
+        .send(&json!({"type": "response.create", "model": "m", "input": "durable"}).to_string())
+        .await;
+    let id = completed(&client.response_events().await)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    drop(client);
+    server.stop().await;
+
+    let server = TestServer::start(&dir_str).await;
+    let body = server.get_text(&format!("/v1/responses/{id}")).await;
+    assert!(body.starts_with("HTTP/1.1 200"), "{body}");
+    assert!(body.contains("durable"));
+    server.stop().await;
+    std::fs::remove_dir_all(dir).unwrap();
+}
