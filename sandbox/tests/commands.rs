@@ -62,6 +62,13 @@ const CASES: &[Case] = &[
     case("rg --hidden -l SECRET", ".env\n", "", 0),
     case("rg -c fn -g '*.rs'", "src/lib.rs:1\nsrc/main.rs:1\n", "", 0),
     case("rg nothing", "", "", 1),
+    case("rg -t rust -l fn", "src/lib.rs\nsrc/main.rs\n", "", 0),
+    case(
+        "rg -t cobol x",
+        "",
+        "rg: unrecognized file type: cobol\n",
+        2,
+    ),
     case(
         "ls -l src",
         "total 8\n-rw-r--r-- 1 user user 48 Jan  1 00:00 lib.rs\n-rw-r--r-- 1 user user 34 Jan  1 00:00 main.rs\n",

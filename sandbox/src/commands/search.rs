@@ -367,6 +367,25 @@ impl Walk<'_> {
     }
 }
 
+/// The globs of `rg -t TYPE` for the languages a project here is likely to hold.
+fn type_globs(file_type: &str) -> Option<&'static [&'static str]> {
+    Some(match file_type {
+        "js" => &["*.js", "*.jsx", "*.mjs", "*.cjs"],
+        "ts" => &["*.ts", "*.tsx", "*.mts", "*.cts"],
+        "json" => &["*.json"],
+        "md" | "markdown" => &["*.md", "*.markdown"],
+        "rust" => &["*.rs"],
+        "py" => &["*.py"],
+        "css" => &["*.css", "*.scss"],
+        "html" => &["*.html", "*.htm"],
+        "sh" => &["*.sh", "*.bash"],
+        "toml" => &["*.toml"],
+        "yaml" => &["*.yaml", "*.yml"],
+        "txt" => &["*.txt"],
+        _ => return None,
+    })
+}
+
 fn count_option(value: Option<&str>) -> usize {
     value.and_then(|v| v.parse().ok()).unwrap_or(0)
 }
@@ -534,19 +553,29 @@ pub fn rg(ctx: &mut Ctx, args: &[String]) -> i32 {
         ("only-matching", 'o'),
         ("quiet", 'q'),
         ("glob", 'g'),
+        ("type", 't'),
         ("hidden", '.'),
         ("files", '\u{1}'),
         ("no-heading", '\u{2}'),
         ("with-filename", 'H'),
         ("no-filename", 'I'),
     ];
-    let opts: Opts = match parse_opts("rg", args, "eg", &long, None) {
+    let opts: Opts = match parse_opts("rg", args, "egt", &long, None) {
         Ok(o) => o,
         Err(e) => return usage_error(ctx, &format!("error: {e}"), 2),
     };
     let mut operands = opts.operands.clone();
+    let mut include: Vec<&str> = opts.all('g').filter(|g| !g.starts_with('!')).collect();
+    for file_type in opts.all('t') {
+        match type_globs(file_type) {
+            Some(globs) => include.extend(globs),
+            None => {
+                return usage_error(ctx, &format!("rg: unrecognized file type: {file_type}"), 2);
+            }
+        }
+    }
     let walk = Walk {
-        include: opts.all('g').filter(|g| !g.starts_with('!')).collect(),
+        include,
         exclude: opts.all('g').filter_map(|g| g.strip_prefix('!')).collect(),
         exclude_dir: opts.all('g').filter_map(|g| g.strip_prefix('!')).collect(),
         hidden: opts.has('.'),
