@@ -20,6 +20,8 @@ pub struct Limits {
     pub max_loop_iterations: usize,
     /// Total bytes of file content the VFS may hold.
     pub max_fs_bytes: usize,
+    /// Bytes of output one command, or the buffered output of a whole call, may reach.
+    pub max_pipe_bytes: usize,
     /// Wall-clock budget of one call, in milliseconds.
     pub wall_clock_ms: u64,
 }
@@ -32,6 +34,7 @@ impl Default for Limits {
             max_commands: 10_000,
             max_loop_iterations: 10_000,
             max_fs_bytes: 64 * 1024 * 1024,
+            max_pipe_bytes: 64 * 1024 * 1024,
             wall_clock_ms: 10_000,
         }
     }
@@ -48,6 +51,8 @@ pub enum LimitExceeded {
     WallClock(u64),
     #[error("limit exceeded: a value grew past {0} bytes")]
     ValueSize(usize),
+    #[error("limit exceeded: command output grew past {0} bytes")]
+    PipeBytes(usize),
 }
 
 /// Exit code of a call that a limit ended (the code `timeout(1)` uses).

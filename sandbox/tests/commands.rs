@@ -297,6 +297,18 @@ const CASES: &[Case] = &[
     ),
     case("seq 1 0", "", "", 0),
     case(
+        "seq -9223372036854775808 -1 -9223372036854775807; echo $?",
+        "0\n",
+        "",
+        0,
+    ),
+    case(
+        "printf '%99999999s' x",
+        "",
+        "printf: %99999999s: field width above 1000000 is refused in the sandbox\n",
+        1,
+    ),
+    case(
         "[ 1 -lt 2 ] && [ abc = abc ] && [ -n x ] && echo ok",
         "ok\n",
         "",

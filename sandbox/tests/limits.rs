@@ -88,6 +88,34 @@ fn file_system_cap_refuses_writes_and_stays_consistent() {
 }
 
 #[test]
+fn runaway_output_stops() {
+    let limits = Limits {
+        max_pipe_bytes: 1 << 20,
+        max_stream_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let (output, _) = run(
+        limits.clone(),
+        "seq 1 100000 > f; cat f f f f f f f f f f f f f f f f f f f f | wc -l",
+    );
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert!(
+        output
+            .stderr
+            .contains("command output grew past 1048576 bytes"),
+        "{}",
+        output.stderr
+    );
+    let (output, _) = run(limits, "seq 1 100000 > f; while true; do cat f; done");
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert!(
+        output.stderr.contains("command output grew past"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
 fn runaway_values_stop() {
     let (output, _) = run(Limits::default(), "x=aaaaaaaa; while true; do x=$x$x; done");
     assert_eq!(output.exit_code, LIMIT_EXIT_CODE);

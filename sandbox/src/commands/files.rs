@@ -64,10 +64,10 @@ pub fn cat(ctx: &mut Ctx, args: &[String]) -> i32 {
                 for line in data.split_inclusive(|b| *b == b'\n') {
                     number += 1;
                     ctx.print(&format!("{number:>6}\t"));
-                    ctx.out.extend_from_slice(line);
+                    ctx.write(line);
                 }
             }
-            Ok(data) => ctx.out.extend_from_slice(&data),
+            Ok(data) => ctx.write(&data),
             Err(e) => {
                 ctx.warn(&format!("cat: {name}: {e}"));
                 status = 1;

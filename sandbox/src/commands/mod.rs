@@ -23,6 +23,10 @@ pub struct Ctx<'a> {
     pub stdin: &'a mut Input,
     pub out: Vec<u8>,
     pub err: Vec<u8>,
+    /// Most bytes the command may write to stdout; past it, output is dropped and
+    /// `overflowed` set, and the interpreter ends the call.
+    pub max_output: usize,
+    pub overflowed: bool,
 }
 
 pub type Command = fn(&mut Ctx, &[String]) -> i32;
@@ -101,7 +105,15 @@ impl Ctx<'_> {
     }
 
     pub fn print(&mut self, text: &str) {
-        self.out.extend_from_slice(text.as_bytes());
+        self.write(text.as_bytes());
+    }
+
+    pub fn write(&mut self, bytes: &[u8]) {
+        if self.out.len() + bytes.len() > self.max_output {
+            self.overflowed = true;
+        } else {
+            self.out.extend_from_slice(bytes);
+        }
     }
 
     pub fn warn(&mut self, text: &str) {

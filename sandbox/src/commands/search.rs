@@ -239,13 +239,13 @@ fn search(ctx: &mut Ctx, name: &str, data: &[u8], matcher: &Matcher, report: &Re
                 .filter(|m| !m.as_bytes().is_empty())
             {
                 ctx.print(&format!("{prefix}{number}"));
-                ctx.out.extend_from_slice(found.as_bytes());
-                ctx.out.push(b'\n');
+                ctx.write(found.as_bytes());
+                ctx.write(b"\n");
             }
         } else {
             ctx.print(&format!("{prefix}{number}"));
-            ctx.out.extend_from_slice(line);
-            ctx.out.push(b'\n');
+            ctx.write(line);
+            ctx.write(b"\n");
         }
     }
     if report.count {
@@ -297,8 +297,8 @@ fn search_with_context(
             String::new()
         };
         ctx.print(&format!("{file}{number}"));
-        ctx.out.extend_from_slice(all[index]);
-        ctx.out.push(b'\n');
+        ctx.write(all[index]);
+        ctx.write(b"\n");
         *last = Some(index);
         report.printed.set(true);
     };

@@ -6,6 +6,9 @@ use super::{Ctx, lines, parse_opts, usage_error};
 /// Largest `seq` output, so one command cannot fill memory.
 const MAX_SEQ_NUMBERS: i64 = 1_000_000;
 
+/// Largest `printf` field width or precision, for the same reason.
+const MAX_PRINTF_WIDTH: usize = 1_000_000;
+
 fn with_headers(
     ctx: &mut Ctx,
     cmd: &str,
@@ -41,7 +44,7 @@ pub fn head(ctx: &mut Ctx, args: &[String]) -> i32 {
             return usage_error(ctx, &format!("head: invalid number of bytes: '{bytes}'"), 1);
         };
         return with_headers(ctx, "head", &opts.operands, |ctx, data| {
-            ctx.out.extend_from_slice(&data[..n.min(data.len())]);
+            ctx.write(&data[..n.min(data.len())]);
         });
     }
     let raw = opts.value('n').unwrap_or("10");
@@ -56,7 +59,7 @@ pub fn head(ctx: &mut Ctx, args: &[String]) -> i32 {
             pieces.len().saturating_sub(count.unsigned_abs() as usize)
         };
         for piece in &pieces[..keep] {
-            ctx.out.extend_from_slice(piece);
+            ctx.write(piece);
         }
     })
 }
@@ -94,7 +97,7 @@ pub fn tail(ctx: &mut Ctx, args: &[String]) -> i32 {
             pieces.len().saturating_sub(count)
         };
         for piece in &pieces[skip..] {
-            ctx.out.extend_from_slice(piece);
+            ctx.write(piece);
         }
     })
 }
@@ -363,8 +366,8 @@ pub fn sort(ctx: &mut Ctx, args: &[String]) -> i32 {
         rows.dedup_by(|a, b| compare(a, b).is_eq());
     }
     for row in rows {
-        ctx.out.extend_from_slice(row);
-        ctx.out.push(b'\n');
+        ctx.write(row);
+        ctx.write(b"\n");
     }
     0
 }
@@ -404,8 +407,8 @@ pub fn uniq(ctx: &mut Ctx, args: &[String]) -> i32 {
         if opts.has('c') {
             ctx.print(&format!("{count:>7} "));
         }
-        ctx.out.extend_from_slice(line);
-        ctx.out.push(b'\n');
+        ctx.write(line);
+        ctx.write(b"\n");
     }
     0
 }
@@ -603,8 +606,8 @@ pub fn nl(ctx: &mut Ctx, args: &[String]) -> i32 {
                 continue;
             }
             ctx.print(&format!("{number:>width$}{separator}"));
-            ctx.out.extend_from_slice(line);
-            ctx.out.push(b'\n');
+            ctx.write(line);
+            ctx.write(b"\n");
             number += 1;
         }
     }
@@ -806,6 +809,11 @@ fn format_checked(spec: &str, conv: char, arg: Option<&str>) -> Result<String, S
         Some((w, p)) => (w.parse().unwrap_or(0), Some(p.parse().unwrap_or(0))),
         None => (rest.parse().unwrap_or(0), None),
     };
+    if width > MAX_PRINTF_WIDTH || precision.is_some_and(|p| p > MAX_PRINTF_WIDTH) {
+        return Err(format!(
+            "printf: %{spec}{conv}: field width above {MAX_PRINTF_WIDTH} is refused in the sandbox"
+        ));
+    }
     let integer = |arg: Option<&str>| -> Result<i64, String> {
         let raw = arg.unwrap_or("0").trim();
         if let Some(c) = raw.strip_prefix(['\'', '"']) {
@@ -871,7 +879,10 @@ pub fn seq(ctx: &mut Ctx, args: &[String]) -> i32 {
         [first, step, last] if *step != 0 => (*first, *step, *last),
         _ => return usage_error(ctx, "seq: missing or invalid operand", 1),
     };
-    let count = (last - first) / step + 1;
+    let count = last
+        .checked_sub(first)
+        .and_then(|span| span.checked_div(step))
+        .map_or(i64::MAX, |steps| steps.saturating_add(1));
     if count > MAX_SEQ_NUMBERS {
         return usage_error(
             ctx,

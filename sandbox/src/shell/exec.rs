@@ -121,6 +121,13 @@ impl<'s> Shell<'s> {
         !self.out_of_time()
     }
 
+    fn pipe_overflow(&mut self) {
+        if self.abort.is_none() {
+            let max = self.sandbox.limits.max_pipe_bytes;
+            self.abort = Some(Abort::Limit(LimitExceeded::PipeBytes(max)));
+        }
+    }
+
     pub(crate) fn value_too_large(&mut self, len: usize) -> bool {
         let max = self.sandbox.limits.max_stream_bytes.max(1024 * 1024);
         if len > max && self.abort.is_none() {
@@ -602,6 +609,12 @@ impl<'s> Shell<'s> {
                 continue;
             }
             match sink {
+                Sink::Out | Sink::Err
+                    if io.out.len() + io.err.len() + data.len()
+                        > self.sandbox.limits.max_pipe_bytes =>
+                {
+                    self.pipe_overflow();
+                }
                 Sink::Out => io.out.extend_from_slice(&data),
                 Sink::Err => io.err.extend_from_slice(&data),
                 Sink::Null => {}
@@ -824,6 +837,7 @@ impl<'s> Shell<'s> {
         let Some(command) = commands::lookup(name) else {
             return 127;
         };
+        let max_output = self.sandbox.limits.max_pipe_bytes;
         let mut ctx = Ctx {
             vfs: &mut self.sandbox.vfs,
             cwd: &self.sandbox.cwd,
@@ -831,10 +845,16 @@ impl<'s> Shell<'s> {
             stdin,
             out: std::mem::take(out),
             err: std::mem::take(err),
+            max_output,
+            overflowed: false,
         };
         let status = command(&mut ctx, args);
+        let overflowed = ctx.overflowed;
         *out = ctx.out;
         *err = ctx.err;
+        if overflowed {
+            self.pipe_overflow();
+        }
         status
     }
 
