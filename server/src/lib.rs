@@ -4,6 +4,7 @@
 //! [`app`] builds the whole router from an [`AppState`] so tests drive it without a socket;
 //! [`serve`] binds it and runs until a shutdown signal.
 
+pub mod auth;
 pub mod cache;
 pub mod http;
 pub mod ids;
@@ -52,6 +53,15 @@ pub struct Config {
     /// Largest WebSocket message (and HTTP body) accepted, in bytes.
     #[arg(long, env = "TETHER_MAX_FRAME_BYTES", default_value_t = 16 * 1024 * 1024)]
     pub max_frame_bytes: usize,
+    /// Refuse WebSocket upgrades with 426, so clients such as Codex fall back to HTTP.
+    #[arg(long, env = "TETHER_NO_WEBSOCKET")]
+    pub no_websocket: bool,
+    /// Accepted API keys (repeat the flag, or comma-separate in the env); none means no auth.
+    #[arg(long = "api-key", env = "TETHER_API_KEYS", value_delimiter = ',')]
+    pub api_keys: Vec<String>,
+    /// Lifetime of a WebSocket connection in seconds (the reference service allows 60 minutes).
+    #[arg(long, env = "TETHER_WS_LIFETIME_SECONDS", default_value_t = 3600.0)]
+    pub ws_lifetime_seconds: f64,
 }
 
 /// What every request handler shares.
@@ -61,6 +71,9 @@ pub struct AppState {
     pub store: Arc<dyn ResponseStore>,
     pub metrics: Arc<Metrics>,
     pub max_frame_bytes: usize,
+    pub websocket_enabled: bool,
+    pub api_keys: Arc<Vec<String>>,
+    pub ws_lifetime: std::time::Duration,
 }
 
 impl AppState {
@@ -82,6 +95,21 @@ impl AppState {
             store: Arc::new(store),
             metrics: Arc::new(Metrics::default()),
             max_frame_bytes: config.max_frame_bytes,
+            websocket_enabled: !config.no_websocket,
+            api_keys: Arc::new(
+                config
+                    .api_keys
+                    .iter()
+                    .filter(|k| !k.is_empty())
+                    .cloned()
+                    .collect(),
+            ),
+            ws_lifetime: std::time::Duration::try_from_secs_f64(config.ws_lifetime_seconds)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    anyhow::anyhow!("--ws-lifetime-seconds must be a positive number")
+                })?,
         })
     }
 }
@@ -90,11 +118,6 @@ impl AppState {
 pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
     let body_limit = state.max_frame_bytes;
     let api = Router::new()
-        .route("/healthz", get(|| async { "ok" }))
-        .route(
-            "/metrics",
-            get(|State(state): State<AppState>| async move { state.metrics.render() }),
-        )
         .route("/v1/models", get(http::models))
         .route("/v1/responses", get(ws::upgrade).post(http::create))
         .route(
@@ -102,6 +125,15 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
             get(http::retrieve).delete(http::delete),
         )
         .route("/v1/responses/{id}/input_items", get(http::input_items))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_api_key,
+        ))
+        .route("/healthz", get(|| async { "ok" }))
+        .route(
+            "/metrics",
+            get(|State(state): State<AppState>| async move { state.metrics.render() }),
+        )
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state);
     if static_dir.join("index.html").is_file() {

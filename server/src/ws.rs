@@ -9,7 +9,7 @@
 
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::response::Response as HttpResponse;
+use axum::response::{IntoResponse, Response as HttpResponse};
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tether_protocol::{
     ApiError, ClientFrame, ErrorFrame, ResponseCreate, ServerEvent, StreamEvent,
@@ -27,6 +27,18 @@ const MAX_QUEUED: usize = 64;
 
 /// Upgrades the request to a WebSocket connection.
 pub async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> HttpResponse {
+    if !state.websocket_enabled {
+        // 426 is the refusal Codex understands: it switches the whole session to HTTP.
+        let refusal = Refusal {
+            status: 426,
+            error: ApiError::invalid_request(
+                Some("websocket_disabled"),
+                "WebSocket mode is disabled on this server; use HTTP (POST /v1/responses).",
+                None,
+            ),
+        };
+        return refusal.into_response();
+    }
     let max = state.max_frame_bytes;
     ws.max_message_size(max)
         .max_frame_size(max)
@@ -72,7 +84,22 @@ where
         }
     });
 
-    while let Some(message) = stream.next().await {
+    // The connection's lifetime is checked between frames; a response already running finishes.
+    let lifetime = tokio::time::sleep(state.ws_lifetime);
+    tokio::pin!(lifetime);
+    let mut expired = false;
+    loop {
+        let message = tokio::select! {
+            biased;
+            _ = &mut lifetime => {
+                expired = true;
+                break;
+            }
+            message = stream.next() => match message {
+                Some(message) => message,
+                None => break,
+            },
+        };
         let text = match message {
             Ok(Message::Text(text)) => text,
             Ok(Message::Binary(_)) => {
@@ -116,7 +143,23 @@ where
             }
         }
     }
-    worker.abort();
+    if expired {
+        // Let queued work finish, then tell the client why the connection ends: it reconnects
+        // and continues with `previous_response_id` (stored) or the full context.
+        drop(job_tx);
+        let _ = worker.await;
+        let minutes = state.ws_lifetime.as_secs_f64() / 60.0;
+        let error = ApiError::invalid_request(
+            Some("websocket_connection_limit_reached"),
+            format!(
+                "This WebSocket connection reached its {minutes:.0}-minute limit. Open a new connection to continue."
+            ),
+            None,
+        );
+        let _ = send_error(&out_tx, 400, error).await;
+    } else {
+        worker.abort();
+    }
     drop(out_tx);
     let _ = writer.await;
     state.metrics.ws_disconnected();

@@ -18,6 +18,9 @@ pub fn config(data_dir: &str) -> Config {
         tokens_per_second: 100_000.0,
         data_dir: data_dir.into(),
         max_frame_bytes: 1 << 20,
+        no_websocket: false,
+        api_keys: Vec::new(),
+        ws_lifetime_seconds: 3600.0,
     }
 }
 
@@ -30,7 +33,10 @@ pub struct TestServer {
 
 impl TestServer {
     pub async fn start(data_dir: &str) -> Self {
-        let config = config(data_dir);
+        Self::start_with(config(data_dir)).await
+    }
+
+    pub async fn start_with(config: Config) -> Self {
         let router = app(AppState::new(&config).unwrap(), Path::new("does-not-exist"));
         let listener = tokio::net::TcpListener::bind(config.addr).await.unwrap();
         let addr = listener.local_addr().unwrap();

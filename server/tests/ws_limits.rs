@@ -1,0 +1,157 @@
+//! Refusals and limits: 426 when WebSocket mode is off, API keys, the connection lifetime,
+//! oversized frames and clients that vanish mid-stream.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{TestServer, config};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::json;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+
+fn status_of(error: WsError) -> u16 {
+    match error {
+        WsError::Http(response) => response.status().as_u16(),
+        other => panic!("expected an HTTP refusal, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn disabled_websocket_mode_answers_426() {
+    let mut cfg = config(":memory:");
+    cfg.no_websocket = true;
+    let server = TestServer::start_with(cfg).await;
+    let error = tokio_tungstenite::connect_async(format!("ws://{}/v1/responses", server.addr))
+        .await
+        .unwrap_err();
+    assert_eq!(status_of(error), 426);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn api_keys_guard_http_and_the_upgrade() {
+    let mut cfg = config(":memory:");
+    cfg.api_keys = vec!["k1".into(), "k2".into()];
+    let server = TestServer::start_with(cfg).await;
+    let url = format!("ws://{}/v1/responses", server.addr);
+    assert_eq!(
+        status_of(tokio_tungstenite::connect_async(&url).await.unwrap_err()),
+        401
+    );
+    let mut request = url.as_str().into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("authorization", "Bearer wrong".parse().unwrap());
+    assert_eq!(
+        status_of(tokio_tungstenite::connect_async(request).await.unwrap_err()),
+        401
+    );
+
+    let mut request = url.as_str().into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("authorization", "Bearer k2".parse().unwrap());
+    // Headers real clients send must be accepted and ignored.
+    request.headers_mut().insert(
+        "openai-beta",
+        "responses_websockets=2026-02-06".parse().unwrap(),
+    );
+    request
+        .headers_mut()
+        .insert("originator", "codex_cli_rs".parse().unwrap());
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    socket
+        .send(Message::Text(
+            json!({"type": "response.create", "model": "m", "input": "hi"})
+                .to_string()
+                .into(),
+        ))
+        .await
+        .unwrap();
+    let first = socket.next().await.unwrap().unwrap();
+    assert!(first.to_text().unwrap().contains("response.created"));
+
+    let response = server.get_text("/v1/models").await;
+    assert!(response.starts_with("HTTP/1.1 401"), "{response}");
+    assert!(response.contains("invalid_api_key"));
+    assert!(
+        server
+            .get_text("/healthz")
+            .await
+            .starts_with("HTTP/1.1 200"),
+        "health needs no key"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_connection_lifetime_ends_with_a_limit_error() {
+    let mut cfg = config(":memory:");
+    cfg.ws_lifetime_seconds = 0.3;
+    let server = TestServer::start_with(cfg).await;
+    let mut client = server.connect().await;
+    let error = client.next_json().await;
+    assert_eq!(error["type"], "error");
+    assert_eq!(error["status"], 400);
+    assert_eq!(error["error"]["code"], "websocket_connection_limit_reached");
+    let end = tokio::time::timeout(Duration::from_secs(5), client.socket.next())
+        .await
+        .unwrap();
+    assert!(
+        matches!(end, None | Some(Ok(Message::Close(_))) | Some(Err(_))),
+        "then it closes: {end:?}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_oversized_frame_closes_only_that_connection() {
+    let server = TestServer::start(":memory:").await; // 1 MiB limit in tests
+    let mut client = server.connect().await;
+    let huge =
+        json!({"type": "response.create", "model": "m", "input": "x".repeat(2 << 20)}).to_string();
+    let _ = client.socket.send(Message::Text(huge.into())).await;
+    let end = tokio::time::timeout(Duration::from_secs(5), client.socket.next())
+        .await
+        .unwrap();
+    assert!(
+        !matches!(end, Some(Ok(Message::Text(_)))),
+        "no response to an oversized frame: {end:?}"
+    );
+    let mut other = server.connect().await;
+    other
+        .send(
+            &json!({"type": "response.create", "model": "m", "input": "still serving"}).to_string(),
+        )
+        .await;
+    assert_eq!(
+        other.response_events().await.last().unwrap()["type"],
+        "response.completed"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_leaving_mid_stream_releases_its_connection() {
+    let mut cfg = config(":memory:");
+    cfg.tokens_per_second = 20.0; // about three seconds of answer
+    let server = TestServer::start_with(cfg).await;
+    let mut client = server.connect().await;
+    client
+        .send(&json!({"type": "response.create", "model": "m", "input": "long"}).to_string())
+        .await;
+    assert_eq!(client.next_json().await["type"], "response.created");
+    assert_eq!(server.metric("tether_ws_connections_active").await, 1);
+    drop(client);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    while server.metric("tether_ws_connections_active").await != 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the connection task did not end"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.stop().await;
+}
