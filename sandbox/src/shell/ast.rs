@@ -55,6 +55,11 @@ pub enum Compound {
         branches: Vec<(Script, Script)>,
         otherwise: Option<Script>,
     },
+    /// `case WORD in PATTERN|PATTERN) BODY ;; … esac`.
+    Case {
+        word: Word,
+        arms: Vec<(Vec<Word>, Script)>,
+    },
     /// `{ …; }` and `( … )`; a subshell restores the working directory and variables afterwards.
     Group { subshell: bool, body: Script },
 }

@@ -380,6 +380,30 @@ impl<'s> Shell<'s> {
                     None => 0,
                 }
             }
+            Compound::Case { word, arms } => {
+                let value = match self.expand_single(word, io).await {
+                    Ok(value) => value,
+                    Err(e) => {
+                        io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
+                        return 1;
+                    }
+                };
+                for (patterns, body) in arms {
+                    for pattern in patterns {
+                        let pattern = match self.expand_pattern(pattern, io).await {
+                            Ok(pattern) => pattern,
+                            Err(e) => {
+                                io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
+                                return 1;
+                            }
+                        };
+                        if super::glob::matches(&pattern, &value) {
+                            return self.script(body, io).await;
+                        }
+                    }
+                }
+                0
+            }
             Compound::Group { subshell, body } => {
                 if *subshell {
                     self.subshell(body, io).await

@@ -131,6 +131,24 @@ impl Shell<'_> {
             .join(" "))
     }
 
+    /// Expands a word into a glob pattern in which quoted characters match literally (the
+    /// patterns of `case`).
+    pub(crate) async fn expand_pattern(
+        &mut self,
+        word: &Word,
+        io: &mut Streams,
+    ) -> Result<String, ExpandError> {
+        let mut fields = Fields::default();
+        self.expand_into(&word.parts, false, &mut fields, io)
+            .await?;
+        Ok(fields
+            .finish()
+            .into_iter()
+            .map(|f| f.pattern)
+            .collect::<Vec<_>>()
+            .join(" "))
+    }
+
     /// Expands parts as if inside double quotes (heredoc bodies, `${x:-word}`).
     pub(crate) async fn expand_quoted_parts(
         &mut self,

@@ -528,7 +528,7 @@ struct Parser {
     pos: usize,
 }
 
-const CLOSERS: [&str; 7] = ["then", "do", "done", "fi", "else", "elif", "}"];
+const CLOSERS: [&str; 8] = ["then", "do", "done", "fi", "else", "elif", "}", "esac"];
 
 impl Parser {
     fn peek(&self) -> Option<&Token> {
@@ -575,6 +575,7 @@ impl Parser {
             match self.peek() {
                 None => break,
                 Some(Token::Op(")")) if stop.contains(&")") => break,
+                Some(Token::Op(";;")) if stop.contains(&";;") => break,
                 Some(Token::Op(")")) => return Err(ParseError::UnexpectedToken(")".into())),
                 _ => {}
             }
@@ -642,6 +643,7 @@ impl Parser {
                 })
             }
             (Some("if"), _) => Some(self.if_clause()?),
+            (Some("case"), _) => Some(self.case_clause()?),
             (Some("{"), _) => {
                 self.pos += 1;
                 let body = self.script(&["}"])?;
@@ -795,6 +797,59 @@ impl Parser {
         let body = self.script(&["done"])?;
         self.expect_keyword("done")?;
         Ok(Compound::For { var, items, body })
+    }
+
+    fn case_clause(&mut self) -> Result<Compound, ParseError> {
+        self.pos += 1;
+        let word = match self.peek() {
+            Some(Token::Word(w)) => w.clone(),
+            Some(t) => return Err(ParseError::UnexpectedToken(describe(t))),
+            None => return Err(ParseError::UnexpectedEnd),
+        };
+        self.pos += 1;
+        self.expect_keyword("in")?;
+        let mut arms = Vec::new();
+        loop {
+            self.skip_newlines();
+            match self.peek() {
+                Some(Token::Word(w)) if w.as_literal() == Some("esac") => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(Token::Op("(")) => self.pos += 1,
+                None => return Err(ParseError::UnexpectedEnd),
+                _ => {}
+            }
+            let mut patterns = Vec::new();
+            loop {
+                match self.peek() {
+                    Some(Token::Word(w)) => {
+                        patterns.push(w.clone());
+                        self.pos += 1;
+                    }
+                    Some(t) => return Err(ParseError::UnexpectedToken(describe(t))),
+                    None => return Err(ParseError::UnexpectedEnd),
+                }
+                match self.peek() {
+                    Some(Token::Op("|")) => self.pos += 1,
+                    Some(Token::Op(")")) => {
+                        self.pos += 1;
+                        break;
+                    }
+                    Some(t) => return Err(ParseError::UnexpectedToken(describe(t))),
+                    None => return Err(ParseError::UnexpectedEnd),
+                }
+            }
+            let body = self.script(&[";;", "esac"])?;
+            arms.push((patterns, body));
+            match self.peek() {
+                Some(Token::Op(";;")) => self.pos += 1,
+                Some(Token::Word(w)) if w.as_literal() == Some("esac") => {}
+                Some(t) => return Err(ParseError::UnexpectedToken(describe(t))),
+                None => return Err(ParseError::UnexpectedEnd),
+            }
+        }
+        Ok(Compound::Case { word, arms })
     }
 
     fn if_clause(&mut self) -> Result<Compound, ParseError> {

@@ -325,3 +325,16 @@ echo a b | read x y; echo "[$x]"
 echo start | (exit 4); echo "piped exit $?"; cd src | true; pwd | grep -c src
 %%
 grep -P '\d{2},' data/names.csv | wc -l
+%%
+for f in README.md src/app.js data/names.csv x.py; do case "$f" in *.md) echo "doc $f";; *.js|*.ts) echo "code $f";; "data/"*) echo data;; *) echo "other $f";; esac; done
+%%
+case abc in
+  a*c)
+    echo matched
+    ;;
+  *)
+    echo no
+    ;;
+esac
+%%
+x='*'; case hello in "$x") echo literal;; $x) echo glob;; esac
