@@ -1,0 +1,143 @@
+"""Fixtures for the official-SDK conformance tests: a real tether-server, SDK clients, /metrics.
+
+The server binary comes from the env var TETHER_SERVER_BIN (`tests/conformance/run.sh` needs it
+too). It binds 127.0.0.1 port 0 and prints `Tether listening on http://HOST:PORT` as its first
+stdout line; we read the URL from there and keep draining stdout (the server logs to it) so the
+pipe never fills up.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import queue
+import signal
+import subprocess
+import threading
+import urllib.request
+from typing import Iterator, Optional
+
+import pytest
+from openai import AsyncOpenAI, OpenAI
+
+#: Every network wait in these tests is bounded by this many seconds.
+TIMEOUT = 10.0
+#: Any model name works with the simulator; this one shows up in the server's logs.
+MODEL = "tether-conformance"
+
+
+def _server_bin() -> str:
+    value = os.environ.get("TETHER_SERVER_BIN")
+    if not value:
+        pytest.exit("TETHER_SERVER_BIN is not set: run tests/conformance/run.sh", returncode=2)
+    if not os.access(value, os.X_OK):
+        pytest.exit(f"TETHER_SERVER_BIN={value} is not an executable file", returncode=2)
+    return value
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data_dir = tmp_path_factory.mktemp("tether-data")
+    args = [
+        _server_bin(),
+        "--addr", "127.0.0.1:0",
+        "--static-dir", "/nonexistent",
+        "--tokens-per-second", "100000",
+        "--data-dir", str(data_dir),
+    ]
+    child = subprocess.Popen(args, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    lines: "queue.Queue[Optional[str]]" = queue.Queue()
+    output: list[str] = []
+
+    def drain() -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            output.append(line)
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=drain, name="tether-server-stdout", daemon=True).start()
+    url = None
+    try:
+        while url is None:
+            line = lines.get(timeout=30)
+            if line is None:
+                child.wait(timeout=TIMEOUT)
+                raise RuntimeError(
+                    f"tether-server exited with code {child.returncode} before listening "
+                    f"(args: {' '.join(args[1:])}); stdout:\n{''.join(output)}"
+                )
+            match = re.search(r"listening on (http://\S+)", line)
+            if match:
+                url = match.group(1).rstrip("/")
+    except queue.Empty:
+        child.kill()
+        raise RuntimeError("tether-server printed no 'listening on' line within 30 s") from None
+    try:
+        yield url
+    finally:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+            try:
+                child.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+                raise RuntimeError("tether-server ignored SIGTERM for 15 s")
+
+
+@pytest.fixture(scope="session")
+def client(server_url: str) -> OpenAI:
+    return OpenAI(
+        base_url=f"{server_url}/v1",
+        api_key="test",
+        _strict_response_validation=True,
+        timeout=TIMEOUT,
+        max_retries=0,
+    )
+
+
+@pytest.fixture
+def async_client(server_url: str) -> AsyncOpenAI:
+    # Function-scoped: an AsyncOpenAI's connection pool belongs to one event loop.
+    return AsyncOpenAI(
+        base_url=f"{server_url}/v1",
+        api_key="test",
+        _strict_response_validation=True,
+        timeout=TIMEOUT,
+        max_retries=0,
+    )
+
+
+class Metrics:
+    """Reads Prometheus text from `GET /metrics`."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def text(self) -> str:
+        with urllib.request.urlopen(f"{self.url}/metrics", timeout=TIMEOUT) as response:
+            assert response.status == 200, f"GET /metrics answered {response.status}"
+            return response.read().decode()
+
+    def value(self, series: str) -> float:
+        """The value of one series, e.g. `tether_cache_lookups_total{result="hit"}`."""
+        text = self.text()
+        for line in text.splitlines():
+            if line.startswith("#"):
+                continue
+            name, _, rest = line.rpartition(" ")
+            if name.replace(" ", "") == series.replace(" ", ""):
+                return float(rest)
+        raise AssertionError(f"/metrics has no series {series}; it has:\n{text}")
+
+    def cache_lookups(self) -> dict[str, float]:
+        return {
+            result: self.value(f'tether_cache_lookups_total{{result="{result}"}}')
+            for result in ("hit", "store", "miss")
+        }
+
+
+@pytest.fixture
+def metrics(server_url: str) -> Metrics:
+    return Metrics(server_url)

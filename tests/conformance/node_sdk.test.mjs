@@ -1,0 +1,192 @@
+// The official openai-node SDK, unmodified, against a real tether-server: HTTP, SSE and
+// WebSocket mode through `ResponsesWS` from `openai/resources/responses/ws` (needs `ws`).
+// Needs TETHER_SERVER_BIN; run through tests/conformance/run.sh.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { ResponsesWS } from "openai/resources/responses/ws";
+import { startServer } from "../e2e/server.mjs";
+
+const TIMEOUT_MS = 10_000;
+const MODEL = "tether-conformance";
+const TERMINAL = new Set(["response.completed", "response.failed", "response.incomplete"]);
+const WEATHER_TOOL = {
+  type: "function",
+  name: "get_weather",
+  description: "Current weather for a city.",
+  parameters: {
+    type: "object",
+    properties: { city: { type: "string" } },
+    required: ["city"],
+    additionalProperties: false,
+  },
+  strict: true,
+};
+
+let server;
+let client;
+let dataDir;
+
+before(async () => {
+  // startServer passes --static-dir $TETHER_DIST; these tests need no static files.
+  process.env.TETHER_DIST ||= "/nonexistent";
+  dataDir = mkdtempSync(join(tmpdir(), "tether-conformance-"));
+  server = await startServer(["--tokens-per-second", "100000", "--data-dir", dataDir]);
+  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "test", timeout: TIMEOUT_MS, maxRetries: 0 });
+});
+
+after(async () => {
+  await server?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function cacheLookups() {
+  const response = await fetch(`${server.url}/metrics`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+  assert.equal(response.status, 200, "GET /metrics");
+  const text = await response.text();
+  const value = (result) => {
+    const match = text.match(new RegExp(`^tether_cache_lookups_total\\{result="${result}"\\} (\\S+)$`, "m"));
+    assert.ok(match, `/metrics has no tether_cache_lookups_total{result="${result}"}; it has:\n${text}`);
+    return Number(match[1]);
+  };
+  return { hit: value("hit"), store: value("store"), miss: value("miss") };
+}
+
+/** Sends one response.create and resolves to its events, up to the terminal event or an error. */
+function turn(rws, params) {
+  return new Promise((resolve, reject) => {
+    const events = [];
+    const finish = (fn) => {
+      clearTimeout(timer);
+      rws.off("event", onEvent);
+      rws.off("close", onClose);
+      rws.off("error", onError);
+      fn();
+    };
+    const timer = setTimeout(
+      () =>
+        finish(() =>
+          reject(new Error(`no terminal event within ${TIMEOUT_MS} ms; got ${events.map((e) => e.type).join(", ")}`)),
+        ),
+      TIMEOUT_MS,
+    );
+    const onEvent = (event) => {
+      events.push(event);
+      if (TERMINAL.has(event.type) || (event.type === "error" && event.sequence_number == null)) {
+        finish(() => resolve(events));
+      }
+    };
+    // Error frames arrive on "event" first, then on "error" (see `openWS`); a socket-level
+    // failure only on "error".
+    const onError = (error) => {
+      if (!error.error) finish(() => reject(error));
+    };
+    const onClose = (code, reason) => finish(() => reject(new Error(`socket closed (${code} ${reason})`)));
+    rws.on("event", onEvent);
+    rws.on("error", onError);
+    rws.on("close", onClose);
+    rws.send({ type: "response.create", model: MODEL, ...params });
+  });
+}
+
+/**
+ * A ResponsesWS with a permanent "error" listener: the SDK emits every error frame on "error"
+ * after "event", and without a listener it turns the frame into an unhandled rejection.
+ */
+function openWS() {
+  const rws = new ResponsesWS(client);
+  rws.on("error", () => {});
+  return rws;
+}
+
+/** The text of a raw Response object (`output_text` is an HTTP-only SDK convenience). */
+function outputText(response) {
+  return response.output
+    .filter((item) => item.type === "message")
+    .flatMap((item) => item.content)
+    .filter((part) => part.type === "output_text")
+    .map((part) => part.text)
+    .join("");
+}
+
+function completed(events) {
+  const types = events.map((event) => event.type);
+  const errors = events.filter((event) => event.type === "error").map((event) => JSON.stringify(event.error));
+  assert.equal(types.at(-1), "response.completed", `turn did not complete: ${types.join(", ")}; errors: ${errors}`);
+  assert.equal(types[0], "response.created");
+  const numbers = events.map((event) => event.sequence_number);
+  assert.equal(numbers[0], 0, `sequence_number must start at 0: ${numbers}`);
+  assert.ok(numbers.every((n, i) => i === 0 || n > numbers[i - 1]), `sequence_number must increase: ${numbers}`);
+  return events.at(-1).response;
+}
+
+function functionCalls(events) {
+  return events
+    .filter((event) => event.type === "response.output_item.done" && event.item.type === "function_call")
+    .map((event) => event.item);
+}
+
+test("HTTP: responses.create returns the quoted input", async () => {
+  const response = await client.responses.create({ model: MODEL, input: "hi from node" });
+  assert.equal(response.status, "completed");
+  assert.match(response.output_text, /hi from node/);
+});
+
+test("SSE: responses.stream yields deltas and a final response", async () => {
+  const stream = client.responses.stream({ model: MODEL, input: "node streaming" });
+  let text = "";
+  for await (const event of stream) {
+    if (event.type === "response.output_text.delta") text += event.delta;
+  }
+  const final = await stream.finalResponse();
+  assert.equal(final.status, "completed");
+  assert.equal(text, final.output_text);
+  assert.match(text, /node streaming/);
+});
+
+test("WebSocket: a 2-turn tool loop chained with previous_response_id hits the connection cache", async () => {
+  const rws = openWS();
+  try {
+    const events = await turn(rws, { input: "weather in Paris?", tools: [WEATHER_TOOL], store: false });
+    const first = completed(events);
+    const calls = functionCalls(events);
+    assert.equal(calls.length, 1, `turn 1: expected one function_call, got ${JSON.stringify(first.output)}`);
+    assert.equal(calls[0].name, "get_weather");
+    assert.equal(typeof JSON.parse(calls[0].arguments), "object");
+
+    const beforeLookups = await cacheLookups();
+    const events2 = await turn(rws, {
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: calls[0].call_id, output: "sunny, 21 C" }],
+      tools: [WEATHER_TOOL],
+      store: false,
+    });
+    const second = completed(events2);
+    const afterLookups = await cacheLookups();
+    assert.ok(
+      afterLookups.hit > beforeLookups.hit,
+      `tether_cache_lookups_total{result="hit"} did not increase: ${JSON.stringify({ beforeLookups, afterLookups })}`,
+    );
+    assert.equal(second.previous_response_id, first.id);
+    assert.equal(functionCalls(events2).length, 0, "turn 2: the model called a tool after a function_call_output");
+    assert.ok(outputText(second), `turn 2: expected a text answer, got ${JSON.stringify(second.output)}`);
+  } finally {
+    rws.close();
+  }
+});
+
+test("WebSocket: continuing an unknown response is an error frame with status 400", async () => {
+  const rws = openWS();
+  try {
+    const events = await turn(rws, { previous_response_id: "resp_unknown", input: "continue", store: false });
+    const error = events.find((event) => event.type === "error");
+    assert.ok(error, `expected an error frame, got ${events.map((e) => e.type).join(", ")}`);
+    assert.equal(error.status, 400);
+    assert.equal(error.error.code, "previous_response_not_found");
+  } finally {
+    rws.close();
+  }
+});

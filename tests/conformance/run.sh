@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs the official-SDK conformance suites (openai-python, openai-node) against a real
+# tether-server. Needs TETHER_SERVER_BIN (path to the built binary).
+#
+#   TETHER_SERVER_BIN=target/debug/tether-server bash tests/conformance/run.sh [pytest args...]
+#
+# Creates/updates the venv at .venv idempotently: it reinstalls only when
+# tests/conformance/requirements.txt changed (a stamp in the venv holds its hash). Installs the
+# root package.json's node packages only when `openai` or `ws` is missing. Both suites always run;
+# the exit code is non-zero if either failed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+if [[ -z "${TETHER_SERVER_BIN:-}" ]]; then
+  echo "run.sh: TETHER_SERVER_BIN is not set (path to the tether-server binary)" >&2
+  exit 2
+fi
+if [[ ! -x "$TETHER_SERVER_BIN" ]]; then
+  echo "run.sh: TETHER_SERVER_BIN=$TETHER_SERVER_BIN is not an executable file" >&2
+  exit 2
+fi
+TETHER_SERVER_BIN="$(cd "$(dirname "$TETHER_SERVER_BIN")" && pwd)/$(basename "$TETHER_SERVER_BIN")"
+export TETHER_SERVER_BIN
+
+REQUIREMENTS="tests/conformance/requirements.txt"
+VENV="$ROOT/.venv"
+STAMP="$VENV/.conformance-requirements.sha256"
+PYTHON="${PYTHON:-python3}"
+
+want="$(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
+have="$(cat "$STAMP" 2>/dev/null || true)"
+if [[ ! -x "$VENV/bin/python" || "$want" != "$have" ]]; then
+  echo "run.sh: installing $REQUIREMENTS into $VENV"
+  [[ -x "$VENV/bin/python" ]] || "$PYTHON" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
+  echo "$want" >"$STAMP"
+fi
+
+if [[ ! -f node_modules/openai/package.json || ! -f node_modules/ws/package.json ]]; then
+  echo "run.sh: installing node packages from package-lock.json"
+  npm ci --no-audit --no-fund
+fi
+
+status=0
+
+echo "== openai-python conformance"
+set +e
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/conformance "$@"
+py=$?
+set -e
+if [[ $py -eq 5 ]]; then
+  echo "run.sh: pytest collected no tests" >&2
+  status=1
+elif [[ $py -ne 0 ]]; then
+  status=1
+fi
+
+echo "== openai-node conformance"
+if ! node --test --test-timeout=120000 tests/conformance/; then
+  status=1
+fi
+
+exit "$status"
