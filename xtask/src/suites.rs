@@ -76,6 +76,20 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
     };
     results.push(("end-to-end (node --test, playwright-core)", e2e_result));
 
+    // The official SDKs against the same server build; run.sh keeps the venv current.
+    let mut conformance = Command::new("bash");
+    conformance
+        .arg("tests/conformance/run.sh")
+        .env("TETHER_SERVER_BIN", root.join("target/debug/tether-server"));
+    let name = "conformance (openai-python, openai-node)";
+    results.push((
+        name,
+        run_suite(&mut Suite {
+            name,
+            command: conformance,
+        }),
+    ));
+
     eprintln!();
     for (name, passed) in &results {
         eprintln!("  {}  {name}", if *passed { "PASS" } else { "FAIL" });
