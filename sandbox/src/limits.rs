@@ -53,6 +53,8 @@ pub enum LimitExceeded {
     ValueSize(usize),
     #[error("limit exceeded: command output grew past {0} bytes")]
     PipeBytes(usize),
+    #[error("limit exceeded: functions, subshells or nested scripts more than {0} deep")]
+    Nesting(usize),
 }
 
 /// Exit code of a call that a limit ended (the code `timeout(1)` uses).

@@ -335,6 +335,24 @@ const CASES: &[Case] = &[
         0,
     ),
     case("exit 300", "", "", 44),
+    case(
+        "f() { f; }; f",
+        "",
+        "tether-sandbox: limit exceeded: functions, subshells or nested scripts more than 64 deep\n",
+        124,
+    ),
+    case(
+        "echo 'source s.sh' > s.sh; source s.sh",
+        "",
+        "tether-sandbox: limit exceeded: functions, subshells or nested scripts more than 64 deep\n",
+        124,
+    ),
+    case(
+        "return 1",
+        "",
+        "bash: return: can only `return' from a function or sourced script\n",
+        1,
+    ),
 ];
 
 #[test]

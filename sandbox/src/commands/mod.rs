@@ -72,7 +72,7 @@ const TABLE: &[(&str, Command)] = &[
 /// Names the interpreter handles itself (listed so `which` knows them).
 const BUILTINS: &[&str] = &[
     "cd", "export", "unset", "set", "read", "exit", "node", "bash", "sh", "eval", "source", ".",
-    "break", "continue", "xargs", "env",
+    "break", "continue", "xargs", "env", "return", "local", "shift",
 ];
 
 pub fn lookup(name: &str) -> Option<Command> {

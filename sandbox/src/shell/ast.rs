@@ -37,6 +37,8 @@ pub enum Command {
         body: Compound,
         redirects: Vec<Redirect>,
     },
+    /// `name() { …; }` or `function name { …; }`.
+    Function { name: String, body: Box<Command> },
 }
 
 #[derive(Debug, Clone, PartialEq)]

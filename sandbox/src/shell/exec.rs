@@ -28,7 +28,13 @@ pub(crate) enum Abort {
     /// `break N` / `continue N`: unwinding to the Nth enclosing loop.
     Break(u32),
     Continue(u32),
+    /// `return N` from a function.
+    Return(i32),
 }
+
+/// How deeply functions, subshells and nested scripts may nest. Execution recurses on the
+/// native stack, so this bounds it well below what a browser or a test thread allows.
+pub(crate) const MAX_NESTING: usize = 64;
 
 /// What a loop does after its body ran.
 enum LoopStep {
@@ -71,6 +77,14 @@ pub(crate) struct Shell<'s> {
     options: Options,
     condition_depth: usize,
     loop_depth: usize,
+    nesting: usize,
+    functions: std::collections::BTreeMap<String, Command>,
+    /// `$1`, `$2`, … of the running function or script.
+    pub(crate) positional: Vec<String>,
+    /// `$0`: `bash`, or the name of the running script.
+    pub(crate) arg0: String,
+    /// Variables declared `local` in each active function call, with their outer values.
+    locals: Vec<Vec<(String, Option<String>)>>,
 }
 
 impl<'s> Shell<'s> {
@@ -87,6 +101,11 @@ impl<'s> Shell<'s> {
             options: Options::default(),
             condition_depth: 0,
             loop_depth: 0,
+            nesting: 0,
+            functions: std::collections::BTreeMap::new(),
+            positional: Vec::new(),
+            arg0: "bash".into(),
+            locals: Vec::new(),
         }
     }
 
@@ -128,6 +147,23 @@ impl<'s> Shell<'s> {
         }
     }
 
+    /// Enters a function, subshell or nested script; false (and the call ends) when that
+    /// would nest deeper than [`MAX_NESTING`]. Pair with [`Shell::leave`].
+    fn enter(&mut self) -> bool {
+        if self.nesting >= MAX_NESTING {
+            if self.abort.is_none() {
+                self.abort = Some(Abort::Limit(LimitExceeded::Nesting(MAX_NESTING)));
+            }
+            return false;
+        }
+        self.nesting += 1;
+        true
+    }
+
+    fn leave(&mut self) {
+        self.nesting -= 1;
+    }
+
     pub(crate) fn value_too_large(&mut self, len: usize) -> bool {
         let max = self.sandbox.limits.max_stream_bytes.max(1024 * 1024);
         if len > max && self.abort.is_none() {
@@ -143,6 +179,7 @@ impl<'s> Shell<'s> {
             None => status,
             Some(Abort::Exit(code)) => *code,
             Some(Abort::Break(_) | Abort::Continue(_)) => status,
+            Some(Abort::Return(code)) => *code,
             Some(Abort::Limit(limit)) => {
                 io.err
                     .extend_from_slice(format!("tether-sandbox: {limit}\n").as_bytes());
@@ -304,6 +341,10 @@ impl<'s> Shell<'s> {
                     let delivered = self.route(&sinks, inner.out, inner.err, io);
                     if delivered { status } else { status.max(1) }
                 }
+                Command::Function { name, body } => {
+                    self.functions.insert(name.clone(), (**body).clone());
+                    0
+                }
             };
             self.status = status;
             status
@@ -437,6 +478,9 @@ impl<'s> Shell<'s> {
     /// Runs `script` with the working directory, variables and options restored afterwards;
     /// `exit` inside it ends only the subshell.
     pub(crate) async fn subshell(&mut self, script: &Script, io: &mut Streams) -> i32 {
+        if !self.enter() {
+            return self.status;
+        }
         let cwd = self.sandbox.cwd.clone();
         let env = self.sandbox.env.clone();
         let options = self.options;
@@ -448,6 +492,7 @@ impl<'s> Shell<'s> {
         self.sandbox.cwd = cwd;
         self.sandbox.env = env;
         self.options = options;
+        self.leave();
         status
     }
 
@@ -665,7 +710,53 @@ impl<'s> Shell<'s> {
     ) -> i32 {
         let name = argv[0].as_str();
         let args = &argv[1..];
+        if let Some(body) = self.functions.get(name).cloned() {
+            return self.call_function(&body, args, stdin, out, err).await;
+        }
         match name {
+            "return" => {
+                if self.locals.is_empty() {
+                    err.extend_from_slice(
+                        b"bash: return: can only `return' from a function or sourced script\n",
+                    );
+                    return 1;
+                }
+                let code = args
+                    .first()
+                    .and_then(|a| a.parse::<i32>().ok())
+                    .map_or(self.status, |c| c & 0xff);
+                self.abort = Some(Abort::Return(code));
+                code
+            }
+            "local" => {
+                let Some(frame) = self.locals.last_mut() else {
+                    err.extend_from_slice(b"bash: local: can only be used in a function\n");
+                    return 1;
+                };
+                for arg in args.iter().filter(|a| !a.starts_with('-')) {
+                    let (var, value) = arg.split_once('=').unwrap_or((arg.as_str(), ""));
+                    if !super::parse::is_name(var) {
+                        err.extend_from_slice(
+                            format!("bash: local: `{arg}': not a valid identifier\n").as_bytes(),
+                        );
+                        return 1;
+                    }
+                    frame.push((var.to_string(), self.sandbox.env.get(var).cloned()));
+                    self.sandbox.env.insert(var.to_string(), value.to_string());
+                }
+                0
+            }
+            "shift" => {
+                let count = args
+                    .first()
+                    .and_then(|a| a.parse::<usize>().ok())
+                    .unwrap_or(1);
+                if count > self.positional.len() {
+                    return 1;
+                }
+                self.positional.drain(..count);
+                0
+            }
             "cd" => self.cd(args, err),
             "export" | "unset" | "set" => self.variables(name, args, out, err),
             "read" => self.read(args, stdin),
@@ -758,6 +849,45 @@ impl<'s> Shell<'s> {
                 }
             },
         }
+    }
+
+    /// Calls a shell function: `$1…` become its arguments, `local` variables are restored and
+    /// `return` ends it.
+    async fn call_function(
+        &mut self,
+        body: &Command,
+        args: &[String],
+        stdin: &mut Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        if !self.enter() {
+            return self.status;
+        }
+        let outer = std::mem::replace(&mut self.positional, args.to_vec());
+        self.locals.push(Vec::new());
+        let mut io = Streams {
+            stdin: std::mem::take(stdin),
+            out: std::mem::take(out),
+            err: std::mem::take(err),
+        };
+        let mut status = self.command(body, &mut io).await;
+        if let Some(Abort::Return(code)) = self.abort {
+            self.abort = None;
+            status = code;
+        }
+        *stdin = io.stdin;
+        *out = io.out;
+        *err = io.err;
+        for (name, value) in self.locals.pop().unwrap_or_default().into_iter().rev() {
+            match value {
+                Some(value) => self.sandbox.env.insert(name, value),
+                None => self.sandbox.env.remove(&name),
+            };
+        }
+        self.positional = outer;
+        self.leave();
+        status
     }
 
     /// Runs an already-expanded argv (for `xargs` and `env`), with optional assignments.
@@ -1137,6 +1267,8 @@ impl<'s> Shell<'s> {
         out: &mut Vec<u8>,
         err: &mut Vec<u8>,
     ) -> i32 {
+        let mut positional: Option<Vec<String>> = None;
+        let mut arg0: Option<String> = None;
         let (source, subshell, errexit) = match name {
             "eval" => (Ok(args.join(" ")), false, false),
             "bash" | "sh" => {
@@ -1148,10 +1280,14 @@ impl<'s> Shell<'s> {
                         errexit |= flags.contains('e');
                         if flags.contains('c') {
                             command = rest.next().cloned().map(Ok);
+                            arg0 = rest.next().cloned();
+                            positional = Some(rest.by_ref().cloned().collect());
                             break;
                         }
                     } else {
                         command = Some(self.script_file(arg));
+                        arg0 = Some(arg.clone());
+                        positional = Some(rest.by_ref().cloned().collect());
                         break;
                     }
                 }
@@ -1169,7 +1305,12 @@ impl<'s> Shell<'s> {
                 }
             }
             _ => match args.first() {
-                Some(file) => (self.script_file(file), false, false),
+                Some(file) => {
+                    if args.len() > 1 {
+                        positional = Some(args[1..].to_vec());
+                    }
+                    (self.script_file(file), false, false)
+                }
                 None => {
                     err.extend_from_slice(
                         format!("bash: {name}: filename argument required\n").as_bytes(),
@@ -1192,6 +1333,11 @@ impl<'s> Shell<'s> {
                 return 2;
             }
         };
+        if !self.enter() {
+            return self.status;
+        }
+        let outer = positional.map(|p| std::mem::replace(&mut self.positional, p));
+        let outer_arg0 = arg0.map(|a| std::mem::replace(&mut self.arg0, a));
         let mut io = Streams {
             stdin: std::mem::take(stdin),
             out: std::mem::take(out),
@@ -1209,6 +1355,13 @@ impl<'s> Shell<'s> {
         *stdin = io.stdin;
         *out = io.out;
         *err = io.err;
+        if let Some(outer) = outer {
+            self.positional = outer;
+        }
+        if let Some(outer) = outer_arg0 {
+            self.arg0 = outer;
+        }
+        self.leave();
         status
     }
 

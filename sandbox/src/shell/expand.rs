@@ -64,6 +64,14 @@ impl Fields {
         }
     }
 
+    /// Ends the current field and starts another (`"$@"`).
+    fn next_field(&mut self) {
+        if let Some(field) = self.current.take() {
+            self.done.push(field);
+        }
+        self.field();
+    }
+
     /// An unquoted expansion result: blanks separate fields.
     fn split(&mut self, text: &str) {
         for (index, piece) in text.split([' ', '\t', '\n']).enumerate() {
@@ -182,6 +190,12 @@ impl Shell<'_> {
                         fields.quoted(text);
                         continue;
                     }
+                    WordPart::DoubleQuoted(inner)
+                        if self.positional.is_empty()
+                            && matches!(inner.as_slice(), [WordPart::Parameter(p)] if p == "@") =>
+                    {
+                        continue;
+                    }
                     WordPart::DoubleQuoted(inner) => {
                         fields.field();
                         self.expand_into(inner, true, fields, io).await?;
@@ -193,6 +207,15 @@ impl Shell<'_> {
                         .get("HOME")
                         .cloned()
                         .unwrap_or_else(|| "/".into()),
+                    WordPart::Parameter(text) if quoted && text == "@" => {
+                        for (index, arg) in self.positional.iter().enumerate() {
+                            if index > 0 {
+                                fields.next_field();
+                            }
+                            fields.quoted(arg);
+                        }
+                        continue;
+                    }
                     WordPart::Parameter(text) => self.parameter(text, io).await?,
                     WordPart::CommandSubstitution(text) => self.substitute(text, io).await,
                     WordPart::Arithmetic(text) => {
@@ -218,11 +241,14 @@ impl Shell<'_> {
     fn lookup(&self, name: &str) -> Option<String> {
         match name {
             "?" => Some(self.status.to_string()),
-            "#" => Some("0".into()),
+            "#" => Some(self.positional.len().to_string()),
             "$" => Some("1".into()),
-            "0" => Some("bash".into()),
-            "@" | "*" => Some(String::new()),
-            _ if name.chars().all(|c| c.is_ascii_digit()) => None,
+            "0" => Some(self.arg0.clone()),
+            "@" | "*" => Some(self.positional.join(" ")),
+            _ if name.chars().all(|c| c.is_ascii_digit()) => name
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| self.positional.get(n.checked_sub(1)?).cloned()),
             _ => self.sandbox.env.get(name).cloned(),
         }
     }

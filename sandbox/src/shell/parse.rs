@@ -13,7 +13,12 @@ pub enum ParseError {
     UnexpectedEnd,
     #[error("unexpected EOF while looking for matching `{0}'")]
     Unterminated(char),
+    #[error("syntax error: commands nested more than {MAX_PARSE_DEPTH} deep")]
+    TooDeep,
 }
+
+/// How deeply compound commands may nest; the parser is recursive, so this bounds its stack.
+pub const MAX_PARSE_DEPTH: usize = 100;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Token {
@@ -52,7 +57,11 @@ struct Lexer {
 
 pub fn parse(src: &str) -> Result<Script, ParseError> {
     let tokens = lex(src)?;
-    let mut parser = Parser { tokens, pos: 0 };
+    let mut parser = Parser {
+        tokens,
+        pos: 0,
+        depth: 0,
+    };
     let script = parser.script(&[])?;
     match parser.peek() {
         None => Ok(script),
@@ -526,6 +535,7 @@ fn flush_quoted(literal: &mut String, parts: &mut Vec<WordPart>) {
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
+    depth: usize,
 }
 
 const CLOSERS: [&str; 8] = ["then", "do", "done", "fi", "else", "elif", "}", "esac"];
@@ -627,6 +637,53 @@ impl Parser {
     }
 
     fn command(&mut self) -> Result<Command, ParseError> {
+        self.depth += 1;
+        let command = if self.depth > MAX_PARSE_DEPTH {
+            Err(ParseError::TooDeep)
+        } else {
+            self.command_at_depth()
+        };
+        self.depth -= 1;
+        command
+    }
+
+    /// `name() body` or `function name [()] body`, if the tokens start one.
+    fn function_definition(&mut self) -> Result<Option<Command>, ParseError> {
+        let keyword = self.peek_keyword() == Some("function");
+        let offset = usize::from(keyword);
+        let name = match self.tokens.get(self.pos + offset) {
+            Some(Token::Word(w)) => match w.as_literal() {
+                Some(name) if is_name(name) => name.to_string(),
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        let parens = matches!(
+            (
+                self.tokens.get(self.pos + offset + 1),
+                self.tokens.get(self.pos + offset + 2)
+            ),
+            (Some(Token::Op("(")), Some(Token::Op(")")))
+        );
+        if !parens && !keyword {
+            return Ok(None);
+        }
+        self.pos += offset + 1 + if parens { 2 } else { 0 };
+        self.skip_newlines();
+        let body = self.command()?;
+        if !matches!(body, Command::Compound { .. }) {
+            return Err(ParseError::UnexpectedToken(name));
+        }
+        Ok(Some(Command::Function {
+            name,
+            body: Box::new(body),
+        }))
+    }
+
+    fn command_at_depth(&mut self) -> Result<Command, ParseError> {
+        if let Some(function) = self.function_definition()? {
+            return Ok(function);
+        }
         let compound = match (self.peek_keyword(), self.peek()) {
             (Some("for"), _) => Some(self.for_loop()?),
             (Some(k @ ("while" | "until")), _) => {

@@ -338,3 +338,17 @@ case abc in
 esac
 %%
 x='*'; case hello in "$x") echo literal;; $x) echo glob;; esac
+%%
+greet() { echo "hello $1 ($#)"; }; greet world; greet a b
+%%
+f() { local x=inner; echo "$x"; return 3; }; x=outer; f; echo "$? $x"
+%%
+count() { n=0; for a in "$@"; do n=$((n+1)); done; echo $n; }; count "a b" c; count
+%%
+function twice { echo "$1$1"; }; twice ab
+%%
+printf 'echo "script got $1 and $2"\nshift\necho "now $1"\n' > s.sh; bash s.sh one two
+%%
+bash -c 'echo "$0 $1"' name arg
+%%
+fact() { if [ $1 -le 1 ]; then echo 1; else echo $(( $1 * $(fact $(( $1 - 1 ))) )); fi; }; fact 5
