@@ -137,3 +137,25 @@ fn stream_output_is_capped_with_a_marker() {
     assert!(output.stdout.contains("bytes elided"));
     assert!(output.stdout.ends_with("10000\n"));
 }
+
+#[test]
+fn deep_nesting_ends_cleanly() {
+    let nested = |depth: usize| format!("{}echo deep{}", "( ".repeat(depth), " )".repeat(depth));
+    let (output, _) = run(Limits::default(), &nested(99));
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert!(
+        output.stderr.contains("more than 64 deep"),
+        "{}",
+        output.stderr
+    );
+    let (output, _) = run(Limits::default(), &nested(150));
+    assert_eq!(output.exit_code, 2);
+    assert!(
+        output.stderr.contains("nested more than 100 deep"),
+        "{}",
+        output.stderr
+    );
+    let substitutions = format!("echo {}x{}", "$(echo ".repeat(80), ")".repeat(80));
+    let (output, _) = run(Limits::default(), &substitutions);
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+}

@@ -112,3 +112,15 @@ async fn node_goes_through_the_runtime() {
     let output = sandbox.run_shell("cd test && node run.js --fast").await;
     assert_eq!(output.stdout, "/test/run.js [\"--fast\"] files=5\n");
 }
+
+#[wasm_bindgen_test]
+async fn runaway_recursion_ends_within_the_browser_stack() {
+    let mut sandbox = Sandbox::new(Vfs::new());
+    let output = sandbox.run_shell("f() { f; }; f").await;
+    assert_eq!(output.exit_code, tether_sandbox::LIMIT_EXIT_CODE);
+    let deep = format!("{}echo deep{}", "( ".repeat(99), " )".repeat(99));
+    assert_eq!(
+        sandbox.run_shell(&deep).await.exit_code,
+        tether_sandbox::LIMIT_EXIT_CODE
+    );
+}
