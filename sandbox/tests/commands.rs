@@ -338,13 +338,13 @@ const CASES: &[Case] = &[
     case(
         "f() { f; }; f",
         "",
-        "tether-sandbox: limit exceeded: functions, subshells or nested scripts more than 64 deep\n",
+        "tether-sandbox: limit exceeded: functions, subshells or nested scripts more than 50 deep\n",
         124,
     ),
     case(
         "echo 'source s.sh' > s.sh; source s.sh",
         "",
-        "tether-sandbox: limit exceeded: functions, subshells or nested scripts more than 64 deep\n",
+        "tether-sandbox: limit exceeded: functions, subshells or nested scripts more than 50 deep\n",
         124,
     ),
     case(

@@ -144,7 +144,7 @@ fn deep_nesting_ends_cleanly() {
     let (output, _) = run(Limits::default(), &nested(99));
     assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
     assert!(
-        output.stderr.contains("more than 64 deep"),
+        output.stderr.contains("more than 50 deep"),
         "{}",
         output.stderr
     );

@@ -5,7 +5,7 @@
 
 mod diff;
 mod files;
-mod search;
+pub(crate) mod search;
 mod sed;
 mod test;
 mod text;

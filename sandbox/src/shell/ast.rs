@@ -57,6 +57,8 @@ pub enum Compound {
         branches: Vec<(Script, Script)>,
         otherwise: Option<Script>,
     },
+    /// `[[ … ]]`: words and the operators `&&`, `||`, `(`, `)`, `<`, `>` between them.
+    Conditional(Vec<ConditionalPart>),
     /// `case WORD in PATTERN|PATTERN) BODY ;; … esac`.
     Case {
         word: Word,
@@ -128,4 +130,11 @@ impl Word {
             parts: vec![WordPart::Quoted(text.to_string())],
         }
     }
+}
+
+/// One element of `[[ … ]]` before expansion.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConditionalPart {
+    Word(Word),
+    Op(&'static str),
 }

@@ -12,6 +12,7 @@ use std::pin::Pin;
 
 use super::Input;
 use super::ast::*;
+use super::conditional::{self, CondToken, Scope};
 use crate::commands::{self, Ctx};
 use crate::js::{JsEntry, JsRequest, is_script_file};
 use crate::limits::{LIMIT_EXIT_CODE, LimitExceeded};
@@ -34,7 +35,7 @@ pub(crate) enum Abort {
 
 /// How deeply functions, subshells and nested scripts may nest. Execution recurses on the
 /// native stack, so this bounds it well below what a browser or a test thread allows.
-pub(crate) const MAX_NESTING: usize = 64;
+pub(crate) const MAX_NESTING: usize = 50;
 
 /// What a loop does after its body ran.
 enum LoopStep {
@@ -351,108 +352,163 @@ impl<'s> Shell<'s> {
         })
     }
 
+    /// Groups run inline (they are on the path of every function call); the other compound
+    /// commands run in [`Shell::control`], boxed, so this frame stays small.
     async fn compound(&mut self, compound: &Compound, io: &mut Streams) -> i32 {
         match compound {
-            Compound::For { var, items, body } => {
-                let values = match self.expand_words(items, io).await {
-                    Ok(values) => values,
-                    Err(e) => {
-                        io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
-                        return 1;
-                    }
-                };
-                let mut status = 0;
-                self.loop_depth += 1;
-                for value in values {
-                    if !self.tick_iteration() {
-                        break;
-                    }
-                    self.sandbox.env.insert(var.clone(), value);
-                    status = self.script(body, io).await;
-                    if let LoopStep::Stop = self.after_body() {
-                        break;
-                    }
-                }
-                self.loop_depth -= 1;
-                status
-            }
-            Compound::While {
-                until,
-                condition,
+            Compound::Group {
+                subshell: false,
                 body,
-            } => {
-                let mut status = 0;
-                self.loop_depth += 1;
-                loop {
-                    if !self.tick_iteration() {
-                        break;
+            } => self.script(body, io).await,
+            Compound::Group {
+                subshell: true,
+                body,
+            } => self.subshell(body, io).await,
+            other => self.control(other, io).await,
+        }
+    }
+
+    fn control<'a>(&'a mut self, compound: &'a Compound, io: &'a mut Streams) -> Local<'a, i32> {
+        Box::pin(async move {
+            match compound {
+                Compound::For { var, items, body } => {
+                    let values = match self.expand_words(items, io).await {
+                        Ok(values) => values,
+                        Err(e) => {
+                            io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
+                            return 1;
+                        }
+                    };
+                    let mut status = 0;
+                    self.loop_depth += 1;
+                    for value in values {
+                        if !self.tick_iteration() {
+                            break;
+                        }
+                        self.sandbox.env.insert(var.clone(), value);
+                        status = self.script(body, io).await;
+                        if let LoopStep::Stop = self.after_body() {
+                            break;
+                        }
                     }
-                    self.condition_depth += 1;
-                    let test = self.script(condition, io).await;
-                    self.condition_depth -= 1;
-                    if self.abort.is_some() || (test == 0) == *until {
-                        break;
-                    }
-                    status = self.script(body, io).await;
-                    if let LoopStep::Stop = self.after_body() {
-                        break;
-                    }
+                    self.loop_depth -= 1;
+                    status
                 }
-                self.loop_depth -= 1;
-                status
-            }
-            Compound::If {
-                branches,
-                otherwise,
-            } => {
-                for (condition, body) in branches {
-                    self.condition_depth += 1;
-                    let test = self.script(condition, io).await;
-                    self.condition_depth -= 1;
-                    if self.abort.is_some() {
-                        return test;
+                Compound::While {
+                    until,
+                    condition,
+                    body,
+                } => {
+                    let mut status = 0;
+                    self.loop_depth += 1;
+                    loop {
+                        if !self.tick_iteration() {
+                            break;
+                        }
+                        self.condition_depth += 1;
+                        let test = self.script(condition, io).await;
+                        self.condition_depth -= 1;
+                        if self.abort.is_some() || (test == 0) == *until {
+                            break;
+                        }
+                        status = self.script(body, io).await;
+                        if let LoopStep::Stop = self.after_body() {
+                            break;
+                        }
                     }
-                    if test == 0 {
-                        return self.script(body, io).await;
-                    }
+                    self.loop_depth -= 1;
+                    status
                 }
-                match otherwise {
-                    Some(body) => self.script(body, io).await,
-                    None => 0,
-                }
-            }
-            Compound::Case { word, arms } => {
-                let value = match self.expand_single(word, io).await {
-                    Ok(value) => value,
-                    Err(e) => {
-                        io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
-                        return 1;
-                    }
-                };
-                for (patterns, body) in arms {
-                    for pattern in patterns {
-                        let pattern = match self.expand_pattern(pattern, io).await {
-                            Ok(pattern) => pattern,
-                            Err(e) => {
-                                io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
-                                return 1;
-                            }
-                        };
-                        if super::glob::matches(&pattern, &value) {
+                Compound::If {
+                    branches,
+                    otherwise,
+                } => {
+                    for (condition, body) in branches {
+                        self.condition_depth += 1;
+                        let test = self.script(condition, io).await;
+                        self.condition_depth -= 1;
+                        if self.abort.is_some() {
+                            return test;
+                        }
+                        if test == 0 {
                             return self.script(body, io).await;
                         }
                     }
+                    match otherwise {
+                        Some(body) => self.script(body, io).await,
+                        None => 0,
+                    }
                 }
-                0
-            }
-            Compound::Group { subshell, body } => {
-                if *subshell {
-                    self.subshell(body, io).await
-                } else {
-                    self.script(body, io).await
+                Compound::Conditional(parts) => {
+                    let mut tokens = Vec::new();
+                    for part in parts {
+                        tokens.push(match part {
+                            ConditionalPart::Op(op) => CondToken::Op(op),
+                            ConditionalPart::Word(word) => {
+                                let expanded = match self.expand_single(word, io).await {
+                                    Ok(text) => {
+                                        self.expand_pattern(word, io).await.map(|p| (text, p))
+                                    }
+                                    Err(e) => Err(e),
+                                };
+                                match expanded {
+                                    Ok((text, pattern)) => CondToken::Word { text, pattern },
+                                    Err(e) => {
+                                        io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
+                                        return 1;
+                                    }
+                                }
+                            }
+                        });
+                    }
+                    let scope = Scope {
+                        vfs: &self.sandbox.vfs,
+                        cwd: &self.sandbox.cwd,
+                        env: &self.sandbox.env,
+                    };
+                    match conditional::evaluate(&tokens, &scope) {
+                        Ok(true) => 0,
+                        Ok(false) => 1,
+                        Err(message) => {
+                            io.err
+                                .extend_from_slice(format!("bash: {message}\n").as_bytes());
+                            2
+                        }
+                    }
+                }
+                Compound::Case { word, arms } => {
+                    let value = match self.expand_single(word, io).await {
+                        Ok(value) => value,
+                        Err(e) => {
+                            io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
+                            return 1;
+                        }
+                    };
+                    for (patterns, body) in arms {
+                        for pattern in patterns {
+                            let pattern = match self.expand_pattern(pattern, io).await {
+                                Ok(pattern) => pattern,
+                                Err(e) => {
+                                    io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
+                                    return 1;
+                                }
+                            };
+                            if super::glob::matches(&pattern, &value) {
+                                return self.script(body, io).await;
+                            }
+                        }
+                    }
+                    0
+                }
+                Compound::Group { subshell, body } => {
+                    if *subshell {
+                        self.subshell(body, io).await
+                    } else {
+                        self.script(body, io).await
+                    }
                 }
             }
-        }
+        })
     }
 
     /// Consumes a pending `break`/`continue` aimed at this loop and says whether to go on.
@@ -701,6 +757,9 @@ impl<'s> Shell<'s> {
     }
 
     /// Runs one command: a builtin that needs the interpreter, or a command from the table.
+    /// Runs one command. The arms that await (functions, `node`, nested scripts, `xargs`,
+    /// `find -exec`, `env CMD`) stay here; everything synchronous is in [`Shell::builtin`], which
+    /// keeps this function's frame small — it sits on the stack once per level of recursion.
     async fn invoke(
         &mut self,
         argv: &[String],
@@ -711,8 +770,44 @@ impl<'s> Shell<'s> {
         let name = argv[0].as_str();
         let args = &argv[1..];
         if let Some(body) = self.functions.get(name).cloned() {
-            return self.call_function(&body, args, stdin, out, err).await;
+            return Box::pin(self.call_function(&body, args, stdin, out, err)).await;
         }
+        match name {
+            "node" => Box::pin(self.node(args, stdin, out, err)).await,
+            "xargs" => Box::pin(self.xargs(args, stdin, out, err)).await,
+            "find" if args.iter().any(|a| a == "-exec") => {
+                Box::pin(self.find_exec(args, stdin, out, err)).await
+            }
+            "env" if args.iter().any(|a| !a.contains('=')) => {
+                let split = args
+                    .iter()
+                    .position(|a| !a.contains('='))
+                    .unwrap_or(args.len());
+                let assigns: Vec<(String, String)> = args[..split]
+                    .iter()
+                    .filter_map(|a| {
+                        a.split_once('=')
+                            .map(|(n, v)| (n.to_string(), v.to_string()))
+                    })
+                    .collect();
+                Box::pin(self.run_argv(assigns, &args[split..], out, err)).await
+            }
+            "bash" | "sh" | "eval" | "source" | "." => {
+                Box::pin(self.nested(name, args, stdin, out, err)).await
+            }
+            _ => self.builtin(name, args, stdin, out, err),
+        }
+    }
+
+    /// Synchronous builtins and the command table.
+    fn builtin(
+        &mut self,
+        name: &str,
+        args: &[String],
+        stdin: &mut Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
         match name {
             "return" => {
                 if self.locals.is_empty() {
@@ -773,7 +868,6 @@ impl<'s> Shell<'s> {
                 self.abort = Some(Abort::Exit(code));
                 code
             }
-            "node" => self.node(args, stdin, out, err).await,
             "break" | "continue" => {
                 if self.loop_depth == 0 {
                     err.extend_from_slice(
@@ -797,34 +891,16 @@ impl<'s> Shell<'s> {
                 });
                 0
             }
-            "xargs" => self.xargs(args, stdin, out, err).await,
-            "find" if args.iter().any(|a| a == "-exec") => {
-                self.find_exec(args, stdin, out, err).await
-            }
             "env" => {
-                let split = args
-                    .iter()
-                    .position(|a| !a.contains('='))
-                    .unwrap_or(args.len());
-                let assigns: Vec<(String, String)> = args[..split]
-                    .iter()
-                    .filter_map(|a| {
-                        a.split_once('=')
-                            .map(|(n, v)| (n.to_string(), v.to_string()))
-                    })
-                    .collect();
-                if split == args.len() {
-                    let mut env = self.sandbox.env.clone();
-                    env.extend(assigns);
-                    for (name, value) in env {
-                        out.extend_from_slice(format!("{name}={value}\n").as_bytes());
-                    }
-                    return 0;
+                let mut env = self.sandbox.env.clone();
+                env.extend(args.iter().filter_map(|a| {
+                    a.split_once('=')
+                        .map(|(n, v)| (n.to_string(), v.to_string()))
+                }));
+                for (name, value) in env {
+                    out.extend_from_slice(format!("{name}={value}\n").as_bytes());
                 }
-                self.run_argv(assigns, &args[split..], out, err).await
-            }
-            "bash" | "sh" | "eval" | "source" | "." => {
-                self.nested(name, args, stdin, out, err).await
+                0
             }
             _ => match commands::lookup(name) {
                 Some(_) => self.invoke_command(name, args, stdin, out, err),

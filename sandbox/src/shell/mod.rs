@@ -5,6 +5,7 @@
 pub mod arith;
 pub mod ast;
 pub mod brace;
+pub mod conditional;
 pub mod exec;
 pub mod expand;
 pub mod glob;

@@ -701,6 +701,7 @@ impl Parser {
             }
             (Some("if"), _) => Some(self.if_clause()?),
             (Some("case"), _) => Some(self.case_clause()?),
+            (Some("[["), _) => Some(self.conditional()?),
             (Some("{"), _) => {
                 self.pos += 1;
                 let body = self.script(&["}"])?;
@@ -854,6 +855,29 @@ impl Parser {
         let body = self.script(&["done"])?;
         self.expect_keyword("done")?;
         Ok(Compound::For { var, items, body })
+    }
+
+    fn conditional(&mut self) -> Result<Compound, ParseError> {
+        self.pos += 1;
+        let mut parts = Vec::new();
+        loop {
+            let part = match self.peek() {
+                Some(Token::Word(w)) if w.as_literal() == Some("]]") => {
+                    self.pos += 1;
+                    return Ok(Compound::Conditional(parts));
+                }
+                Some(Token::Word(w)) => ConditionalPart::Word(w.clone()),
+                Some(Token::Op(op @ ("&&" | "||" | "(" | ")"))) => ConditionalPart::Op(op),
+                Some(Token::Redirect {
+                    fd: None,
+                    op: op @ ("<" | ">"),
+                }) => ConditionalPart::Op(op),
+                Some(t) => return Err(ParseError::UnexpectedToken(describe(t))),
+                None => return Err(ParseError::UnexpectedEnd),
+            };
+            parts.push(part);
+            self.pos += 1;
+        }
     }
 
     fn case_clause(&mut self) -> Result<Compound, ParseError> {

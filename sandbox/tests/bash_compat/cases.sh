@@ -352,3 +352,11 @@ printf 'echo "script got $1 and $2"\nshift\necho "now $1"\n' > s.sh; bash s.sh o
 bash -c 'echo "$0 $1"' name arg
 %%
 fact() { if [ $1 -le 1 ]; then echo 1; else echo $(( $1 * $(fact $(( $1 - 1 ))) )); fi; }; fact 5
+%%
+[[ -f README.md && -d src ]] && echo both; [[ -f nope || -n x ]] && echo either
+%%
+f=app.js; [[ $f == *.js ]] && echo js; [[ $f == "*.js" ]] || echo not-literal; [[ $f != *.ts ]] && echo not-ts
+%%
+[[ abc123 =~ ^[a-z]+[0-9]+$ ]] && echo re; [[ ! -e missing ]] && echo absent; [[ 2 -lt 10 ]] && echo num; [[ b > a ]] && echo str
+%%
+x=""; if [[ -z $x ]]; then echo empty; fi; [[ ( -f README.md ) && ! ( -f nope ) ]]; echo $?
