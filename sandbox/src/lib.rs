@@ -27,5 +27,5 @@ pub use limits::{Clock, LIMIT_EXIT_CODE, LimitExceeded, Limits, ManualClock, Sys
 pub use patch::{PatchError, PatchSummary};
 pub use sample::{SAMPLE_FIX_PATCH, sample_project};
 pub use sandbox::{Sandbox, ShellOutput};
-pub use tools::{ApplyPatchForm, PlanStep, StepStatus, ToolResult, tool_specs};
+pub use tools::{ApplyPatchForm, Plan, PlanStep, StepStatus, ToolResult, tool_specs};
 pub use vfs::{EntryKind, Vfs, VfsError};

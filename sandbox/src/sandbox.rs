@@ -12,7 +12,7 @@ use crate::changes::ChangeSet;
 use crate::js::JsRuntime;
 use crate::limits::{Clock, Limits, SystemClock, truncate_middle};
 use crate::shell::exec::{Shell, Streams};
-use crate::tools::PlanStep;
+use crate::tools::Plan;
 use crate::vfs::Vfs;
 
 /// What a command line printed and how it ended.
@@ -25,6 +25,8 @@ pub struct ShellOutput {
     pub changes: ChangeSet,
 }
 
+/// One agent's machine. Not `Send`: it may hold a browser-side JS runtime, and wasm is
+/// single-threaded anyway.
 pub struct Sandbox {
     pub(crate) vfs: Vfs,
     pub(crate) cwd: String,
@@ -32,7 +34,7 @@ pub struct Sandbox {
     pub(crate) limits: Limits,
     pub(crate) js: Option<Box<dyn JsRuntime>>,
     pub(crate) clock: Box<dyn Clock>,
-    pub(crate) plan: Vec<PlanStep>,
+    pub(crate) plan: Plan,
 }
 
 impl Sandbox {
@@ -54,7 +56,7 @@ impl Sandbox {
             limits: Limits::default(),
             js: None,
             clock: Box::new(SystemClock::default()),
-            plan: Vec::new(),
+            plan: Plan::default(),
         }
     }
 
@@ -103,7 +105,7 @@ impl Sandbox {
     }
 
     /// The plan last sent with `update_plan`.
-    pub fn plan(&self) -> &[PlanStep] {
+    pub fn plan(&self) -> &Plan {
         &self.plan
     }
 

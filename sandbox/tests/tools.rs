@@ -282,8 +282,9 @@ fn update_plan_stores_the_plan() {
         call(&mut sb, "update_plan", args),
         ("Plan updated".to_string(), true)
     );
-    assert_eq!(sb.plan().len(), 2);
-    assert_eq!(sb.plan()[1].status, StepStatus::InProgress);
+    assert_eq!(sb.plan().explanation.as_deref(), Some("fix"));
+    assert_eq!(sb.plan().steps.len(), 2);
+    assert_eq!(sb.plan().steps[1].status, StepStatus::InProgress);
 }
 
 #[test]

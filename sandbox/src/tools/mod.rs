@@ -79,11 +79,13 @@ struct GrepFilesArgs {
     limit: Option<usize>,
 }
 
-#[derive(Deserialize)]
-struct UpdatePlanArgs {
+/// The task plan the model keeps with `update_plan`, for the UI.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
     #[serde(default)]
-    explanation: Option<String>,
-    plan: Vec<PlanStep>,
+    pub explanation: Option<String>,
+    #[serde(rename = "plan")]
+    pub steps: Vec<PlanStep>,
 }
 
 /// Quotes one argument for the shell (single quotes, `'\''` for embedded quotes).
@@ -200,9 +202,7 @@ impl Sandbox {
             "list_dir" => self.list_dir(parse(arguments)?),
             "grep_files" => self.grep_files(parse(arguments)?),
             "update_plan" => {
-                let args: UpdatePlanArgs = parse(arguments)?;
-                let _ = args.explanation;
-                self.plan = args.plan;
+                self.plan = parse(arguments)?;
                 ToolResult {
                     output: "Plan updated".into(),
                     success: true,
