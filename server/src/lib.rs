@@ -62,6 +62,10 @@ pub struct Config {
     /// Lifetime of a WebSocket connection in seconds (the reference service allows 60 minutes).
     #[arg(long, env = "TETHER_WS_LIFETIME_SECONDS", default_value_t = 3600.0)]
     pub ws_lifetime_seconds: f64,
+    /// Refuse requests for models the server does not list (404 `model_not_found`) instead of
+    /// serving them with the default model, which is what clients such as Codex need.
+    #[arg(long, env = "TETHER_REJECT_UNKNOWN_MODELS")]
+    pub reject_unknown_models: bool,
 }
 
 /// What every request handler shares.
@@ -74,6 +78,7 @@ pub struct AppState {
     pub websocket_enabled: bool,
     pub api_keys: Arc<Vec<String>>,
     pub ws_lifetime: std::time::Duration,
+    pub reject_unknown_models: bool,
 }
 
 impl AppState {
@@ -95,6 +100,7 @@ impl AppState {
             store: Arc::new(store),
             metrics: Arc::new(Metrics::default()),
             max_frame_bytes: config.max_frame_bytes,
+            reject_unknown_models: config.reject_unknown_models,
             websocket_enabled: !config.no_websocket,
             api_keys: Arc::new(
                 config

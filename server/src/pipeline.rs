@@ -79,6 +79,16 @@ pub async fn prepare(
     request: ResponseCreate,
     cache: Option<&ConnectionCache>,
 ) -> Result<Prepared, Refusal> {
+    if state.reject_unknown_models && request.model != crate::sim::MODEL_ID {
+        return Err(Refusal::not_found(
+            Some("model_not_found"),
+            format!(
+                "The model '{}' does not exist or you do not have access to it.",
+                request.model
+            ),
+            Some("model"),
+        ));
+    }
     let previous = match &request.previous_response_id {
         Some(id) => Some(find_previous(state, id, cache).await?),
         None => None,

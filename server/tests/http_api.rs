@@ -309,3 +309,39 @@ async fn models_and_metrics_are_listed() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn unknown_models_are_served_unless_configured_otherwise() {
+    let (status, _) = json_call(
+        &router(),
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "gpt-9", "input": "x"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let mut config = common::config(":memory:");
+    config.reject_unknown_models = true;
+    let strict = app(
+        AppState::new(&config).unwrap(),
+        std::path::Path::new("does-not-exist"),
+    );
+    let (status, error) = json_call(
+        &strict,
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "gpt-9", "input": "x"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(error["error"]["code"], "model_not_found");
+    assert_eq!(error["error"]["param"], "model");
+    let (status, _) = json_call(
+        &strict,
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "tether-sim", "input": "x"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+}

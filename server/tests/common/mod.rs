@@ -21,6 +21,7 @@ pub fn config(data_dir: &str) -> Config {
         no_websocket: false,
         api_keys: Vec::new(),
         ws_lifetime_seconds: 3600.0,
+        reject_unknown_models: false,
     }
 }
 
