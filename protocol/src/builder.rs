@@ -5,7 +5,7 @@
 
 use crate::error::{ApiError, ErrorFrame};
 use crate::events::{Part, ServerEvent, StreamEvent};
-use crate::items::{FunctionCall, Item, ItemStatus, OutputText};
+use crate::items::{CustomToolCall, FunctionCall, Item, ItemStatus, OutputText};
 use crate::response::{IncompleteDetails, Response, ResponseStatus, Usage};
 
 /// The item currently being streamed.
@@ -13,6 +13,7 @@ use crate::response::{IncompleteDetails, Response, ResponseStatus, Usage};
 enum OpenItem {
     Message { id: String, text: String },
     FunctionCall { call: FunctionCall },
+    CustomToolCall { call: CustomToolCall },
 }
 
 /// Produces the events of one response, in order.
@@ -126,39 +127,77 @@ impl ResponseStreamBuilder {
         call_id: impl Into<String>,
         name: impl Into<String>,
     ) -> ServerEvent {
-        assert!(self.open.is_none(), "an item is already open");
-        let call = FunctionCall {
+        self.begin_tool_call(Item::FunctionCall(FunctionCall {
             id: Some(id.into()),
             call_id: call_id.into(),
             name: name.into(),
             arguments: String::new(),
             namespace: None,
-            status: Some(ItemStatus::InProgress),
-        };
-        let output_index = self.output_index();
-        self.open = Some(OpenItem::FunctionCall { call: call.clone() });
-        self.emit(StreamEvent::OutputItemAdded {
-            output_index,
-            item: Item::FunctionCall(call),
-        })
+            status: None,
+        }))
     }
 
-    /// One `function_call_arguments.delta` of the open call.
+    /// Opens a tool call — a `function_call` (possibly in a namespace) or a `custom_tool_call`
+    /// — whose arguments or input then stream through [`Self::arguments_delta`].
     ///
     /// # Panics
-    /// If no function call is open.
+    /// If another item is still open, or `call` is not a tool call.
+    pub fn begin_tool_call(&mut self, call: Item) -> ServerEvent {
+        assert!(self.open.is_none(), "an item is already open");
+        let output_index = self.output_index();
+        let (open, item) = match call {
+            Item::FunctionCall(mut call) => {
+                call.arguments.clear();
+                call.status = Some(ItemStatus::InProgress);
+                (
+                    OpenItem::FunctionCall { call: call.clone() },
+                    Item::FunctionCall(call),
+                )
+            }
+            Item::CustomToolCall(mut call) => {
+                call.input.clear();
+                call.status = Some(ItemStatus::InProgress);
+                (
+                    OpenItem::CustomToolCall { call: call.clone() },
+                    Item::CustomToolCall(call),
+                )
+            }
+            other => panic!("not a tool call: {}", other.type_name()),
+        };
+        self.open = Some(open);
+        self.emit(StreamEvent::OutputItemAdded { output_index, item })
+    }
+
+    /// One delta of the open call: `function_call_arguments.delta` for a function call,
+    /// `custom_tool_call_input.delta` for a custom tool call.
+    ///
+    /// # Panics
+    /// If no tool call is open.
     pub fn arguments_delta(&mut self, delta: &str) -> ServerEvent {
         let output_index = self.output_index();
-        let Some(OpenItem::FunctionCall { call }) = &mut self.open else {
-            panic!("no function call is open");
+        let delta = delta.to_string();
+        let event = match &mut self.open {
+            Some(OpenItem::FunctionCall { call }) => {
+                call.arguments.push_str(&delta);
+                let item_id = call.id.clone().unwrap_or_default();
+                StreamEvent::FunctionCallArgumentsDelta {
+                    item_id,
+                    output_index,
+                    delta,
+                }
+            }
+            Some(OpenItem::CustomToolCall { call }) => {
+                call.input.push_str(&delta);
+                let item_id = call.id.clone().unwrap_or_default();
+                StreamEvent::CustomToolCallInputDelta {
+                    item_id,
+                    output_index,
+                    delta,
+                }
+            }
+            _ => panic!("no tool call is open"),
         };
-        call.arguments.push_str(delta);
-        let item_id = call.id.clone().unwrap_or_default();
-        self.emit(StreamEvent::FunctionCallArgumentsDelta {
-            item_id,
-            output_index,
-            delta: delta.to_string(),
-        })
+        self.emit(event)
     }
 
     /// Closes the open item with its `.done` events and appends it to the output.
@@ -198,6 +237,19 @@ impl ResponseStreamBuilder {
                         output_index,
                         name: Some(call.name.clone()),
                         arguments: call.arguments.clone(),
+                    }),
+                    self.emit(StreamEvent::OutputItemDone { output_index, item }),
+                ]
+            }
+            OpenItem::CustomToolCall { mut call } => {
+                call.status = Some(ItemStatus::Completed);
+                let item = Item::CustomToolCall(call.clone());
+                self.response.output.push(item.clone());
+                vec![
+                    self.emit(StreamEvent::CustomToolCallInputDone {
+                        item_id: call.id.clone().unwrap_or_default(),
+                        output_index,
+                        input: call.input.clone(),
                     }),
                     self.emit(StreamEvent::OutputItemDone { output_index, item }),
                 ]

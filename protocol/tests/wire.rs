@@ -368,3 +368,44 @@ fn failure_is_error_then_failed() {
     assert_eq!(json["status"], 500);
     assert_eq!(json["stream_id"], "lane");
 }
+
+#[test]
+fn custom_tool_calls_stream_their_input() {
+    let request = ResponseCreate::new("m", "hi");
+    let response = tether_protocol::Response::in_progress("resp_1", 1, &request);
+    let mut builder = ResponseStreamBuilder::new(response, None);
+    builder.start();
+    let call = Item::CustomToolCall(tether_protocol::items::CustomToolCall {
+        id: Some("ctc_1".into()),
+        call_id: "call_1".into(),
+        name: "apply_patch".into(),
+        input: String::new(),
+        status: None,
+    });
+    let mut events = vec![builder.begin_tool_call(call)];
+    events.push(builder.arguments_delta("*** Begin"));
+    events.push(builder.arguments_delta(" Patch"));
+    events.extend(builder.end_item());
+    let types: Vec<_> = events.iter().map(ServerEvent::type_name).collect();
+    assert_eq!(
+        types,
+        [
+            "response.output_item.added",
+            "response.custom_tool_call_input.delta",
+            "response.custom_tool_call_input.delta",
+            "response.custom_tool_call_input.done",
+            "response.output_item.done"
+        ]
+    );
+    let StreamEvent::OutputItemDone {
+        item: Item::CustomToolCall(done),
+        ..
+    } = &events[4].event
+    else {
+        panic!("custom tool call expected")
+    };
+    assert_eq!(done.input, "*** Begin Patch");
+    let json: Value = serde_json::from_str(&events[4].to_json()).unwrap();
+    assert_eq!(json["item"]["type"], "custom_tool_call");
+    assert_eq!(json["item"]["status"], "completed");
+}

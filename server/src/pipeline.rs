@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
-use tether_protocol::items::{ContentPart, MessageContent, OutputText};
+use tether_protocol::items::{
+    ContentPart, CustomToolCall, FunctionCall, MessageContent, OutputText,
+};
 use tether_protocol::{
     ApiError, Item, Response, ResponseCreate, ResponseStreamBuilder, Role, ServerEvent, Usage,
 };
@@ -256,8 +258,26 @@ pub async fn generate(
                     output_tokens += 1;
                     vec![builder.text_delta(&delta)]
                 }
-                ModelEvent::BeginFunctionCall { name } => {
-                    vec![builder.begin_function_call(new_id("fc"), new_id("call"), name)]
+                ModelEvent::BeginFunctionCall { name, namespace } => {
+                    vec![builder.begin_tool_call(Item::FunctionCall(FunctionCall {
+                        id: Some(new_id("fc")),
+                        call_id: new_id("call"),
+                        name,
+                        arguments: String::new(),
+                        namespace,
+                        status: None,
+                    }))]
+                }
+                ModelEvent::BeginCustomToolCall { name } => {
+                    vec![
+                        builder.begin_tool_call(Item::CustomToolCall(CustomToolCall {
+                            id: Some(new_id("ctc")),
+                            call_id: new_id("call"),
+                            name,
+                            input: String::new(),
+                            status: None,
+                        })),
+                    ]
                 }
                 ModelEvent::ArgumentsDelta(delta) => {
                     output_tokens += 1;

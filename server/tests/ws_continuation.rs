@@ -246,3 +246,50 @@ async fn stored_responses_survive_a_restart() {
     server.stop().await;
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[tokio::test]
+async fn parallel_and_custom_tool_calls_round_trip() {
+    let server = TestServer::start(":memory:").await;
+    let mut client = server.connect().await;
+    let tools = json!([
+        {"type": "function", "name": "read_file", "parameters": {"type": "object",
+            "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+        {"type": "custom", "name": "apply_patch", "description": "freeform patch"},
+        {"type": "tool_search"}
+    ]);
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false, "tools": tools,
+            "parallel_tool_calls": true, "input": "fix it"})
+            .to_string(),
+        )
+        .await;
+    let events = client.response_events().await;
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert!(types.contains(&"response.custom_tool_call_input.delta"));
+    assert!(types.contains(&"response.custom_tool_call_input.done"));
+    assert_eq!(
+        types
+            .iter()
+            .filter(|t| **t == "response.output_item.done")
+            .count(),
+        2
+    );
+    let response = completed(&events).clone();
+    let (function, custom) = (&response["output"][0], &response["output"][1]);
+    assert_eq!(function["type"], "function_call");
+    assert_eq!(custom["type"], "custom_tool_call");
+    assert_eq!(custom["input"], "input for apply_patch");
+
+    client
+        .send(&json!({"type": "response.create", "model": "m", "store": false, "tools": tools,
+            "previous_response_id": response["id"], "input": [
+                {"type": "function_call_output", "call_id": function["call_id"], "output": "file text"},
+                {"type": "custom_tool_call_output", "call_id": custom["call_id"], "output": "Done!"}
+            ]}).to_string())
+        .await;
+    let answer = completed(&client.response_events().await).clone();
+    let text = answer["output"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("The tool returned \"Done!\""), "{text}");
+    server.stop().await;
+}

@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use futures_util::Stream;
 use serde_json::{Map, Value, json};
-use tether_protocol::tools::FunctionTool;
 use tether_protocol::{Item, ResponseCreate, Role, Tool};
 
 /// What a model generates from: the request and its full logical input.
@@ -55,17 +54,24 @@ impl Context {
         }
     }
 
-    /// The function tool to call now, if the request offers one and allows calling it.
-    pub fn tool_to_call(&self) -> Option<&FunctionTool> {
+    /// The tools to call now: none when `tool_choice` is `none` or the conversation ends with a
+    /// tool output; otherwise the first callable tool offered — or the first two when the
+    /// request explicitly sets `parallel_tool_calls: true`.
+    pub fn tools_to_call(&self) -> Vec<ToolCallPlan> {
         if self.request.tool_choice.as_ref().and_then(|c| c.as_str()) == Some("none")
             || self.trailing_tool_output().is_some()
         {
-            return None;
+            return Vec::new();
         }
-        self.request.tools.iter().find_map(|tool| match tool {
-            Tool::Function(function) => Some(function),
-            _ => None,
-        })
+        let mut callable = Vec::new();
+        collect_callable(&self.request.tools, None, &mut callable);
+        let count = if self.request.parallel_tool_calls == Some(true) {
+            2
+        } else {
+            1
+        };
+        callable.truncate(count);
+        callable
     }
 
     /// The text of the last user message, if any.
@@ -89,12 +95,52 @@ fn item_text(item: &Item) -> String {
     }
 }
 
+/// A tool call the model will make: how it begins and the text of its arguments or input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallPlan {
+    pub begin: ModelEvent,
+    pub input: String,
+}
+
+/// Every callable tool in `tools`, in order, descending into namespaces.
+fn collect_callable(tools: &[Tool], namespace: Option<&str>, out: &mut Vec<ToolCallPlan>) {
+    for tool in tools {
+        match tool {
+            Tool::Function(function) => out.push(ToolCallPlan {
+                begin: ModelEvent::BeginFunctionCall {
+                    name: function.name.clone(),
+                    namespace: namespace.map(str::to_string),
+                },
+                input: arguments_for(function.parameters.as_ref().unwrap_or(&Value::Null))
+                    .to_string(),
+            }),
+            Tool::Custom(custom) => out.push(ToolCallPlan {
+                begin: ModelEvent::BeginCustomToolCall {
+                    name: custom.name.clone(),
+                },
+                input: format!("input for {}", custom.name),
+            }),
+            Tool::Namespace(group) => collect_callable(&group.tools, Some(&group.name), out),
+            Tool::Other(_) => {}
+        }
+    }
+}
+
 /// One step of generation, in stream order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelEvent {
     BeginMessage,
     TextDelta(String),
-    BeginFunctionCall { name: String },
+    /// A function tool call; `namespace` names the namespace tool it belongs to, if any.
+    BeginFunctionCall {
+        name: String,
+        namespace: Option<String>,
+    },
+    /// A custom (freeform) tool call.
+    BeginCustomToolCall {
+        name: String,
+    },
+    /// A piece of the open call's arguments (function) or input (custom).
     ArgumentsDelta(String),
     EndItem,
 }
@@ -162,50 +208,53 @@ impl TextModel {
 
 impl Model for TextModel {
     fn generate(&self, context: &Context) -> ModelStream {
-        let (begin, text) = match context.tool_to_call() {
-            Some(tool) => {
-                let arguments = arguments_for(tool.parameters.as_ref().unwrap_or(&Value::Null));
-                (
-                    ModelEvent::BeginFunctionCall {
-                        name: tool.name.clone(),
-                    },
-                    arguments.to_string(),
-                )
-            }
-            None => {
-                let output = context.trailing_tool_output();
-                let last = context.last_user_text();
-                (
-                    ModelEvent::BeginMessage,
-                    Self::answer_after(last.as_deref(), output.as_deref()),
-                )
-            }
+        // Each item: its opening event and the text streamed into it.
+        let calls = context.tools_to_call();
+        let items: Vec<(ModelEvent, String)> = if calls.is_empty() {
+            let output = context.trailing_tool_output();
+            let last = context.last_user_text();
+            vec![(
+                ModelEvent::BeginMessage,
+                Self::answer_after(last.as_deref(), output.as_deref()),
+            )]
+        } else {
+            calls
+                .into_iter()
+                .map(|call| (call.begin, call.input))
+                .collect()
         };
-        let is_call = matches!(begin, ModelEvent::BeginFunctionCall { .. });
-        let pieces: Vec<String> = tokens::split(&text).map(str::to_string).collect();
+        // The whole output as one sequence of events; only deltas cost decoding time.
+        let mut events = Vec::new();
+        for (begin, text) in items {
+            let is_message = begin == ModelEvent::BeginMessage;
+            events.push(begin);
+            events.extend(tokens::split(&text).map(|piece| {
+                if is_message {
+                    ModelEvent::TextDelta(piece.to_string())
+                } else {
+                    ModelEvent::ArgumentsDelta(piece.to_string())
+                }
+            }));
+            events.push(ModelEvent::EndItem);
+        }
         let interval = self.token_interval;
         let start = tokio::time::Instant::now();
         // Token i is due at start + i × interval: pacing against the start, not the previous
         // token, keeps the rate exact even when a send is delayed.
-        let deltas = futures_util::stream::unfold(0usize, move |i| {
-            let piece = pieces.get(i).cloned();
-            async move {
-                let piece = piece?;
-                tokio::time::sleep_until(start + interval * i as u32).await;
-                let event = if is_call {
-                    ModelEvent::ArgumentsDelta(piece)
-                } else {
-                    ModelEvent::TextDelta(piece)
-                };
-                Some((event, i + 1))
-            }
-        });
-        use futures_util::StreamExt;
-        Box::pin(
-            futures_util::stream::once(async move { begin })
-                .chain(deltas)
-                .chain(futures_util::stream::once(async { ModelEvent::EndItem })),
-        )
+        Box::pin(futures_util::stream::unfold(
+            (events.into_iter(), 0u32),
+            move |(mut rest, token)| async move {
+                let event = rest.next()?;
+                let is_token = matches!(
+                    event,
+                    ModelEvent::TextDelta(_) | ModelEvent::ArgumentsDelta(_)
+                );
+                if is_token {
+                    tokio::time::sleep_until(start + interval * token).await;
+                }
+                Some((event, (rest, token + u32::from(is_token))))
+            },
+        ))
     }
 }
 
@@ -292,7 +341,7 @@ mod tests {
     async fn offered_tools_are_called_until_a_tool_output_arrives() {
         let model = TextModel::new(1000.0);
         let mut request = ResponseCreate::new("m", "list files");
-        request.tools = vec![Tool::Function(FunctionTool {
+        request.tools = vec![Tool::Function(tether_protocol::tools::FunctionTool {
             name: "shell".into(),
             description: None,
             parameters: Some(
@@ -307,7 +356,8 @@ mod tests {
         assert_eq!(
             events[0],
             ModelEvent::BeginFunctionCall {
-                name: "shell".into()
+                name: "shell".into(),
+                namespace: None
             }
         );
         let arguments: String = events
@@ -341,6 +391,58 @@ mod tests {
             })
             .collect();
         assert!(text.starts_with("The tool returned \"a.txt\"."), "{text}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn custom_namespaced_and_parallel_calls() {
+        let tools: Vec<Tool> = serde_json::from_value(json!([
+            {"type": "web_search"},
+            {"type": "namespace", "name": "mcp", "description": "d",
+             "tools": [{"type": "function", "name": "lookup", "parameters": {"type": "object"}}]},
+            {"type": "custom", "name": "apply_patch"}
+        ]))
+        .unwrap();
+        let mut request = ResponseCreate::new("m", "go");
+        request.tools = tools;
+        let context = Context::new(request.clone());
+        let plans = context.tools_to_call();
+        assert_eq!(
+            plans.len(),
+            1,
+            "one call unless parallel calls are asked for"
+        );
+        assert_eq!(
+            plans[0].begin,
+            ModelEvent::BeginFunctionCall {
+                name: "lookup".into(),
+                namespace: Some("mcp".into())
+            }
+        );
+        request.parallel_tool_calls = Some(true);
+        let events: Vec<_> = TextModel::new(1000.0)
+            .generate(&Context::new(request))
+            .collect()
+            .await;
+        let begins: Vec<_> = events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    ModelEvent::BeginFunctionCall { .. } | ModelEvent::BeginCustomToolCall { .. }
+                )
+            })
+            .collect();
+        assert_eq!(begins.len(), 2);
+        assert_eq!(
+            begins[1],
+            &ModelEvent::BeginCustomToolCall {
+                name: "apply_patch".into()
+            }
+        );
+        assert_eq!(
+            events.iter().filter(|e| **e == ModelEvent::EndItem).count(),
+            2
+        );
     }
 
     #[test]
