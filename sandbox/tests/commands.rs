@@ -62,6 +62,36 @@ const CASES: &[Case] = &[
     case("rg --hidden -l SECRET", ".env\n", "", 0),
     case("rg -c fn -g '*.rs'", "src/lib.rs:1\nsrc/main.rs:1\n", "", 0),
     case("rg nothing", "", "", 1),
+    case(
+        "awk 'BEGIN { while (1) {} }'",
+        "",
+        "awk: program stopped after 2000000 steps (sandbox limit)\n",
+        2,
+    ),
+    case(
+        "awk '{ a[$1]++ }' notes.md",
+        "",
+        "awk: arrays are not supported in the sandbox's awk\n",
+        2,
+    ),
+    case(
+        "awk 'BEGIN { print 1/0 }'",
+        "",
+        "awk: division by zero\n",
+        2,
+    ),
+    case(
+        "awk 'BEGIN { getline x }'",
+        "",
+        "awk: `getline' is not supported in the sandbox's awk\n",
+        2,
+    ),
+    case(
+        "awk '{ print $1 | \"sort\" }' notes.md",
+        "",
+        "awk: pipes from awk are not supported in the sandbox; pipe the awk command instead\n",
+        2,
+    ),
     case("rg -t rust -l fn", "src/lib.rs\nsrc/main.rs\n", "", 0),
     case(
         "rg -t cobol x",

@@ -1,8 +1,9 @@
 //! The command table: every program the shell can run besides the interpreter's own builtins
 //! (`cd`, `export`, `read`, `node`, …). A command gets a [`Ctx`] — the VFS, the working
 //! directory, the environment and its streams — and returns its exit status. Each file holds one
-//! family: files and directories, text filters, search, `sed`, `diff`, `test`.
+//! family: files and directories, text filters, search, `sed`, `awk`, `diff`, `test`.
 
+mod awk;
 mod diff;
 mod files;
 pub(crate) mod search;
@@ -33,6 +34,7 @@ pub type Command = fn(&mut Ctx, &[String]) -> i32;
 
 const TABLE: &[(&str, Command)] = &[
     ("apply_patch", crate::patch::command),
+    ("awk", awk::awk),
     ("applypatch", crate::patch::command),
     ("basename", files::basename),
     ("cat", files::cat),

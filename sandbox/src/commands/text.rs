@@ -791,7 +791,7 @@ fn pad(text: String, flags: &str, width: usize) -> String {
 }
 
 /// Formats one conversion. An invalid number formats as 0 and reports the error, as bash does.
-fn format_one(spec: &str, conv: char, arg: Option<&str>) -> (String, Option<String>) {
+pub(crate) fn format_one(spec: &str, conv: char, arg: Option<&str>) -> (String, Option<String>) {
     match format_checked(spec, conv, arg) {
         Ok(text) => (text, None),
         Err(message) if "diuxXofFeg".contains(conv) => (

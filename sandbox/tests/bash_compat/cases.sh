@@ -360,3 +360,39 @@ f=app.js; [[ $f == *.js ]] && echo js; [[ $f == "*.js" ]] || echo not-literal; [
 [[ abc123 =~ ^[a-z]+[0-9]+$ ]] && echo re; [[ ! -e missing ]] && echo absent; [[ 2 -lt 10 ]] && echo num; [[ b > a ]] && echo str
 %%
 x=""; if [[ -z $x ]]; then echo empty; fi; [[ ( -f README.md ) && ! ( -f nope ) ]]; echo $?
+%%
+awk '{print $1}' data/numbers.txt | head -3
+%%
+awk -F, 'NR>1 {print $2, $4}' data/names.csv
+%%
+awk -F, '$4 > 85 {print $2}' data/names.csv
+%%
+awk '/London/' data/names.csv
+%%
+awk -F, 'NR > 1 {s += $4} END {print s, NR, s/(NR-1)}' data/names.csv
+%%
+awk 'NR>=2 && NR<=4' docs/guide.txt
+%%
+awk '{print NF ": " $NF}' README.md
+%%
+awk 'length($0) > 20 {n++} END {print n+0}' docs/guide.txt
+%%
+awk -F, -v OFS=';' '{$1=$1; print}' data/names.csv | head -3
+%%
+awk 'BEGIN {for (i = 1; i <= 3; i++) printf "%d-%s\n", i, "x"}'
+%%
+awk '{gsub(/a/, "A"); print}' notes.txt
+%%
+awk '/^Error/,/E1/ {print NR": "$0}' docs/guide.txt
+%%
+echo "3 4" | awk '{print $1 * $2, $1 / $2, toupper("x") substr("hello", 2, 3), index("hello", "ll")}'
+%%
+awk -F, '$3 ~ /^L/ {print $2} $3 !~ /o/ {c++} END {print c}' data/names.csv
+%%
+awk 'BEGIN { x = 5; if (x > 3) print "big"; else print "small"; exit 3 } END { print "end" }'; echo $?
+%%
+awk -F, 'NR == 1 { next } { print $2 > "/dev/stderr" }' data/names.csv 2>/dev/null; echo $?
+%%
+printf 'a 1\nb 2\na 3\n' | awk '$1 == "a" { sum += $2 } END { printf "%.2f %5s|\n", sum / 2, "r" }'
+%%
+awk -F, 'NR > 1 { print $2 > ($3 ".txt") } END { print "split" }' data/names.csv && cat London.txt && ls *.txt | sort
