@@ -1,6 +1,7 @@
 //! [`Sandbox`]: one agent's machine — a VFS, a working directory, environment variables,
 //! [`Limits`], an optional [`JsRuntime`] and a [`Clock`] — and the two ways in: a shell command
-//! line ([`Sandbox::run_shell`], state persists like a terminal) and a model tool call
+//! line ([`Sandbox::run_shell`]: the directory, variables and functions persist like a
+//! terminal; `set` options last one line) and a model tool call
 //! ([`Sandbox::call_tool`], each call starts from the session's directory and environment, like
 //! Codex spawning a fresh process).
 
@@ -11,6 +12,7 @@ use serde::Serialize;
 use crate::changes::ChangeSet;
 use crate::js::JsRuntime;
 use crate::limits::{Clock, Limits, SystemClock, truncate_middle};
+use crate::shell::ast::Command;
 use crate::shell::exec::{Shell, Streams};
 use crate::tools::Plan;
 use crate::vfs::Vfs;
@@ -35,6 +37,8 @@ pub struct Sandbox {
     pub(crate) js: Option<Box<dyn JsRuntime>>,
     pub(crate) clock: Box<dyn Clock>,
     pub(crate) plan: Plan,
+    /// Shell functions defined so far; like variables, they persist across `run_shell` lines.
+    pub(crate) functions: BTreeMap<String, Command>,
 }
 
 impl Sandbox {
@@ -57,6 +61,7 @@ impl Sandbox {
             js: None,
             clock: Box::new(SystemClock::default()),
             plan: Plan::default(),
+            functions: BTreeMap::new(),
         }
     }
 

@@ -113,6 +113,21 @@ fn tool_calls_do_not_leak_cd_or_variables() {
 }
 
 #[test]
+fn the_terminal_keeps_directory_variables_and_functions() {
+    let mut sb = sandbox();
+    block_on(sb.run_shell("cd src; X=1; hi() { echo \"hi $1\"; }"));
+    let output = block_on(sb.run_shell("pwd; echo $X; hi there"));
+    assert_eq!(output.stdout, "/src\n1\nhi there\n");
+    let tool = call(
+        &mut sb,
+        "exec_command",
+        json!({"cmd": "hi() { echo changed; }"}),
+    );
+    assert!(tool.1);
+    assert_eq!(block_on(sb.run_shell("hi again")).stdout, "hi again\n");
+}
+
+#[test]
 fn bad_arguments_come_back_as_text() {
     let mut sb = sandbox();
     let cases = [

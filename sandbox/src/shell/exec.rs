@@ -79,7 +79,6 @@ pub(crate) struct Shell<'s> {
     condition_depth: usize,
     loop_depth: usize,
     nesting: usize,
-    functions: std::collections::BTreeMap<String, Command>,
     /// `$1`, `$2`, … of the running function or script.
     pub(crate) positional: Vec<String>,
     /// `$0`: `bash`, or the name of the running script.
@@ -103,7 +102,6 @@ impl<'s> Shell<'s> {
             condition_depth: 0,
             loop_depth: 0,
             nesting: 0,
-            functions: std::collections::BTreeMap::new(),
             positional: Vec::new(),
             arg0: "bash".into(),
             locals: Vec::new(),
@@ -343,7 +341,9 @@ impl<'s> Shell<'s> {
                     if delivered { status } else { status.max(1) }
                 }
                 Command::Function { name, body } => {
-                    self.functions.insert(name.clone(), (**body).clone());
+                    self.sandbox
+                        .functions
+                        .insert(name.clone(), (**body).clone());
                     0
                 }
             };
@@ -539,6 +539,7 @@ impl<'s> Shell<'s> {
         }
         let cwd = self.sandbox.cwd.clone();
         let env = self.sandbox.env.clone();
+        let functions = self.sandbox.functions.clone();
         let options = self.options;
         let mut status = self.script(script, io).await;
         if let Some(Abort::Exit(code)) = self.abort {
@@ -547,6 +548,7 @@ impl<'s> Shell<'s> {
         }
         self.sandbox.cwd = cwd;
         self.sandbox.env = env;
+        self.sandbox.functions = functions;
         self.options = options;
         self.leave();
         status
@@ -769,7 +771,7 @@ impl<'s> Shell<'s> {
     ) -> i32 {
         let name = argv[0].as_str();
         let args = &argv[1..];
-        if let Some(body) = self.functions.get(name).cloned() {
+        if let Some(body) = self.sandbox.functions.get(name).cloned() {
             return Box::pin(self.call_function(&body, args, stdin, out, err)).await;
         }
         match name {

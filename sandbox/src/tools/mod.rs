@@ -213,8 +213,9 @@ impl Sandbox {
         })
     }
 
-    /// Runs a command line from the session's directory (or `workdir`) and environment, then
-    /// restores both: tool calls do not leak `cd` or `export` into the next call.
+    /// Runs a command line from the session's directory (or `workdir`), environment and
+    /// functions, then restores them: tool calls do not leak `cd`, `export` or definitions into
+    /// the next call.
     async fn isolated(
         &mut self,
         line: &str,
@@ -223,6 +224,7 @@ impl Sandbox {
     ) -> Result<ToolResult, ToolResult> {
         let saved_cwd = self.cwd.clone();
         let saved_env = self.env.clone();
+        let saved_functions = self.functions.clone();
         if let Some(dir) = workdir {
             let path = vfs::normalize(&self.cwd, dir);
             if !self.vfs.is_dir(&path) {
@@ -236,6 +238,7 @@ impl Sandbox {
         let output = self.execute(line, budget).await;
         self.cwd = saved_cwd;
         self.env = saved_env;
+        self.functions = saved_functions;
         Ok(shell_result(output, self.limits.max_output_bytes))
     }
 
