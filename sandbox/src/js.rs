@@ -46,6 +46,13 @@ pub struct JsOutcome {
 }
 
 /// A JavaScript engine the shell's `node` command delegates to.
+///
+/// What an implementation should do, so scripts behave as under `node`: run the entry as a
+/// CommonJS module whose `require` resolves relative paths (with `.js`/`.json`/`/index.js`
+/// completion) against [`JsRequest::files`]; expose `process.argv` (`["node", entry, ...args]`),
+/// `process.cwd()`, `process.exitCode` and `process.exit(n)`; send `console.log`/`info` to
+/// stdout and `console.error`/`warn` to stderr; report an uncaught exception as its stack on
+/// stderr with exit code 1; stop after `timeout_ms` and set `timed_out`.
 pub trait JsRuntime {
     fn run<'a>(&'a self, request: JsRequest<'a>) -> Pin<Box<dyn Future<Output = JsOutcome> + 'a>>;
 }
