@@ -15,7 +15,7 @@ use tether_protocol::{
 use tokio::sync::mpsc;
 
 use crate::AppState;
-use crate::cache::{CachedResponse, ConnectionCache};
+use crate::cache::CachedResponse;
 use crate::ids::{new_id, unix_now};
 use crate::metrics::CacheLookup;
 use crate::sim::{Context, ModelEvent};
@@ -74,12 +74,13 @@ struct Previous {
     lookup: CacheLookup,
 }
 
-/// Builds the context of `request`: previous context (cache first when `cache` is given, then
-/// the store) + the new input, with item references resolved and tool outputs checked.
+/// Builds the context of `request`: previous context (`cached` when the caller's connection
+/// cache held the previous response, else the store) + the new input, with item references
+/// resolved and tool outputs checked.
 pub async fn prepare(
     state: &AppState,
     request: ResponseCreate,
-    cache: Option<&ConnectionCache>,
+    cached: Option<CachedResponse>,
 ) -> Result<Prepared, Refusal> {
     if state.reject_unknown_models && request.model != crate::sim::MODEL_ID {
         return Err(Refusal::not_found(
@@ -92,7 +93,7 @@ pub async fn prepare(
         ));
     }
     let previous = match &request.previous_response_id {
-        Some(id) => Some(find_previous(state, id, cache).await?),
+        Some(id) => Some(find_previous(state, id, cached).await?),
         None => None,
     };
     let prior: &[Item] = previous.as_ref().map_or(&[], |p| p.items.as_slice());
@@ -122,11 +123,11 @@ pub async fn prepare(
 async fn find_previous(
     state: &AppState,
     id: &str,
-    cache: Option<&ConnectionCache>,
+    cached: Option<CachedResponse>,
 ) -> Result<Previous, Refusal> {
-    if let Some(cached) = cache.and_then(|c| c.get(id)) {
+    if let Some(cached) = cached.filter(|c| c.response.id == id) {
         return Ok(Previous {
-            items: cached.context.clone(),
+            items: cached.context,
             stored: cached.response.store,
             lookup: CacheLookup::Hit,
         });

@@ -1,29 +1,38 @@
 //! WebSocket mode on `GET /v1/responses`: one task per connection.
 //!
-//! The connection is split three ways so a slow response never blocks reading: a reader decodes
-//! frames and answers bad ones at once, a worker runs queued `response.create`s one at a time
-//! (a second request while one runs is queued, not rejected — PROTOCOL.md §2) and owns the
-//! connection cache, and a writer owns the socket's sending half. When the client goes away the
-//! reader ends, the worker is aborted (generation stops) and everything the connection held —
-//! its cache included — is dropped.
+//! The connection is split so a slow response never blocks reading: a reader decodes frames and
+//! answers bad ones at once; one worker per lane (`stream_id`, or the unnamed default lane) runs
+//! that lane's `response.create`s in order (a second request while one runs is queued, not
+//! rejected — PROTOCOL.md §2), different lanes concurrently, at most 16 at a time; and a writer
+//! owns the socket's sending half. The lanes share the connection cache. When the client goes
+//! away the reader ends, the workers are aborted (generation stops) and everything the
+//! connection held — its cache included — is dropped.
 
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::{IntoResponse, Response as HttpResponse};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tether_protocol::{
     ApiError, ClientFrame, ErrorFrame, ResponseCreate, ServerEvent, StreamEvent,
     decode_client_frame,
 };
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
 
 use crate::AppState;
 use crate::cache::ConnectionCache;
 use crate::metrics::{CacheLookup, Transport};
 use crate::pipeline::{self, Refusal};
 
-/// Requests waiting behind the running one; beyond this a `response.create` is refused.
+/// Requests waiting on one lane; beyond this a `response.create` is refused (429).
 const MAX_QUEUED: usize = 64;
+/// Responses running at once on one connection, across lanes (PROTOCOL.md §2).
+const MAX_IN_FLIGHT: usize = 16;
+/// Named lanes (`stream_id`s) one connection may open.
+const MAX_LANES: usize = 32;
 
 /// Upgrades the request to a WebSocket connection.
 pub async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> HttpResponse {
@@ -69,21 +78,7 @@ where
         let _ = sink.close().await;
     });
 
-    let (job_tx, mut job_rx) = mpsc::channel::<ResponseCreate>(MAX_QUEUED);
-    let worker_out = out_tx.clone();
-    let worker_state = state.clone();
-    let worker = tokio::spawn(async move {
-        let mut cache = ConnectionCache::default();
-        while let Some(request) = job_rx.recv().await {
-            if serve_request(&worker_state, request, &mut cache, &worker_out)
-                .await
-                .is_err()
-            {
-                break;
-            }
-        }
-    });
-
+    let mut lanes = Lanes::new(state.clone(), out_tx.clone());
     // The connection's lifetime is checked between frames; a response already running finishes.
     let lifetime = tokio::time::sleep(state.ws_lifetime);
     tokio::pin!(lifetime);
@@ -100,80 +95,196 @@ where
                 None => break,
             },
         };
-        let text = match message {
-            Ok(Message::Text(text)) => text,
-            Ok(Message::Binary(_)) => {
-                let error = ApiError::invalid_request(
+        let refused = match message {
+            Ok(Message::Text(text)) => match decode_client_frame(text.as_str()) {
+                Ok(ClientFrame::ResponseCreate(request)) => lanes.submit(*request).err(),
+                Err(decode_error) => Some(Box::new(LaneRefusal {
+                    refusal: Refusal {
+                        status: 400,
+                        error: decode_error.to_api_error(),
+                    },
+                    stream_id: None,
+                })),
+            },
+            Ok(Message::Binary(_)) => Some(Box::new(LaneRefusal {
+                refusal: Refusal::bad_request(
                     None,
                     "binary frames are not supported; send JSON text frames",
                     None,
-                );
-                if send_error(&out_tx, 400, error).await.is_err() {
-                    break;
-                }
-                continue;
-            }
+                ),
+                stream_id: None,
+            })),
             Ok(Message::Close(_)) => break,
-            Ok(Message::Ping(_) | Message::Pong(_)) => continue,
+            Ok(Message::Ping(_) | Message::Pong(_)) => None,
             Err(err) => {
                 tracing::debug!("websocket read failed: {err}");
                 break;
             }
         };
-        match decode_client_frame(text.as_str()) {
-            Ok(ClientFrame::ResponseCreate(request)) => {
-                if let Err(mpsc::error::TrySendError::Full(_)) = job_tx.try_send(*request) {
-                    let error = ApiError::invalid_request(
-                        Some("too_many_queued_requests"),
-                        format!("at most {MAX_QUEUED} responses may wait on one connection"),
-                        None,
-                    );
-                    if send_error(&out_tx, 429, error).await.is_err() {
-                        break;
-                    }
-                }
-            }
-            Err(decode_error) => {
-                if send_error(&out_tx, 400, decode_error.to_api_error())
-                    .await
-                    .is_err()
-                {
-                    break;
-                }
-            }
+        if let Some(refused) = refused
+            && send_error(&out_tx, refused.refusal, refused.stream_id)
+                .await
+                .is_err()
+        {
+            break;
         }
     }
     if expired {
         // Let queued work finish, then tell the client why the connection ends: it reconnects
         // and continues with `previous_response_id` (stored) or the full context.
-        drop(job_tx);
-        let _ = worker.await;
+        lanes.finish().await;
         let minutes = state.ws_lifetime.as_secs_f64() / 60.0;
-        let error = ApiError::invalid_request(
+        let refusal = Refusal::bad_request(
             Some("websocket_connection_limit_reached"),
             format!(
                 "This WebSocket connection reached its {minutes:.0}-minute limit. Open a new connection to continue."
             ),
             None,
         );
-        let _ = send_error(&out_tx, 400, error).await;
+        let _ = send_error(&out_tx, refusal, None).await;
     } else {
-        worker.abort();
+        lanes.abort();
     }
     drop(out_tx);
     let _ = writer.await;
     state.metrics.ws_disconnected();
 }
 
+/// A request refused before it reached a lane, and the lane it named.
+struct LaneRefusal {
+    refusal: Refusal,
+    stream_id: Option<String>,
+}
+
+/// The lanes of one connection: a FIFO queue and a worker per `stream_id` (plus the unnamed
+/// default lane), at most [`MAX_IN_FLIGHT`] responses running at once across them, and the
+/// connection cache they share.
+struct Lanes {
+    state: AppState,
+    out: mpsc::Sender<ServerEvent>,
+    queues: HashMap<Option<String>, mpsc::Sender<ResponseCreate>>,
+    workers: JoinSet<()>,
+    in_flight: Arc<Semaphore>,
+    cache: Arc<Mutex<ConnectionCache>>,
+}
+
+impl Lanes {
+    fn new(state: AppState, out: mpsc::Sender<ServerEvent>) -> Self {
+        Lanes {
+            state,
+            out,
+            queues: HashMap::new(),
+            workers: JoinSet::new(),
+            in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+            cache: Arc::new(Mutex::new(ConnectionCache::default())),
+        }
+    }
+
+    /// Queues `request` on its lane, opening the lane if needed.
+    fn submit(&mut self, request: ResponseCreate) -> Result<(), Box<LaneRefusal>> {
+        let lane = request.stream_id.clone();
+        if let Some(id) = &lane
+            && !valid_stream_id(id)
+        {
+            let refusal = Refusal::bad_request(
+                Some("invalid_stream_id"),
+                "stream_id must be 1 to 256 characters of A-Z, a-z, 0-9, '_', '.' or '-'.",
+                Some("stream_id"),
+            );
+            return Err(Box::new(LaneRefusal {
+                refusal,
+                stream_id: None,
+            }));
+        }
+        if !self.queues.contains_key(&lane) {
+            let named = self.queues.keys().filter(|k| k.is_some()).count();
+            if lane.is_some() && named >= MAX_LANES {
+                let refusal = Refusal::bad_request(
+                    Some("websocket_stream_limit_reached"),
+                    format!("A connection may open at most {MAX_LANES} named streams."),
+                    Some("stream_id"),
+                );
+                return Err(Box::new(LaneRefusal {
+                    refusal,
+                    stream_id: lane,
+                }));
+            }
+            let (queue, jobs) = mpsc::channel(MAX_QUEUED);
+            self.workers.spawn(run_lane(
+                self.state.clone(),
+                jobs,
+                self.out.clone(),
+                self.in_flight.clone(),
+                self.cache.clone(),
+            ));
+            self.queues.insert(lane.clone(), queue);
+        }
+        match self.queues[&lane].try_send(request) {
+            Ok(()) => Ok(()),
+            Err(_) => {
+                let refusal = Refusal {
+                    status: 429,
+                    error: ApiError::invalid_request(
+                        Some("too_many_queued_requests"),
+                        format!("at most {MAX_QUEUED} responses may wait on one stream"),
+                        None,
+                    ),
+                };
+                Err(Box::new(LaneRefusal {
+                    refusal,
+                    stream_id: lane,
+                }))
+            }
+        }
+    }
+
+    /// Closes every queue and waits for the queued work to finish.
+    async fn finish(mut self) {
+        self.queues.clear();
+        while self.workers.join_next().await.is_some() {}
+    }
+
+    /// Stops all work at once (the client is gone).
+    fn abort(mut self) {
+        self.workers.abort_all();
+    }
+}
+
+/// `stream_id`: 1–256 characters of `[A-Za-z0-9_.-]`.
+fn valid_stream_id(id: &str) -> bool {
+    (1..=256).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// One lane's worker: its requests in order, each once a slot in the connection is free.
+async fn run_lane(
+    state: AppState,
+    mut jobs: mpsc::Receiver<ResponseCreate>,
+    out: mpsc::Sender<ServerEvent>,
+    in_flight: Arc<Semaphore>,
+    cache: Arc<Mutex<ConnectionCache>>,
+) {
+    while let Some(request) = jobs.recv().await {
+        let Ok(_slot) = in_flight.acquire().await else {
+            return;
+        };
+        if serve_request(&state, request, &cache, &out).await.is_err() {
+            return;
+        }
+    }
+}
+
 async fn send_error(
     out: &mpsc::Sender<ServerEvent>,
-    status: u16,
-    error: ApiError,
+    refusal: Refusal,
+    stream_id: Option<String>,
 ) -> Result<(), pipeline::Disconnected> {
     let event = ServerEvent {
-        event: StreamEvent::Error(ErrorFrame::websocket(status, error)),
+        event: StreamEvent::Error(ErrorFrame::websocket(refusal.status, refusal.error)),
         sequence_number: None,
-        stream_id: None,
+        stream_id,
     };
     out.send(event).await.map_err(|_| pipeline::Disconnected)
 }
@@ -182,26 +293,30 @@ async fn send_error(
 async fn serve_request(
     state: &AppState,
     request: ResponseCreate,
-    cache: &mut ConnectionCache,
+    cache: &Mutex<ConnectionCache>,
     out: &mpsc::Sender<ServerEvent>,
 ) -> Result<(), pipeline::Disconnected> {
     state.metrics.response_served(Transport::Ws);
+    let lane = request.stream_id.clone();
     if request.background == Some(true) {
         let refusal = Refusal::bad_request(
             None,
             "background responses are not supported in WebSocket mode",
             Some("background"),
         );
-        return send_error(out, refusal.status, refusal.error).await;
+        return send_error(out, refusal, lane).await;
     }
     let previous = request.previous_response_id.clone();
-    match pipeline::prepare(state, request, Some(cache)).await {
+    let cached = previous
+        .as_deref()
+        .and_then(|id| lock(cache).get(id).cloned());
+    match pipeline::prepare(state, request, cached).await {
         Ok(prepared) => {
             if let Some(lookup) = prepared.lookup {
                 state.metrics.cache_lookup(lookup);
             }
             let generated = pipeline::generate(state, prepared, out).await?;
-            cache.put(generated.into_cached());
+            lock(cache).put(generated.into_cached());
             Ok(())
         }
         Err(refusal) => {
@@ -210,9 +325,17 @@ async fn serve_request(
             }
             // A failed continuation must not be retried against the same cached state.
             if let Some(previous) = previous {
-                cache.evict(&previous);
+                lock(cache).evict(&previous);
             }
-            send_error(out, refusal.status, refusal.error).await
+            send_error(out, refusal, lane).await
         }
     }
+}
+
+/// The cache's lock is only held for a lookup or an insert, never across an await, so a
+/// `std::sync::Mutex` is right; a panic mid-insert cannot leave it half-written.
+fn lock(cache: &Mutex<ConnectionCache>) -> std::sync::MutexGuard<'_, ConnectionCache> {
+    cache
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
