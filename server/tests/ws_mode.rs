@@ -5,8 +5,6 @@ mod common;
 use common::TestServer;
 use futures_util::SinkExt;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 
 fn create(input: &str) -> String {
@@ -185,19 +183,10 @@ async fn warm_up_samples_nothing() {
 #[tokio::test]
 async fn healthz_answers_200_and_the_missing_playground_is_explained() {
     let server = TestServer::start(":memory:").await;
-    let get = |path: &'static str| async move {
-        let mut stream = TcpStream::connect(server.addr).await.unwrap();
-        let request =
-            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).await.unwrap();
-        response
-    };
-    let health = get("/healthz").await;
+    let health = server.get_text("/healthz").await;
     assert!(health.starts_with("HTTP/1.1 200"), "{health}");
     assert!(health.ends_with("ok"));
-    let page = get("/").await;
+    let page = server.get_text("/").await;
     assert!(page.starts_with("HTTP/1.1 404"), "{page}");
     assert!(page.contains("cargo xtask run"));
     server.stop().await;
