@@ -9,18 +9,21 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response as HttpResponse};
 use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tether_protocol::{ErrorBody, ServerEvent, decode_request};
+use tether_protocol::{
+    ErrorBody, ErrorFrame, ResponseStatus, ServerEvent, StreamEvent, decode_request,
+};
 use tokio::sync::mpsc;
 
 use crate::AppState;
 use crate::metrics::Transport;
 use crate::pipeline::{self, Refusal};
+use crate::sim::FailureKind;
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> HttpResponse {
@@ -30,7 +33,11 @@ impl IntoResponse for Refusal {
 }
 
 /// `POST /v1/responses`.
-pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<HttpResponse, Refusal> {
+pub async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<HttpResponse, Refusal> {
     let value: Value = serde_json::from_slice(&body).map_err(|e| {
         Refusal::bad_request(
             None,
@@ -50,7 +57,9 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<HttpRe
         ));
     }
     let streaming = request.stream == Some(true);
-    let prepared = pipeline::prepare(&state, request, None).await?;
+    let forced_failure = forced_failure(&headers)?;
+    let mut prepared = pipeline::prepare(&state, request, None).await?;
+    prepared.context.forced_failure = forced_failure;
     let (out, mut events) = mpsc::channel::<ServerEvent>(256);
     if streaming {
         state.metrics.response_served(Transport::Sse);
@@ -60,6 +69,7 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<HttpRe
             let _ = pipeline::generate(&task_state, prepared, &out).await;
         });
         let stream = futures_util::stream::poll_fn(move |cx| events.poll_recv(cx)).map(|event| {
+            let event = flat_error(event);
             Ok::<_, std::convert::Infallible>(
                 Event::default()
                     .event(event.type_name())
@@ -71,14 +81,56 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<HttpRe
             .into_response())
     } else {
         state.metrics.response_served(Transport::Http);
-        let drain = tokio::spawn(async move { while events.recv().await.is_some() {} });
+        // Keeps the status of an `error` event: a failed response is answered with it.
+        let drain = tokio::spawn(async move {
+            let mut status = None;
+            while let Some(event) = events.recv().await {
+                if let StreamEvent::Error(frame) = &event.event {
+                    status = frame.status;
+                }
+            }
+            status
+        });
         let generated = pipeline::generate(&state, prepared, &out)
             .await
             .map_err(|_| Refusal::internal("the response was abandoned"))?;
         drop(out);
-        let _ = drain.await;
-        Ok(Json(generated.response).into_response())
+        let status = drain.await.ok().flatten();
+        let response = generated.response;
+        match (&response.status, &response.error) {
+            (ResponseStatus::Failed, Some(error)) => Err(Refusal {
+                status: status.unwrap_or(500),
+                error: error.clone(),
+            }),
+            _ => Ok(Json(response).into_response()),
+        }
     }
+}
+
+/// The failure the `x-tether-fail` header forces, if any (400 for an unknown kind).
+fn forced_failure(headers: &HeaderMap) -> Result<Option<FailureKind>, Refusal> {
+    let Some(value) = headers.get("x-tether-fail") else {
+        return Ok(None);
+    };
+    let name = value.to_str().unwrap_or_default();
+    FailureKind::parse(name).map(Some).ok_or_else(|| {
+        Refusal::bad_request(
+            None,
+            format!(
+                "x-tether-fail must be one of rate_limit, server_error, context_length_exceeded, invalid_request; got '{name}'."
+            ),
+            None,
+        )
+    })
+}
+
+/// SSE carries errors flat (`{"type":"error","code","message","param"}`), not in the WebSocket
+/// shape the pipeline emits.
+fn flat_error(mut event: ServerEvent) -> ServerEvent {
+    if let StreamEvent::Error(frame) = &event.event {
+        event.event = StreamEvent::Error(ErrorFrame::sse(frame.api_error()));
+    }
+    event
 }
 
 fn response_not_found(id: &str) -> Refusal {
@@ -195,10 +247,13 @@ pub async fn input_items(
     .into_response())
 }
 
-/// `GET /v1/models`.
-pub async fn models() -> Json<Value> {
-    Json(json!({
-        "object": "list",
-        "data": [{"id": crate::sim::MODEL_ID, "object": "model", "created": 1_767_225_600, "owned_by": "tether"}],
-    }))
+/// `GET /v1/models`: the default model `tether-sim` and every latency profile.
+pub async fn models(State(state): State<AppState>) -> Json<Value> {
+    let data: Vec<Value> = state
+        .model
+        .model_ids()
+        .into_iter()
+        .map(|id| json!({"id": id, "object": "model", "created": 1_767_225_600, "owned_by": "tether"}))
+        .collect();
+    Json(json!({"object": "list", "data": data}))
 }

@@ -27,7 +27,7 @@ use axum::routing::get;
 use tower_http::services::ServeDir;
 
 use crate::metrics::Metrics;
-use crate::sim::{Model, TextModel};
+use crate::sim::{Model, ScenarioSet, Simulator, SimulatorConfig};
 use crate::store::{ResponseStore, SqliteStore};
 
 /// Server configuration; every field is a command-line flag with an environment fallback.
@@ -66,12 +66,21 @@ pub struct Config {
     /// serving them with the default model, which is what clients such as Codex need.
     #[arg(long, env = "TETHER_REJECT_UNKNOWN_MODELS")]
     pub reject_unknown_models: bool,
+    /// Seed of the simulator's random choices (jitter, injected failures); random when absent.
+    /// The server prints it at start so a run can be replayed.
+    #[arg(long, env = "TETHER_SEED")]
+    pub seed: Option<u64>,
+    /// Directory of extra scenario files (`*.json`, the format of `server/scenarios/`).
+    #[arg(long, env = "TETHER_SCENARIO_DIR")]
+    pub scenario_dir: Option<PathBuf>,
 }
 
 /// What every request handler shares.
 #[derive(Clone)]
 pub struct AppState {
     pub model: Arc<dyn Model>,
+    /// The same simulator as `model`, for its seed, profiles and failure rates.
+    pub simulator: Arc<Simulator>,
     pub store: Arc<dyn ResponseStore>,
     pub metrics: Arc<Metrics>,
     pub max_frame_bytes: usize,
@@ -95,8 +104,20 @@ impl AppState {
                 config.data_dir.display()
             )
         })?;
+        let mut scenarios = ScenarioSet::builtin();
+        if let Some(dir) = &config.scenario_dir {
+            scenarios
+                .load_dir(dir)
+                .map_err(|e| anyhow::anyhow!("cannot load scenarios: {e}"))?;
+        }
+        let simulator = Arc::new(Simulator::new(SimulatorConfig {
+            seed: config.seed.unwrap_or_else(rand::random),
+            tokens_per_second: config.tokens_per_second,
+            scenarios,
+        }));
         Ok(AppState {
-            model: Arc::new(TextModel::new(config.tokens_per_second)),
+            model: simulator.clone(),
+            simulator,
             store: Arc::new(store),
             metrics: Arc::new(Metrics::default()),
             max_frame_bytes: config.max_frame_bytes,
@@ -160,6 +181,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let state = AppState::new(&config)?;
+    let seed = state.simulator.seed();
     let router = app(state, &config.static_dir);
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
@@ -167,6 +189,7 @@ pub async fn serve(
     let addr = listener.local_addr()?;
     // The first line of stdout is the contract with scripts and tests that start the server.
     println!("Tether listening on http://{addr}");
+    println!("Simulator seed: {seed} (replay with --seed {seed})");
     if !config.static_dir.join("index.html").is_file() {
         tracing::warn!(
             "no playground at {}: run `cargo xtask dist`",

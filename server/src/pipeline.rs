@@ -82,7 +82,7 @@ pub async fn prepare(
     request: ResponseCreate,
     cached: Option<CachedResponse>,
 ) -> Result<Prepared, Refusal> {
-    if state.reject_unknown_models && request.model != crate::sim::MODEL_ID {
+    if state.reject_unknown_models && !state.model.model_ids().contains(&request.model) {
         return Err(Refusal::not_found(
             Some("model_not_found"),
             format!(
@@ -249,11 +249,20 @@ pub async fn generate(
     send_all(out, builder.start()).await?;
 
     let mut output_tokens = 0u64;
+    let mut failure = None;
     if request.generates() {
         let mut events = state.model.generate(&context);
         use futures_util::StreamExt;
         while let Some(model_event) = events.next().await {
             let wire = match model_event {
+                ModelEvent::Started { queue_time } => {
+                    tracing::debug!("admitted after {queue_time:?} in the queue");
+                    Vec::new()
+                }
+                ModelEvent::Fail { status, error } => {
+                    failure = Some((status, error));
+                    break;
+                }
                 ModelEvent::BeginMessage => builder.begin_message(new_id("msg")),
                 ModelEvent::TextDelta(delta) => {
                     output_tokens += 1;
@@ -288,6 +297,17 @@ pub async fn generate(
             };
             send_all(out, wire).await?;
         }
+    }
+    if let Some((status, error)) = failure {
+        // The WebSocket shape (with `status`); the SSE transport flattens it.
+        send_all(out, builder.fail(Some(status), error)).await?;
+        let response = builder.response().clone();
+        let mut after = context.items;
+        after.extend(response.output.iter().cloned());
+        return Ok(Generated {
+            response,
+            context: Arc::new(after),
+        });
     }
     let usage = Usage::new(context.input_tokens, 0, output_tokens, 0);
     let terminal = builder.complete(usage, unix_now());

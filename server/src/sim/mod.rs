@@ -2,20 +2,34 @@
 //! returning a stream of [`ModelEvent`]s — so the simulator can be replaced by a real upstream
 //! model server without touching transports or the event builder.
 //!
-//! [`TextModel`] is the first simulator, deterministic and paced at a fixed number of tokens per
-//! second: when function tools are offered (and `tool_choice` is not `none`) and the conversation
-//! does not end with a tool output, it calls the first function tool with arguments made from its
-//! JSON Schema; otherwise it answers with a text that quotes the user's last message and, after a
-//! tool output, what the tool returned.
+//! The [`Simulator`] behaves like a model server: the request's `model` picks a latency
+//! [`Profile`] (unknown models get the default one, `tether-sim`), a bounded scheduler admits
+//! it (or refuses it with 429), a generator decides what to answer — a scripted
+//! [`scenario`] when `metadata.scenario` names one, else the deterministic [`echo`] generator —
+//! and the answer streams token by token, paced by the profile. Everything random (jitter,
+//! injected failures) draws from an RNG seeded by the server's seed and the conversation, so a
+//! run with the same `--seed` replays exactly, whatever the interleaving of connections.
 
+pub mod echo;
+pub mod failure;
+pub mod latency;
+pub mod scenario;
 pub mod tokens;
 
+use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use futures_util::Stream;
-use serde_json::{Map, Value, json};
-use tether_protocol::{Item, ResponseCreate, Role, Tool};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use tether_protocol::{ApiError, Item, ResponseCreate, Role};
+use tokio::time::Instant;
+
+pub use failure::{FailureKind, FailureRates};
+pub use latency::{Profile, ProfileSlot, QueueFull};
+pub use scenario::{Scenario, ScenarioSet};
 
 /// What a model generates from: the request and its full logical input.
 #[derive(Debug, Clone)]
@@ -24,6 +38,10 @@ pub struct Context {
     /// The whole conversation: previous context plus the request's new input.
     pub items: Vec<Item>,
     pub input_tokens: u64,
+    /// Prompt tokens already in the server's cache (prefill skips them); 0 when unknown.
+    pub cached_tokens: u64,
+    /// A failure the transport asked for (`x-tether-fail`), overriding the configured rates.
+    pub forced_failure: Option<FailureKind>,
 }
 
 impl Context {
@@ -43,7 +61,24 @@ impl Context {
             request,
             items,
             input_tokens,
+            cached_tokens: 0,
+            forced_failure: None,
         }
+    }
+
+    /// A string value of the request's `metadata`.
+    pub fn metadata(&self, key: &str) -> Option<&str> {
+        self.request.metadata.as_ref()?.get(key)?.as_str()
+    }
+
+    /// `metadata.sim_output_tokens`: the exact length of the answer's text, in tokens.
+    pub fn sim_output_tokens(&self) -> Option<usize> {
+        self.metadata("sim_output_tokens")?.trim().parse().ok()
+    }
+
+    /// `metadata.sim_tool_calls`: the most tool calls to make (`0` suppresses them).
+    pub fn sim_tool_calls(&self) -> Option<usize> {
+        self.metadata("sim_tool_calls")?.trim().parse().ok()
     }
 
     /// The tool output that ends the conversation, if it ends with one.
@@ -56,7 +91,8 @@ impl Context {
 
     /// The tools to call now: none when `tool_choice` is `none` or the conversation ends with a
     /// tool output; otherwise the first callable tool offered — or the first two when the
-    /// request explicitly sets `parallel_tool_calls: true`.
+    /// request explicitly sets `parallel_tool_calls: true` — and at most
+    /// `metadata.sim_tool_calls`.
     pub fn tools_to_call(&self) -> Vec<ToolCallPlan> {
         if self.request.tool_choice.as_ref().and_then(|c| c.as_str()) == Some("none")
             || self.trailing_tool_output().is_some()
@@ -64,13 +100,13 @@ impl Context {
             return Vec::new();
         }
         let mut callable = Vec::new();
-        collect_callable(&self.request.tools, None, &mut callable);
+        echo::collect_callable(&self.request.tools, None, &mut callable);
         let count = if self.request.parallel_tool_calls == Some(true) {
             2
         } else {
             1
         };
-        callable.truncate(count);
+        callable.truncate(count.min(self.sim_tool_calls().unwrap_or(count)));
         callable
     }
 
@@ -84,7 +120,7 @@ impl Context {
 }
 
 /// The text an item contributes to the prompt.
-fn item_text(item: &Item) -> String {
+pub fn item_text(item: &Item) -> String {
     match item {
         Item::Message(m) => m.content.text(),
         Item::FunctionCall(c) => format!("{} {}", c.name, c.arguments),
@@ -102,33 +138,22 @@ pub struct ToolCallPlan {
     pub input: String,
 }
 
-/// Every callable tool in `tools`, in order, descending into namespaces.
-fn collect_callable(tools: &[Tool], namespace: Option<&str>, out: &mut Vec<ToolCallPlan>) {
-    for tool in tools {
-        match tool {
-            Tool::Function(function) => out.push(ToolCallPlan {
-                begin: ModelEvent::BeginFunctionCall {
-                    name: function.name.clone(),
-                    namespace: namespace.map(str::to_string),
-                },
-                input: arguments_for(function.parameters.as_ref().unwrap_or(&Value::Null))
-                    .to_string(),
-            }),
-            Tool::Custom(custom) => out.push(ToolCallPlan {
-                begin: ModelEvent::BeginCustomToolCall {
-                    name: custom.name.clone(),
-                },
-                input: format!("input for {}", custom.name),
-            }),
-            Tool::Namespace(group) => collect_callable(&group.tools, Some(&group.name), out),
-            Tool::Other(_) => {}
-        }
-    }
+/// One output item a generator decided on, before it is tokenized and paced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Message(String),
+    Call(ToolCallPlan),
+    /// The response fails here (after the outputs before it).
+    Fail(FailureKind),
 }
 
 /// One step of generation, in stream order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelEvent {
+    /// The request got a decoding slot after waiting `queue_time` for one.
+    Started {
+        queue_time: Duration,
+    },
     BeginMessage,
     TextDelta(String),
     /// A function tool call; `namespace` names the namespace tool it belongs to, if any.
@@ -143,9 +168,26 @@ pub enum ModelEvent {
     /// A piece of the open call's arguments (function) or input (custom).
     ArgumentsDelta(String),
     EndItem,
+    /// The response fails: `error` (with `status` on WebSocket) then `response.failed`. Nothing
+    /// follows.
+    Fail {
+        status: u16,
+        error: ApiError,
+    },
 }
 
-/// The model id `GET /v1/models` lists; requests for any other model are served by it too.
+impl ModelEvent {
+    /// Whether the event carries a token (and so costs decoding time).
+    pub fn is_token(&self) -> bool {
+        matches!(
+            self,
+            ModelEvent::TextDelta(_) | ModelEvent::ArgumentsDelta(_)
+        )
+    }
+}
+
+/// The default model id, served with the default profile; `GET /v1/models` lists it with the
+/// other profiles.
 pub const MODEL_ID: &str = "tether-sim";
 
 /// A stream of model events.
@@ -154,302 +196,293 @@ pub type ModelStream = Pin<Box<dyn Stream<Item = ModelEvent> + Send>>;
 /// Generates output for a context.
 pub trait Model: Send + Sync + 'static {
     fn generate(&self, context: &Context) -> ModelStream;
+
+    /// The model ids the server lists and, with `--reject-unknown-models`, accepts.
+    fn model_ids(&self) -> Vec<String> {
+        vec![MODEL_ID.to_string()]
+    }
 }
 
-/// Answers with a fixed text quoting the user, decoded at `tokens_per_second`.
+/// How to build a [`Simulator`].
 #[derive(Debug, Clone)]
-pub struct TextModel {
-    token_interval: Duration,
+pub struct SimulatorConfig {
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Decoding rate of the default profile (`tether-sim`).
+    pub tokens_per_second: f64,
+    pub scenarios: ScenarioSet,
 }
 
-impl TextModel {
-    /// A model decoding `tokens_per_second` (must be positive and finite).
-    pub fn new(tokens_per_second: f64) -> Self {
-        TextModel {
-            token_interval: Duration::from_secs_f64(1.0 / tokens_per_second),
-        }
-    }
-
-    /// The answer to a prompt, mentioning the tool output that preceded it, if any.
-    pub fn answer_after(prompt: Option<&str>, tool_output: Option<&str>) -> String {
-        let answer = Self::answer(prompt);
-        match tool_output {
-            Some(output) => {
-                let shown: String = output.chars().take(120).collect();
-                let more = if output.chars().count() > 120 {
-                    "…"
-                } else {
-                    ""
-                };
-                format!("The tool returned \"{shown}{more}\". {answer}")
-            }
-            None => answer,
-        }
-    }
-
-    /// The answer to a prompt.
-    pub fn answer(prompt: Option<&str>) -> String {
-        let prompt = prompt.map(str::trim).filter(|p| !p.is_empty());
-        let quoted = match prompt {
-            Some(p) if p.chars().count() > 200 => {
-                format!("\"{}…\"", p.chars().take(200).collect::<String>())
-            }
-            Some(p) => format!("\"{p}\""),
-            None => "nothing".to_string(),
-        };
-        format!(
-            "You said: {quoted}. This answer comes from Tether's inference simulator and is \
-             streamed over one WebSocket, one token per response.output_text.delta event. When \
-             response.completed arrives, the page shows the time to first token and the decoding \
-             speed in tokens per second."
-        )
-    }
+/// The inference simulator: latency profiles by model, generators, failure injection.
+#[derive(Debug)]
+pub struct Simulator {
+    seed: u64,
+    /// Profiles by model id, the default first.
+    profiles: Vec<(String, ProfileSlot)>,
+    failures: RwLock<FailureRates>,
+    scenarios: ScenarioSet,
 }
 
-impl Model for TextModel {
-    fn generate(&self, context: &Context) -> ModelStream {
-        // Each item: its opening event and the text streamed into it.
-        let calls = context.tools_to_call();
-        let items: Vec<(ModelEvent, String)> = if calls.is_empty() {
-            let output = context.trailing_tool_output();
-            let last = context.last_user_text();
-            vec![(
-                ModelEvent::BeginMessage,
-                Self::answer_after(last.as_deref(), output.as_deref()),
-            )]
-        } else {
-            calls
+impl Simulator {
+    pub fn new(config: SimulatorConfig) -> Self {
+        Simulator {
+            seed: config.seed,
+            profiles: Profile::builtin(config.tokens_per_second)
                 .into_iter()
-                .map(|call| (call.begin, call.input))
-                .collect()
-        };
-        // The whole output as one sequence of events; only deltas cost decoding time.
-        let mut events = Vec::new();
-        for (begin, text) in items {
-            let is_message = begin == ModelEvent::BeginMessage;
-            events.push(begin);
-            events.extend(tokens::split(&text).map(|piece| {
-                if is_message {
-                    ModelEvent::TextDelta(piece.to_string())
-                } else {
-                    ModelEvent::ArgumentsDelta(piece.to_string())
-                }
-            }));
-            events.push(ModelEvent::EndItem);
+                .map(|(name, profile)| (name, ProfileSlot::new(profile)))
+                .collect(),
+            failures: RwLock::new(FailureRates::default()),
+            scenarios: config.scenarios,
         }
-        let interval = self.token_interval;
-        let start = tokio::time::Instant::now();
-        // Token i is due at start + i × interval: pacing against the start, not the previous
-        // token, keeps the rate exact even when a send is delayed.
-        Box::pin(futures_util::stream::unfold(
-            (events.into_iter(), 0u32),
-            move |(mut rest, token)| async move {
-                let event = rest.next()?;
-                let is_token = matches!(
-                    event,
-                    ModelEvent::TextDelta(_) | ModelEvent::ArgumentsDelta(_)
-                );
-                if is_token {
-                    tokio::time::sleep_until(start + interval * token).await;
-                }
-                Some((event, (rest, token + u32::from(is_token))))
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The profile slot serving `model`: its own, or the default one.
+    pub fn profile_for(&self, model: &str) -> &ProfileSlot {
+        let (_, slot) = self
+            .profiles
+            .iter()
+            .find(|(name, _)| name == model)
+            .unwrap_or(&self.profiles[0]);
+        slot
+    }
+
+    /// Every profile, by model id.
+    pub fn profiles(&self) -> impl Iterator<Item = (&str, &ProfileSlot)> {
+        self.profiles
+            .iter()
+            .map(|(name, slot)| (name.as_str(), slot))
+    }
+
+    pub fn failure_rates(&self) -> FailureRates {
+        *self.failures.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Replaces the failure rates (already validated).
+    pub fn set_failure_rates(&self, rates: FailureRates) {
+        *self.failures.write().unwrap_or_else(|e| e.into_inner()) = rates;
+    }
+
+    /// The RNG of one request: the server's seed mixed with the conversation, so the same
+    /// conversation draws the same numbers in every run with this seed.
+    fn rng_for(&self, context: &Context) -> StdRng {
+        let mut hash = Fnv1a::new(self.seed);
+        hash.write(context.request.model.as_bytes());
+        for item in &context.items {
+            hash.write(item.type_name().as_bytes());
+            hash.write(item_text(item).as_bytes());
+        }
+        StdRng::seed_from_u64(hash.finish())
+    }
+
+    /// What to answer, before failures are injected.
+    fn plan(&self, context: &Context) -> Vec<Output> {
+        let scenario = context.metadata("scenario").or_else(|| {
+            Some(context.request.model.as_str()).filter(|m| self.scenarios.get(m).is_some())
+        });
+        match scenario {
+            Some(name) => match self.scenarios.get(name) {
+                Some(scenario) => scenario.plan(context),
+                None => vec![Output::Fail(FailureKind::InvalidRequest)],
             },
-        ))
+            None => echo::plan(context),
+        }
     }
 }
 
-/// Arguments that satisfy `schema`: every required property, with the first `enum` value or a
-/// plain value of its type.
-pub fn arguments_for(schema: &Value) -> Value {
-    if let Some(first) = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
-        return first.clone();
-    }
-    let kind = match schema.get("type") {
-        Some(Value::Array(kinds)) => kinds.iter().find_map(Value::as_str).unwrap_or("object"),
-        Some(Value::String(kind)) => kind.as_str(),
-        _ if schema.get("properties").is_some() => "object",
-        _ => "object",
-    };
-    match kind {
-        "string" => json!("example"),
-        "integer" | "number" => json!(1),
-        "boolean" => json!(true),
-        "array" => match schema.get("items") {
-            Some(items) if schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) > 0 => {
-                json!([arguments_for(items)])
-            }
-            _ => json!([]),
-        },
-        "null" => Value::Null,
-        _ => {
-            let mut object = Map::new();
-            let properties = schema.get("properties").and_then(Value::as_object);
-            let required = schema.get("required").and_then(Value::as_array);
-            for name in required.into_iter().flatten().filter_map(Value::as_str) {
-                let property = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
-                object.insert(name.to_string(), arguments_for(property));
-            }
-            Value::Object(object)
+impl Model for Simulator {
+    fn generate(&self, context: &Context) -> ModelStream {
+        let slot = self.profile_for(&context.request.model);
+        let mut rng = self.rng_for(context);
+        let failure = context
+            .forced_failure
+            .or_else(|| self.failure_rates().draw(&mut rng));
+        let mut outputs = self.plan(context);
+        if let Some(kind) = failure {
+            outputs = inject(outputs, kind, &mut rng);
         }
+        let run = Run {
+            events: to_events(outputs),
+            profile: slot.profile(),
+            scheduler: slot.scheduler(),
+            uncached_tokens: context.input_tokens.saturating_sub(context.cached_tokens),
+            rng,
+            state: RunState::Waiting,
+        };
+        Box::pin(futures_util::stream::unfold(run, |mut run| async move {
+            let event = run.next().await?;
+            Some((event, run))
+        }))
+    }
+
+    fn model_ids(&self) -> Vec<String> {
+        self.profiles.iter().map(|(name, _)| name.clone()).collect()
+    }
+}
+
+/// Puts failure `kind` into the outputs: before anything for refusals, somewhere inside the
+/// output for a mid-stream failure.
+fn inject(mut outputs: Vec<Output>, kind: FailureKind, rng: &mut StdRng) -> Vec<Output> {
+    use rand::RngExt;
+    if !kind.is_mid_stream() {
+        return vec![Output::Fail(kind)];
+    }
+    // Cut the first output's text at a random token so part of it streams before the error.
+    let Some(first) = outputs.first_mut() else {
+        return vec![Output::Fail(kind)];
+    };
+    let text = match first {
+        Output::Message(text) => text,
+        Output::Call(call) => &mut call.input,
+        Output::Fail(_) => return outputs,
+    };
+    let pieces: Vec<&str> = tokens::split(text).collect();
+    let keep = if pieces.len() > 1 {
+        rng.random_range(1..pieces.len())
+    } else {
+        pieces.len()
+    };
+    *text = pieces[..keep].concat();
+    outputs.truncate(1);
+    outputs.push(Output::Fail(kind));
+    outputs
+}
+
+/// The events of `outputs`: each item opens, streams one delta per token, and closes; a
+/// failure ends the stream (the item it interrupts stays open).
+fn to_events(outputs: Vec<Output>) -> VecDeque<ModelEvent> {
+    let mut events = VecDeque::new();
+    let mut outputs = outputs.into_iter().peekable();
+    while let Some(output) = outputs.next() {
+        let (begin, text, is_message) = match output {
+            Output::Message(text) => (ModelEvent::BeginMessage, text, true),
+            Output::Call(call) => (call.begin, call.input, false),
+            Output::Fail(kind) => {
+                let (status, error) = kind.error();
+                events.push_back(ModelEvent::Fail { status, error });
+                break;
+            }
+        };
+        events.push_back(begin);
+        events.extend(tokens::split(&text).map(|piece| {
+            if is_message {
+                ModelEvent::TextDelta(piece.to_string())
+            } else {
+                ModelEvent::ArgumentsDelta(piece.to_string())
+            }
+        }));
+        if !matches!(outputs.peek(), Some(Output::Fail(kind)) if kind.is_mid_stream()) {
+            events.push_back(ModelEvent::EndItem);
+        }
+    }
+    events
+}
+
+/// Where a paced run is.
+enum RunState {
+    /// Not admitted yet.
+    Waiting,
+    /// Decoding: the first token is due at `first_due`, the next one at `next_due`.
+    Decoding {
+        _slot: latency::Slot,
+        first_due: Instant,
+        next_due: Instant,
+    },
+    Done,
+}
+
+/// One response being paced: admission, TTFT, then each token at its due time.
+struct Run {
+    events: VecDeque<ModelEvent>,
+    profile: Arc<Profile>,
+    scheduler: Arc<latency::Scheduler>,
+    uncached_tokens: u64,
+    rng: StdRng,
+    state: RunState,
+}
+
+impl Run {
+    async fn next(&mut self) -> Option<ModelEvent> {
+        match &mut self.state {
+            RunState::Done => None,
+            RunState::Waiting => {
+                let queued_at = Instant::now();
+                match self.scheduler.admit().await {
+                    Ok(slot) => {
+                        let started = Instant::now();
+                        let first_due = started + self.profile.ttft(self.uncached_tokens);
+                        self.state = RunState::Decoding {
+                            _slot: slot,
+                            first_due,
+                            next_due: first_due,
+                        };
+                        Some(ModelEvent::Started {
+                            queue_time: started - queued_at,
+                        })
+                    }
+                    Err(QueueFull) => {
+                        self.state = RunState::Done;
+                        Some(ModelEvent::Fail {
+                            status: 429,
+                            error: failure::rate_limit_exceeded(
+                                "The server is overloaded: every slot is busy and the queue is full. Retry later.",
+                            ),
+                        })
+                    }
+                }
+            }
+            RunState::Decoding {
+                first_due,
+                next_due,
+                ..
+            } => {
+                let Some(event) = self.events.pop_front() else {
+                    self.state = RunState::Done;
+                    return None;
+                };
+                // Nothing is visible before the first token is due (TTFT); each token is due an
+                // interval after the previous one was *due*, not sent, so the rate holds even
+                // when a send is delayed. The interval follows the load at that moment.
+                if event.is_token() {
+                    tokio::time::sleep_until(*next_due).await;
+                    *next_due += self
+                        .profile
+                        .interval(self.scheduler.running(), &mut self.rng);
+                } else {
+                    tokio::time::sleep_until(*first_due).await;
+                }
+                Some(event)
+            }
+        }
+    }
+}
+
+/// FNV-1a: a hash that is the same in every build, so seeds replay across binaries.
+struct Fnv1a(u64);
+
+impl Fnv1a {
+    fn new(seed: u64) -> Self {
+        let mut hash = Fnv1a(0xcbf2_9ce4_8422_2325);
+        hash.write(&seed.to_le_bytes());
+        hash
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        // Separates fields so ("ab", "c") and ("a", "bc") differ.
+        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use futures_util::StreamExt;
-
-    #[tokio::test(start_paused = true)]
-    async fn text_model_paces_tokens_at_the_configured_rate() {
-        let model = TextModel::new(100.0);
-        let context = Context::new(ResponseCreate::new("m", "hello there"));
-        let start = tokio::time::Instant::now();
-        let events: Vec<_> = model.generate(&context).collect().await;
-        let deltas: Vec<_> = events
-            .iter()
-            .filter_map(|e| match e {
-                ModelEvent::TextDelta(d) => Some(d.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(events.first(), Some(&ModelEvent::BeginMessage));
-        assert_eq!(events.last(), Some(&ModelEvent::EndItem));
-        assert_eq!(deltas.concat(), TextModel::answer(Some("hello there")));
-        // The last of n tokens is due (n - 1) intervals after the first, which is immediate.
-        let expected = Duration::from_millis(10) * (deltas.len() as u32 - 1);
-        assert_eq!(start.elapsed(), expected);
-    }
-
-    #[test]
-    fn arguments_follow_the_schema() {
-        let schema = json!({"type": "object", "required": ["cmd", "n", "mode", "opts"],
-            "properties": {"cmd": {"type": "string"}, "n": {"type": "integer"},
-                "mode": {"type": "string", "enum": ["fast", "slow"]},
-                "opts": {"type": "object", "required": ["flag"], "properties": {"flag": {"type": "boolean"}}},
-                "optional": {"type": "string"}}});
-        assert_eq!(
-            arguments_for(&schema),
-            json!({"cmd": "example", "n": 1, "mode": "fast", "opts": {"flag": true}})
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn offered_tools_are_called_until_a_tool_output_arrives() {
-        let model = TextModel::new(1000.0);
-        let mut request = ResponseCreate::new("m", "list files");
-        request.tools = vec![Tool::Function(tether_protocol::tools::FunctionTool {
-            name: "shell".into(),
-            description: None,
-            parameters: Some(
-                json!({"type": "object", "required": ["cmd"], "properties": {"cmd": {"type": "string"}}}),
-            ),
-            strict: None,
-        })];
-        let events: Vec<_> = model
-            .generate(&Context::new(request.clone()))
-            .collect()
-            .await;
-        assert_eq!(
-            events[0],
-            ModelEvent::BeginFunctionCall {
-                name: "shell".into(),
-                namespace: None
-            }
-        );
-        let arguments: String = events
-            .iter()
-            .filter_map(|e| match e {
-                ModelEvent::ArgumentsDelta(d) => Some(d.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(arguments, r#"{"cmd":"example"}"#);
-
-        let items = vec![
-            Item::user_text("list files"),
-            Item::FunctionCallOutput(tether_protocol::items::ToolCallOutput {
-                id: None,
-                call_id: "call_1".into(),
-                output: tether_protocol::items::ToolOutputContent::Text("a.txt".into()),
-                status: None,
-            }),
-        ];
-        let events: Vec<_> = model
-            .generate(&Context::with_items(request, items))
-            .collect()
-            .await;
-        assert_eq!(events[0], ModelEvent::BeginMessage);
-        let text: String = events
-            .iter()
-            .filter_map(|e| match e {
-                ModelEvent::TextDelta(d) => Some(d.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert!(text.starts_with("The tool returned \"a.txt\"."), "{text}");
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn custom_namespaced_and_parallel_calls() {
-        let tools: Vec<Tool> = serde_json::from_value(json!([
-            {"type": "web_search"},
-            {"type": "namespace", "name": "mcp", "description": "d",
-             "tools": [{"type": "function", "name": "lookup", "parameters": {"type": "object"}}]},
-            {"type": "custom", "name": "apply_patch"}
-        ]))
-        .unwrap();
-        let mut request = ResponseCreate::new("m", "go");
-        request.tools = tools;
-        let context = Context::new(request.clone());
-        let plans = context.tools_to_call();
-        assert_eq!(
-            plans.len(),
-            1,
-            "one call unless parallel calls are asked for"
-        );
-        assert_eq!(
-            plans[0].begin,
-            ModelEvent::BeginFunctionCall {
-                name: "lookup".into(),
-                namespace: Some("mcp".into())
-            }
-        );
-        request.parallel_tool_calls = Some(true);
-        let events: Vec<_> = TextModel::new(1000.0)
-            .generate(&Context::new(request))
-            .collect()
-            .await;
-        let begins: Vec<_> = events
-            .iter()
-            .filter(|e| {
-                matches!(
-                    e,
-                    ModelEvent::BeginFunctionCall { .. } | ModelEvent::BeginCustomToolCall { .. }
-                )
-            })
-            .collect();
-        assert_eq!(begins.len(), 2);
-        assert_eq!(
-            begins[1],
-            &ModelEvent::BeginCustomToolCall {
-                name: "apply_patch".into()
-            }
-        );
-        assert_eq!(
-            events.iter().filter(|e| **e == ModelEvent::EndItem).count(),
-            2
-        );
-    }
-
-    #[test]
-    fn answer_quotes_and_truncates_the_prompt() {
-        assert!(TextModel::answer(Some("  hi ")).starts_with("You said: \"hi\"."));
-        assert!(TextModel::answer(None).starts_with("You said: nothing."));
-        let long = "x".repeat(500);
-        assert!(TextModel::answer(Some(&long)).contains(&format!("\"{}…\"", "x".repeat(200))));
-    }
-}
+mod tests;

@@ -22,6 +22,8 @@ pub fn config(data_dir: &str) -> Config {
         api_keys: Vec::new(),
         ws_lifetime_seconds: 3600.0,
         reject_unknown_models: false,
+        seed: Some(1),
+        scenario_dir: None,
     }
 }
 

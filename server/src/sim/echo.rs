@@ -1,0 +1,172 @@
+//! The default generator, `echo-tools`: deterministic, so end-to-end and conformance tests can
+//! assert on its output. When callable tools are offered (and `tool_choice` is not `none`) and
+//! the conversation does not end with a tool output, it calls the first one (the first two with
+//! `parallel_tool_calls: true`) with arguments made from its JSON Schema; otherwise it answers
+//! with a text that quotes the user's last message and, after a tool output, what the tool
+//! returned.
+
+use serde_json::{Map, Value, json};
+use tether_protocol::Tool;
+
+use super::{Context, ModelEvent, Output, ToolCallPlan, tokens};
+
+/// What the echo generator answers in `context`.
+pub fn plan(context: &Context) -> Vec<Output> {
+    let calls = context.tools_to_call();
+    if !calls.is_empty() {
+        return calls.into_iter().map(Output::Call).collect();
+    }
+    let output = context.trailing_tool_output();
+    let last = context.last_user_text();
+    let text = answer_after(last.as_deref(), output.as_deref());
+    match context.sim_output_tokens() {
+        Some(count) => vec![Output::Message(exactly(&text, count))],
+        None => vec![Output::Message(text)],
+    }
+}
+
+/// `count` tokens of `text`, repeated as often as needed; concatenated, they still split into
+/// exactly `count` tokens.
+pub fn exactly(text: &str, count: usize) -> String {
+    let pieces: Vec<&str> = tokens::split(text).collect();
+    if !pieces.is_empty() {
+        let cycled: String = pieces.iter().cycle().take(count).copied().collect();
+        if tokens::count(&cycled) == count {
+            return cycled;
+        }
+    }
+    " token".repeat(count)
+}
+
+/// The answer to a prompt, mentioning the tool output that preceded it, if any.
+pub fn answer_after(prompt: Option<&str>, tool_output: Option<&str>) -> String {
+    let answer = answer(prompt);
+    match tool_output {
+        Some(output) => {
+            let shown: String = output.chars().take(120).collect();
+            let more = if output.chars().count() > 120 {
+                "…"
+            } else {
+                ""
+            };
+            format!("The tool returned \"{shown}{more}\". {answer}")
+        }
+        None => answer,
+    }
+}
+
+/// The answer to a prompt.
+pub fn answer(prompt: Option<&str>) -> String {
+    let prompt = prompt.map(str::trim).filter(|p| !p.is_empty());
+    let quoted = match prompt {
+        Some(p) if p.chars().count() > 200 => {
+            format!("\"{}…\"", p.chars().take(200).collect::<String>())
+        }
+        Some(p) => format!("\"{p}\""),
+        None => "nothing".to_string(),
+    };
+    format!(
+        "You said: {quoted}. This answer comes from Tether's inference simulator and is \
+         streamed over one WebSocket, one token per response.output_text.delta event. When \
+         response.completed arrives, the page shows the time to first token and the decoding \
+         speed in tokens per second."
+    )
+}
+
+/// Every callable tool in `tools`, in order, descending into namespaces.
+pub fn collect_callable(tools: &[Tool], namespace: Option<&str>, out: &mut Vec<ToolCallPlan>) {
+    for tool in tools {
+        match tool {
+            Tool::Function(function) => out.push(ToolCallPlan {
+                begin: ModelEvent::BeginFunctionCall {
+                    name: function.name.clone(),
+                    namespace: namespace.map(str::to_string),
+                },
+                input: arguments_for(function.parameters.as_ref().unwrap_or(&Value::Null))
+                    .to_string(),
+            }),
+            Tool::Custom(custom) => out.push(ToolCallPlan {
+                begin: ModelEvent::BeginCustomToolCall {
+                    name: custom.name.clone(),
+                },
+                input: format!("input for {}", custom.name),
+            }),
+            Tool::Namespace(group) => collect_callable(&group.tools, Some(&group.name), out),
+            Tool::Other(_) => {}
+        }
+    }
+}
+
+/// Arguments that satisfy `schema`: every required property, with the first `enum` value or a
+/// plain value of its type.
+pub fn arguments_for(schema: &Value) -> Value {
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    let kind = match schema.get("type") {
+        Some(Value::Array(kinds)) => kinds.iter().find_map(Value::as_str).unwrap_or("object"),
+        Some(Value::String(kind)) => kind.as_str(),
+        _ => "object",
+    };
+    match kind {
+        "string" => json!("example"),
+        "integer" | "number" => json!(1),
+        "boolean" => json!(true),
+        "array" => match schema.get("items") {
+            Some(items) if schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) > 0 => {
+                json!([arguments_for(items)])
+            }
+            _ => json!([]),
+        },
+        "null" => Value::Null,
+        _ => {
+            let mut object = Map::new();
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let required = schema.get("required").and_then(Value::as_array);
+            for name in required.into_iter().flatten().filter_map(Value::as_str) {
+                let property = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
+                object.insert(name.to_string(), arguments_for(property));
+            }
+            Value::Object(object)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_follow_the_schema() {
+        let schema = json!({"type": "object", "required": ["cmd", "n", "mode", "opts"],
+            "properties": {"cmd": {"type": "string"}, "n": {"type": "integer"},
+                "mode": {"type": "string", "enum": ["fast", "slow"]},
+                "opts": {"type": "object", "required": ["flag"], "properties": {"flag": {"type": "boolean"}}},
+                "optional": {"type": "string"}}});
+        assert_eq!(
+            arguments_for(&schema),
+            json!({"cmd": "example", "n": 1, "mode": "fast", "opts": {"flag": true}})
+        );
+    }
+
+    #[test]
+    fn answer_quotes_and_truncates_the_prompt() {
+        assert!(answer(Some("  hi ")).starts_with("You said: \"hi\"."));
+        assert!(answer(None).starts_with("You said: nothing."));
+        let long = "x".repeat(500);
+        assert!(answer(Some(&long)).contains(&format!("\"{}…\"", "x".repeat(200))));
+    }
+
+    #[test]
+    fn exact_lengths_split_back_into_that_many_tokens() {
+        for count in [0, 1, 7, 100, 1000] {
+            let text = exactly(&answer(Some("hello there")), count);
+            assert_eq!(tokens::count(&text), count);
+        }
+        assert_eq!(exactly("", 3), " token token token");
+    }
+}

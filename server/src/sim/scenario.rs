@@ -1,0 +1,536 @@
+//! Scripted agent scenarios: data files (JSON, under `server/scenarios/`) that say what the
+//! model does turn by turn — messages, tool calls (several at once for parallel calls),
+//! failures — with conditions to branch on what the tools returned.
+//!
+//! The cursor is not stored anywhere: it is replayed from the conversation itself. The model's
+//! earlier turns are found in the conversation, and the scenario's choice at each of them is
+//! re-evaluated against the conversation as it was then. So two connections never share a
+//! cursor, and a continuation over the connection cache, over the store, or with the whole
+//! input sent again (stateless HTTP) all land on the same step.
+//!
+//! Format (see `server/scenarios/README.md`):
+//!
+//! ```json
+//! {"name": "n", "description": "…",
+//!  "steps": [{"id": "s", "when": [{"output_contains": "FAIL"}], "message": "…",
+//!             "calls": [{"tool": "shell", "arguments": {…}}, {"tool": "apply_patch", "input": "…"}],
+//!             "fail": "server_error", "goto": "other-step"}],
+//!  "on_exhausted": {"message": "…"} | {"fail": "server_error"} | "loop"}
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use regex::Regex;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+use tether_protocol::{Item, Role, Tool};
+
+use super::{Context, FailureKind, ModelEvent, Output, ToolCallPlan};
+
+/// The scenarios shipped with the server, compiled in from `server/scenarios/`.
+const BUILTIN: [&str; 1] = [include_str!("../../scenarios/fix-sample-project.json")];
+
+/// A scripted scenario.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub steps: Vec<Step>,
+    #[serde(default)]
+    pub on_exhausted: Exhaustion,
+}
+
+/// One model turn of a scenario.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// A name for `goto`.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Every condition must hold for the step to play; otherwise the next step is tried.
+    #[serde(default)]
+    pub when: Vec<Condition>,
+    /// An assistant message (before the calls, if any).
+    #[serde(default)]
+    pub message: Option<String>,
+    /// Tool calls, all in this turn.
+    #[serde(default)]
+    pub calls: Vec<Call>,
+    /// The turn fails with this error (after the message and calls, if any).
+    #[serde(default)]
+    pub fail: Option<FailureKind>,
+    /// Where the scenario continues after this step (default: the next step).
+    #[serde(default)]
+    pub goto: Option<String>,
+}
+
+/// A tool call of a step.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Call {
+    pub tool: String,
+    /// JSON arguments of a function tool.
+    #[serde(default)]
+    pub arguments: Option<Value>,
+    /// Raw input of a custom tool; sent as `{"input": …}` when the tool is a function.
+    #[serde(default)]
+    pub input: Option<String>,
+}
+
+/// A condition on the conversation at the turn a step would play.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Condition {
+    /// The tool outputs that end the conversation contain this text.
+    OutputContains(String),
+    /// The tool outputs that end the conversation match this regular expression.
+    OutputMatches(#[serde(deserialize_with = "regex")] Regex),
+    /// A tool of this name is offered.
+    ToolOffered(String),
+    /// The last user message contains this text.
+    UserSays(String),
+    /// This is the model's turn number N in the conversation (from 0).
+    Turn(usize),
+    /// The turn number is at least N.
+    MinTurn(usize),
+    Not(Box<Condition>),
+}
+
+/// What happens when no step is left.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Exhaustion {
+    /// Answer with this message.
+    Message(String),
+    /// Fail with this error.
+    Fail(FailureKind),
+    /// Start again at the first step.
+    Loop,
+}
+
+/// The answer when a scenario has nothing left to play and says nothing itself.
+const EXHAUSTED: &str = "The scenario has no more steps.";
+
+impl Default for Exhaustion {
+    fn default() -> Self {
+        Exhaustion::Message(EXHAUSTED.into())
+    }
+}
+
+fn regex<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Regex, D::Error> {
+    let pattern = String::deserialize(deserializer)?;
+    Regex::new(&pattern).map_err(serde::de::Error::custom)
+}
+
+/// The conversation as it was at one model turn.
+struct View<'a> {
+    items: &'a [Item],
+    turn: usize,
+    tools: &'a [Tool],
+}
+
+impl View<'_> {
+    /// The tool outputs that end the conversation, joined by newlines.
+    fn trailing_outputs(&self) -> String {
+        let start = self
+            .items
+            .iter()
+            .rposition(|item| !is_tool_output(item))
+            .map_or(0, |i| i + 1);
+        self.items[start..]
+            .iter()
+            .map(super::item_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Condition {
+    fn holds(&self, view: &View<'_>) -> bool {
+        match self {
+            Condition::OutputContains(text) => view.trailing_outputs().contains(text.as_str()),
+            Condition::OutputMatches(regex) => regex.is_match(&view.trailing_outputs()),
+            Condition::ToolOffered(name) => find_tool(view.tools, name, None).is_some(),
+            Condition::UserSays(text) => view
+                .items
+                .iter()
+                .rev()
+                .find_map(|item| match item {
+                    Item::Message(m) if m.role == Role::User => Some(m.content.text()),
+                    _ => None,
+                })
+                .is_some_and(|said| said.contains(text.as_str())),
+            Condition::Turn(n) => view.turn == *n,
+            Condition::MinTurn(n) => view.turn >= *n,
+            Condition::Not(inner) => !inner.holds(view),
+        }
+    }
+}
+
+fn is_tool_output(item: &Item) -> bool {
+    matches!(
+        item,
+        Item::FunctionCallOutput(_) | Item::CustomToolCallOutput(_)
+    )
+}
+
+/// Whether the model produced `item` (so it belongs to a model turn).
+fn is_model_item(item: &Item) -> bool {
+    match item {
+        Item::Message(m) => m.role == Role::Assistant,
+        Item::FunctionCall(_) | Item::CustomToolCall(_) | Item::Reasoning(_) => true,
+        _ => false,
+    }
+}
+
+/// How a tool is offered: a function (maybe in a namespace) or a custom tool.
+enum Offered {
+    Function { namespace: Option<String> },
+    Custom,
+}
+
+fn find_tool(tools: &[Tool], name: &str, namespace: Option<&str>) -> Option<Offered> {
+    tools.iter().find_map(|tool| match tool {
+        Tool::Function(f) if f.name == name => Some(Offered::Function {
+            namespace: namespace.map(str::to_string),
+        }),
+        Tool::Custom(c) if c.name == name => Some(Offered::Custom),
+        Tool::Namespace(group) => find_tool(&group.tools, name, Some(&group.name)),
+        _ => None,
+    })
+}
+
+impl Scenario {
+    /// Parses and checks a scenario file.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let scenario: Scenario = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        scenario.check()?;
+        Ok(scenario)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.steps.is_empty() {
+            return Err(format!("scenario {}: no steps", self.name));
+        }
+        for (index, step) in self.steps.iter().enumerate() {
+            if step.message.is_none() && step.calls.is_empty() && step.fail.is_none() {
+                return Err(format!(
+                    "scenario {}: step {index} has no message, calls or fail",
+                    self.name
+                ));
+            }
+            if let Some(target) = &step.goto
+                && self.index_of(target).is_none()
+            {
+                return Err(format!(
+                    "scenario {}: step {index} goes to unknown step {target}",
+                    self.name
+                ));
+            }
+            for call in &step.calls {
+                if call.arguments.is_some() == call.input.is_some() {
+                    return Err(format!(
+                        "scenario {}: call of {} in step {index} needs exactly one of arguments and input",
+                        self.name, call.tool
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn index_of(&self, id: &str) -> Option<usize> {
+        self.steps
+            .iter()
+            .position(|step| step.id.as_deref() == Some(id))
+    }
+
+    /// The step that plays at `view`, searching from `cursor`.
+    fn select(&self, cursor: usize, view: &View<'_>) -> Option<usize> {
+        let wrap = if matches!(self.on_exhausted, Exhaustion::Loop) {
+            0..cursor.min(self.steps.len())
+        } else {
+            0..0
+        };
+        (cursor..self.steps.len())
+            .chain(wrap)
+            .find(|&i| self.steps[i].when.iter().all(|c| c.holds(view)))
+    }
+
+    /// The cursor after step `index` played.
+    fn after(&self, index: usize) -> usize {
+        match &self.steps[index].goto {
+            Some(target) => self.index_of(target).unwrap_or(self.steps.len()),
+            None => index + 1,
+        }
+    }
+
+    /// The index of the step that plays now in `context` (`None`: exhausted), replaying the
+    /// model's earlier turns: runs of model items, separated by user messages or tool outputs.
+    pub fn current_step(&self, context: &Context) -> Option<usize> {
+        let items = &context.items;
+        let mut turn_starts = Vec::new();
+        let mut in_turn = false;
+        for (index, item) in items.iter().enumerate() {
+            let model = is_model_item(item);
+            if model && !in_turn {
+                turn_starts.push(index);
+            }
+            in_turn = model;
+        }
+        let tools = context.request.tools.as_slice();
+        let mut cursor = 0;
+        for (turn, &start) in turn_starts.iter().enumerate() {
+            let view = View {
+                items: &items[..start],
+                turn,
+                tools,
+            };
+            cursor = match self.select(cursor, &view) {
+                Some(index) => self.after(index),
+                None => self.steps.len(),
+            };
+        }
+        let view = View {
+            items,
+            turn: turn_starts.len(),
+            tools,
+        };
+        self.select(cursor, &view)
+    }
+
+    /// What the model answers now in `context`.
+    pub fn plan(&self, context: &Context) -> Vec<Output> {
+        let Some(index) = self.current_step(context) else {
+            return match &self.on_exhausted {
+                Exhaustion::Message(text) => vec![Output::Message(text.clone())],
+                Exhaustion::Fail(kind) => vec![Output::Fail(*kind)],
+                Exhaustion::Loop => vec![Output::Message(EXHAUSTED.into())],
+            };
+        };
+        let step = &self.steps[index];
+        let mut outputs = Vec::new();
+        if let Some(text) = &step.message {
+            outputs.push(Output::Message(text.clone()));
+        }
+        outputs.extend(
+            step.calls
+                .iter()
+                .map(|call| Output::Call(call.plan(&context.request.tools))),
+        );
+        if let Some(kind) = step.fail {
+            outputs.push(Output::Fail(kind));
+        }
+        outputs
+    }
+}
+
+impl Call {
+    /// The call as the offered tool takes it: raw input for a custom tool, JSON arguments for
+    /// a function (a tool that is not offered is called as a function).
+    fn plan(&self, tools: &[Tool]) -> ToolCallPlan {
+        let as_json = || match (&self.arguments, &self.input) {
+            (Some(arguments), _) => arguments.to_string(),
+            (None, input) => json!({ "input": input }).to_string(),
+        };
+        match find_tool(tools, &self.tool, None) {
+            Some(Offered::Custom) => ToolCallPlan {
+                begin: ModelEvent::BeginCustomToolCall {
+                    name: self.tool.clone(),
+                },
+                input: match (&self.input, &self.arguments) {
+                    (Some(input), _) => input.clone(),
+                    (None, arguments) => {
+                        arguments.as_ref().map(Value::to_string).unwrap_or_default()
+                    }
+                },
+            },
+            Some(Offered::Function { namespace }) => ToolCallPlan {
+                begin: ModelEvent::BeginFunctionCall {
+                    name: self.tool.clone(),
+                    namespace,
+                },
+                input: as_json(),
+            },
+            None => ToolCallPlan {
+                begin: ModelEvent::BeginFunctionCall {
+                    name: self.tool.clone(),
+                    namespace: None,
+                },
+                input: as_json(),
+            },
+        }
+    }
+}
+
+/// Scenarios by name.
+#[derive(Debug, Clone, Default)]
+pub struct ScenarioSet {
+    scenarios: BTreeMap<String, Arc<Scenario>>,
+}
+
+impl ScenarioSet {
+    /// The shipped scenarios.
+    pub fn builtin() -> Self {
+        let mut set = ScenarioSet::default();
+        for text in BUILTIN {
+            let scenario = Scenario::from_json(text).expect("shipped scenarios are valid");
+            set.insert(scenario);
+        }
+        set
+    }
+
+    /// Adds every `*.json` scenario in `dir` (a scenario of the same name is replaced).
+    pub fn load_dir(&mut self, dir: &Path) -> Result<(), String> {
+        let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut paths: Vec<_> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let scenario =
+                Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            self.insert(scenario);
+        }
+        Ok(())
+    }
+
+    fn insert(&mut self, scenario: Scenario) {
+        self.scenarios
+            .insert(scenario.name.clone(), Arc::new(scenario));
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Scenario> {
+        self.scenarios.get(name).map(Arc::as_ref)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.scenarios.keys().map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tether_protocol::ResponseCreate;
+    use tether_protocol::items::{ToolCallOutput, ToolOutputContent};
+
+    fn call(name: &str, id: &str) -> Item {
+        Item::FunctionCall(tether_protocol::items::FunctionCall {
+            id: None,
+            call_id: id.into(),
+            name: name.into(),
+            arguments: "{}".into(),
+            namespace: None,
+            status: None,
+        })
+    }
+
+    fn output(id: &str, text: &str) -> Item {
+        Item::FunctionCallOutput(ToolCallOutput {
+            id: None,
+            call_id: id.into(),
+            output: ToolOutputContent::Text(text.into()),
+            status: None,
+        })
+    }
+
+    const BRANCHING: &str = r#"{"name": "b", "steps": [
+        {"id": "run", "calls": [{"tool": "shell", "arguments": {"cmd": "test"}}]},
+        {"id": "red", "when": [{"output_contains": "FAIL"}], "message": "red",
+         "calls": [{"tool": "shell", "arguments": {"cmd": "fix"}}], "goto": "run"},
+        {"id": "green", "when": [{"not": {"output_contains": "FAIL"}}], "message": "green"}
+    ], "on_exhausted": {"fail": "server_error"}}"#;
+
+    fn messages(outputs: &[Output]) -> Vec<&str> {
+        outputs
+            .iter()
+            .filter_map(|o| match o {
+                Output::Message(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_cursor_is_replayed_from_the_conversation() {
+        let scenario = Scenario::from_json(BRANCHING).unwrap();
+        let request = ResponseCreate::new("m", "go");
+        let mut items = vec![Item::user_text("go")];
+        let at = |items: &[Item]| {
+            scenario.current_step(&Context::with_items(request.clone(), items.to_vec()))
+        };
+        assert_eq!(at(&items), Some(0));
+        items.extend([call("shell", "c1"), output("c1", "1 FAIL")]);
+        assert_eq!(at(&items), Some(1), "a failing run branches to red");
+        items.extend([
+            Item::assistant_text("m1", "red", tether_protocol::ItemStatus::Completed),
+            call("shell", "c-fix"),
+            output("c-fix", "fixed"),
+        ]);
+        assert_eq!(at(&items), Some(0), "red goes back to run");
+        items.extend([call("shell", "c2"), output("c2", "all ok")]);
+        assert_eq!(at(&items), Some(2), "a passing run branches to green");
+        items.push(Item::assistant_text(
+            "m2",
+            "green",
+            tether_protocol::ItemStatus::Completed,
+        ));
+        assert_eq!(at(&items), None);
+        let plan = scenario.plan(&Context::with_items(request.clone(), items.clone()));
+        assert_eq!(plan, [Output::Fail(FailureKind::ServerError)]);
+        items.push(Item::user_text("again"));
+        assert_eq!(at(&items), None, "the cursor spans the whole conversation");
+    }
+
+    #[test]
+    fn loop_wraps_around() {
+        let scenario = Scenario::from_json(
+            r#"{"name": "l", "steps": [{"message": "a"}, {"message": "b"}], "on_exhausted": "loop"}"#,
+        )
+        .unwrap();
+        let request = ResponseCreate::new("m", "go");
+        let mut items = vec![Item::user_text("go")];
+        let mut said = Vec::new();
+        for i in 0..3 {
+            let plan = scenario.plan(&Context::with_items(request.clone(), items.clone()));
+            let text = messages(&plan)[0].to_string();
+            items.push(Item::assistant_text(
+                format!("m{i}"),
+                &text,
+                tether_protocol::ItemStatus::Completed,
+            ));
+            items.push(output("x", "tool output between turns"));
+            said.push(text);
+        }
+        assert_eq!(said, ["a", "b", "a"]);
+    }
+
+    #[test]
+    fn bad_scenarios_are_refused() {
+        for bad in [
+            r#"{"name": "x", "steps": []}"#,
+            r#"{"name": "x", "steps": [{"id": "a"}]}"#,
+            r#"{"name": "x", "steps": [{"message": "m", "goto": "nowhere"}]}"#,
+            r#"{"name": "x", "steps": [{"message": "m", "when": [{"output_matches": "("}]}]}"#,
+            r#"{"name": "x", "steps": [{"calls": [{"tool": "t"}]}]}"#,
+            r#"{"name": "x", "steps": [{"message": "m", "typo": 1}]}"#,
+        ] {
+            assert!(Scenario::from_json(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_shipped_scenarios_load() {
+        let set = ScenarioSet::builtin();
+        assert_eq!(set.names().collect::<Vec<_>>(), ["fix-sample-project"]);
+    }
+}

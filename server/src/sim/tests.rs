@@ -1,0 +1,380 @@
+//! The simulator's behaviour through the [`Model`] trait, with paused tokio time: no test
+//! sleeps, every duration is exact.
+
+use super::*;
+use futures_util::StreamExt;
+use serde_json::json;
+use tether_protocol::Tool;
+
+fn simulator(tokens_per_second: f64) -> Simulator {
+    Simulator::new(SimulatorConfig {
+        seed: 42,
+        tokens_per_second,
+        scenarios: ScenarioSet::builtin(),
+    })
+}
+
+fn text_of(events: &[ModelEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ModelEvent::TextDelta(d) | ModelEvent::ArgumentsDelta(d) => Some(d.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn token_count(events: &[ModelEvent]) -> usize {
+    events.iter().filter(|e| e.is_token()).count()
+}
+
+/// Each event with the time it arrived, relative to the start.
+async fn timed(stream: ModelStream) -> Vec<(Duration, ModelEvent)> {
+    let start = Instant::now();
+    stream.map(|event| (start.elapsed(), event)).collect().await
+}
+
+fn request(model: &str, text: &str) -> ResponseCreate {
+    ResponseCreate::new(model, text)
+}
+
+fn with_metadata(mut request: ResponseCreate, pairs: &[(&str, &str)]) -> ResponseCreate {
+    request.metadata = Some(
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), json!(v)))
+            .collect(),
+    );
+    request
+}
+
+#[tokio::test(start_paused = true)]
+async fn default_profile_paces_tokens_exactly_at_the_configured_rate() {
+    let model = simulator(100.0);
+    let context = Context::new(request("tether-sim", "hello there"));
+    let start = Instant::now();
+    let events: Vec<_> = model.generate(&context).collect().await;
+    assert_eq!(
+        events.first(),
+        Some(&ModelEvent::Started {
+            queue_time: Duration::ZERO
+        })
+    );
+    assert_eq!(events[1], ModelEvent::BeginMessage);
+    assert_eq!(events.last(), Some(&ModelEvent::EndItem));
+    assert_eq!(text_of(&events), echo::answer(Some("hello there")));
+    // The last of n tokens is due (n - 1) intervals after the first, which is immediate.
+    let expected = Duration::from_millis(10) * (token_count(&events) as u32 - 1);
+    assert_eq!(start.elapsed(), expected);
+}
+
+#[tokio::test(start_paused = true)]
+async fn unknown_models_get_the_default_profile_and_models_are_listed() {
+    let model = simulator(100.0);
+    let context = Context::new(request("gpt-unknown", "hi"));
+    let start = Instant::now();
+    let events: Vec<_> = model.generate(&context).collect().await;
+    let expected = Duration::from_millis(10) * (token_count(&events) as u32 - 1);
+    assert_eq!(start.elapsed(), expected);
+    assert_eq!(
+        model.model_ids(),
+        ["tether-sim", "flagship", "spark", "burst", "instant"]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn instant_profile_takes_no_time() {
+    let model = simulator(1.0);
+    let start = Instant::now();
+    let events: Vec<_> = model
+        .generate(&Context::new(request("instant", "hi")))
+        .collect()
+        .await;
+    assert!(token_count(&events) > 10);
+    assert_eq!(start.elapsed(), Duration::ZERO);
+}
+
+#[tokio::test(start_paused = true)]
+async fn ttft_is_prefill_then_tokens_follow_at_the_profile_rate_within_the_jitter_band() {
+    let model = simulator(1000.0);
+    let context = Context::new(with_metadata(
+        request("spark", &"word ".repeat(1000)),
+        &[("sim_output_tokens", "400")],
+    ));
+    let profile = model.profile_for("spark").profile();
+    let ttft = profile.ttft(context.input_tokens);
+    assert!(ttft > Duration::from_millis(80), "{ttft:?}");
+    let events = timed(model.generate(&context)).await;
+    let token_times: Vec<Duration> = events
+        .iter()
+        .filter(|(_, e)| e.is_token())
+        .map(|(t, _)| *t)
+        .collect();
+    assert_eq!(token_times.len(), 400);
+    // tokio's timer has millisecond resolution: a due time fires on the next millisecond.
+    let tick = Duration::from_millis(1);
+    assert!(
+        token_times[0] >= ttft && token_times[0] < ttft + tick,
+        "the first token arrives after the TTFT: {:?} vs {ttft:?}",
+        token_times[0]
+    );
+    // Nothing shows before the first token.
+    let begin = events
+        .iter()
+        .find(|(_, e)| *e == ModelEvent::BeginMessage)
+        .unwrap();
+    assert_eq!(begin.0, token_times[0]);
+    // Due times accumulate intervals within the jitter band, so token i arrives between
+    // i × the shortest and i × the longest interval after the first (plus one tick).
+    let mean = 0.001;
+    let (low, high) = (
+        mean * (1.0 - profile.jitter_clamp),
+        mean * (1.0 + profile.jitter_clamp),
+    );
+    for (i, time) in token_times.iter().enumerate() {
+        let since_first = (*time - token_times[0]).as_secs_f64();
+        assert!(since_first >= low * i as f64 - 0.001, "token {i} early");
+        assert!(since_first <= high * i as f64 + 0.001, "token {i} late");
+    }
+    let span = (token_times[399] - token_times[0]).as_secs_f64();
+    let average = span / 399.0;
+    assert!(
+        (average - mean).abs() < mean * 0.05,
+        "average gap {average}"
+    );
+    let gaps: std::collections::BTreeSet<Duration> =
+        token_times.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(gaps.len() > 1, "jitter varies the gaps");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_same_seed_replays_the_same_timings() {
+    let context = Context::new(request("flagship", "replay me"));
+    let first: Vec<Duration> = timed(simulator(1000.0).generate(&context))
+        .await
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    let second: Vec<Duration> = timed(simulator(1000.0).generate(&context))
+        .await
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    assert_eq!(first, second);
+}
+
+#[tokio::test(start_paused = true)]
+async fn load_slows_every_running_stream_and_the_queue_is_bounded() {
+    let model = Arc::new(simulator(1000.0));
+    let slot = model.profile_for("flagship");
+    slot.replace(Profile {
+        tokens_per_second: Some(100.0),
+        prefill_overhead_seconds: 0.0,
+        prefill_seconds_per_token: 0.0,
+        jitter: 0.0,
+        jitter_clamp: 0.0,
+        load_slowdown: 1.0,
+        max_running: 2,
+        max_waiting: 1,
+    });
+    let context = Context::new(with_metadata(
+        request("flagship", "go"),
+        &[("sim_output_tokens", "11")],
+    ));
+    // Alone: 10 intervals of 10 ms.
+    let alone = timed(model.generate(&context)).await;
+    assert_eq!(alone.last().unwrap().0, Duration::from_millis(100));
+    // Two at once: intervals double (full load, load_slowdown 1) — all of them, or all but the
+    // first one when the first stream's first token comes before the second is admitted.
+    let (a, b) = tokio::join!(
+        timed(model.generate(&context)),
+        timed(model.generate(&context))
+    );
+    let loaded = Duration::from_millis(190)..=Duration::from_millis(200);
+    assert!(loaded.contains(&a.last().unwrap().0), "{:?}", a.last());
+    assert!(loaded.contains(&b.last().unwrap().0), "{:?}", b.last());
+    // A third waits for a slot and reports its queue time; a fourth is refused with 429.
+    let streams: Vec<_> = (0..4).map(|_| timed(model.generate(&context))).collect();
+    let results = futures_util::future::join_all(streams).await;
+    let queued = results
+        .iter()
+        .filter_map(|events| match &events[0].1 {
+            ModelEvent::Started { queue_time } if !queue_time.is_zero() => Some(*queue_time),
+            _ => None,
+        })
+        .collect::<Vec<_>>();
+    assert_eq!(queued.len(), 1);
+    assert!(loaded.contains(&queued[0]), "{queued:?}");
+    let refused: Vec<_> = results
+        .iter()
+        .filter_map(|events| match &events[0].1 {
+            ModelEvent::Fail { status, error } => Some((*status, error.code.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused, [(429, Some("rate_limit_exceeded".to_string()))]);
+    let scheduler = slot.scheduler();
+    assert_eq!((scheduler.running(), scheduler.waiting()), (0, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn exact_output_length_and_suppressed_tool_calls() {
+    let model = simulator(100_000.0);
+    let mut req = with_metadata(
+        request("tether-sim", "hi"),
+        &[("sim_output_tokens", "137"), ("sim_tool_calls", "0")],
+    );
+    req.tools = vec![shell_tool()];
+    let events: Vec<_> = model.generate(&Context::new(req)).collect().await;
+    assert_eq!(events[1], ModelEvent::BeginMessage);
+    assert_eq!(token_count(&events), 137);
+    assert_eq!(tokens::count(&text_of(&events)), 137);
+}
+
+fn shell_tool() -> Tool {
+    Tool::Function(tether_protocol::tools::FunctionTool {
+        name: "shell".into(),
+        description: None,
+        parameters: Some(
+            json!({"type": "object", "required": ["cmd"], "properties": {"cmd": {"type": "string"}}}),
+        ),
+        strict: None,
+    })
+}
+
+#[tokio::test(start_paused = true)]
+async fn offered_tools_are_called_until_a_tool_output_arrives() {
+    let model = simulator(1000.0);
+    let mut req = request("m", "list files");
+    req.tools = vec![shell_tool()];
+    let events: Vec<_> = model.generate(&Context::new(req.clone())).collect().await;
+    assert_eq!(
+        events[1],
+        ModelEvent::BeginFunctionCall {
+            name: "shell".into(),
+            namespace: None
+        }
+    );
+    assert_eq!(text_of(&events), r#"{"cmd":"example"}"#);
+
+    let items = vec![
+        Item::user_text("list files"),
+        Item::FunctionCallOutput(tether_protocol::items::ToolCallOutput {
+            id: None,
+            call_id: "call_1".into(),
+            output: tether_protocol::items::ToolOutputContent::Text("a.txt".into()),
+            status: None,
+        }),
+    ];
+    let events: Vec<_> = model
+        .generate(&Context::with_items(req, items))
+        .collect()
+        .await;
+    assert_eq!(events[1], ModelEvent::BeginMessage);
+    let text = text_of(&events);
+    assert!(text.starts_with("The tool returned \"a.txt\"."), "{text}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn custom_namespaced_and_parallel_calls() {
+    let tools: Vec<Tool> = serde_json::from_value(json!([
+        {"type": "web_search"},
+        {"type": "namespace", "name": "mcp", "description": "d",
+         "tools": [{"type": "function", "name": "lookup", "parameters": {"type": "object"}}]},
+        {"type": "custom", "name": "apply_patch"}
+    ]))
+    .unwrap();
+    let mut req = request("m", "go");
+    req.tools = tools;
+    let plans = Context::new(req.clone()).tools_to_call();
+    assert_eq!(
+        plans.len(),
+        1,
+        "one call unless parallel calls are asked for"
+    );
+    assert_eq!(
+        plans[0].begin,
+        ModelEvent::BeginFunctionCall {
+            name: "lookup".into(),
+            namespace: Some("mcp".into())
+        }
+    );
+    req.parallel_tool_calls = Some(true);
+    let events: Vec<_> = simulator(1000.0)
+        .generate(&Context::new(req))
+        .collect()
+        .await;
+    let begins: Vec<_> = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                ModelEvent::BeginFunctionCall { .. } | ModelEvent::BeginCustomToolCall { .. }
+            )
+        })
+        .collect();
+    assert_eq!(begins.len(), 2);
+    assert_eq!(
+        begins[1],
+        &ModelEvent::BeginCustomToolCall {
+            name: "apply_patch".into()
+        }
+    );
+    assert_eq!(
+        events.iter().filter(|e| **e == ModelEvent::EndItem).count(),
+        2
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn forced_failures_come_before_or_inside_the_output() {
+    let model = simulator(100_000.0);
+    let mut context = Context::new(request("tether-sim", "hi"));
+    context.forced_failure = Some(FailureKind::RateLimit);
+    let events: Vec<_> = model.generate(&context).collect().await;
+    assert!(matches!(events[1], ModelEvent::Fail { status: 429, .. }));
+    assert_eq!(events.len(), 2);
+
+    context.forced_failure = Some(FailureKind::ServerError);
+    let events: Vec<_> = model.generate(&context).collect().await;
+    assert!(token_count(&events) >= 1, "some output streams first");
+    assert!(matches!(
+        events.last(),
+        Some(ModelEvent::Fail { status: 500, .. })
+    ));
+    assert!(
+        !events.contains(&ModelEvent::EndItem),
+        "the item is cut off"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn failure_rates_apply_per_request() {
+    let model = simulator(100_000.0);
+    model.set_failure_rates(FailureRates {
+        context_length_exceeded: 1.0,
+        ..FailureRates::default()
+    });
+    let events: Vec<_> = model
+        .generate(&Context::new(request("tether-sim", "hi")))
+        .collect()
+        .await;
+    match &events[1] {
+        ModelEvent::Fail { status, error } => {
+            assert_eq!(*status, 400);
+            assert_eq!(error.code.as_deref(), Some("context_length_exceeded"));
+        }
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropping_a_stream_frees_its_slot() {
+    let model = simulator(10.0);
+    let slot = model.profile_for("tether-sim");
+    let mut stream = model.generate(&Context::new(request("tether-sim", "hi")));
+    stream.next().await;
+    assert_eq!(slot.scheduler().running(), 1);
+    drop(stream);
+    assert_eq!(slot.scheduler().running(), 0);
+}

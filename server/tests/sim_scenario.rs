@@ -1,0 +1,251 @@
+//! The simulator's scripted scenario `fix-sample-project` driven turn by turn through the real
+//! pipeline (the router, in process), each tool call executed by the real sandbox on its sample
+//! project with real `node`: the project's tests fail before and pass at the end. Also the
+//! simulator's HTTP surface: models, exact lengths, failure injection.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tether_sandbox::native::NodeProcessRuntime;
+use tether_sandbox::{ApplyPatchForm, Sandbox, sample_project};
+use tether_server::{AppState, app};
+use tower::ServiceExt;
+
+mod common;
+
+fn router() -> Router {
+    let config = common::config(":memory:");
+    app(
+        AppState::new(&config).unwrap(),
+        std::path::Path::new("does-not-exist"),
+    )
+}
+
+async fn post(router: &Router, body: Value, headers: &[(&str, &str)]) -> (StatusCode, String) {
+    let mut request = Request::builder()
+        .method("POST")
+        .uri("/v1/responses")
+        .header("content-type", "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request.body(Body::from(body.to_string())).unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8(bytes.to_vec()).unwrap())
+}
+
+async fn post_json(router: &Router, body: Value) -> Value {
+    let (status, text) = post(router, body, &[]).await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+fn sandbox() -> Sandbox {
+    Sandbox::new(sample_project()).with_js_runtime(Box::new(NodeProcessRuntime::default()))
+}
+
+/// How the agent sends each turn.
+#[derive(Clone, Copy)]
+enum Continuation {
+    /// The whole conversation every time, nothing stored.
+    FullInput,
+    /// `previous_response_id` over the store, only the tool outputs as input.
+    Store,
+}
+
+/// Plays the scenario like an agent: send, execute every tool call in the sandbox, send the
+/// outputs back, until the model answers without calls. Returns the tool names called (one
+/// entry per turn) and the final message.
+async fn run_agent(
+    sandbox: &mut Sandbox,
+    form: ApplyPatchForm,
+    continuation: Continuation,
+) -> (Vec<Vec<String>>, String) {
+    let router = router();
+    let tools = sandbox.tool_specs(form);
+    let mut conversation = vec![json!({"role": "user", "content": "The tests fail. Fix the bug."})];
+    let mut input = conversation.clone();
+    let mut previous: Option<String> = None;
+    let mut turns = Vec::new();
+    for _ in 0..12 {
+        let mut body = json!({
+            "model": "tether-sim",
+            "input": input,
+            "tools": tools,
+            "metadata": {"scenario": "fix-sample-project"},
+            "store": matches!(continuation, Continuation::Store),
+        });
+        if let (Continuation::Store, Some(id)) = (continuation, &previous) {
+            body["previous_response_id"] = json!(id);
+        }
+        let response = post_json(&router, body).await;
+        assert_eq!(response["status"], "completed", "{response}");
+        previous = Some(response["id"].as_str().unwrap().to_string());
+        let output = response["output"].as_array().unwrap().clone();
+        let mut results = Vec::new();
+        let mut names = Vec::new();
+        for item in &output {
+            let call_id = item["call_id"].as_str().unwrap_or_default();
+            let name = item["name"].as_str().unwrap_or_default().to_string();
+            match item["type"].as_str().unwrap() {
+                "function_call" => {
+                    let arguments = item["arguments"].as_str().unwrap();
+                    let result = sandbox.call_tool(&name, arguments).await;
+                    results.push(json!({"type": "function_call_output", "call_id": call_id, "output": result.output}));
+                    names.push(name);
+                }
+                "custom_tool_call" => {
+                    let result = sandbox
+                        .call_custom_tool(&name, item["input"].as_str().unwrap())
+                        .await;
+                    results.push(json!({"type": "custom_tool_call_output", "call_id": call_id, "output": result.output}));
+                    names.push(name);
+                }
+                _ => {}
+            }
+        }
+        if results.is_empty() {
+            let text = output
+                .iter()
+                .find(|item| item["type"] == "message")
+                .map(|item| item["content"][0]["text"].as_str().unwrap().to_string())
+                .expect("a final message");
+            return (turns, text);
+        }
+        turns.push(names);
+        conversation.extend(output);
+        conversation.extend(results.iter().cloned());
+        input = match continuation {
+            Continuation::FullInput => conversation.clone(),
+            Continuation::Store => results,
+        };
+    }
+    panic!("the scenario did not finish in 12 turns: {turns:?}");
+}
+
+async fn tests_pass(sandbox: &mut Sandbox) -> bool {
+    let run = sandbox.run_shell("node test/run.js").await;
+    assert!(
+        run.stdout.contains("passing"),
+        "the sample project's test runner ran: {} {}",
+        run.stdout,
+        run.stderr
+    );
+    run.exit_code == 0
+}
+
+async fn fixes_the_sample_project(form: ApplyPatchForm, continuation: Continuation) {
+    let mut sandbox = sandbox();
+    assert!(!tests_pass(&mut sandbox).await, "the tests fail before");
+    let (turns, summary) = run_agent(&mut sandbox, form, continuation).await;
+    assert_eq!(
+        turns,
+        [
+            vec!["list_dir"],
+            vec!["read_file", "read_file"],
+            vec!["shell"],
+            vec!["apply_patch"],
+            vec!["shell"],
+        ]
+    );
+    assert!(summary.starts_with("All tests pass now."), "{summary}");
+    assert!(tests_pass(&mut sandbox).await, "the tests pass after");
+}
+
+#[tokio::test]
+async fn fix_sample_project_with_the_full_input_every_turn() {
+    fixes_the_sample_project(ApplyPatchForm::Freeform, Continuation::FullInput).await;
+}
+
+#[tokio::test]
+async fn fix_sample_project_continuing_over_the_store() {
+    fixes_the_sample_project(ApplyPatchForm::Function, Continuation::Store).await;
+}
+
+#[tokio::test]
+async fn scenario_patch_is_the_sandbox_fix() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/fix-sample-project.json"
+    ))
+    .unwrap();
+    let scenario: Value = serde_json::from_str(&text).unwrap();
+    let fix = scenario["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|step| step["id"] == "fix")
+        .unwrap();
+    assert_eq!(fix["calls"][0]["input"], tether_sandbox::SAMPLE_FIX_PATCH);
+}
+
+#[tokio::test]
+async fn models_lists_every_profile() {
+    let request = Request::builder()
+        .uri("/v1/models")
+        .body(Body::empty())
+        .unwrap();
+    let response = router().oneshot(request).await.unwrap();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body: Value = serde_json::from_slice(&bytes).unwrap();
+    let ids: Vec<_> = body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["tether-sim", "flagship", "spark", "burst", "instant"]);
+}
+
+#[tokio::test]
+async fn exact_output_tokens_show_in_usage() {
+    let response = post_json(
+        &router(),
+        json!({"model": "instant", "input": "hi", "metadata": {"sim_output_tokens": "321"}}),
+    )
+    .await;
+    assert_eq!(response["usage"]["output_tokens"], 321);
+}
+
+#[tokio::test]
+async fn forced_failures_over_http() {
+    let router = router();
+    let body = json!({"model": "tether-sim", "input": "hi"});
+    let (status, text) = post(&router, body.clone(), &[("x-tether-fail", "rate_limit")]).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    let error: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"]["code"], "rate_limit_exceeded");
+
+    let (status, _) = post(&router, body.clone(), &[("x-tether-fail", "server_error")]).await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+
+    let (status, text) = post(&router, body.clone(), &[("x-tether-fail", "nonsense")]).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{text}");
+
+    // Streaming: some text, then a flat `error` event, then `response.failed`.
+    let mut streaming = body;
+    streaming["stream"] = json!(true);
+    let (status, text) = post(&router, streaming, &[("x-tether-fail", "server_error")]).await;
+    assert_eq!(status, StatusCode::OK);
+    let events: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("event: "))
+        .collect();
+    assert!(events.contains(&"response.output_text.delta"), "{events:?}");
+    assert_eq!(events[events.len() - 2..], ["error", "response.failed"]);
+    let error_data = text
+        .lines()
+        .skip_while(|line| *line != "event: error")
+        .find_map(|line| line.strip_prefix("data: "))
+        .unwrap();
+    let error: Value = serde_json::from_str(error_data).unwrap();
+    assert_eq!(error["code"], "server_error");
+    assert!(
+        error.get("status").is_none(),
+        "SSE errors are flat: {error}"
+    );
+}
