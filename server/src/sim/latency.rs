@@ -166,7 +166,7 @@ impl Profile {
 }
 
 /// A draw from N(0, 1) (Box–Muller).
-fn standard_normal(rng: &mut StdRng) -> f64 {
+pub fn standard_normal(rng: &mut StdRng) -> f64 {
     let u1: f64 = 1.0 - rng.random::<f64>();
     let u2: f64 = rng.random::<f64>();
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()

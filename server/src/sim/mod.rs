@@ -13,6 +13,7 @@
 pub mod echo;
 pub mod failure;
 pub mod latency;
+pub mod random;
 pub mod scenario;
 pub mod tokens;
 
@@ -278,8 +279,10 @@ impl Simulator {
         StdRng::seed_from_u64(hash.finish())
     }
 
-    /// What to answer, before failures are injected.
-    fn plan(&self, context: &Context) -> Vec<Output> {
+    /// What to answer, before failures are injected: the scenario `metadata.scenario` (or the
+    /// model) names, else the generator `metadata.generator` names (`echo-tools`, the default,
+    /// or `random`).
+    fn plan(&self, context: &Context, rng: &mut StdRng) -> Vec<Output> {
         let scenario = context.metadata("scenario").or_else(|| {
             Some(context.request.model.as_str()).filter(|m| self.scenarios.get(m).is_some())
         });
@@ -288,7 +291,11 @@ impl Simulator {
                 Some(scenario) => scenario.plan(context),
                 None => vec![Output::Fail(FailureKind::InvalidRequest)],
             },
-            None => echo::plan(context),
+            None => match context.metadata("generator") {
+                None | Some("echo-tools") => echo::plan(context),
+                Some("random") => random::plan(context, rng),
+                Some(_) => vec![Output::Fail(FailureKind::InvalidRequest)],
+            },
         }
     }
 }
@@ -300,7 +307,7 @@ impl Model for Simulator {
         let failure = context
             .forced_failure
             .or_else(|| self.failure_rates().draw(&mut rng));
-        let mut outputs = self.plan(context);
+        let mut outputs = self.plan(context, &mut rng);
         if let Some(kind) = failure {
             outputs = inject(outputs, kind, &mut rng);
         }
