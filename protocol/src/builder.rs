@@ -5,7 +5,9 @@
 
 use crate::error::{ApiError, ErrorFrame};
 use crate::events::{Part, ServerEvent, StreamEvent};
-use crate::items::{CustomToolCall, FunctionCall, Item, ItemStatus, OutputText};
+use crate::items::{
+    CustomToolCall, FunctionCall, Item, ItemStatus, OutputText, Reasoning, SummaryText,
+};
 use crate::response::{IncompleteDetails, Response, ResponseStatus, Usage};
 
 /// The item currently being streamed.
@@ -14,6 +16,7 @@ enum OpenItem {
     Message { id: String, text: String },
     FunctionCall { call: FunctionCall },
     CustomToolCall { call: CustomToolCall },
+    Reasoning { id: String, summary: String },
 }
 
 /// Produces the events of one response, in order.
@@ -95,6 +98,59 @@ impl ResponseStreamBuilder {
                 part: Part::OutputText(OutputText::new("")),
             }),
         ]
+    }
+
+    /// Opens a reasoning item with one summary part: `output_item.added` and
+    /// `reasoning_summary_part.added`; the summary then streams through
+    /// [`Self::reasoning_summary_delta`].
+    ///
+    /// # Panics
+    /// If another item is still open.
+    pub fn begin_reasoning(&mut self, id: impl Into<String>) -> Vec<ServerEvent> {
+        assert!(self.open.is_none(), "an item is already open");
+        let id = id.into();
+        let output_index = self.output_index();
+        self.open = Some(OpenItem::Reasoning {
+            id: id.clone(),
+            summary: String::new(),
+        });
+        let item = Item::Reasoning(Reasoning {
+            id: Some(id.clone()),
+            summary: Vec::new(),
+            content: None,
+            encrypted_content: None,
+            status: None,
+        });
+        vec![
+            self.emit(StreamEvent::OutputItemAdded { output_index, item }),
+            self.emit(StreamEvent::ReasoningSummaryPartAdded {
+                item_id: id,
+                output_index,
+                summary_index: 0,
+                part: SummaryText {
+                    text: String::new(),
+                },
+            }),
+        ]
+    }
+
+    /// One `reasoning_summary_text.delta` of the open reasoning item.
+    ///
+    /// # Panics
+    /// If no reasoning item is open.
+    pub fn reasoning_summary_delta(&mut self, delta: &str) -> ServerEvent {
+        let output_index = self.output_index();
+        let Some(OpenItem::Reasoning { id, summary }) = &mut self.open else {
+            panic!("no reasoning item is open");
+        };
+        summary.push_str(delta);
+        let item_id = id.clone();
+        self.emit(StreamEvent::ReasoningSummaryTextDelta {
+            item_id,
+            output_index,
+            summary_index: 0,
+            delta: delta.to_string(),
+        })
     }
 
     /// One `output_text.delta` of the open message.
@@ -241,6 +297,32 @@ impl ResponseStreamBuilder {
                     self.emit(StreamEvent::OutputItemDone { output_index, item }),
                 ]
             }
+            OpenItem::Reasoning { id, summary } => {
+                let part = SummaryText { text: summary };
+                let item = Item::Reasoning(Reasoning {
+                    id: Some(id.clone()),
+                    summary: vec![part.clone()],
+                    content: None,
+                    encrypted_content: None,
+                    status: None,
+                });
+                self.response.output.push(item.clone());
+                vec![
+                    self.emit(StreamEvent::ReasoningSummaryTextDone {
+                        item_id: id.clone(),
+                        output_index,
+                        summary_index: 0,
+                        text: part.text.clone(),
+                    }),
+                    self.emit(StreamEvent::ReasoningSummaryPartDone {
+                        item_id: id,
+                        output_index,
+                        summary_index: 0,
+                        part,
+                    }),
+                    self.emit(StreamEvent::OutputItemDone { output_index, item }),
+                ]
+            }
             OpenItem::CustomToolCall { mut call } => {
                 call.status = Some(ItemStatus::Completed);
                 let item = Item::CustomToolCall(call.clone());
@@ -304,5 +386,44 @@ impl ResponseStreamBuilder {
         } else {
             Vec::new()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ResponseCreate;
+
+    #[test]
+    fn reasoning_items_stream_their_summary() {
+        let request = ResponseCreate::new("m", "hi");
+        let response = Response::in_progress("resp_1", 1, &request);
+        let mut builder = ResponseStreamBuilder::new(response, None);
+        let mut events = builder.begin_reasoning("rs_1");
+        events.push(builder.reasoning_summary_delta("Think"));
+        events.push(builder.reasoning_summary_delta("ing"));
+        events.extend(builder.end_item());
+        let types: Vec<_> = events.iter().map(ServerEvent::type_name).collect();
+        assert_eq!(
+            types,
+            [
+                "response.output_item.added",
+                "response.reasoning_summary_part.added",
+                "response.reasoning_summary_text.delta",
+                "response.reasoning_summary_text.delta",
+                "response.reasoning_summary_text.done",
+                "response.reasoning_summary_part.done",
+                "response.output_item.done",
+            ]
+        );
+        let Item::Reasoning(item) = &builder.response().output[0] else {
+            panic!("a reasoning item");
+        };
+        assert_eq!(item.summary[0].text, "Thinking");
+        assert_eq!(
+            serde_json::to_value(&builder.response().output[0]).unwrap(),
+            serde_json::json!({"type": "reasoning", "id": "rs_1",
+                "summary": [{"type": "summary_text", "text": "Thinking"}]})
+        );
     }
 }

@@ -249,6 +249,7 @@ pub async fn generate(
     send_all(out, builder.start()).await?;
 
     let mut output_tokens = 0u64;
+    let mut reasoning_tokens = 0u64;
     let mut failure = None;
     if request.generates() {
         let mut events = state.model.generate(&context);
@@ -262,6 +263,12 @@ pub async fn generate(
                 ModelEvent::Fail { status, error } => {
                     failure = Some((status, error));
                     break;
+                }
+                ModelEvent::BeginReasoning => builder.begin_reasoning(new_id("rs")),
+                ModelEvent::ReasoningDelta(delta) => {
+                    output_tokens += 1;
+                    reasoning_tokens += 1;
+                    vec![builder.reasoning_summary_delta(&delta)]
                 }
                 ModelEvent::BeginMessage => builder.begin_message(new_id("msg")),
                 ModelEvent::TextDelta(delta) => {
@@ -309,7 +316,7 @@ pub async fn generate(
             context: Arc::new(after),
         });
     }
-    let usage = Usage::new(context.input_tokens, 0, output_tokens, 0);
+    let usage = Usage::new(context.input_tokens, 0, output_tokens, reasoning_tokens);
     let terminal = builder.complete(usage, unix_now());
     let response = builder.response().clone();
     if response.store {

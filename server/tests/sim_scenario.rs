@@ -249,3 +249,20 @@ async fn forced_failures_over_http() {
         "SSE errors are flat: {error}"
     );
 }
+
+#[tokio::test]
+async fn reasoning_tokens_are_counted_in_usage() {
+    let response = post_json(
+        &router(),
+        json!({"model": "instant", "input": "hi",
+               "metadata": {"sim_reasoning_tokens": "7", "sim_output_tokens": "3"}}),
+    )
+    .await;
+    assert_eq!(response["output"][0]["type"], "reasoning");
+    assert_eq!(response["output"][1]["type"], "message");
+    assert_eq!(response["usage"]["output_tokens"], 10);
+    assert_eq!(
+        response["usage"]["output_tokens_details"]["reasoning_tokens"],
+        7
+    );
+}

@@ -77,6 +77,12 @@ impl Context {
         self.metadata("sim_output_tokens")?.trim().parse().ok()
     }
 
+    /// `metadata.sim_reasoning_tokens`: a reasoning item of exactly this many summary tokens
+    /// comes first.
+    pub fn sim_reasoning_tokens(&self) -> Option<usize> {
+        self.metadata("sim_reasoning_tokens")?.trim().parse().ok()
+    }
+
     /// `metadata.sim_tool_calls`: the most tool calls to make (`0` suppresses them).
     pub fn sim_tool_calls(&self) -> Option<usize> {
         self.metadata("sim_tool_calls")?.trim().parse().ok()
@@ -142,6 +148,8 @@ pub struct ToolCallPlan {
 /// One output item a generator decided on, before it is tokenized and paced.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
+    /// A reasoning item with this summary.
+    Reasoning(String),
     Message(String),
     Call(ToolCallPlan),
     /// The response fails here (after the outputs before it).
@@ -155,6 +163,9 @@ pub enum ModelEvent {
     Started {
         queue_time: Duration,
     },
+    /// A reasoning item; its summary streams as [`ModelEvent::ReasoningDelta`]s.
+    BeginReasoning,
+    ReasoningDelta(String),
     BeginMessage,
     TextDelta(String),
     /// A function tool call; `namespace` names the namespace tool it belongs to, if any.
@@ -182,7 +193,9 @@ impl ModelEvent {
     pub fn is_token(&self) -> bool {
         matches!(
             self,
-            ModelEvent::TextDelta(_) | ModelEvent::ArgumentsDelta(_)
+            ModelEvent::TextDelta(_)
+                | ModelEvent::ArgumentsDelta(_)
+                | ModelEvent::ReasoningDelta(_)
         )
     }
 }
@@ -308,6 +321,10 @@ impl Model for Simulator {
             .forced_failure
             .or_else(|| self.failure_rates().draw(&mut rng));
         let mut outputs = self.plan(context, &mut rng);
+        if let Some(count) = context.sim_reasoning_tokens() {
+            outputs.retain(|output| !matches!(output, Output::Reasoning(_)));
+            outputs.insert(0, Output::Reasoning(random::text(count, &mut rng)));
+        }
         if let Some(kind) = failure {
             outputs = inject(outputs, kind, &mut rng);
         }
@@ -342,7 +359,7 @@ fn inject(mut outputs: Vec<Output>, kind: FailureKind, rng: &mut StdRng) -> Vec<
         return vec![Output::Fail(kind)];
     };
     let text = match first {
-        Output::Message(text) => text,
+        Output::Message(text) | Output::Reasoning(text) => text,
         Output::Call(call) => &mut call.input,
         Output::Fail(_) => return outputs,
     };
@@ -364,9 +381,12 @@ fn to_events(outputs: Vec<Output>) -> VecDeque<ModelEvent> {
     let mut events = VecDeque::new();
     let mut outputs = outputs.into_iter().peekable();
     while let Some(output) = outputs.next() {
-        let (begin, text, is_message) = match output {
-            Output::Message(text) => (ModelEvent::BeginMessage, text, true),
-            Output::Call(call) => (call.begin, call.input, false),
+        let (begin, text, delta): (_, _, fn(String) -> ModelEvent) = match output {
+            Output::Reasoning(text) => {
+                (ModelEvent::BeginReasoning, text, ModelEvent::ReasoningDelta)
+            }
+            Output::Message(text) => (ModelEvent::BeginMessage, text, ModelEvent::TextDelta),
+            Output::Call(call) => (call.begin, call.input, ModelEvent::ArgumentsDelta),
             Output::Fail(kind) => {
                 let (status, error) = kind.error();
                 events.push_back(ModelEvent::Fail { status, error });
@@ -374,13 +394,7 @@ fn to_events(outputs: Vec<Output>) -> VecDeque<ModelEvent> {
             }
         };
         events.push_back(begin);
-        events.extend(tokens::split(&text).map(|piece| {
-            if is_message {
-                ModelEvent::TextDelta(piece.to_string())
-            } else {
-                ModelEvent::ArgumentsDelta(piece.to_string())
-            }
-        }));
+        events.extend(tokens::split(&text).map(|piece| delta(piece.to_string())));
         if !matches!(outputs.peek(), Some(Output::Fail(kind)) if kind.is_mid_stream()) {
             events.push_back(ModelEvent::EndItem);
         }

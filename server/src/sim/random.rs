@@ -1,6 +1,7 @@
 //! The `random` generator (`metadata.generator = "random"`): text of a log-normal length and
 //! tool calls with arguments drawn from each tool's JSON Schema, honouring `tool_choice`
-//! (`none`, `auto`, `required`, a forced function) and `parallel_tool_calls`. Every draw comes
+//! (`none`, `auto`, `required`, a forced function) and `parallel_tool_calls`, after a reasoning
+//! summary when the request asks for reasoning (`reasoning.effort` other than `none`). Every draw comes
 //! from the request's seeded RNG, so a conversation replays exactly.
 
 use rand::RngExt;
@@ -25,14 +26,38 @@ const WORDS: &[&str] = &[
 
 /// What the random generator answers in `context`.
 pub fn plan(context: &Context, rng: &mut StdRng) -> Vec<Output> {
+    let mut outputs = Vec::new();
+    if let Some(median) = reasoning_median(context) {
+        let count = ((median * (0.5 + rng.random::<f64>())) as usize).max(1);
+        outputs.push(Output::Reasoning(text(count, rng)));
+    }
     let calls = tool_calls(context, rng);
     if !calls.is_empty() {
-        return calls.into_iter().map(Output::Call).collect();
+        outputs.extend(calls.into_iter().map(Output::Call));
+        return outputs;
     }
     let count = context
         .sim_output_tokens()
         .unwrap_or_else(|| answer_length(rng));
-    vec![Output::Message(text(count, rng))]
+    outputs.push(Output::Message(text(count, rng)));
+    outputs
+}
+
+/// The typical reasoning summary length for the request's `reasoning.effort`, if it reasons.
+fn reasoning_median(context: &Context) -> Option<f64> {
+    let effort = context
+        .request
+        .reasoning
+        .as_ref()?
+        .get("effort")?
+        .as_str()?;
+    match effort {
+        "minimal" => Some(8.0),
+        "low" => Some(20.0),
+        "medium" => Some(60.0),
+        "high" | "xhigh" => Some(150.0),
+        _ => None,
+    }
 }
 
 /// A log-normal length around [`MEDIAN_TOKENS`], at least 1 and at most [`MAX_TOKENS`].

@@ -54,6 +54,9 @@ pub struct Step {
     /// Every condition must hold for the step to play; otherwise the next step is tried.
     #[serde(default)]
     pub when: Vec<Condition>,
+    /// A reasoning summary (first).
+    #[serde(default)]
+    pub reasoning: Option<String>,
     /// An assistant message (before the calls, if any).
     #[serde(default)]
     pub message: Option<String>,
@@ -217,7 +220,11 @@ impl Scenario {
             return Err(format!("scenario {}: no steps", self.name));
         }
         for (index, step) in self.steps.iter().enumerate() {
-            if step.message.is_none() && step.calls.is_empty() && step.fail.is_none() {
+            if step.message.is_none()
+                && step.calls.is_empty()
+                && step.fail.is_none()
+                && step.reasoning.is_none()
+            {
                 return Err(format!(
                     "scenario {}: step {index} has no message, calls or fail",
                     self.name
@@ -314,6 +321,9 @@ impl Scenario {
         };
         let step = &self.steps[index];
         let mut outputs = Vec::new();
+        if let Some(text) = &step.reasoning {
+            outputs.push(Output::Reasoning(text.clone()));
+        }
         if let Some(text) = &step.message {
             outputs.push(Output::Message(text.clone()));
         }

@@ -378,3 +378,22 @@ async fn dropping_a_stream_frees_its_slot() {
     drop(stream);
     assert_eq!(slot.scheduler().running(), 0);
 }
+
+#[tokio::test(start_paused = true)]
+async fn reasoning_comes_first_and_is_paced_like_any_token() {
+    let model = simulator(100.0);
+    let context = Context::new(with_metadata(
+        request("tether-sim", "think"),
+        &[("sim_reasoning_tokens", "25"), ("sim_output_tokens", "5")],
+    ));
+    let start = Instant::now();
+    let events: Vec<_> = model.generate(&context).collect().await;
+    assert_eq!(events[1], ModelEvent::BeginReasoning);
+    let reasoning = events
+        .iter()
+        .filter(|e| matches!(e, ModelEvent::ReasoningDelta(_)))
+        .count();
+    assert_eq!(reasoning, 25);
+    assert_eq!(token_count(&events), 30);
+    assert_eq!(start.elapsed(), Duration::from_millis(10) * 29);
+}
