@@ -1,6 +1,15 @@
-//! The agent side of the playground, independent of the DOM and of the transport: what a turn
-//! is, how stream events advance it, and what it measures.
+//! The agent side of the playground, independent of the DOM and of the transport: one turn of the
+//! chat view ([`Turn`]), and the agent loop ([`run_agent`]) that drives a [`Transport`] and a
+//! sandbox until the task is answered, recording what it saw ([`AgentRun`]).
+//!
+//! [`Transport`]: crate::transport::Transport
 
+mod record;
+mod run;
+mod stop;
 mod turn;
 
+pub use record::{AgentRun, CallKind, Entry, Resume, ToolCallEntry, TurnRecord};
+pub use run::{AgentConfig, ContinuationMode, run_agent};
+pub use stop::{StopSignal, Stopped};
 pub use turn::{RunStatus, Turn};

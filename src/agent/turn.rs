@@ -15,6 +15,8 @@ pub enum RunStatus {
     Running,
     Done,
     Failed,
+    /// The user stopped an agent run.
+    Stopped,
 }
 
 impl RunStatus {
@@ -25,6 +27,7 @@ impl RunStatus {
             RunStatus::Running => "running",
             RunStatus::Done => "done",
             RunStatus::Failed => "failed",
+            RunStatus::Stopped => "stopped",
         }
     }
 }

@@ -1,4 +1,110 @@
-//! How the playground reaches the server. WebSocket mode today; the HTTP transport joins it
-//! behind a common trait when the agent loop needs to compare the two.
+//! How the playground reaches the server: the [`Transport`] trait the agent loop drives, with a
+//! WebSocket-mode implementation ([`ws::WsTransport`]), an HTTP + SSE one ([`http::HttpTransport`])
+//! and a replay of recorded events ([`replay::ReplayTransport`], for tests and demos).
+//!
+//! A turn is: [`Transport::send`] one `response.create`, then [`Transport::next_event`] until a
+//! terminal event (`response.completed` / `failed` / `incomplete`) or an error. The trait is
+//! object-safe and not `Send` — wasm is single-threaded and browser handles cannot cross threads.
 
+pub mod http;
+pub mod replay;
+pub mod sse;
 pub mod ws;
+
+use futures::future::LocalBoxFuture;
+use tether_protocol::{ResponseCreate, ServerEvent};
+
+/// Which wire a transport uses; decides how the agent loop continues a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    /// One connection for the whole run, with a connection-scoped cache on the server.
+    WebSocket,
+    /// One request per turn; state only through the server's store.
+    Http,
+}
+
+/// Why a turn could not go on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransportError {
+    /// The connection dropped (or could not be opened); a reconnect may help.
+    Closed(String),
+    /// The server answered with an HTTP error status before streaming.
+    Status { status: u16, message: String },
+    /// Something arrived that is not a server event.
+    Undecodable(String),
+}
+
+impl TransportError {
+    /// Whether the agent loop should reconnect and resend rather than give up.
+    pub fn is_disconnect(&self) -> bool {
+        matches!(self, TransportError::Closed(_))
+    }
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportError::Closed(reason) => write!(f, "the connection closed: {reason}"),
+            TransportError::Status { status, message } => write!(f, "HTTP {status}: {message}"),
+            TransportError::Undecodable(reason) => write!(f, "undecodable event: {reason}"),
+        }
+    }
+}
+
+/// A way to run turns against a Responses server.
+pub trait Transport {
+    fn kind(&self) -> TransportKind;
+
+    /// Sends one request; its events then come from [`Transport::next_event`].
+    fn send<'a>(
+        &'a mut self,
+        request: &'a ResponseCreate,
+    ) -> LocalBoxFuture<'a, Result<(), TransportError>>;
+
+    /// The next event of the current turn. After a disconnect this keeps returning
+    /// [`TransportError::Closed`] until [`Transport::reconnect`] succeeds.
+    fn next_event(&mut self) -> LocalBoxFuture<'_, Result<ServerEvent, TransportError>>;
+
+    /// Opens a fresh connection (WebSocket) or forgets the current stream (HTTP). Whatever the
+    /// server cached for the old connection is gone.
+    fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>>;
+}
+
+/// The HTTP base of the server that served a page at `protocol` (`http:`/`https:`) and `host`.
+pub fn responses_http_url(protocol: &str, host: &str) -> String {
+    let scheme = if protocol == "https:" {
+        "https"
+    } else {
+        "http"
+    };
+    format!("{scheme}://{host}/v1/responses")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_urls_follow_the_page() {
+        assert_eq!(
+            responses_http_url("http:", "127.0.0.1:8080"),
+            "http://127.0.0.1:8080/v1/responses"
+        );
+        assert_eq!(
+            responses_http_url("https:", "t.example"),
+            "https://t.example/v1/responses"
+        );
+    }
+
+    #[test]
+    fn only_a_closed_connection_calls_for_a_reconnect() {
+        assert!(TransportError::Closed("reset".into()).is_disconnect());
+        let status = TransportError::Status {
+            status: 400,
+            message: "bad".into(),
+        };
+        assert!(!status.is_disconnect());
+        assert_eq!(status.to_string(), "HTTP 400: bad");
+        assert!(!TransportError::Undecodable("x".into()).is_disconnect());
+    }
+}

@@ -1,17 +1,22 @@
 //! WebSocket mode with gloo-net: one connection, reused across turns (the point of the mode).
 //!
-//! A writer task owns the socket's sending half and drains a channel, so [`WsClient::send`] never
-//! blocks the UI; a reader task decodes every frame into an [`Incoming`] and hands it to the
-//! callback given at connect time.
+//! Two clients over the same decoding:
+//! - [`WsClient`], behind the single-turn chat view: a writer task owns the socket's sending half
+//!   and drains a channel, so [`WsClient::send`] never blocks the UI; a reader task decodes every
+//!   frame into an [`Incoming`] and hands it to the callback given at connect time.
+//! - [`WsTransport`], behind the agent loop: the [`Transport`] trait, pulling one event at a time.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
 use futures::channel::mpsc;
+use futures::future::LocalBoxFuture;
 use futures::{SinkExt, StreamExt};
 use gloo_net::websocket::Message;
 use gloo_net::websocket::futures::WebSocket;
-use tether_protocol::ServerEvent;
+use tether_protocol::{ClientFrame, ResponseCreate, ServerEvent};
+
+use crate::transport::{Transport, TransportError, TransportKind};
 
 /// What the connection delivers.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,6 +96,109 @@ impl WsClient {
     /// Whether the connection is still usable.
     pub fn is_open(&self) -> bool {
         self.open.get()
+    }
+}
+
+/// WebSocket mode as a [`Transport`]: one socket for the whole agent run, closed on drop.
+pub struct WsTransport {
+    url: String,
+    socket: Option<WebSocket>,
+    /// Why the socket is gone, once it is.
+    closed: Option<String>,
+}
+
+impl WsTransport {
+    /// Opens a connection to `url` (`ws://host/v1/responses`).
+    pub fn connect(url: &str) -> Result<Self, TransportError> {
+        let socket = WebSocket::open(url).map_err(|e| TransportError::Closed(e.to_string()))?;
+        Ok(WsTransport {
+            url: url.to_string(),
+            socket: Some(socket),
+            closed: None,
+        })
+    }
+
+    fn lost(&mut self, reason: String) -> TransportError {
+        if let Some(socket) = self.socket.take() {
+            // Already failing: a close error adds nothing.
+            let _ = socket.close(None, None);
+        }
+        self.closed = Some(reason.clone());
+        TransportError::Closed(reason)
+    }
+
+    fn gone(&self) -> TransportError {
+        TransportError::Closed(
+            self.closed
+                .clone()
+                .unwrap_or_else(|| "the connection is closed".into()),
+        )
+    }
+}
+
+impl Drop for WsTransport {
+    fn drop(&mut self) {
+        if let Some(socket) = self.socket.take() {
+            // 1000: a normal close; the run is over (or was stopped) and the server may free
+            // the connection's cache. Failing to close a socket being dropped changes nothing.
+            let _ = socket.close(Some(1000), Some("run finished"));
+        }
+    }
+}
+
+impl Transport for WsTransport {
+    fn kind(&self) -> TransportKind {
+        TransportKind::WebSocket
+    }
+
+    fn send<'a>(
+        &'a mut self,
+        request: &'a ResponseCreate,
+    ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(async move {
+            let frame = ClientFrame::ResponseCreate(Box::new(request.clone())).to_json();
+            let Some(socket) = self.socket.as_mut() else {
+                return Err(self.gone());
+            };
+            // gloo-net's sink waits for the connection to open before the first send.
+            match socket.send(Message::Text(frame)).await {
+                Ok(()) => Ok(()),
+                Err(error) => Err(self.lost(error.to_string())),
+            }
+        })
+    }
+
+    fn next_event(&mut self) -> LocalBoxFuture<'_, Result<ServerEvent, TransportError>> {
+        Box::pin(async move {
+            let Some(socket) = self.socket.as_mut() else {
+                return Err(self.gone());
+            };
+            match socket.next().await {
+                Some(Ok(Message::Text(text))) => match decode_incoming(&text) {
+                    Incoming::Event(event) => Ok(*event),
+                    Incoming::Undecodable(reason) => Err(TransportError::Undecodable(reason)),
+                    Incoming::Closed(reason) => Err(self.lost(reason)),
+                },
+                Some(Ok(Message::Bytes(_))) => {
+                    Err(TransportError::Undecodable("a binary frame".into()))
+                }
+                Some(Err(error)) => Err(self.lost(error.to_string())),
+                None => Err(self.lost("closed by the server".into())),
+            }
+        })
+    }
+
+    fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move {
+            if let Some(socket) = self.socket.take() {
+                let _ = socket.close(Some(1000), Some("reconnecting"));
+            }
+            let socket =
+                WebSocket::open(&self.url).map_err(|e| TransportError::Closed(e.to_string()))?;
+            self.socket = Some(socket);
+            self.closed = None;
+            Ok(())
+        })
     }
 }
 

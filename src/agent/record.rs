@@ -1,0 +1,207 @@
+//! What an agent run shows and measures: the conversation (task, assistant text, tool calls with
+//! their output) and one [`TurnRecord`] per request. The loop in [`super::run`] fills it; the
+//! components render it.
+
+use tether_protocol::{Item, ResponseCreate};
+
+use crate::agent::RunStatus;
+
+/// How a turn was resent after its connection dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// The previous response was stored: the same request, `previous_response_id` and all.
+    PreviousResponse,
+    /// Nothing to continue from on the new connection: the full conversation was resent.
+    FullContext,
+}
+
+/// The timings and token counts of one request. Times are milliseconds on the run's clock.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnRecord {
+    /// 1-based.
+    pub number: usize,
+    pub response_id: Option<String>,
+    pub previous_response_id: Option<String>,
+    pub store: bool,
+    /// Items in the request's `input`: just the new ones when chained, everything when not.
+    pub input_items: usize,
+    pub sent_at: f64,
+    pub first_event_at: Option<f64>,
+    pub first_token_at: Option<f64>,
+    pub last_token_at: Option<f64>,
+    pub completed_at: Option<f64>,
+    /// Time spent running this turn's tool calls in the sandbox.
+    pub tool_ms: f64,
+    /// Deltas received (text, function arguments, custom tool input).
+    pub deltas: u64,
+    pub input_tokens: u64,
+    pub cached_tokens: u64,
+    pub output_tokens: u64,
+    /// Set when the connection dropped during this turn and the turn was sent again.
+    pub resumed: Option<Resume>,
+}
+
+impl TurnRecord {
+    pub fn new(number: usize, request: &ResponseCreate, sent_at: f64) -> Self {
+        TurnRecord {
+            number,
+            response_id: None,
+            previous_response_id: request.previous_response_id.clone(),
+            store: request.stores(),
+            input_items: input_len(request),
+            sent_at,
+            first_event_at: None,
+            first_token_at: None,
+            last_token_at: None,
+            completed_at: None,
+            tool_ms: 0.0,
+            deltas: 0,
+            input_tokens: 0,
+            cached_tokens: 0,
+            output_tokens: 0,
+            resumed: None,
+        }
+    }
+
+    /// Starts the measurements again for a resend of the turn at `sent_at`.
+    pub(crate) fn restart(&mut self, request: &ResponseCreate, sent_at: f64, resume: Resume) {
+        *self = TurnRecord {
+            resumed: Some(resume),
+            ..TurnRecord::new(self.number, request, sent_at)
+        };
+    }
+
+    pub(crate) fn token(&mut self, now: f64) {
+        self.first_token_at.get_or_insert(now);
+        self.last_token_at = Some(now);
+        self.deltas += 1;
+    }
+
+    /// Request sent → first token.
+    pub fn ttft_ms(&self) -> Option<f64> {
+        Some(self.first_token_at? - self.sent_at)
+    }
+
+    /// Request sent → first event of any kind (`response.created`).
+    pub fn first_event_ms(&self) -> Option<f64> {
+        Some(self.first_event_at? - self.sent_at)
+    }
+
+    /// First token → last token.
+    pub fn streaming_ms(&self) -> Option<f64> {
+        Some(self.last_token_at? - self.first_token_at?)
+    }
+
+    /// Request sent → terminal event.
+    pub fn response_ms(&self) -> Option<f64> {
+        Some(self.completed_at? - self.sent_at)
+    }
+}
+
+fn input_len(request: &ResponseCreate) -> usize {
+    match &request.input {
+        tether_protocol::Input::Text(_) => 1,
+        tether_protocol::Input::Items(items) => items.len(),
+    }
+}
+
+/// Which kind of tool call a conversation entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    Function,
+    Custom,
+}
+
+/// A tool call as the conversation shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallEntry {
+    pub call_id: String,
+    pub name: String,
+    pub kind: CallKind,
+    /// JSON arguments (function) or raw input (custom), as streamed so far.
+    pub arguments: String,
+    /// What the sandbox answered, once it ran.
+    pub output: Option<String>,
+    pub success: Option<bool>,
+    /// Files the call changed, e.g. `modified /src/paginate.js`.
+    pub changes: Vec<String>,
+    pub tool_ms: Option<f64>,
+}
+
+/// One line of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Entry {
+    Task(String),
+    Assistant(String),
+    ToolCall(ToolCallEntry),
+}
+
+impl Entry {
+    /// The entry an output item opens, if it is one the conversation shows.
+    pub(crate) fn from_item(item: &Item) -> Option<Entry> {
+        match item {
+            Item::Message(message) => Some(Entry::Assistant(message.content.text())),
+            Item::FunctionCall(call) => Some(Entry::ToolCall(ToolCallEntry {
+                call_id: call.call_id.clone(),
+                name: call.name.clone(),
+                kind: CallKind::Function,
+                arguments: call.arguments.clone(),
+                output: None,
+                success: None,
+                changes: Vec::new(),
+                tool_ms: None,
+            })),
+            Item::CustomToolCall(call) => Some(Entry::ToolCall(ToolCallEntry {
+                call_id: call.call_id.clone(),
+                name: call.name.clone(),
+                kind: CallKind::Custom,
+                arguments: call.input.clone(),
+                output: None,
+                success: None,
+                changes: Vec::new(),
+                tool_ms: None,
+            })),
+            _ => None,
+        }
+    }
+
+    /// Appends a streamed delta (text or arguments).
+    pub(crate) fn push_delta(&mut self, delta: &str) {
+        match self {
+            Entry::Task(text) | Entry::Assistant(text) => text.push_str(delta),
+            Entry::ToolCall(call) => call.arguments.push_str(delta),
+        }
+    }
+}
+
+/// The whole observable state of an agent run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentRun {
+    pub status: RunStatus,
+    pub entries: Vec<Entry>,
+    pub turns: Vec<TurnRecord>,
+    pub error: Option<String>,
+}
+
+impl AgentRun {
+    /// The final assistant text of the run (the last assistant entry).
+    pub fn answer(&self) -> Option<&str> {
+        self.entries.iter().rev().find_map(|e| match e {
+            Entry::Assistant(text) => Some(text.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The tool calls, in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallEntry> {
+        self.entries.iter().filter_map(|e| match e {
+            Entry::ToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    /// How many turns had to be resent after a dropped connection.
+    pub fn resumed_turns(&self) -> usize {
+        self.turns.iter().filter(|t| t.resumed.is_some()).count()
+    }
+}

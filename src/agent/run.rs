@@ -1,0 +1,466 @@
+//! The agent loop: a task prompt goes out with the sandbox's tools; every tool call that comes
+//! back runs in the sandbox, in order; the outputs go out as the next turn; until the model
+//! answers without calling a tool, the turn limit is reached, or the user stops the run.
+//!
+//! How a conversation continues is the [`ContinuationMode`]: over WebSocket only the new items
+//! go out with `previous_response_id` (the server's connection cache holds the rest, `store:false`
+//! as Codex sends); over HTTP either chained through the store (`store:true` +
+//! `previous_response_id`) or stateless (the full conversation every turn, `store:false`).
+//!
+//! Nothing here touches the DOM or a clock: time comes from the `clock` argument, state goes out
+//! through `observe`, so the loop runs natively in tests against a replayed transport.
+
+use futures::future::{Either, select};
+use serde_json::Value;
+use tether_protocol::{
+    Input, Item, Response, ResponseCreate, ServerEvent, StreamEvent, Tool,
+    items::{ItemStatus, ToolCallOutput, ToolOutputContent},
+};
+use tether_sandbox::{ApplyPatchForm, ChangeKind, Sandbox, ToolResult};
+
+use crate::agent::record::{AgentRun, Entry, Resume, TurnRecord};
+use crate::agent::{RunStatus, StopSignal};
+use crate::transport::{Transport, TransportError, TransportKind};
+
+/// How the loop carries the conversation from one turn to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContinuationMode {
+    /// WebSocket mode: new items + `previous_response_id`, `store:false`.
+    #[default]
+    WebSocket,
+    /// HTTP through the store: new items + `previous_response_id`, `store:true`.
+    HttpChained,
+    /// HTTP without server state: the full conversation every turn, `store:false`.
+    HttpStateless,
+}
+
+impl ContinuationMode {
+    pub const ALL: [ContinuationMode; 3] = [
+        ContinuationMode::WebSocket,
+        ContinuationMode::HttpChained,
+        ContinuationMode::HttpStateless,
+    ];
+
+    /// The stable name the UI's selector and tests use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContinuationMode::WebSocket => "ws",
+            ContinuationMode::HttpChained => "http-chained",
+            ContinuationMode::HttpStateless => "http-stateless",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+
+    /// A human label.
+    pub fn label(self) -> &'static str {
+        match self {
+            ContinuationMode::WebSocket => "WebSocket (previous_response_id, store:false)",
+            ContinuationMode::HttpChained => "HTTP chained (previous_response_id, store:true)",
+            ContinuationMode::HttpStateless => "HTTP stateless (full input, store:false)",
+        }
+    }
+
+    /// The transport this mode runs on.
+    pub fn transport_kind(self) -> TransportKind {
+        match self {
+            ContinuationMode::WebSocket => TransportKind::WebSocket,
+            _ => TransportKind::Http,
+        }
+    }
+
+    fn chains(self) -> bool {
+        self != ContinuationMode::HttpStateless
+    }
+
+    fn stores(self) -> bool {
+        self == ContinuationMode::HttpChained
+    }
+}
+
+/// The settings of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentConfig {
+    pub model: String,
+    pub mode: ContinuationMode,
+    /// Requests at most; reaching it fails the run.
+    pub max_turns: usize,
+    /// Sent as `metadata.scenario`: the server's simulator picks a scripted agent scenario.
+    pub scenario: Option<String>,
+    pub instructions: Option<String>,
+    pub apply_patch_form: ApplyPatchForm,
+}
+
+impl AgentConfig {
+    pub fn new(model: impl Into<String>, mode: ContinuationMode) -> Self {
+        AgentConfig {
+            model: model.into(),
+            mode,
+            max_turns: 20,
+            scenario: None,
+            instructions: None,
+            apply_patch_form: ApplyPatchForm::Freeform,
+        }
+    }
+}
+
+/// Why a turn ended without a completed response.
+enum TurnError {
+    Stopped,
+    Transport(TransportError),
+    /// The server ended the response with an error (`failed`, `incomplete`, an error event).
+    Response(String),
+}
+
+/// Runs `task` to the end and returns the final state (also passed to `observe` after every
+/// change). `clock` gives milliseconds on any monotonic clock.
+pub async fn run_agent(
+    transport: &mut dyn Transport,
+    sandbox: &mut Sandbox,
+    config: &AgentConfig,
+    task: &str,
+    clock: &dyn Fn() -> f64,
+    stop: &StopSignal,
+    observe: &mut dyn FnMut(&AgentRun),
+) -> AgentRun {
+    let mut run = AgentRun {
+        status: RunStatus::Running,
+        entries: vec![Entry::Task(task.to_string())],
+        ..AgentRun::default()
+    };
+    observe(&run);
+    let tools = match tools_of(sandbox, config.apply_patch_form) {
+        Ok(tools) => tools,
+        Err(error) => return finish(run, Err(error), observe),
+    };
+    let mut conversation = vec![Item::user_text(task)];
+    let mut new_items = conversation.clone();
+    let mut previous: Option<String> = None;
+
+    for number in 1..=config.max_turns {
+        if stop.is_stopped() {
+            return stopped(run, observe);
+        }
+        let mut request =
+            build_request(config, &tools, previous.clone(), &new_items, &conversation);
+        run.turns.push(TurnRecord::new(number, &request, clock()));
+        let entries_before = run.entries.len();
+        observe(&run);
+
+        let mut resent = false;
+        let output = loop {
+            match play_turn(transport, &request, &mut run, clock, stop, observe).await {
+                Ok(output) => break output,
+                Err(TurnError::Stopped) => return stopped(run, observe),
+                Err(TurnError::Transport(error)) if error.is_disconnect() && !resent => {
+                    resent = true;
+                    if let Err(error) = transport.reconnect().await {
+                        let message = format!("{error}; reconnecting failed too");
+                        return finish(run, Err(message), observe);
+                    }
+                    // A stored previous response survives the connection; a cached one does not.
+                    let resume = if request.previous_response_id.is_some() && request.stores() {
+                        Resume::PreviousResponse
+                    } else {
+                        request.previous_response_id = None;
+                        request.input = Input::Items(conversation.clone());
+                        Resume::FullContext
+                    };
+                    run.entries.truncate(entries_before);
+                    let now = clock();
+                    let record = run.turns.last_mut().expect("the turn was pushed");
+                    record.restart(&request, now, resume);
+                    observe(&run);
+                }
+                Err(TurnError::Transport(error)) => {
+                    return finish(run, Err(error.to_string()), observe);
+                }
+                Err(TurnError::Response(message)) => return finish(run, Err(message), observe),
+            }
+        };
+
+        previous = run.turns.last().and_then(|t| t.response_id.clone());
+        conversation.extend(output.iter().cloned());
+        let calls: Vec<&Item> = output
+            .iter()
+            .filter(|item| matches!(item, Item::FunctionCall(_) | Item::CustomToolCall(_)))
+            .collect();
+        if calls.is_empty() {
+            return finish(run, Ok(()), observe);
+        }
+        new_items.clear();
+        for call in calls {
+            if stop.is_stopped() {
+                return stopped(run, observe);
+            }
+            let started = clock();
+            let (call_id, result, reply) = match call {
+                Item::FunctionCall(call) => (
+                    &call.call_id,
+                    sandbox.call_tool(&call.name, &call.arguments).await,
+                    Item::FunctionCallOutput as fn(ToolCallOutput) -> Item,
+                ),
+                Item::CustomToolCall(call) => (
+                    &call.call_id,
+                    sandbox.call_custom_tool(&call.name, &call.input).await,
+                    Item::CustomToolCallOutput as fn(ToolCallOutput) -> Item,
+                ),
+                _ => unreachable!("filtered to tool calls"),
+            };
+            let elapsed = clock() - started;
+            show_result(&mut run, call_id, &result, elapsed);
+            let item = reply(ToolCallOutput {
+                id: None,
+                call_id: call_id.clone(),
+                output: ToolOutputContent::Text(result.output),
+                status: None,
+            });
+            conversation.push(item.clone());
+            new_items.push(item);
+            observe(&run);
+        }
+    }
+    let message = format!(
+        "stopped after {} turns without a final answer (max turns)",
+        config.max_turns
+    );
+    finish(run, Err(message), observe)
+}
+
+/// The sandbox's tool definitions as protocol tools.
+fn tools_of(sandbox: &Sandbox, form: ApplyPatchForm) -> Result<Vec<Tool>, String> {
+    sandbox
+        .tool_specs(form)
+        .into_iter()
+        .map(serde_json::from_value::<Tool>)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("the sandbox's tool definitions do not decode: {e}"))
+}
+
+fn build_request(
+    config: &AgentConfig,
+    tools: &[Tool],
+    previous: Option<String>,
+    new_items: &[Item],
+    conversation: &[Item],
+) -> ResponseCreate {
+    let mut request = ResponseCreate::new(config.model.clone(), "");
+    // On the first turn both are the task alone.
+    request.input = Input::Items(if config.mode.chains() {
+        new_items.to_vec()
+    } else {
+        conversation.to_vec()
+    });
+    if config.mode.chains() {
+        request.previous_response_id = previous;
+    }
+    request.store = Some(config.mode.stores());
+    request.tools = tools.to_vec();
+    request.instructions = config.instructions.clone();
+    if let Some(scenario) = &config.scenario {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("scenario".into(), Value::String(scenario.clone()));
+        request.metadata = Some(metadata);
+    }
+    request
+}
+
+/// Sends `request` and consumes its events into `run` until the terminal event; returns the
+/// output items in `output_index` order.
+async fn play_turn(
+    transport: &mut dyn Transport,
+    request: &ResponseCreate,
+    run: &mut AgentRun,
+    clock: &dyn Fn() -> f64,
+    stop: &StopSignal,
+    observe: &mut dyn FnMut(&AgentRun),
+) -> Result<Vec<Item>, TurnError> {
+    transport
+        .send(request)
+        .await
+        .map_err(TurnError::Transport)?;
+    let mut stream = TurnStream::default();
+    loop {
+        // Checked between events (a busy stream) and raced against the wait (a quiet one).
+        if stop.is_stopped() {
+            return Err(TurnError::Stopped);
+        }
+        let next = match select(transport.next_event(), stop.stopped()).await {
+            Either::Left((next, _)) => next,
+            Either::Right(((), _)) => return Err(TurnError::Stopped),
+        };
+        let event = next.map_err(TurnError::Transport)?;
+        let done = stream.apply(run, &event, clock())?;
+        observe(run);
+        if let Some(response) = done {
+            // Items the stream never closed with `output_item.done` come from the response.
+            let mut output = std::mem::take(&mut stream.done);
+            for (index, item) in response.output.into_iter().enumerate() {
+                output.entry(index).or_insert(item);
+            }
+            return Ok(output.into_values().collect());
+        }
+    }
+}
+
+/// Per-turn bookkeeping: which conversation entry each open output item streams into.
+#[derive(Default)]
+struct TurnStream {
+    entries: std::collections::BTreeMap<usize, usize>,
+    done: std::collections::BTreeMap<usize, Item>,
+}
+
+impl TurnStream {
+    /// Applies one event; `Some(response)` once the response completed.
+    fn apply(
+        &mut self,
+        run: &mut AgentRun,
+        event: &ServerEvent,
+        now: f64,
+    ) -> Result<Option<Response>, TurnError> {
+        let record = run.turns.last_mut().expect("a turn is running");
+        record.first_event_at.get_or_insert(now);
+        match &event.event {
+            StreamEvent::Created { response } => record.response_id = Some(response.id.clone()),
+            StreamEvent::OutputItemAdded { output_index, item } => {
+                if let Some(entry) = Entry::from_item(item) {
+                    run.entries.push(entry);
+                    self.entries.insert(*output_index, run.entries.len() - 1);
+                }
+            }
+            StreamEvent::OutputTextDelta {
+                output_index,
+                delta,
+                ..
+            }
+            | StreamEvent::FunctionCallArgumentsDelta {
+                output_index,
+                delta,
+                ..
+            }
+            | StreamEvent::CustomToolCallInputDelta {
+                output_index,
+                delta,
+                ..
+            } => {
+                record.token(now);
+                if let Some(&at) = self.entries.get(output_index) {
+                    run.entries[at].push_delta(delta);
+                }
+            }
+            StreamEvent::OutputItemDone { output_index, item } => {
+                let is_shown = matches!(
+                    item,
+                    Item::Message(_) | Item::FunctionCall(_) | Item::CustomToolCall(_)
+                );
+                if let Some(entry) = Entry::from_item(item) {
+                    match self.entries.get(output_index) {
+                        Some(&at) => run.entries[at] = entry,
+                        None if is_shown => run.entries.push(entry),
+                        None => {}
+                    }
+                }
+                self.done.insert(*output_index, completed(item.clone()));
+            }
+            StreamEvent::Completed { response } => {
+                record.completed_at = Some(now);
+                if let Some(usage) = &response.usage {
+                    record.input_tokens = usage.input_tokens;
+                    record.cached_tokens = usage.input_tokens_details.cached_tokens;
+                    record.output_tokens = usage.output_tokens;
+                }
+                return Ok(Some(response.clone()));
+            }
+            StreamEvent::Incomplete { response } => {
+                let reason = response
+                    .incomplete_details
+                    .as_ref()
+                    .map_or("unknown reason", |d| d.reason.as_str());
+                return Err(TurnError::Response(format!(
+                    "the response ended incomplete: {reason}"
+                )));
+            }
+            StreamEvent::Failed { response } => {
+                let message = response
+                    .error
+                    .as_ref()
+                    .map_or("no details", |e| e.message.as_str());
+                return Err(TurnError::Response(format!(
+                    "the response failed: {message}"
+                )));
+            }
+            StreamEvent::Error(frame) => {
+                let error = frame.api_error();
+                let status = frame.status.map(|s| format!(" ({s})")).unwrap_or_default();
+                return Err(TurnError::Response(format!(
+                    "server error{status}: {}",
+                    error.message
+                )));
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+}
+
+/// An output item as it goes back into the conversation: completed.
+fn completed(mut item: Item) -> Item {
+    match &mut item {
+        Item::FunctionCall(call) => call.status = Some(ItemStatus::Completed),
+        Item::CustomToolCall(call) => call.status = Some(ItemStatus::Completed),
+        _ => {}
+    }
+    item
+}
+
+fn show_result(run: &mut AgentRun, call_id: &str, result: &ToolResult, elapsed: f64) {
+    if let Some(record) = run.turns.last_mut() {
+        record.tool_ms += elapsed;
+    }
+    let entry = run.entries.iter_mut().rev().find_map(|e| match e {
+        Entry::ToolCall(call) if call.call_id == call_id => Some(call),
+        _ => None,
+    });
+    if let Some(call) = entry {
+        call.output = Some(result.output.clone());
+        call.success = Some(result.success);
+        call.tool_ms = Some(elapsed);
+        call.changes = result
+            .changes
+            .changes
+            .iter()
+            .map(|change| {
+                let kind = match change.kind {
+                    ChangeKind::Added => "added",
+                    ChangeKind::Modified => "modified",
+                    ChangeKind::Deleted => "deleted",
+                };
+                format!("{kind} {}", change.path)
+            })
+            .collect();
+    }
+}
+
+fn finish(
+    mut run: AgentRun,
+    outcome: Result<(), String>,
+    observe: &mut dyn FnMut(&AgentRun),
+) -> AgentRun {
+    match outcome {
+        Ok(()) => run.status = RunStatus::Done,
+        Err(message) => {
+            run.status = RunStatus::Failed;
+            run.error = Some(message);
+        }
+    }
+    observe(&run);
+    run
+}
+
+fn stopped(mut run: AgentRun, observe: &mut dyn FnMut(&AgentRun)) -> AgentRun {
+    run.status = RunStatus::Stopped;
+    observe(&run);
+    run
+}

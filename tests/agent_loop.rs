@@ -1,0 +1,484 @@
+//! The agent loop, natively: scripted server turns (built with `ResponseStreamBuilder`) replayed
+//! by `ReplayTransport`, tool calls run for real in a sandbox over the sample project.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::cell::Cell;
+
+use futures::executor::block_on;
+use tether_playground::agent::{
+    AgentConfig, AgentRun, CallKind, ContinuationMode, Entry, Resume, RunStatus, StopSignal,
+    run_agent,
+};
+use tether_playground::transport::TransportKind;
+use tether_playground::transport::replay::{ReplayTransport, Script};
+use tether_playground::transport::{Transport, TransportError};
+use tether_protocol::items::CustomToolCall;
+use tether_protocol::{
+    ApiError, Input, Item, Response, ResponseCreate, ResponseStreamBuilder, ServerEvent, Usage,
+};
+use tether_sandbox::{SAMPLE_FIX_PATCH, Sandbox, sample_project};
+
+const TASK: &str = "Fix the pagination bug and run the tests.";
+
+/// One output item of a scripted response.
+enum Out<'a> {
+    Text(&'a str),
+    Call(&'a str, &'a str, &'a str),
+    Custom(&'a str, &'a str, &'a str),
+}
+
+/// The full event sequence of response `id`, each item streamed in small deltas.
+fn response(id: &str, outputs: &[Out], usage: Usage) -> Vec<ServerEvent> {
+    let request = ResponseCreate::new("m", "x");
+    let mut b = ResponseStreamBuilder::new(Response::in_progress(id, 1, &request), None);
+    let mut events = b.start();
+    for (i, out) in outputs.iter().enumerate() {
+        let pieces = |text: &str| -> Vec<String> {
+            let chars: Vec<char> = text.chars().collect();
+            chars.chunks(7).map(|c| c.iter().collect()).collect()
+        };
+        match out {
+            Out::Text(text) => {
+                events.extend(b.begin_message(format!("msg_{id}_{i}")));
+                for piece in pieces(text) {
+                    events.push(b.text_delta(&piece));
+                }
+            }
+            Out::Call(call_id, name, arguments) => {
+                events.push(b.begin_function_call(format!("fc_{id}_{i}"), *call_id, *name));
+                for piece in pieces(arguments) {
+                    events.push(b.arguments_delta(&piece));
+                }
+            }
+            Out::Custom(call_id, name, input) => {
+                events.push(b.begin_tool_call(Item::CustomToolCall(CustomToolCall {
+                    id: Some(format!("ctc_{id}_{i}")),
+                    call_id: call_id.to_string(),
+                    name: name.to_string(),
+                    input: String::new(),
+                    status: None,
+                })));
+                for piece in pieces(input) {
+                    events.push(b.arguments_delta(&piece));
+                }
+            }
+        }
+        events.extend(b.end_item());
+    }
+    events.extend(b.complete(usage, 2));
+    events
+}
+
+fn script(events: Vec<ServerEvent>) -> Script {
+    events.into_iter().map(Ok).collect()
+}
+
+/// A grep, the fix as a freeform patch, then the check that the fix is in.
+fn fixing_turns() -> Vec<Script> {
+    vec![
+        script(response(
+            "resp_1",
+            &[Out::Call(
+                "call_grep",
+                "shell",
+                r#"{"command":["bash","-lc","grep -n 'const start' src/paginate.js"]}"#,
+            )],
+            Usage::new(900, 0, 30, 0),
+        )),
+        script(response(
+            "resp_2",
+            &[
+                Out::Text("The offset is off by one; fixing it."),
+                Out::Custom("call_patch", "apply_patch", SAMPLE_FIX_PATCH),
+            ],
+            Usage::new(1000, 900, 80, 0),
+        )),
+        script(response(
+            "resp_3",
+            &[Out::Call(
+                "call_check",
+                "exec_command",
+                r#"{"cmd":"grep -c 'current - 1' src/paginate.js"}"#,
+            )],
+            Usage::new(1100, 1000, 20, 0),
+        )),
+        script(response(
+            "resp_4",
+            &[Out::Text("Fixed: page N now starts at (N - 1) * size.")],
+            Usage::new(1150, 1100, 15, 0),
+        )),
+    ]
+}
+
+struct Outcome {
+    run: AgentRun,
+    transport: ReplayTransport,
+    sandbox: Sandbox,
+    snapshots: Vec<AgentRun>,
+}
+
+/// Runs `TASK` over the sample project; `on_state` sees every state and may raise `stop`.
+fn run_with(
+    mode: ContinuationMode,
+    scripts: Vec<Script>,
+    max_turns: usize,
+    mut on_state: impl FnMut(&AgentRun, &StopSignal),
+) -> Outcome {
+    let mut transport = ReplayTransport::new(mode.transport_kind(), scripts);
+    let mut sandbox = Sandbox::new(sample_project());
+    let mut config = AgentConfig::new("tether-sim", mode);
+    config.max_turns = max_turns;
+    config.scenario = Some("fix-sample-project".into());
+    let ticks = Cell::new(0.0);
+    // Every reading advances the clock by 1 ms, so every interval measured is positive.
+    let clock = || {
+        ticks.set(ticks.get() + 1.0);
+        ticks.get()
+    };
+    let stop = StopSignal::new();
+    let mut snapshots = Vec::new();
+    let run = block_on(run_agent(
+        &mut transport,
+        &mut sandbox,
+        &config,
+        TASK,
+        &clock,
+        &stop,
+        &mut |state| {
+            snapshots.push(state.clone());
+            on_state(state, &stop);
+        },
+    ));
+    Outcome {
+        run,
+        transport,
+        sandbox,
+        snapshots,
+    }
+}
+
+fn items(request: &ResponseCreate) -> &[Item] {
+    match &request.input {
+        Input::Items(items) => items,
+        Input::Text(_) => panic!("the loop always sends items"),
+    }
+}
+
+fn output_of(item: &Item, call_id: &str) -> Option<String> {
+    match item {
+        Item::FunctionCallOutput(o) | Item::CustomToolCallOutput(o) if o.call_id == call_id => {
+            Some(o.output.text())
+        }
+        _ => None,
+    }
+}
+
+#[test]
+fn a_websocket_run_executes_every_call_in_the_sandbox_and_chains_turns() {
+    let Outcome {
+        run,
+        transport,
+        sandbox,
+        snapshots,
+    } = run_with(ContinuationMode::WebSocket, fixing_turns(), 10, |_, _| {});
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    assert_eq!(run.turns.len(), 4);
+    assert_eq!(
+        run.answer(),
+        Some("Fixed: page N now starts at (N - 1) * size.")
+    );
+
+    // The patch really ran: the file is fixed.
+    let fixed = sandbox.vfs().read_text("/src/paginate.js").unwrap();
+    assert!(fixed.contains("const start = (current - 1) * pageSize;"));
+
+    let requests = transport.requests();
+    assert_eq!(requests.len(), 4);
+    let first = &requests[0];
+    assert_eq!(first.store, Some(false));
+    assert_eq!(first.previous_response_id, None);
+    assert_eq!(items(first), &[Item::user_text(TASK)]);
+    let tool_names: Vec<_> = first.tools.iter().filter_map(|t| t.name()).collect();
+    for name in ["shell", "exec_command", "apply_patch", "read_file"] {
+        assert!(tool_names.contains(&name), "{name} offered: {tool_names:?}");
+    }
+    assert_eq!(
+        first.metadata.as_ref().unwrap()["scenario"],
+        "fix-sample-project"
+    );
+
+    // Each continuation sends only the new tool outputs, chained to the previous response.
+    assert_eq!(requests[1].previous_response_id.as_deref(), Some("resp_1"));
+    let grep = output_of(&items(&requests[1])[0], "call_grep").unwrap();
+    assert_eq!(
+        grep,
+        "Exit code: 0\nOutput:\n10:  const start = current * pageSize;\n"
+    );
+    assert_eq!(items(&requests[1]).len(), 1);
+    assert_eq!(requests[2].previous_response_id.as_deref(), Some("resp_2"));
+    assert!(
+        matches!(items(&requests[2]), [Item::CustomToolCallOutput(o)] if o.call_id == "call_patch"
+            && o.output.text().contains("M src/paginate.js")),
+        "{:?}",
+        items(&requests[2])
+    );
+    let check = output_of(&items(&requests[3])[0], "call_check").unwrap();
+    assert_eq!(check, "Exit code: 0\nOutput:\n1\n");
+    assert!(requests.iter().all(|r| r.store == Some(false)));
+
+    // The conversation: task, call, text, patch call, call, answer — with outputs and changes.
+    let kinds: Vec<_> = run
+        .entries
+        .iter()
+        .map(|e| match e {
+            Entry::Task(_) => "task",
+            Entry::Assistant(_) => "text",
+            Entry::ToolCall(_) => "call",
+        })
+        .collect();
+    assert_eq!(kinds, ["task", "call", "text", "call", "call", "text"]);
+    let calls: Vec<_> = run.tool_calls().collect();
+    assert_eq!(calls[1].kind, CallKind::Custom);
+    assert_eq!(calls[1].arguments, SAMPLE_FIX_PATCH);
+    assert_eq!(calls[1].success, Some(true));
+    assert_eq!(calls[1].changes, ["modified /src/paginate.js"]);
+    assert!(
+        calls
+            .iter()
+            .all(|c| c.output.is_some() && c.tool_ms > Some(0.0))
+    );
+
+    // Timeline: ordered instants, tokens and cache hits from usage, tool time where tools ran.
+    for turn in &run.turns {
+        let first_event = turn.first_event_at.unwrap();
+        let first_token = turn.first_token_at.unwrap();
+        let last_token = turn.last_token_at.unwrap();
+        let completed = turn.completed_at.unwrap();
+        assert!(turn.sent_at < first_event && first_event < first_token);
+        assert!(first_token < last_token && last_token < completed);
+        assert!(turn.deltas > 1);
+        assert_eq!(turn.resumed, None);
+    }
+    assert_eq!(run.turns[1].response_id.as_deref(), Some("resp_2"));
+    assert_eq!(
+        (run.turns[1].input_tokens, run.turns[1].cached_tokens),
+        (1000, 900)
+    );
+    assert_eq!(run.turns[3].output_tokens, 15);
+    assert!(run.turns[..3].iter().all(|t| t.tool_ms > 0.0));
+    assert_eq!(run.turns[3].tool_ms, 0.0);
+
+    // The UI saw the run grow: running first, text streaming in before the turn completed.
+    assert_eq!(snapshots.first().unwrap().status, RunStatus::Running);
+    assert!(snapshots.iter().any(|s| {
+        s.status == RunStatus::Running
+            && matches!(s.entries.last(), Some(Entry::Assistant(t)) if !t.is_empty() && t.len() < 30)
+    }));
+}
+
+#[test]
+fn http_stateless_sends_the_full_conversation_every_turn() {
+    let Outcome { run, transport, .. } = run_with(
+        ContinuationMode::HttpStateless,
+        fixing_turns(),
+        10,
+        |_, _| {},
+    );
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    assert_eq!(transport.kind(), TransportKind::Http);
+    let requests = transport.requests();
+    let lengths: Vec<_> = requests.iter().map(|r| items(r).len()).collect();
+    // task; + call, output; + text, patch call, output; + call, output.
+    assert_eq!(lengths, [1, 3, 6, 8]);
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.previous_response_id.is_none() && r.store == Some(false))
+    );
+    let last = items(&requests[3]);
+    assert_eq!(last[0], Item::user_text(TASK));
+    assert!(matches!(&last[1], Item::FunctionCall(c) if c.call_id == "call_grep"));
+    assert!(output_of(&last[2], "call_grep").is_some());
+    assert!(matches!(&last[3], Item::Message(_)));
+    assert!(matches!(&last[4], Item::CustomToolCall(c) if c.input == SAMPLE_FIX_PATCH));
+    assert!(output_of(&last[7], "call_check").is_some());
+    assert_eq!(run.turns[3].input_items, 8);
+}
+
+#[test]
+fn http_chained_stores_and_sends_only_new_items() {
+    let Outcome { run, transport, .. } =
+        run_with(ContinuationMode::HttpChained, fixing_turns(), 10, |_, _| {});
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    let requests = transport.requests();
+    assert!(requests.iter().all(|r| r.store == Some(true)));
+    let previous: Vec<_> = requests
+        .iter()
+        .map(|r| r.previous_response_id.as_deref())
+        .collect();
+    assert_eq!(
+        previous,
+        [None, Some("resp_1"), Some("resp_2"), Some("resp_3")]
+    );
+    assert_eq!(
+        requests.iter().map(|r| items(r).len()).collect::<Vec<_>>(),
+        [1, 1, 1, 1]
+    );
+}
+
+#[test]
+fn the_turn_limit_fails_a_run_that_keeps_calling_tools() {
+    let endless: Vec<Script> = (1..=5)
+        .map(|n| {
+            script(response(
+                &format!("resp_{n}"),
+                &[Out::Call(
+                    &format!("call_{n}"),
+                    "shell",
+                    r#"{"command":["ls"]}"#,
+                )],
+                Usage::new(10, 0, 5, 0),
+            ))
+        })
+        .collect();
+    let Outcome { run, transport, .. } =
+        run_with(ContinuationMode::WebSocket, endless, 3, |_, _| {});
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(transport.requests().len(), 3);
+    assert_eq!(run.turns.len(), 3);
+    assert!(run.error.as_deref().unwrap().contains("max turns"));
+    // The third turn's tool ran; its output was never sent.
+    assert_eq!(run.tool_calls().count(), 3);
+}
+
+#[test]
+fn stop_between_tool_calls_ends_the_run_before_the_next_turn() {
+    let Outcome {
+        run,
+        transport,
+        sandbox,
+        ..
+    } = run_with(
+        ContinuationMode::WebSocket,
+        fixing_turns(),
+        10,
+        |state, stop| {
+            // Stop as soon as the first tool call has run.
+            if state.tool_calls().any(|c| c.output.is_some()) {
+                stop.stop();
+            }
+        },
+    );
+    assert_eq!(run.status, RunStatus::Stopped);
+    assert_eq!(run.error, None);
+    assert_eq!(transport.requests().len(), 1, "no turn after the stop");
+    let untouched = sandbox.vfs().read_text("/src/paginate.js").unwrap();
+    assert!(untouched.contains("const start = current * pageSize;"));
+}
+
+#[test]
+fn stop_mid_stream_ends_the_turn_without_waiting_for_completion() {
+    let Outcome { run, transport, .. } = run_with(
+        ContinuationMode::WebSocket,
+        fixing_turns(),
+        10,
+        |state, stop| {
+            if state.turns.first().is_some_and(|t| t.deltas == 2) {
+                stop.stop();
+            }
+        },
+    );
+    assert_eq!(run.status, RunStatus::Stopped);
+    assert_eq!(transport.requests().len(), 1);
+    let turn = &run.turns[0];
+    assert_eq!(turn.deltas, 2);
+    assert_eq!(turn.completed_at, None);
+    assert!(run.tool_calls().all(|c| c.output.is_none()), "nothing ran");
+}
+
+/// The second turn's connection drops after two events; the resend gets the rest.
+fn turns_with_a_drop() -> Vec<Script> {
+    let mut turns = fixing_turns();
+    let mut dropped: Script = turns[1].iter().take(4).cloned().collect();
+    dropped.push(Err(TransportError::Closed("connection reset".into())));
+    turns.insert(1, dropped);
+    turns
+}
+
+#[test]
+fn a_dropped_websocket_reconnects_once_and_resends_the_full_context() {
+    let Outcome { run, transport, .. } = run_with(
+        ContinuationMode::WebSocket,
+        turns_with_a_drop(),
+        10,
+        |_, _| {},
+    );
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    assert_eq!(transport.reconnects(), 1);
+    let requests = transport.requests();
+    assert_eq!(requests.len(), 5);
+    // The dropped attempt chained from the connection cache...
+    assert_eq!(requests[1].previous_response_id.as_deref(), Some("resp_1"));
+    // ...which the new connection lacks (store:false): the full conversation, unchained.
+    assert_eq!(requests[2].previous_response_id, None);
+    assert_eq!(items(&requests[2]).len(), 3);
+    assert_eq!(items(&requests[2])[0], Item::user_text(TASK));
+    // Later turns chain from the resent response on the new connection.
+    assert_eq!(requests[3].previous_response_id.as_deref(), Some("resp_2"));
+    assert_eq!(run.turns.len(), 4, "the resend is the same turn");
+    assert_eq!(run.turns[1].resumed, Some(Resume::FullContext));
+    assert_eq!(run.resumed_turns(), 1);
+    // The half-streamed text of the dropped attempt is not left in the conversation twice.
+    let texts = run
+        .entries
+        .iter()
+        .filter(|e| matches!(e, Entry::Assistant(t) if t.starts_with("The offset")))
+        .count();
+    assert_eq!(texts, 1);
+}
+
+#[test]
+fn a_dropped_stored_chain_resends_with_previous_response_id() {
+    let Outcome { run, transport, .. } = run_with(
+        ContinuationMode::HttpChained,
+        turns_with_a_drop(),
+        10,
+        |_, _| {},
+    );
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    let requests = transport.requests();
+    assert_eq!(requests[2], requests[1], "the same request, resent");
+    assert_eq!(requests[2].previous_response_id.as_deref(), Some("resp_1"));
+    assert_eq!(run.turns[1].resumed, Some(Resume::PreviousResponse));
+}
+
+#[test]
+fn a_second_drop_in_the_same_turn_fails_the_run() {
+    let mut turns = turns_with_a_drop();
+    let again = turns[1].clone();
+    turns.insert(2, again);
+    let Outcome { run, transport, .. } =
+        run_with(ContinuationMode::WebSocket, turns, 10, |_, _| {});
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(transport.reconnects(), 1);
+    assert!(run.error.as_deref().unwrap().contains("connection reset"));
+}
+
+#[test]
+fn a_failed_response_fails_the_run_with_the_server_message() {
+    let request = ResponseCreate::new("m", "x");
+    let mut b = ResponseStreamBuilder::new(Response::in_progress("resp_f", 1, &request), None);
+    let mut events = b.start();
+    events.extend(b.fail(Some(500), ApiError::server("the simulator crashed")));
+    let Outcome { run, .. } = run_with(
+        ContinuationMode::WebSocket,
+        vec![script(events)],
+        10,
+        |_, _| {},
+    );
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(
+        run.error.as_deref(),
+        Some("server error (500): the simulator crashed")
+    );
+}
