@@ -4,6 +4,7 @@
 //! [`app`] builds the whole router from an [`AppState`] so tests drive it without a socket;
 //! [`serve`] binds it and runs until a shutdown signal.
 
+pub mod admin;
 pub mod auth;
 pub mod cache;
 pub mod http;
@@ -73,6 +74,10 @@ pub struct Config {
     /// Directory of extra scenario files (`*.json`, the format of `server/scenarios/`).
     #[arg(long, env = "TETHER_SCENARIO_DIR")]
     pub scenario_dir: Option<PathBuf>,
+    /// Key of the admin endpoint (`/admin/simulator`, bearer token); without it the endpoint is
+    /// off.
+    #[arg(long, env = "TETHER_ADMIN_KEY")]
+    pub admin_key: Option<String>,
 }
 
 /// What every request handler shares.
@@ -81,6 +86,8 @@ pub struct AppState {
     pub model: Arc<dyn Model>,
     /// The same simulator as `model`, for its seed, profiles and failure rates.
     pub simulator: Arc<Simulator>,
+    /// Key of the admin endpoint; `None` disables it.
+    pub admin_key: Option<Arc<str>>,
     pub store: Arc<dyn ResponseStore>,
     pub metrics: Arc<Metrics>,
     pub max_frame_bytes: usize,
@@ -118,6 +125,11 @@ impl AppState {
         Ok(AppState {
             model: simulator.clone(),
             simulator,
+            admin_key: config
+                .admin_key
+                .as_deref()
+                .filter(|k| !k.is_empty())
+                .map(Arc::from),
             store: Arc::new(store),
             metrics: Arc::new(Metrics::default()),
             max_frame_bytes: config.max_frame_bytes,
@@ -156,10 +168,13 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
             state.clone(),
             auth::require_api_key,
         ))
+        .route("/admin/simulator", get(admin::show).patch(admin::update))
         .route("/healthz", get(|| async { "ok" }))
         .route(
             "/metrics",
-            get(|State(state): State<AppState>| async move { state.metrics.render() }),
+            get(|State(state): State<AppState>| async move {
+                state.metrics.render() + &state.simulator.render_metrics()
+            }),
         )
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state);

@@ -13,12 +13,14 @@
 pub mod echo;
 pub mod failure;
 pub mod latency;
+pub mod metrics;
 pub mod random;
 pub mod scenario;
 pub mod tokens;
 
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -231,8 +233,8 @@ pub struct SimulatorConfig {
 #[derive(Debug)]
 pub struct Simulator {
     seed: u64,
-    /// Profiles by model id, the default first.
-    profiles: Vec<(String, ProfileSlot)>,
+    /// Profiles and their series by model id, the default first.
+    profiles: Vec<(String, ProfileSlot, Arc<metrics::ModelMetrics>)>,
     failures: RwLock<FailureRates>,
     scenarios: ScenarioSet,
 }
@@ -243,7 +245,7 @@ impl Simulator {
             seed: config.seed,
             profiles: Profile::builtin(config.tokens_per_second)
                 .into_iter()
-                .map(|(name, profile)| (name, ProfileSlot::new(profile)))
+                .map(|(name, profile)| (name, ProfileSlot::new(profile), Arc::default()))
                 .collect(),
             failures: RwLock::new(FailureRates::default()),
             scenarios: config.scenarios,
@@ -256,19 +258,39 @@ impl Simulator {
 
     /// The profile slot serving `model`: its own, or the default one.
     pub fn profile_for(&self, model: &str) -> &ProfileSlot {
-        let (_, slot) = self
-            .profiles
+        &self.entry_for(model).1
+    }
+
+    fn entry_for(&self, model: &str) -> &(String, ProfileSlot, Arc<metrics::ModelMetrics>) {
+        self.profiles
             .iter()
-            .find(|(name, _)| name == model)
-            .unwrap_or(&self.profiles[0]);
-        slot
+            .find(|(name, _, _)| name == model)
+            .unwrap_or(&self.profiles[0])
     }
 
     /// Every profile, by model id.
     pub fn profiles(&self) -> impl Iterator<Item = (&str, &ProfileSlot)> {
         self.profiles
             .iter()
-            .map(|(name, slot)| (name.as_str(), slot))
+            .map(|(name, slot, _)| (name.as_str(), slot))
+    }
+
+    /// The vLLM-named series of every profile, in the Prometheus text format.
+    pub fn render_metrics(&self) -> String {
+        let series: Vec<_> = self
+            .profiles
+            .iter()
+            .map(|(name, slot, metrics)| {
+                let scheduler = slot.scheduler();
+                metrics::ModelSeries {
+                    model: name,
+                    metrics,
+                    running: scheduler.running(),
+                    waiting: scheduler.waiting(),
+                }
+            })
+            .collect();
+        metrics::render(&series)
     }
 
     pub fn failure_rates(&self) -> FailureRates {
@@ -315,7 +337,10 @@ impl Simulator {
 
 impl Model for Simulator {
     fn generate(&self, context: &Context) -> ModelStream {
-        let slot = self.profile_for(&context.request.model);
+        let (_, slot, series) = self.entry_for(&context.request.model);
+        series
+            .prompt_tokens
+            .fetch_add(context.input_tokens, Ordering::Relaxed);
         let mut rng = self.rng_for(context);
         let failure = context
             .forced_failure
@@ -335,6 +360,9 @@ impl Model for Simulator {
             uncached_tokens: context.input_tokens.saturating_sub(context.cached_tokens),
             rng,
             state: RunState::Waiting,
+            metrics: series.clone(),
+            arrived: Instant::now(),
+            last_token: None,
         };
         Box::pin(futures_util::stream::unfold(run, |mut run| async move {
             let event = run.next().await?;
@@ -343,7 +371,10 @@ impl Model for Simulator {
     }
 
     fn model_ids(&self) -> Vec<String> {
-        self.profiles.iter().map(|(name, _)| name.clone()).collect()
+        self.profiles
+            .iter()
+            .map(|(name, _, _)| name.clone())
+            .collect()
     }
 }
 
@@ -423,9 +454,25 @@ struct Run {
     uncached_tokens: u64,
     rng: StdRng,
     state: RunState,
+    metrics: Arc<metrics::ModelMetrics>,
+    arrived: Instant,
+    last_token: Option<Instant>,
 }
 
 impl Run {
+    /// Records the token just emitted: TTFT for the first, inter-token latency for the others.
+    fn record_token(&mut self) {
+        let now = Instant::now();
+        match self.last_token {
+            None => self.metrics.time_to_first_token.observe(now - self.arrived),
+            Some(last) => self.metrics.inter_token_latency.observe(now - last),
+        }
+        self.last_token = Some(now);
+        self.metrics
+            .generation_tokens
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
     async fn next(&mut self) -> Option<ModelEvent> {
         match &mut self.state {
             RunState::Done => None,
@@ -434,6 +481,7 @@ impl Run {
                 match self.scheduler.admit().await {
                     Ok(slot) => {
                         let started = Instant::now();
+                        self.metrics.request_queue_time.observe(started - queued_at);
                         let first_due = started + self.profile.ttft(self.uncached_tokens);
                         self.state = RunState::Decoding {
                             _slot: slot,
@@ -462,8 +510,17 @@ impl Run {
             } => {
                 let Some(event) = self.events.pop_front() else {
                     self.state = RunState::Done;
+                    self.metrics
+                        .e2e_request_latency
+                        .observe(self.arrived.elapsed());
+                    self.metrics.request_success.fetch_add(1, Ordering::Relaxed);
                     return None;
                 };
+                if matches!(event, ModelEvent::Fail { .. }) {
+                    // Nothing follows a failure, and it does not wait for a token's time.
+                    self.state = RunState::Done;
+                    return Some(event);
+                }
                 // Nothing is visible before the first token is due (TTFT); each token is due an
                 // interval after the previous one was *due*, not sent, so the rate holds even
                 // when a send is delayed. The interval follows the load at that moment.
@@ -472,6 +529,7 @@ impl Run {
                     *next_due += self
                         .profile
                         .interval(self.scheduler.running(), &mut self.rng);
+                    self.record_token();
                 } else {
                     tokio::time::sleep_until(*first_due).await;
                 }

@@ -397,3 +397,56 @@ async fn reasoning_comes_first_and_is_paced_like_any_token() {
     assert_eq!(token_count(&events), 30);
     assert_eq!(start.elapsed(), Duration::from_millis(10) * 29);
 }
+
+#[tokio::test(start_paused = true)]
+async fn metrics_measure_ttft_inter_token_latency_and_queue_time() {
+    let model = simulator(100.0);
+    let context = Context::new(with_metadata(
+        request("tether-sim", "measure"),
+        &[("sim_output_tokens", "11")],
+    ));
+    let _: Vec<_> = model.generate(&context).collect().await;
+    let text = model.render_metrics();
+    let line = |prefix: &str| {
+        text.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix}"))
+            .to_string()
+    };
+    let model_label = "{model_name=\"tether-sim\"}";
+    assert_eq!(
+        line(&format!("vllm:generation_tokens_total{model_label}")),
+        format!("vllm:generation_tokens_total{model_label} 11")
+    );
+    assert_eq!(
+        line(&format!(
+            "vllm:inter_token_latency_seconds_count{model_label}"
+        )),
+        format!("vllm:inter_token_latency_seconds_count{model_label} 10")
+    );
+    assert_eq!(
+        line(&format!(
+            "vllm:inter_token_latency_seconds_sum{model_label}"
+        )),
+        format!("vllm:inter_token_latency_seconds_sum{model_label} 0.1")
+    );
+    assert_eq!(
+        line(&format!(
+            "vllm:time_to_first_token_seconds_sum{model_label}"
+        )),
+        format!("vllm:time_to_first_token_seconds_sum{model_label} 0")
+    );
+    assert_eq!(
+        line(&format!(
+            "vllm:e2e_request_latency_seconds_sum{model_label}"
+        )),
+        format!("vllm:e2e_request_latency_seconds_sum{model_label} 0.1")
+    );
+    assert_eq!(
+        line(&format!(
+            "vllm:request_queue_time_seconds_count{model_label}"
+        )),
+        format!("vllm:request_queue_time_seconds_count{model_label} 1")
+    );
+    assert!(text.contains("vllm:num_requests_running{model_name=\"spark\"} 0\n"));
+}
