@@ -7,8 +7,9 @@
 //! ```
 //!
 //! Each given field replaces that field; the whole change is validated first and applied only
-//! if every value is valid (otherwise 400 and nothing changes). Changes are serialised, and a
-//! profile's new timing applies from the next token of every running stream. Both need the
+//! if every value is valid (otherwise 400 and nothing changes) — see [`crate::sim::config`].
+//! Changes are serialised, and a profile's new timing applies from the next token of every
+//! running stream. Both need the
 //! admin key (`--admin-key`) as a bearer token; without one configured the endpoint is off
 //! (404).
 
@@ -16,14 +17,10 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response as HttpResponse};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::AppState;
 use crate::pipeline::Refusal;
-use crate::sim::{FailureRates, Profile};
-
-/// Serialises reconfigurations, so two concurrent changes never interleave.
-static RECONFIGURE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), Refusal> {
     let Some(key) = state.admin_key.as_deref() else {
@@ -51,97 +48,25 @@ fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), Refusal> {
     }
 }
 
-fn snapshot(state: &AppState) -> Value {
-    let simulator = &state.simulator;
-    let profiles: Map<String, Value> = simulator
-        .profiles()
-        .map(|(name, slot)| (name.to_string(), json!(*slot.profile())))
-        .collect();
-    json!({
-        "seed": simulator.seed(),
-        "profiles": profiles,
-        "failure_rates": simulator.failure_rates(),
-    })
-}
-
 /// `GET /admin/simulator`.
 pub async fn show(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<HttpResponse, Refusal> {
     authorize(&state, &headers)?;
-    Ok(Json(snapshot(&state)).into_response())
+    Ok(Json(state.simulator.settings()).into_response())
 }
 
-/// `PATCH /admin/simulator`.
+/// `PATCH /admin/simulator`: the format of [`crate::sim::config`], without `aliases`.
 pub async fn update(
     State(state): State<AppState>,
     headers: HeaderMap,
     Json(change): Json<Value>,
 ) -> Result<HttpResponse, Refusal> {
     authorize(&state, &headers)?;
-    let invalid = |message: String| Refusal::bad_request(Some("invalid_value"), message, None);
-    let Some(change) = change.as_object() else {
-        return Err(invalid("the body must be a JSON object".into()));
-    };
-    if let Some(key) = change
-        .keys()
-        .find(|k| *k != "profiles" && *k != "failure_rates")
-    {
-        return Err(invalid(format!(
-            "unknown field '{key}' (expected profiles, failure_rates)"
-        )));
-    }
-    let _serialised = RECONFIGURE.lock().await;
-    let simulator = &state.simulator;
-    let mut profiles = Vec::new();
-    if let Some(changes) = change.get("profiles") {
-        let Some(changes) = changes.as_object() else {
-            return Err(invalid("profiles must be an object by model id".into()));
-        };
-        for (name, fields) in changes {
-            let Some((_, slot)) = simulator.profiles().find(|(n, _)| n == name) else {
-                return Err(invalid(format!("unknown profile '{name}'")));
-            };
-            let merged = merge(json!(*slot.profile()), fields)
-                .map_err(|e| invalid(format!("profiles.{name}: {e}")))?;
-            let profile: Profile = serde_json::from_value(merged)
-                .map_err(|e| invalid(format!("profiles.{name}: {e}")))?;
-            profile
-                .validate()
-                .map_err(|e| invalid(format!("profiles.{name}: {e}")))?;
-            profiles.push((slot, profile));
-        }
-    }
-    let rates = match change.get("failure_rates") {
-        Some(fields) => {
-            let merged = merge(json!(simulator.failure_rates()), fields)
-                .map_err(|e| invalid(format!("failure_rates: {e}")))?;
-            let rates: FailureRates = serde_json::from_value(merged)
-                .map_err(|e| invalid(format!("failure_rates: {e}")))?;
-            rates
-                .validate()
-                .map_err(|e| invalid(format!("failure_rates: {e}")))?;
-            Some(rates)
-        }
-        None => None,
-    };
-    for (slot, profile) in profiles {
-        slot.replace(profile);
-    }
-    if let Some(rates) = rates {
-        simulator.set_failure_rates(rates);
-    }
-    Ok(Json(snapshot(&state)).into_response())
-}
-
-/// `current` with the fields of `change` replaced.
-fn merge(mut current: Value, change: &Value) -> Result<Value, String> {
-    let (Some(target), Some(fields)) = (current.as_object_mut(), change.as_object()) else {
-        return Err("must be an object".into());
-    };
-    for (key, value) in fields {
-        target.insert(key.clone(), value.clone());
-    }
-    Ok(current)
+    state
+        .simulator
+        .reconfigure(&change)
+        .map_err(|e| Refusal::bad_request(Some("invalid_value"), e, None))?;
+    Ok(Json(state.simulator.settings()).into_response())
 }

@@ -74,6 +74,9 @@ pub struct Config {
     /// Directory of extra scenario files (`*.json`, the format of `server/scenarios/`).
     #[arg(long, env = "TETHER_SCENARIO_DIR")]
     pub scenario_dir: Option<PathBuf>,
+    /// Simulator configuration file (JSON): model aliases, profile settings, failure rates.
+    #[arg(long, env = "TETHER_SIM_CONFIG")]
+    pub sim_config: Option<PathBuf>,
     /// Key of the admin endpoint (`/admin/simulator`, bearer token); without it the endpoint is
     /// off.
     #[arg(long, env = "TETHER_ADMIN_KEY")]
@@ -117,11 +120,29 @@ impl AppState {
                 .load_dir(dir)
                 .map_err(|e| anyhow::anyhow!("cannot load scenarios: {e}"))?;
         }
+        let (aliases, settings) = match &config.sim_config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+                let names = sim::Profile::builtin(config.tokens_per_second);
+                let names: Vec<&str> = names.iter().map(|(name, _)| name.as_str()).collect();
+                let (aliases, settings) = sim::config::parse_file(&text, &names)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                (aliases, Some(settings))
+            }
+            None => Default::default(),
+        };
         let simulator = Arc::new(Simulator::new(SimulatorConfig {
             seed: config.seed.unwrap_or_else(rand::random),
             tokens_per_second: config.tokens_per_second,
             scenarios,
+            aliases,
         }));
+        if let (Some(settings), Some(path)) = (settings, &config.sim_config) {
+            simulator
+                .reconfigure(&settings)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        }
         Ok(AppState {
             model: simulator.clone(),
             simulator,

@@ -151,3 +151,47 @@ async fn metrics_carry_vllm_series() {
         assert!(text.contains(series), "no {series} in {text}");
     }
 }
+
+#[tokio::test]
+async fn a_configuration_file_sets_aliases_profiles_and_rates() {
+    let dir = std::env::temp_dir().join(format!("tether-sim-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sim.json");
+    std::fs::write(
+        &path,
+        r#"{"aliases": {"fast": "instant"},
+            "profiles": {"spark": {"tokens_per_second": 1500}},
+            "failure_rates": {"invalid_request": 0.0}}"#,
+    )
+    .unwrap();
+    let mut config = common::config(":memory:");
+    config.sim_config = Some(path.clone());
+    config.admin_key = Some("k".into());
+    let router = app(
+        AppState::new(&config).unwrap(),
+        std::path::Path::new("does-not-exist"),
+    );
+    let (_, body) = send(&router, "GET", "/admin/simulator", Some("k"), None).await;
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["aliases"]["fast"], "instant");
+    assert_eq!(body["profiles"]["spark"]["tokens_per_second"], 1500.0);
+    let (_, models) = send(&router, "GET", "/v1/models", None, None).await;
+    assert!(models.contains("\"fast\""), "{models}");
+    let (status, _) = send(
+        &router,
+        "POST",
+        "/v1/responses",
+        None,
+        Some(json!({"model": "fast", "input": "hi", "metadata": {"sim_output_tokens": "4"}})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, text) = send(&router, "GET", "/metrics", None, None).await;
+    assert!(text.contains("vllm:generation_tokens_total{model_name=\"instant\"} 4\n"));
+
+    std::fs::write(&path, r#"{"aliases": {"fast": "nope"}}"#).unwrap();
+    assert!(AppState::new(&config).is_err());
+    std::fs::write(&path, r#"{"profiles": {"spark": {"jitter": -1}}}"#).unwrap();
+    assert!(AppState::new(&config).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,6 +10,7 @@
 //! injected failures) draws from an RNG seeded by the server's seed and the conversation, so a
 //! run with the same `--seed` replays exactly, whatever the interleaving of connections.
 
+pub mod config;
 pub mod echo;
 pub mod failure;
 pub mod latency;
@@ -21,7 +22,7 @@ pub mod tokens;
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use futures_util::Stream;
@@ -227,6 +228,8 @@ pub struct SimulatorConfig {
     /// Decoding rate of the default profile (`tether-sim`).
     pub tokens_per_second: f64,
     pub scenarios: ScenarioSet,
+    /// Other model ids served by a profile (configuration file).
+    pub aliases: config::Aliases,
 }
 
 /// The inference simulator: latency profiles by model, generators, failure injection.
@@ -237,6 +240,9 @@ pub struct Simulator {
     profiles: Vec<(String, ProfileSlot, Arc<metrics::ModelMetrics>)>,
     failures: RwLock<FailureRates>,
     scenarios: ScenarioSet,
+    aliases: config::Aliases,
+    /// Serialises [`Simulator::reconfigure`].
+    reconfiguring: Mutex<()>,
 }
 
 impl Simulator {
@@ -249,6 +255,8 @@ impl Simulator {
                 .collect(),
             failures: RwLock::new(FailureRates::default()),
             scenarios: config.scenarios,
+            aliases: config.aliases,
+            reconfiguring: Mutex::new(()),
         }
     }
 
@@ -256,12 +264,18 @@ impl Simulator {
         self.seed
     }
 
-    /// The profile slot serving `model`: its own, or the default one.
+    /// Model ids served by another profile.
+    pub fn aliases(&self) -> &config::Aliases {
+        &self.aliases
+    }
+
+    /// The profile slot serving `model`: its own, its alias's, or the default one.
     pub fn profile_for(&self, model: &str) -> &ProfileSlot {
         &self.entry_for(model).1
     }
 
     fn entry_for(&self, model: &str) -> &(String, ProfileSlot, Arc<metrics::ModelMetrics>) {
+        let model = self.aliases.get(model).map_or(model, String::as_str);
         self.profiles
             .iter()
             .find(|(name, _, _)| name == model)
@@ -374,6 +388,7 @@ impl Model for Simulator {
         self.profiles
             .iter()
             .map(|(name, _, _)| name.clone())
+            .chain(self.aliases.keys().cloned())
             .collect()
     }
 }

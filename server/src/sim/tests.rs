@@ -11,6 +11,7 @@ fn simulator(tokens_per_second: f64) -> Simulator {
         seed: 42,
         tokens_per_second,
         scenarios: ScenarioSet::builtin(),
+        aliases: config::Aliases::new(),
     })
 }
 

@@ -24,6 +24,7 @@ pub fn config(data_dir: &str) -> Config {
         reject_unknown_models: false,
         seed: Some(1),
         scenario_dir: None,
+        sim_config: None,
         admin_key: None,
     }
 }
