@@ -266,3 +266,36 @@ async fn reasoning_tokens_are_counted_in_usage() {
         7
     );
 }
+
+#[tokio::test]
+async fn websocket_mid_stream_failure_is_an_error_with_status_then_failed() {
+    let server = common::TestServer::start(":memory:").await;
+    let mut client = server.connect().await;
+    client
+        .send(
+            &json!({"type": "response.create", "model": "tether-sim", "input": "hi",
+                    "metadata": {"sim_fail": "server_error"}})
+            .to_string(),
+        )
+        .await;
+    let events = client.response_events().await;
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert!(types.contains(&"response.output_text.delta"), "{types:?}");
+    assert_eq!(types[types.len() - 2..], ["error", "response.failed"]);
+    let error = &events[events.len() - 2];
+    assert_eq!(error["status"], 500);
+    assert_eq!(error["error"]["code"], "server_error");
+    let failed = &events[events.len() - 1]["response"];
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(failed["error"]["code"], "server_error");
+    // The connection stays usable.
+    client
+        .send(
+            &json!({"type": "response.create", "model": "tether-sim", "input": "again"})
+                .to_string(),
+        )
+        .await;
+    let events = client.response_events().await;
+    assert_eq!(events.last().unwrap()["type"], "response.completed");
+    server.stop().await;
+}

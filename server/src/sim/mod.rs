@@ -86,6 +86,12 @@ impl Context {
         self.metadata("sim_reasoning_tokens")?.trim().parse().ok()
     }
 
+    /// `metadata.sim_fail`: a failure to inject, like the `x-tether-fail` header but on every
+    /// transport.
+    pub fn sim_fail(&self) -> Option<FailureKind> {
+        FailureKind::parse(self.metadata("sim_fail")?)
+    }
+
     /// `metadata.sim_tool_calls`: the most tool calls to make (`0` suppresses them).
     pub fn sim_tool_calls(&self) -> Option<usize> {
         self.metadata("sim_tool_calls")?.trim().parse().ok()
@@ -356,9 +362,10 @@ impl Model for Simulator {
             .prompt_tokens
             .fetch_add(context.input_tokens, Ordering::Relaxed);
         let mut rng = self.rng_for(context);
-        let failure = context
-            .forced_failure
-            .or_else(|| self.failure_rates().draw(&mut rng));
+        let failure = match context.forced_failure.or_else(|| context.sim_fail()) {
+            Some(kind) => Some(kind),
+            None => self.failure_rates().draw(&mut rng),
+        };
         let mut outputs = self.plan(context, &mut rng);
         if let Some(count) = context.sim_reasoning_tokens() {
             outputs.retain(|output| !matches!(output, Output::Reasoning(_)));

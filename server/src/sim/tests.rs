@@ -451,3 +451,15 @@ async fn metrics_measure_ttft_inter_token_latency_and_queue_time() {
     );
     assert!(text.contains("vllm:num_requests_running{model_name=\"spark\"} 0\n"));
 }
+
+#[tokio::test(start_paused = true)]
+async fn metadata_forces_a_failure_on_any_transport() {
+    let model = simulator(100_000.0);
+    let context = Context::new(with_metadata(
+        request("tether-sim", "hi"),
+        &[("sim_fail", "context_length_exceeded")],
+    ));
+    let events: Vec<_> = model.generate(&context).collect().await;
+    assert!(matches!(&events[1], ModelEvent::Fail { status: 400, error }
+        if error.code.as_deref() == Some("context_length_exceeded")));
+}
