@@ -2,13 +2,17 @@
 //!
 //! It lives inside one connection's task and dies with it, so it needs no lock and never touches
 //! disk. It keeps the most recent responses (at least the latest of every lane) with the full
-//! logical context after each — input and output items — so a continuation starts from memory
-//! instead of the store.
+//! logical context after each — input and output items, their rendered tokens and the compiled
+//! tool schemas — so a continuation starts from memory instead of the store and only renders,
+//! validates and classifies its new items.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 use tether_protocol::{Item, Response};
+
+use crate::stages::render::RenderedPrompt;
+use crate::stages::validate::CompiledTools;
 
 /// How many responses one connection remembers; enough for the latest of many lanes.
 pub const CAPACITY: usize = 64;
@@ -19,6 +23,10 @@ pub struct CachedResponse {
     pub response: Response,
     /// The whole conversation after this response: its input context, then its output.
     pub context: Arc<Vec<Item>>,
+    /// That conversation, rendered: a continuation appends only its new items' tokens.
+    pub rendered: RenderedPrompt,
+    /// The response's tools, compiled: reused while a continuation offers the same tools.
+    pub compiled: CompiledTools,
 }
 
 /// Recently completed responses of one connection, newest last.
@@ -70,6 +78,8 @@ mod tests {
         CachedResponse {
             response: Response::in_progress(id, 0, &ResponseCreate::new("m", "")),
             context: Arc::new(Vec::new()),
+            rendered: RenderedPrompt::default(),
+            compiled: CompiledTools::default(),
         }
     }
 

@@ -22,7 +22,7 @@ use tokio::sync::mpsc;
 
 use crate::AppState;
 use crate::metrics::Transport;
-use crate::pipeline::{self, Refusal};
+use crate::pipeline::{self, Origin, Refusal};
 use crate::sim::FailureKind;
 
 impl IntoResponse for Refusal {
@@ -58,7 +58,7 @@ pub async fn create(
     }
     let streaming = request.stream == Some(true);
     let forced_failure = forced_failure(&headers)?;
-    let mut prepared = pipeline::prepare(&state, request, None).await?;
+    let mut prepared = pipeline::prepare(&state, request, Origin::Http).await?;
     prepared.context.forced_failure = forced_failure;
     let (out, mut events) = mpsc::channel::<ServerEvent>(256);
     if streaming {

@@ -10,9 +10,12 @@ pub mod cache;
 pub mod http;
 pub mod ids;
 pub mod metrics;
+pub mod persist;
 pub mod pipeline;
 pub mod sim;
+pub mod stages;
 pub mod store;
+pub mod timing;
 pub mod ws;
 
 use std::future::Future;
@@ -28,8 +31,11 @@ use axum::routing::get;
 use tower_http::services::ServeDir;
 
 use crate::metrics::Metrics;
+use crate::persist::WriteBehindStore;
 use crate::sim::{Model, ScenarioSet, Simulator, SimulatorConfig};
+use crate::stages::classify::{Classifier, ClassifierPolicy};
 use crate::store::{ResponseStore, SqliteStore};
+use crate::timing::StageHistograms;
 
 /// Server configuration; every field is a command-line flag with an environment fallback.
 #[derive(Debug, Clone, clap::Parser)]
@@ -67,6 +73,9 @@ pub struct Config {
     /// serving them with the default model, which is what clients such as Codex need.
     #[arg(long, env = "TETHER_REJECT_UNKNOWN_MODELS")]
     pub reject_unknown_models: bool,
+    /// What the safety classifier does with secrets or personal data in request input.
+    #[arg(long, env = "TETHER_CLASSIFIER", value_enum, default_value = "flag")]
+    pub classifier: ClassifierPolicy,
     /// Seed of the simulator's random choices (jitter, injected failures); random when absent.
     /// The server prints it at start so a run can be replayed.
     #[arg(long, env = "TETHER_SEED")]
@@ -91,17 +100,24 @@ pub struct AppState {
     pub simulator: Arc<Simulator>,
     /// Key of the admin endpoint; `None` disables it.
     pub admin_key: Option<Arc<str>>,
+    /// The store as every reader sees it (queued writes included).
     pub store: Arc<dyn ResponseStore>,
+    /// The same store, for writing now or behind the response.
+    pub records: Arc<WriteBehindStore>,
     pub metrics: Arc<Metrics>,
     pub max_frame_bytes: usize,
     pub websocket_enabled: bool,
     pub api_keys: Arc<Vec<String>>,
     pub ws_lifetime: std::time::Duration,
     pub reject_unknown_models: bool,
+    pub classifier: Arc<Classifier>,
+    pub classifier_policy: ClassifierPolicy,
+    pub stage_histograms: Arc<StageHistograms>,
 }
 
 impl AppState {
-    /// State built from `config`.
+    /// State built from `config`; starts the store's background writer, so it must be called
+    /// inside a tokio runtime.
     pub fn new(config: &Config) -> anyhow::Result<Self> {
         anyhow::ensure!(
             config.tokens_per_second.is_finite() && config.tokens_per_second > 0.0,
@@ -114,6 +130,11 @@ impl AppState {
                 config.data_dir.display()
             )
         })?;
+        let stage_histograms = Arc::new(StageHistograms::default());
+        let records = Arc::new(WriteBehindStore::start(
+            Arc::new(store),
+            stage_histograms.clone(),
+        ));
         let mut scenarios = ScenarioSet::builtin();
         if let Some(dir) = &config.scenario_dir {
             scenarios
@@ -151,10 +172,14 @@ impl AppState {
                 .as_deref()
                 .filter(|k| !k.is_empty())
                 .map(Arc::from),
-            store: Arc::new(store),
+            store: records.clone(),
+            records,
             metrics: Arc::new(Metrics::default()),
             max_frame_bytes: config.max_frame_bytes,
             reject_unknown_models: config.reject_unknown_models,
+            classifier: Arc::new(Classifier::new()),
+            classifier_policy: config.classifier,
+            stage_histograms,
             websocket_enabled: !config.no_websocket,
             api_keys: Arc::new(
                 config
@@ -194,7 +219,9 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
         .route(
             "/metrics",
             get(|State(state): State<AppState>| async move {
-                state.metrics.render() + &state.simulator.render_metrics()
+                state.metrics.render()
+                    + &state.stage_histograms.render()
+                    + &state.simulator.render_metrics()
             }),
         )
         .layer(DefaultBodyLimit::max(body_limit))
@@ -218,6 +245,7 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let state = AppState::new(&config)?;
     let seed = state.simulator.seed();
+    let records = state.records.clone();
     let router = app(state, &config.static_dir);
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
@@ -235,5 +263,7 @@ pub async fn serve(
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await?;
+    // Responses already answered may still be queued for the store and the ledger.
+    records.drain().await;
     Ok(())
 }

@@ -1,7 +1,9 @@
 //! Prometheus exposition at `/metrics`: plain atomic counters rendered by hand, because the
 //! handful of series we need do not justify a metrics framework.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 /// Which transport served a response.
@@ -30,6 +32,8 @@ pub struct Metrics {
     ws_connections_active: AtomicI64,
     responses: [AtomicU64; 3],
     cache_lookups: [AtomicU64; 3],
+    /// Classifier findings by rule (a handful of static names).
+    classifier_findings: Mutex<BTreeMap<&'static str, u64>>,
 }
 
 impl Metrics {
@@ -44,6 +48,14 @@ impl Metrics {
 
     pub fn response_served(&self, transport: Transport) {
         self.responses[transport as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn classifier_finding(&self, rule: &'static str) {
+        let mut findings = self
+            .classifier_findings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        *findings.entry(rule).or_default() += 1;
     }
 
     pub fn cache_lookup(&self, lookup: CacheLookup) {
@@ -93,6 +105,21 @@ impl Metrics {
                 out,
                 "tether_cache_lookups_total{{result=\"{label}\"}} {}",
                 get(counter)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP tether_classifier_findings_total Sensitive-content findings in request input, by rule."
+        );
+        let _ = writeln!(out, "# TYPE tether_classifier_findings_total counter");
+        let findings = self
+            .classifier_findings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        for (rule, count) in findings.iter() {
+            let _ = writeln!(
+                out,
+                "tether_classifier_findings_total{{rule=\"{rule}\"}} {count}"
             );
         }
         out

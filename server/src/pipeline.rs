@@ -18,8 +18,13 @@ use crate::AppState;
 use crate::cache::CachedResponse;
 use crate::ids::{new_id, unix_now};
 use crate::metrics::CacheLookup;
+use crate::persist::Record;
 use crate::sim::{Context, ModelEvent};
-use crate::store::StoredResponse;
+use crate::stages::classify::ClassifierPolicy;
+use crate::stages::render::{self, RenderedPrompt};
+use crate::stages::validate::{self, CompiledTools, tools_key};
+use crate::store::{LedgerEntry, StoredResponse};
+use crate::timing::{PathKind, Stage, StageTimings};
 
 /// A request refused before or while it ran: an HTTP status and the API error.
 #[derive(Debug, Clone)]
@@ -65,6 +70,30 @@ pub struct Prepared {
     pub stored_parent: Option<String>,
     /// Where a WebSocket continuation found its previous response.
     pub lookup: Option<CacheLookup>,
+    /// The rendered prompt (`usage.input_tokens` is its length).
+    pub rendered: RenderedPrompt,
+    /// Tokens of the prompt reused from the connection cache (`cached_tokens`).
+    pub cached_tokens: u64,
+    /// The request's tools, compiled.
+    pub compiled: CompiledTools,
+    /// What each stage cost so far.
+    pub timings: StageTimings,
+}
+
+impl Prepared {
+    /// What the connection cache keeps of this request besides the conversation: the rendered
+    /// prompt and the compiled tools (cheap clones of shared buffers).
+    pub fn reusable(&self) -> (RenderedPrompt, CompiledTools) {
+        (self.rendered.clone(), self.compiled.clone())
+    }
+}
+
+/// Where a request comes from, which decides where its previous context may be found.
+pub enum Origin {
+    /// HTTP: the store only.
+    Http,
+    /// WebSocket mode: `cached` is the previous response if the connection cache held it.
+    WebSocket { cached: Option<Box<CachedResponse>> },
 }
 
 /// The previous response's context, from wherever it was found.
@@ -72,16 +101,24 @@ struct Previous {
     items: Arc<Vec<Item>>,
     stored: bool,
     lookup: CacheLookup,
+    /// The cache entry, on a hit: its rendered prompt and compiled tools are reused.
+    cached: Option<CachedResponse>,
 }
 
-/// Builds the context of `request`: previous context (`cached` when the caller's connection
-/// cache held the previous response, else the store) + the new input, with item references
-/// resolved and tool outputs checked.
+/// Builds the context of `request`: the previous context (from the connection cache on a
+/// WebSocket hit, else from the store) + the new input, with item references resolved and tool
+/// outputs checked; then renders, validates and classifies — everything on a cache miss, only
+/// the new items on a hit.
 pub async fn prepare(
     state: &AppState,
     request: ResponseCreate,
-    cached: Option<CachedResponse>,
+    origin: Origin,
 ) -> Result<Prepared, Refusal> {
+    let (cached, websocket) = match origin {
+        Origin::Http => (None, false),
+        Origin::WebSocket { cached } => (cached.map(|c| *c), true),
+    };
+    let resolve_started = std::time::Instant::now();
     if state.reject_unknown_models && !state.model.model_ids().contains(&request.model) {
         return Err(Refusal::not_found(
             Some("model_not_found"),
@@ -92,13 +129,72 @@ pub async fn prepare(
             Some("model"),
         ));
     }
+    let resolve_time = resolve_started.elapsed();
+    let load_started = std::time::Instant::now();
     let previous = match &request.previous_response_id {
         Some(id) => Some(find_previous(state, id, cached).await?),
         None => None,
     };
+    let load_time = load_started.elapsed();
+    let hit = previous.as_ref().is_some_and(|p| p.cached.is_some());
+    let mut timings = StageTimings::new(match (websocket, hit) {
+        (false, _) => PathKind::Http,
+        (true, true) => PathKind::WsHit,
+        (true, false) => PathKind::WsMiss,
+    });
+    timings.record(Stage::Resolve, resolve_time);
+    if previous
+        .as_ref()
+        .is_some_and(|p| p.lookup == CacheLookup::Store)
+    {
+        timings.record(Stage::Load, load_time);
+    }
     let prior: &[Item] = previous.as_ref().map_or(&[], |p| p.items.as_slice());
     let new_items = resolve_references(request.input.clone().into_items(), prior)?;
     check_tool_outputs(prior, &new_items)?;
+    let reuse = previous.as_ref().and_then(|p| p.cached.as_ref());
+    let instructions = request.instructions.as_deref();
+
+    // Render: extend the cached token buffer, or tokenize the whole conversation.
+    let (rendered, cached_tokens) = timings.time(Stage::Render, || match reuse {
+        Some(cached) => cached
+            .rendered
+            .extend(instructions, &request.tools, &new_items),
+        None => {
+            let all: Vec<Item> = prior.iter().chain(&new_items).cloned().collect();
+            (RenderedPrompt::full(instructions, &request.tools, &all), 0)
+        }
+    });
+
+    // Validate: reuse the compiled tools while they are unchanged; check the items not yet
+    // checked on this connection.
+    let total = prior.len() + new_items.len();
+    let compiled = timings.time(Stage::Validate, || -> Result<CompiledTools, Refusal> {
+        let compiled = match reuse {
+            Some(cached) if *cached.compiled.key == tools_key(&request.tools) => {
+                cached.compiled.clone()
+            }
+            _ => validate::compile(&request.tools)?,
+        };
+        let mut mismatches = validate::check_items(&new_items, prior.len(), total, &compiled)?
+            .arguments_not_matching_schema;
+        if reuse.is_none() {
+            mismatches +=
+                validate::check_items(prior, 0, total, &compiled)?.arguments_not_matching_schema;
+        }
+        if mismatches > 0 {
+            tracing::debug!("{mismatches} function calls in the input do not match their schema");
+        }
+        Ok(compiled)
+    })?;
+
+    // Classify: scan the text not yet scanned on this connection.
+    let scanned: Vec<&Item> = if reuse.is_some() {
+        new_items.iter().collect()
+    } else {
+        prior.iter().chain(&new_items).collect()
+    };
+    timings.time(Stage::Classify, || classify_items(state, &scanned))?;
 
     let stored_parent = previous
         .as_ref()
@@ -112,12 +208,42 @@ pub async fn prepare(
     let mut items = Vec::with_capacity(prior.len() + new_items.len());
     items.extend_from_slice(prior);
     items.extend(new_items);
+    let mut context = Context::with_items(request, items);
+    context.input_tokens = rendered.len() as u64;
     Ok(Prepared {
-        context: Context::with_items(request, items),
+        context,
         added_input,
         stored_parent,
         lookup: previous.map(|p| p.lookup),
+        rendered,
+        cached_tokens: cached_tokens as u64,
+        compiled,
+        timings,
     })
+}
+
+/// Runs the classifier over `items` and applies the configured policy.
+fn classify_items(state: &AppState, items: &[&Item]) -> Result<(), Refusal> {
+    if state.classifier_policy == ClassifierPolicy::Off {
+        return Ok(());
+    }
+    for item in items {
+        let (_, text) = render::header_and_body(item);
+        for finding in state.classifier.scan(&text) {
+            state.metrics.classifier_finding(finding.rule);
+            if state.classifier_policy == ClassifierPolicy::Refuse {
+                return Err(Refusal::bad_request(
+                    Some("sensitive_content"),
+                    format!(
+                        "The input contains what looks like sensitive data ({}); remove it or ask the server operator to relax --classifier.",
+                        finding.rule
+                    ),
+                    Some("input"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 async fn find_previous(
@@ -127,9 +253,10 @@ async fn find_previous(
 ) -> Result<Previous, Refusal> {
     if let Some(cached) = cached.filter(|c| c.response.id == id) {
         return Ok(Previous {
-            items: cached.context,
+            items: cached.context.clone(),
             stored: cached.response.store,
             lookup: CacheLookup::Hit,
+            cached: Some(cached),
         });
     }
     let store = state.store.clone();
@@ -146,6 +273,7 @@ async fn find_previous(
             items: Arc::new(items),
             stored: true,
             lookup: CacheLookup::Store,
+            cached: None,
         }),
         None => Err(previous_not_found(id)),
     }
@@ -222,8 +350,13 @@ pub struct Generated {
 }
 
 impl Generated {
-    pub fn into_cached(self) -> CachedResponse {
+    /// The cache entry for this response: `reuse` (from [`Prepared::reusable`]) extended with
+    /// the output's tokens. Called after `response.completed` is sent, off the critical path.
+    pub fn into_cached(self, reuse: (RenderedPrompt, CompiledTools)) -> CachedResponse {
+        let (rendered, compiled) = reuse;
         CachedResponse {
+            rendered: rendered.with_items(&self.response.output),
+            compiled,
             response: self.response,
             context: self.context,
         }
@@ -241,8 +374,11 @@ pub async fn generate(
         context,
         added_input,
         stored_parent,
+        cached_tokens,
+        mut timings,
         ..
     } = prepared;
+    let generate_started = std::time::Instant::now();
     let request = &context.request;
     let response = Response::in_progress(new_id("resp"), unix_now(), request);
     let mut builder = ResponseStreamBuilder::new(response, request.stream_id.clone());
@@ -316,22 +452,43 @@ pub async fn generate(
             context: Arc::new(after),
         });
     }
-    let usage = Usage::new(context.input_tokens, 0, output_tokens, reasoning_tokens);
+    let usage = Usage::new(
+        context.input_tokens,
+        cached_tokens,
+        output_tokens,
+        reasoning_tokens,
+    );
     let terminal = builder.complete(usage, unix_now());
     let response = builder.response().clone();
-    if response.store {
-        let stored = StoredResponse {
+    timings.record(Stage::Generate, generate_started.elapsed());
+    let record = Record {
+        stored: response.store.then(|| StoredResponse {
             response: response.clone(),
             added_input: with_listing_shape(added_input),
             parent_id: stored_parent,
-        };
-        let store = state.store.clone();
-        match tokio::task::spawn_blocking(move || store.put(&stored)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => tracing::error!("persisting {}: {e}", response.id),
-            Err(e) => tracing::error!("persisting {}: task failed: {e}", response.id),
-        }
+        }),
+        bill: LedgerEntry {
+            response_id: response.id.clone(),
+            model: response.model.clone(),
+            transport: match timings.path {
+                PathKind::Http if request.stream == Some(true) => "sse",
+                PathKind::Http => "http",
+                PathKind::WsHit | PathKind::WsMiss => "ws",
+            },
+            input_tokens: context.input_tokens,
+            cached_tokens,
+            output_tokens,
+            recorded_at: unix_now(),
+        },
+    };
+    if timings.path == PathKind::Http {
+        // Over HTTP the response is final once stored and billed.
+        state.records.write_now(record, &mut timings).await;
+    } else {
+        // Queued before the terminal event, so a continuation can always find it; written after.
+        state.records.write_later(record, timings.path);
     }
+    state.stage_histograms.observe(&timings);
     send_all(out, terminal).await?;
     let mut after = context.items;
     after.extend(response.output.iter().cloned());

@@ -39,9 +39,26 @@ pub enum StoreError {
 /// The longest chain `load_context` walks; a guard against cycles in corrupt data.
 pub const MAX_CHAIN: usize = 100_000;
 
-/// Persists responses.
+/// One line of the usage ledger: what a response cost, for billing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerEntry {
+    pub response_id: String,
+    pub model: String,
+    /// `http`, `sse` or `ws`.
+    pub transport: &'static str,
+    pub input_tokens: u64,
+    pub cached_tokens: u64,
+    pub output_tokens: u64,
+    pub recorded_at: u64,
+}
+
+/// Persists responses and the usage ledger.
 pub trait ResponseStore: Send + Sync + 'static {
     fn put(&self, stored: &StoredResponse) -> Result<(), StoreError>;
+    /// Appends a usage line (every response is billed, stored or not).
+    fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError>;
+    /// The ledger lines of a response, oldest first.
+    fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError>;
     fn get(&self, id: &str) -> Result<Option<StoredResponse>, StoreError>;
     /// Deletes a response; `false` if there was none.
     fn delete(&self, id: &str) -> Result<bool, StoreError>;
@@ -74,13 +91,25 @@ pub trait ResponseStore: Send + Sync + 'static {
 }
 
 /// Ordered schema migrations; the index + 1 is the version recorded in `user_version`.
-const MIGRATIONS: &[&str] = &["CREATE TABLE responses (
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE responses (
         id TEXT PRIMARY KEY,
         parent_id TEXT,
         created_at INTEGER NOT NULL,
         response_json TEXT NOT NULL,
         added_input_json TEXT NOT NULL
-    );"];
+    );",
+    "CREATE TABLE usage_ledger (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        response_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        transport TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        cached_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        recorded_at INTEGER NOT NULL
+    );",
+];
 
 /// SQLite-backed store.
 pub struct SqliteStore {
@@ -178,6 +207,48 @@ impl ResponseStore for SqliteStore {
             .lock()
             .execute("DELETE FROM responses WHERE id = ?1", params![id])?
             > 0)
+    }
+
+    fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
+        self.lock().execute(
+            "INSERT INTO usage_ledger (response_id, model, transport, input_tokens, cached_tokens,
+             output_tokens, recorded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                entry.response_id,
+                entry.model,
+                entry.transport,
+                entry.input_tokens as i64,
+                entry.cached_tokens as i64,
+                entry.output_tokens as i64,
+                entry.recorded_at as i64
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
+        let connection = self.lock();
+        let mut statement = connection.prepare(
+            "SELECT model, transport, input_tokens, cached_tokens, output_tokens, recorded_at
+             FROM usage_ledger WHERE response_id = ?1 ORDER BY seq",
+        )?;
+        let rows = statement.query_map(params![response_id], |row| {
+            let transport: String = row.get(1)?;
+            Ok(LedgerEntry {
+                response_id: response_id.to_string(),
+                model: row.get(0)?,
+                transport: match transport.as_str() {
+                    "http" => "http",
+                    "sse" => "sse",
+                    _ => "ws",
+                },
+                input_tokens: row.get::<_, i64>(2)? as u64,
+                cached_tokens: row.get::<_, i64>(3)? as u64,
+                output_tokens: row.get::<_, i64>(4)? as u64,
+                recorded_at: row.get::<_, i64>(5)? as u64,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 }
 

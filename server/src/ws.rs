@@ -25,7 +25,7 @@ use tokio::task::JoinSet;
 use crate::AppState;
 use crate::cache::ConnectionCache;
 use crate::metrics::{CacheLookup, Transport};
-use crate::pipeline::{self, Refusal};
+use crate::pipeline::{self, Origin, Refusal};
 
 /// Requests waiting on one lane; beyond this a `response.create` is refused (429).
 const MAX_QUEUED: usize = 64;
@@ -309,14 +309,19 @@ async fn serve_request(
     let previous = request.previous_response_id.clone();
     let cached = previous
         .as_deref()
-        .and_then(|id| lock(cache).get(id).cloned());
-    match pipeline::prepare(state, request, cached).await {
+        .and_then(|id| lock(cache).get(id).cloned())
+        .map(Box::new);
+    match pipeline::prepare(state, request, Origin::WebSocket { cached }).await {
         Ok(prepared) => {
             if let Some(lookup) = prepared.lookup {
                 state.metrics.cache_lookup(lookup);
             }
+            let reuse = prepared.reusable();
             let generated = pipeline::generate(state, prepared, out).await?;
-            lock(cache).put(generated.into_cached());
+            // `response.completed` is out: rendering the output for the next turn is off the
+            // critical path.
+            let entry = generated.into_cached(reuse);
+            lock(cache).put(entry);
             Ok(())
         }
         Err(refusal) => {

@@ -22,6 +22,7 @@ pub fn config(data_dir: &str) -> Config {
         api_keys: Vec::new(),
         ws_lifetime_seconds: 3600.0,
         reject_unknown_models: false,
+        classifier: tether_server::stages::classify::ClassifierPolicy::Flag,
         seed: Some(1),
         scenario_dir: None,
         sim_config: None,
@@ -126,6 +127,22 @@ impl TestServer {
         let mut response = String::new();
         stream.read_to_string(&mut response).await.unwrap();
         response
+    }
+
+    /// `POST path` with a JSON body; the response body as JSON, whatever the status.
+    pub async fn post_json(&self, path: &str, body: &Value) -> Value {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let body = body.to_string();
+        let mut stream = TcpStream::connect(self.addr).await.unwrap();
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.unwrap();
+        let (_, payload) = response.split_once("\r\n\r\n").expect("an HTTP response");
+        serde_json::from_str(payload).unwrap_or_else(|_| panic!("not JSON: {response}"))
     }
 
     /// The value of a Prometheus series in `/metrics`.

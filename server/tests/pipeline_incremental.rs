@@ -1,0 +1,161 @@
+//! The incremental pipeline: a WebSocket continuation renders only its new items, yet counts
+//! exactly the tokens a full render of the same conversation counts; stages are timed and the
+//! usage is billed.
+
+mod common;
+
+use common::{TestServer, config};
+use serde_json::{Value, json};
+use tether_server::stages::classify::ClassifierPolicy;
+
+fn completed(events: &[Value]) -> Value {
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "response.completed", "{last}");
+    last["response"].clone()
+}
+
+#[tokio::test]
+async fn a_continuation_counts_the_same_tokens_as_a_full_render() {
+    let server = TestServer::start(":memory:").await;
+    let mut client = server.connect().await;
+    let tools = json!([{"type": "function", "name": "read_file", "parameters": {"type": "object",
+        "properties": {"path": {"type": "string"}}, "required": ["path"]}}]);
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false, "tools": tools,
+            "instructions": "Be precise.", "input": "Read the config file."})
+            .to_string(),
+        )
+        .await;
+    let first = completed(&client.response_events().await);
+    let call = first["output"][0].clone();
+    let output = json!({"type": "function_call_output", "call_id": call["call_id"], "output": "port = 8080\nhost = 'localhost'"});
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false, "tools": tools,
+            "instructions": "Be precise.", "previous_response_id": first["id"], "input": [output]})
+            .to_string(),
+        )
+        .await;
+    let second = completed(&client.response_events().await);
+    let usage = &second["usage"];
+    let cached = usage["input_tokens_details"]["cached_tokens"]
+        .as_u64()
+        .unwrap();
+    let input = usage["input_tokens"].as_u64().unwrap();
+    assert!(
+        cached >= first["usage"]["input_tokens"].as_u64().unwrap(),
+        "the whole first prompt is reused"
+    );
+    assert!(cached < input, "the new item is not");
+
+    // The same conversation sent whole, statelessly, over HTTP.
+    let body = json!({"model": "m", "store": false, "tools": tools, "instructions": "Be precise.",
+        "input": [{"role": "user", "content": "Read the config file."}, call, output]});
+    let response = server.post_json("/v1/responses", &body).await;
+    assert_eq!(response["usage"]["input_tokens"].as_u64().unwrap(), input);
+    assert_eq!(
+        response["usage"]["input_tokens_details"]["cached_tokens"],
+        0
+    );
+
+    let metrics = server.get_text("/metrics").await;
+    for series in [
+        "tether_stage_duration_seconds_count{stage=\"render\",path=\"ws_hit\"} 1",
+        "tether_stage_duration_seconds_count{stage=\"render\",path=\"ws_miss\"} 1",
+        "tether_stage_duration_seconds_count{stage=\"render\",path=\"http\"} 1",
+        "tether_stage_duration_seconds_count{stage=\"validate\",path=\"ws_hit\"} 1",
+        "tether_stage_duration_seconds_count{stage=\"classify\",path=\"http\"} 1",
+        "tether_stage_duration_seconds_count{stage=\"bill\",path=\"http\"} 1",
+    ] {
+        assert!(metrics.contains(series), "missing {series}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn secrets_are_flagged_or_refused_per_policy() {
+    let secret = "my key is sk-proj-abcdefghijklmnopqrstuvwxyz0123456789";
+    let server = TestServer::start(":memory:").await;
+    let response = server
+        .post_json("/v1/responses", &json!({"model": "m", "input": secret}))
+        .await;
+    assert_eq!(response["status"], "completed", "flagging lets it through");
+    let metrics = server.get_text("/metrics").await;
+    assert!(
+        metrics.contains("tether_classifier_findings_total{rule=\"openai_api_key\"} 1"),
+        "{metrics}"
+    );
+    server.stop().await;
+
+    let mut cfg = config(":memory:");
+    cfg.classifier = ClassifierPolicy::Refuse;
+    let server = TestServer::start_with(cfg).await;
+    let refused = server
+        .post_json("/v1/responses", &json!({"model": "m", "input": secret}))
+        .await;
+    assert_eq!(refused["error"]["code"], "sensitive_content", "{refused}");
+    assert!(
+        !refused.to_string().contains("sk-proj"),
+        "the secret is never echoed"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn broken_tool_schemas_are_refused() {
+    let server = TestServer::start(":memory:").await;
+    let response = server
+        .post_json(
+            "/v1/responses",
+            &json!({"model": "m", "input": "x",
+            "tools": [{"type": "function", "name": "f", "parameters": {"type": 12}}]}),
+        )
+        .await;
+    assert_eq!(
+        response["error"]["param"], "tools[0].parameters",
+        "{response}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn websocket_responses_are_billed_and_stored_behind_the_reply() {
+    let dir = std::env::temp_dir().join(format!("tether-ledger-{}", std::process::id()));
+    let server = TestServer::start(dir.to_str().unwrap()).await;
+    let mut client = server.connect().await;
+    client
+        .send(&json!({"type": "response.create", "model": "m", "input": "bill me"}).to_string())
+        .await;
+    let id = completed(&client.response_events().await)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Readable at once, whether or not the background write has happened yet.
+    assert!(
+        server
+            .get_text(&format!("/v1/responses/{id}"))
+            .await
+            .starts_with("HTTP/1.1 200")
+    );
+    drop(client);
+    server.stop().await;
+    let store = tether_server::store::SqliteStore::open(&dir).unwrap();
+    use tether_server::store::ResponseStore;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let ledger = store.ledger(&id).unwrap();
+        if ledger.len() == 1 {
+            assert_eq!(ledger[0].transport, "ws");
+            assert!(ledger[0].input_tokens > 0);
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the ledger line was never written"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(store.get(&id).unwrap().is_some());
+    std::fs::remove_dir_all(dir).unwrap();
+}
