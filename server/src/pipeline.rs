@@ -210,6 +210,8 @@ pub async fn prepare(
     items.extend(new_items);
     let mut context = Context::with_items(request, items);
     context.input_tokens = rendered.len() as u64;
+    // The simulator's prefill skips what the connection cache already holds.
+    context.cached_tokens = cached_tokens as u64;
     Ok(Prepared {
         context,
         added_input,
