@@ -1,5 +1,7 @@
-//! The Tether playground: a Leptos (client-side rendered) app that talks to the Tether server over
-//! WebSocket mode and shows, as the answer streams in, where the time went.
+//! The Tether playground: a Leptos (client-side rendered) app that talks to the Tether server and
+//! shows where the time went. Two views: **Chat** (one prompt, one WebSocket turn, its answer
+//! streaming in) and **Agent** (a Codex-style loop: the model's tool calls run in a sandbox in the
+//! page, over WebSocket mode or HTTP, with a per-turn timeline).
 //!
 //! State and logic live in plain Rust ([`agent`], [`transport`]) that is tested natively; the
 //! components in [`components`] only render it.
@@ -12,7 +14,7 @@ use leptos::prelude::*;
 use tether_protocol::{ClientFrame, ResponseCreate};
 
 use crate::agent::{RunStatus, Turn};
-use crate::components::AnswerView;
+use crate::components::{AgentView, AnswerView};
 use crate::transport::ws::{WsClient, responses_url};
 
 /// The model name the playground asks for; the server accepts any.
@@ -26,17 +28,75 @@ pub fn now_ms() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// The WebSocket URL of the server that served this page.
-fn page_responses_url() -> Result<String, String> {
+/// The protocol (`http:`/`https:`) and host of the server that served this page.
+pub fn page_origin() -> Result<(String, String), String> {
     let location = web_sys::window().ok_or("no window")?.location();
     let protocol = location.protocol().map_err(|_| "no location.protocol")?;
     let host = location.host().map_err(|_| "no location.host")?;
+    Ok((protocol, host))
+}
+
+/// The WebSocket URL of the server that served this page.
+fn page_responses_url() -> Result<String, String> {
+    let (protocol, host) = page_origin()?;
     Ok(responses_url(&protocol, &host))
 }
 
-/// The app shell: a prompt form and the streaming answer with its timings.
+/// Which view the page shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum View {
+    Chat,
+    Agent,
+}
+
+/// The app shell: a header, the view tabs, and the chosen view.
 #[component]
 pub fn App() -> impl IntoView {
+    let view = RwSignal::new(View::Chat);
+    let tab = move |which: View, label: &'static str, test_id: &'static str| {
+        view! {
+            <button
+                type="button"
+                role="tab"
+                class="tab"
+                data-testid=test_id
+                aria-selected=move || (view.get() == which).to_string()
+                on:click=move |_| view.set(which)
+            >
+                {label}
+            </button>
+        }
+    };
+    view! {
+        <main class="playground">
+            <header>
+                <h1>"Tether playground"</h1>
+                <p class="tagline">
+                    {move || match view.get() {
+                        View::Chat => {
+                            "One prompt, one WebSocket turn: the server streams its answer token by token."
+                        }
+                        View::Agent => {
+                            "An agent loop in the page: the model's tool calls run in a sandbox here, over WebSocket or HTTP."
+                        }
+                    }}
+                </p>
+            </header>
+            <nav class="tabs" role="tablist">
+                {tab(View::Chat, "Chat", "tab-chat")} {tab(View::Agent, "Agent", "tab-agent")}
+            </nav>
+            {move || match view.get() {
+                View::Chat => view! { <ChatView /> }.into_any(),
+                View::Agent => view! { <AgentView /> }.into_any(),
+            }}
+        </main>
+    }
+}
+
+/// The chat view: a prompt form and the streaming answer with its timings, over one WebSocket
+/// reused for every prompt.
+#[component]
+fn ChatView() -> impl IntoView {
     let turn = RwSignal::new(Turn::default());
     let prompt = RwSignal::new(String::from(
         "Why does WebSocket mode make agent loops faster?",
@@ -75,13 +135,7 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <main class="playground">
-            <header>
-                <h1>"Tether playground"</h1>
-                <p class="tagline">
-                    "One prompt, one WebSocket turn: the server streams its answer token by token."
-                </p>
-            </header>
+        <section class="chat-view">
             <form
                 class="prompt"
                 on:submit=move |ev| {
@@ -113,6 +167,6 @@ pub fn App() -> impl IntoView {
                 <span class="hint">"Ctrl+Enter sends"</span>
             </form>
             <AnswerView turn=turn />
-        </main>
+        </section>
     }
 }

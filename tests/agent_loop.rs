@@ -482,3 +482,61 @@ fn a_failed_response_fails_the_run_with_the_server_message() {
         Some("server error (500): the simulator crashed")
     );
 }
+
+/// A server that accepts the request and then says nothing.
+struct SilentServer {
+    requests: usize,
+}
+
+impl Transport for SilentServer {
+    fn kind(&self) -> TransportKind {
+        TransportKind::WebSocket
+    }
+
+    fn send<'a>(
+        &'a mut self,
+        _request: &'a ResponseCreate,
+    ) -> futures::future::LocalBoxFuture<'a, Result<(), TransportError>> {
+        self.requests += 1;
+        Box::pin(async { Ok(()) })
+    }
+
+    fn next_event(
+        &mut self,
+    ) -> futures::future::LocalBoxFuture<'_, Result<ServerEvent, TransportError>> {
+        Box::pin(futures::future::pending())
+    }
+
+    fn reconnect(&mut self) -> futures::future::LocalBoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+#[test]
+fn stop_while_waiting_on_a_silent_connection_ends_the_run() {
+    use futures::task::LocalSpawnExt;
+
+    let mut pool = futures::executor::LocalPool::new();
+    let stop = StopSignal::new();
+    let pressed = stop.clone();
+    // The "user" presses Stop once the run is parked waiting for an event.
+    pool.spawner()
+        .spawn_local(async move { pressed.stop() })
+        .unwrap();
+    let mut transport = SilentServer { requests: 0 };
+    let mut sandbox = Sandbox::new(sample_project());
+    let config = AgentConfig::new("tether-sim", ContinuationMode::WebSocket);
+    let run = pool.run_until(run_agent(
+        &mut transport,
+        &mut sandbox,
+        &config,
+        TASK,
+        &|| 0.0,
+        &stop,
+        &mut |_| {},
+    ));
+    assert_eq!(run.status, RunStatus::Stopped);
+    assert_eq!(transport.requests, 1);
+    assert_eq!(run.turns.len(), 1);
+    assert_eq!(run.turns[0].first_event_at, None);
+}

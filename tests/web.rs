@@ -6,10 +6,15 @@
 use leptos::mount::mount_to;
 use leptos::prelude::*;
 use leptos::task::tick;
-use tether_playground::agent::{RunStatus, Turn};
-use tether_playground::components::AnswerView;
+use tether_playground::agent::{
+    AgentConfig, AgentRun, ContinuationMode, RunStatus, StopSignal, Turn, run_agent,
+};
+use tether_playground::components::{AgentView, AnswerView, Conversation, Timeline};
+use tether_playground::transport::TransportKind;
+use tether_playground::transport::replay::ReplayTransport;
 use tether_playground::transport::ws::decode_incoming;
 use tether_protocol::{Response, ResponseCreate, ResponseStreamBuilder, ServerEvent, Usage};
+use tether_sandbox::{Sandbox, sample_project};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -88,4 +93,116 @@ async fn an_error_frame_shows_the_failure() {
     tick().await;
     assert_eq!(text_of(&root, "run-status"), "failed");
     assert_eq!(text_of(&root, "error"), "server error (400): bad input");
+}
+
+/// A scripted two-turn run: a `shell` call, then an answer.
+fn agent_scripts() -> Vec<tether_playground::transport::replay::Script> {
+    let request = ResponseCreate::new("m", "x");
+    let mut first = ResponseStreamBuilder::new(Response::in_progress("resp_a", 1, &request), None);
+    let mut turn1 = first.start();
+    turn1.push(first.begin_function_call("fc_1", "call_1", "shell"));
+    turn1.push(first.arguments_delta(r#"{"command":["bash","-lc","#));
+    turn1.push(first.arguments_delta(r#""cat package.json | head -3"]}"#));
+    turn1.extend(first.end_item());
+    turn1.extend(first.complete(Usage::new(800, 0, 20, 0), 2));
+    let mut second = ResponseStreamBuilder::new(Response::in_progress("resp_b", 1, &request), None);
+    let mut turn2 = second.start();
+    turn2.extend(second.begin_message("msg_b"));
+    turn2.push(second.text_delta("It is "));
+    turn2.push(second.text_delta("the sample project."));
+    turn2.extend(second.complete(Usage::new(850, 800, 6, 0), 3));
+    vec![
+        turn1.into_iter().map(Ok).collect(),
+        turn2.into_iter().map(Ok).collect(),
+    ]
+}
+
+#[wasm_bindgen_test]
+async fn an_agent_run_in_the_browser_renders_its_conversation_and_timeline() {
+    let document = document();
+    let wrapper = document.create_element("section").unwrap();
+    document.body().unwrap().append_child(&wrapper).unwrap();
+    let run = RwSignal::new(AgentRun::default());
+    let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
+        view! {
+            <Conversation run=run />
+            <Timeline run=run />
+        }
+    });
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+
+    // The loop runs here, in wasm, with the real sandbox; only the server is replayed.
+    let mut transport = ReplayTransport::new(TransportKind::WebSocket, agent_scripts());
+    let mut sandbox = Sandbox::new(sample_project());
+    let config = AgentConfig::new("tether-sim", ContinuationMode::WebSocket);
+    let ticks = std::cell::Cell::new(0.0);
+    let clock = || {
+        ticks.set(ticks.get() + 2.0);
+        ticks.get()
+    };
+    let finished = run_agent(
+        &mut transport,
+        &mut sandbox,
+        &config,
+        "What is this project?",
+        &clock,
+        &StopSignal::new(),
+        &mut |state| run.set(state.clone()),
+    )
+    .await;
+    tick().await;
+    assert_eq!(finished.status, RunStatus::Done, "{:?}", finished.error);
+
+    assert_eq!(text_of(&root, "tool-name"), "shell");
+    assert_eq!(
+        text_of(&root, "tool-arguments"),
+        r#"{"command":["bash","-lc","cat package.json | head -3"]}"#
+    );
+    let output = text_of(&root, "tool-output");
+    assert!(output.starts_with("Exit code: 0\nOutput:\n{"), "{output}");
+    assert!(output.contains("\"name\""), "{output}");
+    assert_eq!(
+        text_of(&root, "assistant-text"),
+        "It is the sample project."
+    );
+
+    let body = root
+        .query_selector("[data-testid=timeline] tbody")
+        .unwrap()
+        .unwrap();
+    assert_eq!(body.child_element_count(), 2);
+    let second = root
+        .query_selector("[data-testid=timeline-row]:nth-child(2)")
+        .unwrap()
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(second.contains("1 new item(s) after resp_a"), "{second}");
+    assert!(second.contains("850 (800 cached) / 6"), "{second}");
+    assert_eq!(transport.requests().len(), 2);
+}
+
+#[wasm_bindgen_test]
+async fn the_agent_view_starts_idle_with_stop_disabled() {
+    let document = document();
+    let wrapper = document.create_element("section").unwrap();
+    document.body().unwrap().append_child(&wrapper).unwrap();
+    let _handle = mount_to(wrapper.clone().unchecked_into(), AgentView);
+    tick().await;
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+    assert_eq!(text_of(&root, "run-status"), "idle");
+    assert_eq!(text_of(&root, "turn-count"), "0");
+    let button = |id: &str| -> web_sys::HtmlButtonElement {
+        root.query_selector(&format!("[data-testid={id}]"))
+            .unwrap()
+            .unwrap()
+            .unchecked_into()
+    };
+    assert!(button("stop").disabled());
+    assert!(!button("run").disabled());
+    let select = root
+        .query_selector("[data-testid=transport]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(select.child_element_count(), 3);
 }

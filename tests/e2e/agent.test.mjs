@@ -1,0 +1,105 @@
+// End to end: the agent view runs its loop against the real server — tool calls executed by the
+// sandbox in the page — over WebSocket mode and over HTTP (chained and stateless), until the
+// run is done after at least two turns.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { artifactPath, launchBrowser, startServer } from "./server.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer(["--tokens-per-second", "2000"]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Opens the agent view, picks `transport`, runs the default task; returns the page. */
+async function runAgent(transport, record) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error));
+  page.on("websocket", (ws) => record.sockets.push(ws.url()));
+  page.on("request", (request) => {
+    if (request.method() === "POST" && request.url().endsWith("/v1/responses")) {
+      record.posts.push(JSON.parse(request.postData()));
+    }
+  });
+  await page.goto(server.url);
+  await page.getByTestId("tab-agent").click();
+  const status = page.getByTestId("run-status");
+  await status.waitFor();
+  assert.equal(await status.textContent(), "idle");
+  await page.getByTestId("transport").selectOption(transport);
+  await page.getByTestId("run").click();
+  await page.waitForFunction(
+    () => {
+      const status = document.querySelector('[data-testid="run-status"]').textContent;
+      return status === "done" || status === "failed";
+    },
+    null,
+    { timeout: 20_000 },
+  );
+  const error = await page.locator('[data-testid="error"]').allTextContents();
+  assert.equal(await status.textContent(), "done", `the run failed: ${error}`);
+  assert.deepEqual(pageErrors, []);
+  return page;
+}
+
+async function checkRun(page) {
+  const turns = Number(await page.getByTestId("turn-count").textContent());
+  assert.ok(turns >= 2, `at least two turns, saw ${turns}`);
+  // The model called a tool; the sandbox in the page ran it and showed its output.
+  assert.ok((await page.getByTestId("tool-call").count()) >= 1);
+  const output = await page.getByTestId("tool-output").first().textContent();
+  assert.ok(output.length > 0, "the tool produced output");
+  assert.equal(await page.getByTestId("timeline-row").count(), turns);
+  const answer = await page.getByTestId("assistant-text").last().textContent();
+  assert.ok(answer.length > 0, "a final answer");
+  const ttft = await page.getByTestId("turn-ttft").first().textContent();
+  assert.match(ttft, /^\d+ ms$/);
+  return turns;
+}
+
+test("the agent runs to a final answer over one WebSocket", async () => {
+  const record = { sockets: [], posts: [] };
+  const page = await runAgent("ws", record);
+  await checkRun(page);
+  assert.equal(record.sockets.length, 1, `one WebSocket: ${record.sockets}`);
+  assert.deepEqual(record.posts, [], "no HTTP requests");
+  // The second turn was chained: it names the first response and sends only the tool output.
+  const sent = await page.getByTestId("timeline-row").nth(1).textContent();
+  assert.match(sent, /1 new item\(s\) after resp_/);
+  await page.screenshot({ path: artifactPath("playground-agent-ws.png"), fullPage: true });
+  await page.close();
+});
+
+test("the agent runs over HTTP, chained through the store", async () => {
+  const record = { sockets: [], posts: [] };
+  const page = await runAgent("http-chained", record);
+  const turns = await checkRun(page);
+  assert.deepEqual(record.sockets, [], "no WebSocket");
+  assert.equal(record.posts.length, turns);
+  assert.ok(record.posts.every((body) => body.stream === true && body.store === true));
+  assert.equal(record.posts[0].previous_response_id, undefined);
+  assert.match(record.posts[1].previous_response_id, /^resp_/);
+  assert.equal(record.posts[1].input.length, 1);
+  assert.equal(record.posts[1].input[0].type, "function_call_output");
+  await page.screenshot({ path: artifactPath("playground-agent-http.png"), fullPage: true });
+  await page.close();
+});
+
+test("the agent runs over HTTP statelessly, resending the full input", async () => {
+  const record = { sockets: [], posts: [] };
+  const page = await runAgent("http-stateless", record);
+  const turns = await checkRun(page);
+  assert.equal(record.posts.length, turns);
+  assert.ok(record.posts.every((body) => body.store === false && !body.previous_response_id));
+  const types = record.posts[1].input.map((item) => item.type ?? "message");
+  assert.deepEqual(types, ["message", "function_call", "function_call_output"]);
+  await page.close();
+});
