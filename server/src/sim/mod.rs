@@ -547,7 +547,11 @@ impl Run {
                 // interval after the previous one was *due*, not sent, so the rate holds even
                 // when a send is delayed. The interval follows the load at that moment.
                 if event.is_token() {
-                    tokio::time::sleep_until(*next_due).await;
+                    // A token already due (the timer's millisecond tick, or a slow reader) goes
+                    // at once, without a timer.
+                    if *next_due > Instant::now() {
+                        tokio::time::sleep_until(*next_due).await;
+                    }
                     *next_due += self
                         .profile
                         .interval(self.scheduler.running(), &mut self.rng);

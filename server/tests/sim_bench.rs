@@ -1,0 +1,135 @@
+//! Pacing benchmark of the simulator through real sockets: 100 concurrent WebSocket streams at
+//! 1,000 and at 4,000 tokens/s, each measured by its client. Ignored by default (it takes real
+//! time and wants a release build and an otherwise idle machine):
+//!
+//! ```text
+//! cargo test -p tether-server --release --test sim_bench -- --ignored --nocapture
+//! ```
+//!
+//! Method: the `spark` and `burst` profiles are set (admin endpoint) to a constant TTFT of
+//! 50 ms, no jitter and no load slow-down, so every token has an exact due time: first token at
+//! send + 50 ms, token i at first + i / rate. Each client records the arrival of every
+//! `response.output_text.delta`. Reported per run: the client-measured rate (tokens after the
+//! first / time from first to last), the p99 of |gap − 1/rate| over all inter-token gaps, and
+//! the mean TTFT; the thresholds are ±5 % rate, ≤ 2 ms p99 inter-token error, ±10 % TTFT.
+
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+
+mod common;
+
+const STREAMS: usize = 100;
+const TTFT: Duration = Duration::from_millis(50);
+
+struct Measured {
+    ttft: Duration,
+    arrivals: Vec<Instant>,
+}
+
+async fn one_stream(server: &common::TestServer, model: &str, tokens: usize) -> Measured {
+    let mut client = server.connect().await;
+    let request = json!({"type": "response.create", "model": model, "input": "bench",
+        "store": false, "metadata": {"sim_output_tokens": tokens.to_string()}});
+    let sent = Instant::now();
+    client.send(&request.to_string()).await;
+    let mut arrivals = Vec::with_capacity(tokens);
+    // The event type is the frame's first field: a prefix test keeps the client's cost per
+    // frame small, so the numbers measure the server.
+    while let Some(Ok(Message::Text(text))) = client.socket.next().await {
+        if text.starts_with(r#"{"type":"response.output_text.delta""#) {
+            arrivals.push(Instant::now());
+        } else if text.starts_with(r#"{"type":"response.completed""#) {
+            break;
+        } else if text.starts_with(r#"{"type":"response.failed""#)
+            || text.starts_with(r#"{"type":"error""#)
+        {
+            panic!("{text}");
+        }
+    }
+    Measured {
+        ttft: arrivals[0] - sent,
+        arrivals,
+    }
+}
+
+async fn bench(server: &common::TestServer, model: &str, rate: f64, tokens: usize) -> bool {
+    let runs =
+        futures_util::future::join_all((0..STREAMS).map(|_| one_stream(server, model, tokens)))
+            .await;
+    let interval = 1.0 / rate;
+    let mut rates = Vec::new();
+    let mut errors = Vec::new();
+    let mut ttfts = Vec::new();
+    for run in &runs {
+        assert_eq!(run.arrivals.len(), tokens);
+        let span = (run.arrivals[tokens - 1] - run.arrivals[0]).as_secs_f64();
+        rates.push((tokens - 1) as f64 / span);
+        errors.extend(
+            run.arrivals
+                .windows(2)
+                .map(|w| ((w[1] - w[0]).as_secs_f64() - interval).abs()),
+        );
+        ttfts.push(run.ttft.as_secs_f64());
+    }
+    errors.sort_by(f64::total_cmp);
+    rates.sort_by(f64::total_cmp);
+    let p99 = errors[errors.len() * 99 / 100];
+    let mean_rate = rates.iter().sum::<f64>() / rates.len() as f64;
+    let mean_ttft = ttfts.iter().sum::<f64>() / ttfts.len() as f64;
+    let rate_ok = rates.iter().all(|r| (r / rate - 1.0).abs() <= 0.05);
+    let itl_ok = p99 <= 0.002;
+    let ttft_ok = (mean_ttft / TTFT.as_secs_f64() - 1.0).abs() <= 0.10;
+    println!(
+        "{model}: {STREAMS} streams × {tokens} tokens at {rate} tok/s — rate mean {mean_rate:.1} \
+         (min {:.1}, max {:.1}) {}; inter-token |error| p99 {:.3} ms {}; TTFT mean {:.1} ms {}",
+        rates[0],
+        rates[rates.len() - 1],
+        if rate_ok { "ok" } else { "OUT OF ±5%" },
+        p99 * 1e3,
+        if itl_ok { "ok" } else { "ABOVE 2 ms" },
+        mean_ttft * 1e3,
+        if ttft_ok { "ok" } else { "OUT OF ±10%" },
+    );
+    rate_ok && itl_ok && ttft_ok
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "benchmark: real time, wants --release and an idle machine"]
+async fn hundred_streams_keep_their_pace() {
+    let mut config = common::config(":memory:");
+    config.admin_key = Some("bench".into());
+    let server = common::TestServer::start_with(config).await;
+    let exact = json!({"prefill_overhead_seconds": TTFT.as_secs_f64(),
+        "prefill_seconds_per_token": 0.0, "jitter": 0.0, "jitter_clamp": 0.0,
+        "load_slowdown": 0.0});
+    let change = json!({"profiles": {"spark": exact, "burst": exact}});
+    let response = patch_admin(&server, &change).await;
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    println!(
+        "machine: {} CPUs; client and server in one process",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    let spark = bench(&server, "spark", 1_000.0, 2_000).await;
+    let burst = bench(&server, "burst", 4_000.0, 4_000).await;
+    server.stop().await;
+    assert!(spark && burst, "a threshold was missed (see above)");
+}
+
+/// `PATCH /admin/simulator` over plain HTTP/1.1; the raw response.
+async fn patch_admin(server: &common::TestServer, body: &serde_json::Value) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = body.to_string();
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let request = format!(
+        "PATCH /admin/simulator HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer bench\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    response
+}
