@@ -44,6 +44,17 @@ impl ConnectionCache {
             .find(|entry| entry.response.id == id)
     }
 
+    /// Hands response `id` over to a continuation, which extends its context in place rather
+    /// than copying it. The continuation's own response replaces it; if the continuation fails,
+    /// it stays evicted, as PROTOCOL.md §4 asks.
+    pub fn take(&mut self, id: &str) -> Option<CachedResponse> {
+        let position = self
+            .entries
+            .iter()
+            .rposition(|entry| entry.response.id == id)?;
+        self.entries.remove(position)
+    }
+
     /// Remembers a response, forgetting the oldest beyond [`CAPACITY`].
     pub fn put(&mut self, entry: CachedResponse) {
         self.evict(&entry.response.id.clone());
@@ -96,5 +107,7 @@ mod tests {
         assert!(cache.get(&format!("r{}", CAPACITY + 4)).is_none());
         cache.put(entry("r10"));
         assert_eq!(cache.len(), CAPACITY - 1, "re-putting an id replaces it");
+        assert!(cache.take("r10").is_some());
+        assert!(cache.get("r10").is_none(), "taking removes");
     }
 }

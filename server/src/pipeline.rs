@@ -98,11 +98,13 @@ pub enum Origin {
 
 /// The previous response's context, from wherever it was found.
 struct Previous {
-    items: Arc<Vec<Item>>,
+    /// The conversation so far, owned: on a cache hit it is the cached vector itself (the cache
+    /// hands its entry over), so continuing never copies the history.
+    items: Vec<Item>,
     stored: bool,
     lookup: CacheLookup,
-    /// The cache entry, on a hit: its rendered prompt and compiled tools are reused.
-    cached: Option<CachedResponse>,
+    /// On a cache hit: the rendered prompt and compiled tools, to reuse.
+    reuse: Option<(RenderedPrompt, CompiledTools)>,
 }
 
 /// Builds the context of `request`: the previous context (from the connection cache on a
@@ -136,51 +138,45 @@ pub async fn prepare(
         None => None,
     };
     let load_time = load_started.elapsed();
-    let hit = previous.as_ref().is_some_and(|p| p.cached.is_some());
-    let mut timings = StageTimings::new(match (websocket, hit) {
+    let (mut items, stored_previous, lookup, reuse) = match previous {
+        Some(p) => (p.items, p.stored, Some(p.lookup), p.reuse),
+        None => (Vec::new(), false, None, None),
+    };
+    let mut timings = StageTimings::new(match (websocket, reuse.is_some()) {
         (false, _) => PathKind::Http,
         (true, true) => PathKind::WsHit,
         (true, false) => PathKind::WsMiss,
     });
     timings.record(Stage::Resolve, resolve_time);
-    if previous
-        .as_ref()
-        .is_some_and(|p| p.lookup == CacheLookup::Store)
-    {
+    if lookup == Some(CacheLookup::Store) {
         timings.record(Stage::Load, load_time);
     }
-    let prior: &[Item] = previous.as_ref().map_or(&[], |p| p.items.as_slice());
-    let new_items = resolve_references(request.input.clone().into_items(), prior)?;
-    check_tool_outputs(prior, &new_items)?;
-    let reuse = previous.as_ref().and_then(|p| p.cached.as_ref());
+    let new_items = resolve_references(request.input.clone().into_items(), &items)?;
+    check_tool_outputs(&items, &new_items)?;
     let instructions = request.instructions.as_deref();
 
     // Render: extend the cached token buffer, or tokenize the whole conversation.
-    let (rendered, cached_tokens) = timings.time(Stage::Render, || match reuse {
-        Some(cached) => cached
-            .rendered
-            .extend(instructions, &request.tools, &new_items),
+    let (rendered, cached_tokens) = timings.time(Stage::Render, || match &reuse {
+        Some((rendered, _)) => rendered.extend(instructions, &request.tools, &new_items),
         None => {
-            let all: Vec<Item> = prior.iter().chain(&new_items).cloned().collect();
-            (RenderedPrompt::full(instructions, &request.tools, &all), 0)
+            let prior = RenderedPrompt::full(instructions, &request.tools, &items);
+            (prior.extend(instructions, &request.tools, &new_items).0, 0)
         }
     });
 
     // Validate: reuse the compiled tools while they are unchanged; check the items not yet
     // checked on this connection.
-    let total = prior.len() + new_items.len();
+    let total = items.len() + new_items.len();
     let compiled = timings.time(Stage::Validate, || -> Result<CompiledTools, Refusal> {
-        let compiled = match reuse {
-            Some(cached) if *cached.compiled.key == tools_key(&request.tools) => {
-                cached.compiled.clone()
-            }
+        let compiled = match &reuse {
+            Some((_, compiled)) if *compiled.key == tools_key(&request.tools) => compiled.clone(),
             _ => validate::compile(&request.tools)?,
         };
-        let mut mismatches = validate::check_items(&new_items, prior.len(), total, &compiled)?
+        let mut mismatches = validate::check_items(&new_items, items.len(), total, &compiled)?
             .arguments_not_matching_schema;
         if reuse.is_none() {
             mismatches +=
-                validate::check_items(prior, 0, total, &compiled)?.arguments_not_matching_schema;
+                validate::check_items(&items, 0, total, &compiled)?.arguments_not_matching_schema;
         }
         if mismatches > 0 {
             tracing::debug!("{mismatches} function calls in the input do not match their schema");
@@ -192,31 +188,35 @@ pub async fn prepare(
     let scanned: Vec<&Item> = if reuse.is_some() {
         new_items.iter().collect()
     } else {
-        prior.iter().chain(&new_items).collect()
+        items.iter().chain(&new_items).collect()
     };
     timings.time(Stage::Classify, || classify_items(state, &scanned))?;
 
-    let stored_parent = previous
-        .as_ref()
-        .filter(|p| p.stored)
-        .and(request.previous_response_id.clone());
-    let added_input = if stored_parent.is_some() {
-        new_items.clone()
-    } else {
-        prior.iter().chain(&new_items).cloned().collect()
+    let stored_parent = request
+        .previous_response_id
+        .clone()
+        .filter(|_| stored_previous);
+    // Only a stored response needs its input kept apart (the whole of it when its parent is
+    // not in the store).
+    let added_input = match (request.stores(), stored_parent.is_some()) {
+        (false, _) => Vec::new(),
+        (true, true) => new_items.clone(),
+        (true, false) => items.iter().chain(&new_items).cloned().collect(),
     };
-    let mut items = Vec::with_capacity(prior.len() + new_items.len());
-    items.extend_from_slice(prior);
     items.extend(new_items);
-    let mut context = Context::with_items(request, items);
-    context.input_tokens = rendered.len() as u64;
-    // The simulator's prefill skips what the connection cache already holds.
-    context.cached_tokens = cached_tokens as u64;
+    let context = Context {
+        request,
+        items,
+        input_tokens: rendered.len() as u64,
+        // The simulator's prefill skips what the connection cache already holds.
+        cached_tokens: cached_tokens as u64,
+        forced_failure: None,
+    };
     Ok(Prepared {
         context,
         added_input,
         stored_parent,
-        lookup: previous.map(|p| p.lookup),
+        lookup,
         rendered,
         cached_tokens: cached_tokens as u64,
         compiled,
@@ -255,10 +255,10 @@ async fn find_previous(
 ) -> Result<Previous, Refusal> {
     if let Some(cached) = cached.filter(|c| c.response.id == id) {
         return Ok(Previous {
-            items: cached.context.clone(),
+            items: Arc::try_unwrap(cached.context).unwrap_or_else(|shared| (*shared).clone()),
             stored: cached.response.store,
             lookup: CacheLookup::Hit,
-            cached: Some(cached),
+            reuse: Some((cached.rendered, cached.compiled)),
         });
     }
     let store = state.store.clone();
@@ -272,10 +272,10 @@ async fn find_previous(
         })?;
     match loaded {
         Some((_, items)) => Ok(Previous {
-            items: Arc::new(items),
+            items,
             stored: true,
             lookup: CacheLookup::Store,
-            cached: None,
+            reuse: None,
         }),
         None => Err(previous_not_found(id)),
     }

@@ -309,7 +309,7 @@ async fn serve_request(
     let previous = request.previous_response_id.clone();
     let cached = previous
         .as_deref()
-        .and_then(|id| lock(cache).get(id).cloned())
+        .and_then(|id| lock(cache).take(id))
         .map(Box::new);
     match pipeline::prepare(state, request, Origin::WebSocket { cached }).await {
         Ok(prepared) => {
