@@ -323,11 +323,15 @@ impl Simulator {
     }
 
     /// The RNG of one request: the server's seed mixed with the conversation, so the same
-    /// conversation draws the same numbers in every run with this seed.
+    /// conversation draws the same numbers in every run with this seed. The conversation is
+    /// identified by its length, its first item and its last two — not hashed whole, which
+    /// would make every turn cost time proportional to the history.
     fn rng_for(&self, context: &Context) -> StdRng {
         let mut hash = Fnv1a::new(self.seed);
         hash.write(context.request.model.as_bytes());
-        for item in &context.items {
+        hash.write(&(context.items.len() as u64).to_le_bytes());
+        let tail = context.items.len().saturating_sub(2);
+        for item in context.items.first().into_iter().chain(&context.items[tail..]) {
             hash.write(item.type_name().as_bytes());
             hash.write(item_text(item).as_bytes());
         }
