@@ -108,7 +108,8 @@ pub async fn create(
 }
 
 /// The failure the `x-tether-fail` header forces, if any (400 for an unknown kind).
-fn forced_failure(headers: &HeaderMap) -> Result<Option<FailureKind>, Refusal> {
+pub(crate) fn forced_failure(headers: &HeaderMap) -> Result<Option<FailureKind>, Refusal> {
+    // Read from the request (HTTP) or from the upgrade request (WebSocket mode).
     let Some(value) = headers.get("x-tether-fail") else {
         return Ok(None);
     };

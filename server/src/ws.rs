@@ -10,13 +10,14 @@
 
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response as HttpResponse};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tether_protocol::{
-    ApiError, ClientFrame, ErrorFrame, ResponseCreate, ServerEvent, StreamEvent,
+    ApiError, ClientFrame, ErrorFrame, ResponseCreate, ResponseStatus, ServerEvent, StreamEvent,
     decode_client_frame,
 };
 use tokio::sync::{Semaphore, mpsc};
@@ -26,6 +27,7 @@ use crate::AppState;
 use crate::cache::ConnectionCache;
 use crate::metrics::{CacheLookup, Transport};
 use crate::pipeline::{self, Origin, Refusal};
+use crate::sim::FailureKind;
 
 /// Requests waiting on one lane; beyond this a `response.create` is refused (429).
 const MAX_QUEUED: usize = 64;
@@ -35,7 +37,11 @@ const MAX_IN_FLIGHT: usize = 16;
 const MAX_LANES: usize = 32;
 
 /// Upgrades the request to a WebSocket connection.
-pub async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> HttpResponse {
+pub async fn upgrade(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> HttpResponse {
     if !state.websocket_enabled {
         // 426 is the refusal Codex understands: it switches the whole session to HTTP.
         let refusal = Refusal {
@@ -48,16 +54,21 @@ pub async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> Htt
         };
         return refusal.into_response();
     }
+    // `x-tether-fail` on the upgrade forces that failure on every response of the connection.
+    let forced_failure = match crate::http::forced_failure(&headers) {
+        Ok(kind) => kind,
+        Err(refusal) => return refusal.into_response(),
+    };
     let max = state.max_frame_bytes;
     ws.max_message_size(max)
         .max_frame_size(max)
-        .on_upgrade(move |socket: WebSocket| handle_socket(socket, state))
+        .on_upgrade(move |socket: WebSocket| handle_socket(socket, state, forced_failure))
 }
 
 /// Serves one connection until the client closes it.
 ///
 /// Generic over the socket so a test can drive it with channels instead of a network.
-pub async fn handle_socket<S, E>(socket: S, state: AppState)
+pub async fn handle_socket<S, E>(socket: S, state: AppState, forced_failure: Option<FailureKind>)
 where
     S: Stream<Item = Result<Message, E>> + Sink<Message> + Send + 'static,
     E: std::fmt::Display,
@@ -78,7 +89,7 @@ where
         let _ = sink.close().await;
     });
 
-    let mut lanes = Lanes::new(state.clone(), out_tx.clone());
+    let mut lanes = Lanes::new(state.clone(), out_tx.clone(), forced_failure);
     // The connection's lifetime is checked between frames; a response already running finishes.
     let lifetime = tokio::time::sleep(state.ws_lifetime);
     tokio::pin!(lifetime);
@@ -166,13 +177,19 @@ struct Lanes {
     workers: JoinSet<()>,
     in_flight: Arc<Semaphore>,
     cache: Arc<Mutex<ConnectionCache>>,
+    forced_failure: Option<FailureKind>,
 }
 
 impl Lanes {
-    fn new(state: AppState, out: mpsc::Sender<ServerEvent>) -> Self {
+    fn new(
+        state: AppState,
+        out: mpsc::Sender<ServerEvent>,
+        forced_failure: Option<FailureKind>,
+    ) -> Self {
         Lanes {
             state,
             out,
+            forced_failure,
             queues: HashMap::new(),
             workers: JoinSet::new(),
             in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
@@ -216,6 +233,7 @@ impl Lanes {
                 self.out.clone(),
                 self.in_flight.clone(),
                 self.cache.clone(),
+                self.forced_failure,
             ));
             self.queues.insert(lane.clone(), queue);
         }
@@ -265,12 +283,16 @@ async fn run_lane(
     out: mpsc::Sender<ServerEvent>,
     in_flight: Arc<Semaphore>,
     cache: Arc<Mutex<ConnectionCache>>,
+    forced_failure: Option<FailureKind>,
 ) {
     while let Some(request) = jobs.recv().await {
         let Ok(_slot) = in_flight.acquire().await else {
             return;
         };
-        if serve_request(&state, request, &cache, &out).await.is_err() {
+        if serve_request(&state, request, &cache, &out, forced_failure)
+            .await
+            .is_err()
+        {
             return;
         }
     }
@@ -295,6 +317,7 @@ async fn serve_request(
     request: ResponseCreate,
     cache: &Mutex<ConnectionCache>,
     out: &mpsc::Sender<ServerEvent>,
+    forced_failure: Option<FailureKind>,
 ) -> Result<(), pipeline::Disconnected> {
     state.metrics.response_served(Transport::Ws);
     let lane = request.stream_id.clone();
@@ -312,16 +335,20 @@ async fn serve_request(
         .and_then(|id| lock(cache).take(id))
         .map(Box::new);
     match pipeline::prepare(state, request, Origin::WebSocket { cached }).await {
-        Ok(prepared) => {
+        Ok(mut prepared) => {
             if let Some(lookup) = prepared.lookup {
                 state.metrics.cache_lookup(lookup);
             }
+            prepared.context.forced_failure = forced_failure;
             let reuse = prepared.reusable();
             let generated = pipeline::generate(state, prepared, out).await?;
-            // `response.completed` is out: rendering the output for the next turn is off the
-            // critical path.
-            let entry = generated.into_cached(reuse);
-            lock(cache).put(entry);
+            // A failed response cannot be continued; the one it continued stays evicted.
+            if generated.response.status == ResponseStatus::Completed {
+                // `response.completed` is out: rendering the output for the next turn is off
+                // the critical path.
+                let entry = generated.into_cached(reuse);
+                lock(cache).put(entry);
+            }
             Ok(())
         }
         Err(refusal) => {

@@ -155,3 +155,51 @@ async fn a_client_leaving_mid_stream_releases_its_connection() {
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn x_tether_fail_on_the_upgrade_fails_that_connections_responses() {
+    let server = TestServer::start(":memory:").await;
+    let url = format!("ws://{}/v1/responses", server.addr);
+    let mut request = url.as_str().into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("x-tether-fail", "no_such_failure".parse().unwrap());
+    assert_eq!(
+        status_of(tokio_tungstenite::connect_async(request).await.unwrap_err()),
+        400
+    );
+
+    let mut request = url.as_str().into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("x-tether-fail", "server_error".parse().unwrap());
+    let (socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let mut client = common::Client { socket };
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false, "input": "hi"})
+                .to_string(),
+        )
+        .await;
+    let events = client.response_events().await;
+    let error = events
+        .iter()
+        .find(|e| e["type"] == "error")
+        .expect("an error event");
+    assert_eq!(error["status"], 500);
+    let failed = events.last().unwrap();
+    assert_eq!(failed["type"], "response.failed");
+    // A failed response is not cached: it cannot be continued.
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false,
+            "previous_response_id": failed["response"]["id"], "input": "again"})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(
+        client.next_json().await["error"]["code"],
+        "previous_response_not_found"
+    );
+    server.stop().await;
+}

@@ -6,6 +6,7 @@
 //! cargo xtask test                  set up (with headless Chromium), run every test suite
 //! cargo xtask setup [--browsers]    install what is missing, nothing else
 //! cargo xtask dist                  build the playground into dist/ (release, wasm-opt)
+//! cargo xtask bench                 the agent-rollout benchmark (results go in BENCHMARKS.md)
 //! ```
 //!
 //! The playground is built directly — cargo → wasm-bindgen → wasm-opt → copy `index.html` and
@@ -59,6 +60,11 @@ fn run(args: &[String]) -> Result<ExitCode> {
             let tools = setup::ensure(&root, true)?;
             suites::run_all(&root, &tools)
         }
+        "bench" => {
+            step("benchmark: the 40-turn agent rollout over HTTP and WebSocket (release build)");
+            cargo(&["bench", "-p", "tether-server", "--bench", "rollout"])?;
+            Ok(ExitCode::SUCCESS)
+        }
         "help" | "--help" | "-h" => {
             println!("{}", HELP.trim());
             Ok(ExitCode::SUCCESS)
@@ -74,6 +80,7 @@ usage: cargo xtask <command>
   test                   set up (including headless Chromium) and run every test suite
   setup [--browsers]     install whatever is missing (wasm32 target, wasm-bindgen-cli, npm tools)
   dist                   build the playground into dist/
+  bench                  the agent-rollout benchmark: per-turn overhead over HTTP and WebSocket
 ";
 
 /// Builds the server in release mode and runs it in the foreground with the built playground.

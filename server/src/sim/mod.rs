@@ -331,7 +331,12 @@ impl Simulator {
         hash.write(context.request.model.as_bytes());
         hash.write(&(context.items.len() as u64).to_le_bytes());
         let tail = context.items.len().saturating_sub(2);
-        for item in context.items.first().into_iter().chain(&context.items[tail..]) {
+        for item in context
+            .items
+            .first()
+            .into_iter()
+            .chain(&context.items[tail..])
+        {
             hash.write(item.type_name().as_bytes());
             hash.write(item_text(item).as_bytes());
         }

@@ -1,0 +1,391 @@
+//! The agent-rollout benchmark: what a persistent connection saves per turn.
+//!
+//! One process starts one server (SQLite store in a temporary directory) and plays the same
+//! 40-turn agent rollout — each turn one tool call and a ~3,000-token tool output, so the context
+//! grows to ~120,000 tokens — over three modes:
+//!
+//! 1. HTTP stateless: `store:false`, the full input every turn (what Codex does over HTTP);
+//! 2. HTTP chained: `store:true` with `previous_response_id`;
+//! 3. WebSocket: `store:false` with `previous_response_id`.
+//!
+//! Part 1 runs the `instant` model (no model time), so a turn's round trip is the server's
+//! overhead: transport, decoding, the pipeline (render, validate, classify, persist, bill) and the
+//! simulator's bookkeeping. Medians over 5 repetitions. Part 2 runs the model at 1,000 tokens/s
+//! with 300 output tokens a turn and 100 ms of client-side tool time, end to end.
+//!
+//! Run: `cargo xtask bench` (or `cargo bench -p tether-server --bench rollout`).
+
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tether_server::{AppState, Config, app};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+
+const TURNS: usize = 40;
+const REPETITIONS: usize = 5;
+const OUTPUT_TOKENS_PER_TURN: usize = 3_000;
+const REPORTED_TURNS: [usize; 4] = [1, 10, 20, 40];
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    HttpStateless,
+    HttpChained,
+    WebSocket,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::HttpStateless => "HTTP stateless",
+            Mode::HttpChained => "HTTP chained",
+            Mode::WebSocket => "WebSocket",
+        }
+    }
+}
+
+const MODES: [Mode; 3] = [Mode::HttpStateless, Mode::HttpChained, Mode::WebSocket];
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(run());
+}
+
+async fn run() {
+    let dir = std::env::temp_dir().join(format!("tether-bench-{}", std::process::id()));
+    let scenarios = dir.join("scenarios");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    std::fs::write(scenarios.join("bench-loop.json"), bench_scenario()).unwrap();
+    let config = Config::try_parse_from_args(&dir, &scenarios);
+    let state = AppState::new(&config).unwrap();
+    let router = app(state, std::path::Path::new("does-not-exist"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+
+    println!("Tether agent-rollout benchmark");
+    println!("machine: {} cores, {}", cores(), cpu_model());
+    println!(
+        "method: one process, one server on 127.0.0.1 (SQLite store on disk); {TURNS} turns, each one \
+         tool call and a {OUTPUT_TOKENS_PER_TURN}-token tool output; per-turn round trip measured by the \
+         client from before encoding the request to the decoded terminal event"
+    );
+    let outputs: Vec<String> = (0..TURNS).map(tool_output).collect();
+
+    println!(
+        "\nPart 1 — server overhead per turn (model `instant`: no model time), median of {REPETITIONS} runs, ms"
+    );
+    let mut medians = Vec::new();
+    let mut warmed = false;
+    for mode in MODES {
+        if !warmed {
+            rollout(addr, mode, "instant", &outputs, None).await; // warm the tokenizer and caches
+            warmed = true;
+        }
+        let mut runs = Vec::new();
+        for _ in 0..REPETITIONS {
+            runs.push(rollout(addr, mode, "instant", &outputs, None).await);
+        }
+        let per_turn: Vec<Duration> = (0..TURNS)
+            .map(|t| median(runs.iter().map(|r| r.turns[t]).collect()))
+            .collect();
+        let context = runs[0].input_tokens[TURNS - 1];
+        medians.push((mode, per_turn, context));
+    }
+    print!("{:<16}", "turn");
+    for turn in REPORTED_TURNS {
+        print!("{:>10}", turn);
+    }
+    println!("{:>12}{:>16}", "total", "context@40");
+    for (mode, per_turn, context) in &medians {
+        print!("{:<16}", mode.name());
+        for turn in REPORTED_TURNS {
+            print!("{:>10.2}", ms(per_turn[turn - 1]));
+        }
+        let total: Duration = per_turn.iter().sum();
+        println!("{:>12.1}{:>16}", ms(total), context);
+    }
+    let ws = &medians[2].1;
+    println!(
+        "ratios at turn 40 (x WebSocket): HTTP stateless {:.1}x, HTTP chained {:.1}x",
+        ratio(medians[0].1[TURNS - 1], ws[TURNS - 1]),
+        ratio(medians[1].1[TURNS - 1], ws[TURNS - 1])
+    );
+    let total = |per_turn: &Vec<Duration>| per_turn.iter().sum::<Duration>();
+    println!(
+        "ratios of totals (x WebSocket): HTTP stateless {:.1}x, HTTP chained {:.1}x",
+        ratio(total(&medians[0].1), total(ws)),
+        ratio(total(&medians[1].1), total(ws))
+    );
+    println!(
+        "WebSocket turn 40 / turn 1: {:.2}",
+        ratio(ws[TURNS - 1], ws[0])
+    );
+
+    println!(
+        "\nPart 2 — end to end at 1,000 tokens/s, 300 output tokens a turn, 100 ms of tool time a turn"
+    );
+    let mut totals = Vec::new();
+    for mode in MODES {
+        let started = Instant::now();
+        rollout(
+            addr,
+            mode,
+            "tether-sim",
+            &outputs,
+            Some(Duration::from_millis(100)),
+        )
+        .await;
+        let elapsed = started.elapsed();
+        println!("{:<16}{:>10.2} s", mode.name(), elapsed.as_secs_f64());
+        totals.push(elapsed);
+    }
+    println!(
+        "WebSocket is {:.1}% faster than HTTP stateless and {:.1}% faster than HTTP chained end to end",
+        (1.0 - totals[2].as_secs_f64() / totals[0].as_secs_f64()) * 100.0,
+        (1.0 - totals[2].as_secs_f64() / totals[1].as_secs_f64()) * 100.0,
+    );
+    server.abort();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+trait BenchConfig {
+    fn try_parse_from_args(dir: &std::path::Path, scenarios: &std::path::Path) -> Config;
+}
+
+impl BenchConfig for Config {
+    fn try_parse_from_args(dir: &std::path::Path, scenarios: &std::path::Path) -> Config {
+        use clap::Parser;
+        Config::try_parse_from([
+            "tether-server".as_ref(),
+            "--data-dir".as_ref(),
+            dir.as_os_str(),
+            "--scenario-dir".as_ref(),
+            scenarios.as_os_str(),
+            "--tokens-per-second".as_ref(),
+            "1000".as_ref(),
+            "--seed".as_ref(),
+            "1".as_ref(),
+        ] as [&std::ffi::OsStr; 9])
+        .unwrap()
+    }
+}
+
+/// A scenario for part 2: every turn ~300 tokens of text, then one `shell` call.
+fn bench_scenario() -> String {
+    let sentence = "The failing test points at the pagination helper, so the next step reads its callers and checks the boundary. ";
+    let message = sentence.repeat(14);
+    json!({
+        "name": "bench-loop",
+        "description": "Benchmark: text then one shell call, every turn.",
+        "steps": [{"id": "loop", "message": message,
+                   "calls": [{"tool": "shell", "arguments": {"command": ["bash", "-lc", "cat build.log"]}}],
+                   "goto": "loop"}]
+    })
+    .to_string()
+}
+
+/// A distinct tool output of about `OUTPUT_TOKENS_PER_TURN` tokens.
+fn tool_output(turn: usize) -> String {
+    let tokenizer = tether_server::stages::render::tokenizer();
+    let mut text = String::new();
+    let mut line = 0;
+    while tokenizer.count(text.as_str()) < OUTPUT_TOKENS_PER_TURN {
+        for _ in 0..20 {
+            text.push_str(&format!(
+                "src/module_{turn}/handler_{line}.rs:{}: warning: unused variable `request_{line}` in fn handle_{turn}_{line}(ctx: &Context) -> Result<(), Error>\n",
+                line * 7 + 3
+            ));
+            line += 1;
+        }
+    }
+    text
+}
+
+fn tools() -> Value {
+    json!([{"type": "function", "name": "shell", "description": "Runs a shell command.",
+        "parameters": {"type": "object", "required": ["command"],
+            "properties": {"command": {"type": "array", "items": {"type": "string"}},
+                           "workdir": {"type": "string"}, "timeout_ms": {"type": "integer"}}}}])
+}
+
+const INSTRUCTIONS: &str = "You are a coding agent working in a repository. Use the shell tool to inspect files and run tests. Keep changes minimal and explain them.";
+
+struct Rollout {
+    turns: Vec<Duration>,
+    input_tokens: Vec<u64>,
+}
+
+/// Plays the rollout in `mode`; with `tool_time`, sleeps that long per turn as the tool.
+async fn rollout(
+    addr: std::net::SocketAddr,
+    mode: Mode,
+    model: &str,
+    outputs: &[String],
+    tool_time: Option<Duration>,
+) -> Rollout {
+    let mut http = HttpClient::connect(addr).await;
+    let mut ws = if mode == Mode::WebSocket {
+        let (socket, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/responses"))
+            .await
+            .unwrap();
+        Some(socket)
+    } else {
+        None
+    };
+    let mut metadata = json!({});
+    if model == "tether-sim" {
+        metadata = json!({"scenario": "bench-loop"});
+    }
+    let mut conversation: Vec<Value> =
+        vec![json!({"role": "user", "content": "The tests fail. Find out why and fix it."})];
+    let mut new_input: Vec<Value> = conversation.clone();
+    let mut previous: Option<String> = None;
+    let mut result = Rollout {
+        turns: Vec::new(),
+        input_tokens: Vec::new(),
+    };
+    for (turn, tool_text) in outputs.iter().enumerate().take(TURNS) {
+        let started = Instant::now();
+        let mut body = json!({"model": model, "instructions": INSTRUCTIONS, "tools": tools(), "metadata": metadata});
+        match mode {
+            Mode::HttpStateless => {
+                body["store"] = json!(false);
+                body["input"] = json!(conversation);
+            }
+            Mode::HttpChained => {
+                body["store"] = json!(true);
+                body["input"] = json!(new_input);
+                body["previous_response_id"] = json!(previous);
+            }
+            Mode::WebSocket => {
+                body["store"] = json!(false);
+                body["input"] = json!(new_input);
+                body["previous_response_id"] = json!(previous);
+            }
+        }
+        let response = match ws.as_mut() {
+            Some(socket) => {
+                body["type"] = json!("response.create");
+                socket
+                    .send(Message::Text(body.to_string().into()))
+                    .await
+                    .unwrap();
+                loop {
+                    let Message::Text(text) = socket.next().await.unwrap().unwrap() else {
+                        continue;
+                    };
+                    let event: Value = serde_json::from_str(&text).unwrap();
+                    match event["type"].as_str() {
+                        Some("response.completed") => break event["response"].clone(),
+                        Some("error" | "response.failed") => panic!("turn {turn}: {event}"),
+                        _ => {}
+                    }
+                }
+            }
+            None => http.post("/v1/responses", &body.to_string()).await,
+        };
+        result.turns.push(started.elapsed());
+        assert_eq!(response["status"], "completed", "turn {turn}: {response}");
+        result
+            .input_tokens
+            .push(response["usage"]["input_tokens"].as_u64().unwrap());
+        let output = response["output"].as_array().unwrap().clone();
+        let call = output
+            .iter()
+            .find(|item| item["type"] == "function_call")
+            .unwrap_or_else(|| panic!("turn {turn}: no tool call in {response}"));
+        if let Some(tool_time) = tool_time {
+            tokio::time::sleep(tool_time).await;
+        }
+        let tool_result = json!({"type": "function_call_output", "call_id": call["call_id"], "output": tool_text});
+        // The echo-tools generator calls a tool while the conversation does not end with a tool
+        // output; a short nudge keeps the agent going without a script.
+        let nudge = json!({"role": "user", "content": "Continue."});
+        conversation.extend(output.iter().cloned());
+        new_input = if model == "tether-sim" {
+            vec![tool_result]
+        } else {
+            vec![tool_result, nudge]
+        };
+        conversation.extend(new_input.iter().cloned());
+        previous = Some(response["id"].as_str().unwrap().to_string());
+    }
+    result
+}
+
+/// A minimal HTTP/1.1 keep-alive client: JSON in, JSON out.
+struct HttpClient {
+    stream: BufReader<TcpStream>,
+}
+
+impl HttpClient {
+    async fn connect(addr: std::net::SocketAddr) -> Self {
+        HttpClient {
+            stream: BufReader::new(TcpStream::connect(addr).await.unwrap()),
+        }
+    }
+
+    async fn post(&mut self, path: &str, body: &str) -> Value {
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        let socket = self.stream.get_mut();
+        socket.write_all(request.as_bytes()).await.unwrap();
+        socket.write_all(body.as_bytes()).await.unwrap();
+        let mut length = 0usize;
+        let mut status = String::new();
+        self.stream.read_line(&mut status).await.unwrap();
+        loop {
+            let mut line = String::new();
+            self.stream.read_line(&mut line).await.unwrap();
+            if line == "\r\n" {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        let mut payload = vec![0; length];
+        self.stream.read_exact(&mut payload).await.unwrap();
+        let value: Value = serde_json::from_slice(&payload).unwrap();
+        assert!(status.contains(" 200 "), "{status} {value}");
+        value
+    }
+}
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64()
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
