@@ -12,10 +12,11 @@ use crate::{cargo, check, step};
 
 /// Builds `dist/` from scratch.
 pub fn build(root: &Path, tools: &Tools) -> Result<()> {
-    step("building the playground (release wasm)");
+    step("building the playground (wasm, profile wasm-release: size-optimised, LTO)");
     cargo(&[
         "build",
-        "--release",
+        "--profile",
+        "wasm-release",
         "--target",
         "wasm32-unknown-unknown",
         "-p",
@@ -28,7 +29,7 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
         std::fs::remove_dir_all(&dist).context("cannot clear dist/")?;
     }
     let pkg = dist.join("pkg");
-    let wasm = root.join("target/wasm32-unknown-unknown/release/tether-playground.wasm");
+    let wasm = root.join("target/wasm32-unknown-unknown/wasm-release/tether-playground.wasm");
     check(
         Command::new(&tools.wasm_bindgen)
             .args([
