@@ -8,6 +8,7 @@
 
 pub mod agent;
 pub mod components;
+pub mod js;
 pub mod transport;
 
 use leptos::prelude::*;

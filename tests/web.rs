@@ -206,3 +206,51 @@ async fn the_agent_view_starts_idle_with_stop_disabled() {
         .unwrap();
     assert_eq!(select.child_element_count(), 3);
 }
+
+#[wasm_bindgen_test]
+async fn node_runs_the_sample_projects_tests_in_a_web_worker() {
+    use tether_playground::js::WorkerRuntime;
+    use tether_sandbox::SAMPLE_FIX_PATCH;
+
+    let mut sandbox = Sandbox::new(sample_project()).with_js_runtime(Box::new(WorkerRuntime));
+    let before = sandbox.run_shell("node test/run.js").await;
+    assert_eq!(before.exit_code, 1, "{before:?}");
+    assert!(before.stdout.contains("3 passing, 3 failing"), "{before:?}");
+    assert!(before.stdout.contains("  FAIL "), "{before:?}");
+
+    let patched = sandbox
+        .call_custom_tool("apply_patch", SAMPLE_FIX_PATCH)
+        .await;
+    assert!(patched.success, "{patched:?}");
+    let after = sandbox.run_shell("node test/run.js").await;
+    assert_eq!(after.exit_code, 0, "{after:?}");
+    assert!(after.stdout.contains("6 passing, 0 failing"), "{after:?}");
+
+    let thrown = sandbox
+        .run_shell("node -e \"console.log(require('./package.json').name); process.exit(3)\"")
+        .await;
+    assert_eq!(thrown.exit_code, 3, "{thrown:?}");
+    assert!(!thrown.stdout.trim().is_empty());
+    let missing = sandbox.run_shell("node -e \"require('fs')\"").await;
+    assert_eq!(missing.exit_code, 1);
+    assert!(
+        missing.stderr.contains("Cannot find module 'fs'"),
+        "{missing:?}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_runaway_script_is_terminated_at_its_time_budget() {
+    use tether_playground::js::WorkerRuntime;
+    use tether_sandbox::Limits;
+
+    let limits = Limits {
+        wall_clock_ms: 300,
+        ..Limits::default()
+    };
+    let mut sandbox = Sandbox::new(sample_project())
+        .with_limits(limits)
+        .with_js_runtime(Box::new(WorkerRuntime));
+    let looped = sandbox.run_shell("node -e \"while (true) {}\"").await;
+    assert_eq!(looped.exit_code, 124, "{looped:?}");
+}

@@ -8,6 +8,7 @@ use tether_sandbox::{Sandbox, sample_project};
 
 use crate::agent::{AgentConfig, AgentRun, ContinuationMode, RunStatus, StopSignal, run_agent};
 use crate::components::{Conversation, Timeline};
+use crate::js::WorkerRuntime;
 use crate::transport::http::HttpTransport;
 use crate::transport::ws::{WsTransport, responses_url};
 use crate::transport::{Transport, responses_http_url};
@@ -64,7 +65,8 @@ pub fn AgentView() -> impl IntoView {
         stop.set_value(Some(signal.clone()));
         let text = task.get_untracked();
         leptos::task::spawn_local(async move {
-            let mut sandbox = Sandbox::new(sample_project());
+            let mut sandbox =
+                Sandbox::new(sample_project()).with_js_runtime(Box::new(WorkerRuntime));
             run_agent(
                 transport.as_mut(),
                 &mut sandbox,

@@ -1,6 +1,7 @@
 // End to end: the agent view runs its loop against the real server — tool calls executed by the
-// sandbox in the page — over WebSocket mode and over HTTP (chained and stateless), until the
-// run is done after at least two turns.
+// sandbox in the page (`node` in a Web Worker) — over WebSocket mode and over HTTP (chained and
+// stateless), until the run is done after at least two turns; and the fix-sample-project scenario
+// fixes the sample project in the page.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { artifactPath, launchBrowser, startServer } from "./server.mjs";
@@ -18,8 +19,8 @@ after(async () => {
   await server?.stop();
 });
 
-/** Opens the agent view, picks `transport`, runs the default task; returns the page. */
-async function runAgent(transport, record) {
+/** Opens the agent view, picks `transport` (and `scenario`), runs the default task. */
+async function runAgent(transport, record, scenario = "") {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const pageErrors = [];
   page.on("pageerror", (error) => pageErrors.push(error));
@@ -35,6 +36,7 @@ async function runAgent(transport, record) {
   await status.waitFor();
   assert.equal(await status.textContent(), "idle");
   await page.getByTestId("transport").selectOption(transport);
+  await page.getByTestId("scenario").fill(scenario);
   await page.getByTestId("run").click();
   await page.waitForFunction(
     () => {
@@ -101,5 +103,26 @@ test("the agent runs over HTTP statelessly, resending the full input", async () 
   assert.ok(record.posts.every((body) => body.store === false && !body.previous_response_id));
   const types = record.posts[1].input.map((item) => item.type ?? "message");
   assert.deepEqual(types, ["message", "function_call", "function_call_output"]);
+  await page.close();
+});
+
+test("the fix-sample-project scenario patches the sandbox's file in the page", async () => {
+  const record = { sockets: [], posts: [] };
+  const page = await runAgent("ws", record, "fix-sample-project");
+  const turns = await checkRun(page);
+  assert.ok(turns >= 4, `the scenario takes several turns, saw ${turns}`);
+  const names = await page.getByTestId("tool-name").allTextContents();
+  assert.ok(names.includes("apply_patch"), `tools called: ${names}`);
+  assert.ok(names.includes("read_file"), `tools called: ${names}`);
+  // The patch applied cleanly to the page's copy of the sample project.
+  const patch = page.getByTestId("tool-call").filter({ hasText: "apply_patch" }).first();
+  assert.match(await patch.getByTestId("tool-output").textContent(), /Success/);
+  assert.match(await patch.locator(".changes").textContent(), /modified \/src\/paginate\.js/);
+  // `node test/run.js` ran in the page's Web Worker: failing before the fix, passing after.
+  const outputs = await page.getByTestId("tool-output").allTextContents();
+  assert.ok(outputs.some((text) => text.includes("3 passing, 3 failing")), "tests fail first");
+  assert.ok(outputs.at(-1).includes("6 passing, 0 failing"), `tests pass after: ${outputs.at(-1)}`);
+  assert.equal(record.sockets.length, 1);
+  await page.screenshot({ path: artifactPath("playground-agent-scenario.png"), fullPage: true });
   await page.close();
 });
