@@ -126,3 +126,33 @@ test("the fix-sample-project scenario patches the sandbox's file in the page", a
   await page.screenshot({ path: artifactPath("playground-agent-scenario.png"), fullPage: true });
   await page.close();
 });
+
+test("Stop ends a running agent mid-stream and closes its WebSocket", async () => {
+  // A slow model (20 tokens/s) keeps the first answer streaming long enough to press Stop.
+  const slow = await startServer(["--tokens-per-second", "20"]);
+  try {
+    const page = await browser.newPage();
+    const closed = [];
+    page.on("websocket", (ws) => ws.on("close", () => closed.push(ws.url())));
+    await page.goto(slow.url);
+    await page.getByTestId("tab-agent").click();
+    await page.getByTestId("run").click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="run-status"]').textContent === "running",
+    );
+    await page.getByTestId("stop").click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="run-status"]').textContent === "stopped",
+    );
+    assert.equal(await page.getByTestId("turn-count").textContent(), "1");
+    assert.equal(await page.getByTestId("error").count(), 0);
+    assert.ok(await page.getByTestId("run").isEnabled(), "a new run can start");
+    for (let waited = 0; closed.length === 0 && waited < 5000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(closed.length, 1, "the run's WebSocket was closed");
+    await page.close();
+  } finally {
+    await slow.stop();
+  }
+});
