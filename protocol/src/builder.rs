@@ -51,6 +51,7 @@ impl ResponseStreamBuilder {
             event,
             sequence_number,
             stream_id: self.stream_id.clone(),
+            tether_timing: None,
         }
     }
 

@@ -21,6 +21,11 @@ pub struct ServerEvent {
     pub sequence_number: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_id: Option<String>,
+    /// Tether's per-stage timing summary, on the terminal event of a request that opted in
+    /// with the header `x-tether-timing: 1` (never sent otherwise, so strict clients never see
+    /// it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tether_timing: Option<serde_json::Value>,
 }
 
 impl ServerEvent {

@@ -60,6 +60,7 @@ pub async fn create(
     let forced_failure = forced_failure(&headers)?;
     let mut prepared = pipeline::prepare(&state, request, Origin::Http).await?;
     prepared.context.forced_failure = forced_failure;
+    prepared.report_timing = pipeline::wants_timing(&headers);
     let (out, mut events) = mpsc::channel::<ServerEvent>(256);
     if streaming {
         state.metrics.response_served(Transport::Sse);
@@ -84,25 +85,34 @@ pub async fn create(
         // Keeps the status of an `error` event: a failed response is answered with it.
         let drain = tokio::spawn(async move {
             let mut status = None;
+            let mut timing = None;
             while let Some(event) = events.recv().await {
                 if let StreamEvent::Error(frame) = &event.event {
                     status = frame.status;
                 }
+                timing = event.tether_timing.or(timing);
             }
-            status
+            (status, timing)
         });
         let generated = pipeline::generate(&state, prepared, &out)
             .await
             .map_err(|_| Refusal::internal("the response was abandoned"))?;
         drop(out);
-        let status = drain.await.ok().flatten();
+        let (status, timing) = drain.await.unwrap_or_default();
         let response = generated.response;
         match (&response.status, &response.error) {
             (ResponseStatus::Failed, Some(error)) => Err(Refusal {
                 status: status.unwrap_or(500),
                 error: error.clone(),
             }),
-            _ => Ok(Json(response).into_response()),
+            _ => {
+                let mut reply = Json(response).into_response();
+                // The JSON body stays exactly the API's; the summary travels in a header.
+                if let Some(value) = timing.and_then(|t| t.to_string().parse().ok()) {
+                    reply.headers_mut().insert("x-tether-timing", value);
+                }
+                Ok(reply)
+            }
         }
     }
 }

@@ -78,6 +78,9 @@ pub struct Prepared {
     pub compiled: CompiledTools,
     /// What each stage cost so far.
     pub timings: StageTimings,
+    /// Whether the client opted in (`x-tether-timing: 1`) to the timing summary on the
+    /// terminal event.
+    pub report_timing: bool,
 }
 
 impl Prepared {
@@ -86,6 +89,13 @@ impl Prepared {
     pub fn reusable(&self) -> (RenderedPrompt, CompiledTools) {
         (self.rendered.clone(), self.compiled.clone())
     }
+}
+
+/// Whether a request's headers opt in to the timing summary (`x-tether-timing: 1`).
+pub fn wants_timing(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get("x-tether-timing")
+        .is_some_and(|v| v.as_bytes() == b"1")
 }
 
 /// Where a request comes from, which decides where its previous context may be found.
@@ -221,6 +231,7 @@ pub async fn prepare(
         cached_tokens: cached_tokens as u64,
         compiled,
         timings,
+        report_timing: false,
     })
 }
 
@@ -378,6 +389,7 @@ pub async fn generate(
         stored_parent,
         cached_tokens,
         mut timings,
+        report_timing,
         ..
     } = prepared;
     let generate_started = std::time::Instant::now();
@@ -491,6 +503,10 @@ pub async fn generate(
         state.records.write_later(record, timings.path);
     }
     state.stage_histograms.observe(&timings);
+    let mut terminal = terminal;
+    if report_timing && let Some(last) = terminal.last_mut() {
+        last.tether_timing = serde_json::to_value(&timings).ok();
+    }
     send_all(out, terminal).await?;
     let mut after = context.items;
     after.extend(response.output.iter().cloned());

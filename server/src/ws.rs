@@ -54,21 +54,34 @@ pub async fn upgrade(
         };
         return refusal.into_response();
     }
-    // `x-tether-fail` on the upgrade forces that failure on every response of the connection.
-    let forced_failure = match crate::http::forced_failure(&headers) {
-        Ok(kind) => kind,
+    // `x-tether-fail` on the upgrade forces that failure on every response of the connection;
+    // `x-tether-timing: 1` asks for the timing summary on every terminal event.
+    let options = match crate::http::forced_failure(&headers) {
+        Ok(forced_failure) => ConnectionOptions {
+            forced_failure,
+            report_timing: pipeline::wants_timing(&headers),
+        },
         Err(refusal) => return refusal.into_response(),
     };
     let max = state.max_frame_bytes;
     ws.max_message_size(max)
         .max_frame_size(max)
-        .on_upgrade(move |socket: WebSocket| handle_socket(socket, state, forced_failure))
+        .on_upgrade(move |socket: WebSocket| handle_socket(socket, state, options))
+}
+
+/// What the upgrade request asked of every response on its connection.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ConnectionOptions {
+    /// `x-tether-fail`: a failure to force.
+    pub forced_failure: Option<FailureKind>,
+    /// `x-tether-timing: 1`: attach the timing summary to terminal events.
+    pub report_timing: bool,
 }
 
 /// Serves one connection until the client closes it.
 ///
 /// Generic over the socket so a test can drive it with channels instead of a network.
-pub async fn handle_socket<S, E>(socket: S, state: AppState, forced_failure: Option<FailureKind>)
+pub async fn handle_socket<S, E>(socket: S, state: AppState, options: ConnectionOptions)
 where
     S: Stream<Item = Result<Message, E>> + Sink<Message> + Send + 'static,
     E: std::fmt::Display,
@@ -89,7 +102,7 @@ where
         let _ = sink.close().await;
     });
 
-    let mut lanes = Lanes::new(state.clone(), out_tx.clone(), forced_failure);
+    let mut lanes = Lanes::new(state.clone(), out_tx.clone(), options);
     // The connection's lifetime is checked between frames; a response already running finishes.
     let lifetime = tokio::time::sleep(state.ws_lifetime);
     tokio::pin!(lifetime);
@@ -177,19 +190,15 @@ struct Lanes {
     workers: JoinSet<()>,
     in_flight: Arc<Semaphore>,
     cache: Arc<Mutex<ConnectionCache>>,
-    forced_failure: Option<FailureKind>,
+    options: ConnectionOptions,
 }
 
 impl Lanes {
-    fn new(
-        state: AppState,
-        out: mpsc::Sender<ServerEvent>,
-        forced_failure: Option<FailureKind>,
-    ) -> Self {
+    fn new(state: AppState, out: mpsc::Sender<ServerEvent>, options: ConnectionOptions) -> Self {
         Lanes {
             state,
             out,
-            forced_failure,
+            options,
             queues: HashMap::new(),
             workers: JoinSet::new(),
             in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
@@ -233,7 +242,7 @@ impl Lanes {
                 self.out.clone(),
                 self.in_flight.clone(),
                 self.cache.clone(),
-                self.forced_failure,
+                self.options,
             ));
             self.queues.insert(lane.clone(), queue);
         }
@@ -283,13 +292,13 @@ async fn run_lane(
     out: mpsc::Sender<ServerEvent>,
     in_flight: Arc<Semaphore>,
     cache: Arc<Mutex<ConnectionCache>>,
-    forced_failure: Option<FailureKind>,
+    options: ConnectionOptions,
 ) {
     while let Some(request) = jobs.recv().await {
         let Ok(_slot) = in_flight.acquire().await else {
             return;
         };
-        if serve_request(&state, request, &cache, &out, forced_failure)
+        if serve_request(&state, request, &cache, &out, options)
             .await
             .is_err()
         {
@@ -307,6 +316,7 @@ async fn send_error(
         event: StreamEvent::Error(ErrorFrame::websocket(refusal.status, refusal.error)),
         sequence_number: None,
         stream_id,
+        tether_timing: None,
     };
     out.send(event).await.map_err(|_| pipeline::Disconnected)
 }
@@ -317,7 +327,7 @@ async fn serve_request(
     request: ResponseCreate,
     cache: &Mutex<ConnectionCache>,
     out: &mpsc::Sender<ServerEvent>,
-    forced_failure: Option<FailureKind>,
+    options: ConnectionOptions,
 ) -> Result<(), pipeline::Disconnected> {
     state.metrics.response_served(Transport::Ws);
     let lane = request.stream_id.clone();
@@ -339,7 +349,8 @@ async fn serve_request(
             if let Some(lookup) = prepared.lookup {
                 state.metrics.cache_lookup(lookup);
             }
-            prepared.context.forced_failure = forced_failure;
+            prepared.context.forced_failure = options.forced_failure;
+            prepared.report_timing = options.report_timing;
             let reuse = prepared.reusable();
             let generated = pipeline::generate(state, prepared, out).await?;
             // A failed response cannot be continued; the one it continued stays evicted.
