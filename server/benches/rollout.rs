@@ -66,6 +66,11 @@ async fn run() {
     let router = app(state, std::path::Path::new("does-not-exist"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    // As `tether_server::serve` does: no Nagle delay on small event frames.
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let server = tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
 
     println!("Tether agent-rollout benchmark");
@@ -231,7 +236,8 @@ async fn rollout(
 ) -> Rollout {
     let mut http = HttpClient::connect(addr).await;
     let mut ws = if mode == Mode::WebSocket {
-        let (socket, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/responses"))
+        let url = format!("ws://{addr}/v1/responses");
+        let (socket, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
             .await
             .unwrap();
         Some(socket)
@@ -327,7 +333,11 @@ struct HttpClient {
 impl HttpClient {
     async fn connect(addr: std::net::SocketAddr) -> Self {
         HttpClient {
-            stream: BufReader::new(TcpStream::connect(addr).await.unwrap()),
+            stream: BufReader::new({
+                let stream = TcpStream::connect(addr).await.unwrap();
+                stream.set_nodelay(true).unwrap();
+                stream
+            }),
         }
     }
 
@@ -336,9 +346,9 @@ impl HttpClient {
             "POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
             body.len()
         );
-        let socket = self.stream.get_mut();
-        socket.write_all(request.as_bytes()).await.unwrap();
-        socket.write_all(body.as_bytes()).await.unwrap();
+        let mut message = request.into_bytes();
+        message.extend_from_slice(body.as_bytes());
+        self.stream.get_mut().write_all(&message).await.unwrap();
         let mut length = 0usize;
         let mut status = String::new();
         self.stream.read_line(&mut status).await.unwrap();

@@ -28,6 +28,7 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use tower_http::services::ServeDir;
 
 use crate::metrics::Metrics;
@@ -260,6 +261,13 @@ pub async fn serve(
             config.static_dir.display()
         );
     }
+    // Events are small frames written one at a time: without TCP_NODELAY, Nagle's algorithm
+    // holds each behind the client's delayed ACK (tens of milliseconds per turn).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY: {error}");
+        }
+    });
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await?;

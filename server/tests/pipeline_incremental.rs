@@ -166,25 +166,50 @@ async fn the_timing_summary_is_sent_only_on_request() {
     let server = TestServer::start(":memory:").await;
     let url = format!("ws://{}/v1/responses", server.addr);
     let mut request = url.as_str().into_client_request().unwrap();
-    request.headers_mut().insert("x-tether-timing", "1".parse().unwrap());
+    request
+        .headers_mut()
+        .insert("x-tether-timing", "1".parse().unwrap());
     let (socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
     let mut client = common::Client { socket };
-    client.send(&json!({"type": "response.create", "model": "m", "store": false, "input": "one"}).to_string()).await;
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false, "input": "one"})
+                .to_string(),
+        )
+        .await;
     let first = client.response_events().await;
     assert_eq!(first.last().unwrap()["tether_timing"]["path"], "ws_miss");
-    assert!(first[..first.len() - 1].iter().all(|e| e.get("tether_timing").is_none()));
+    assert!(
+        first[..first.len() - 1]
+            .iter()
+            .all(|e| e.get("tether_timing").is_none())
+    );
     let id = first.last().unwrap()["response"]["id"].clone();
     client
         .send(&json!({"type": "response.create", "model": "m", "store": false, "previous_response_id": id, "input": "two"}).to_string())
         .await;
     let timing = client.response_events().await.last().unwrap()["tether_timing"].clone();
     assert_eq!(timing["path"], "ws_hit");
-    for stage in ["resolve_us", "render_us", "validate_us", "classify_us", "generate_us"] {
+    for stage in [
+        "resolve_us",
+        "render_us",
+        "validate_us",
+        "classify_us",
+        "generate_us",
+    ] {
         assert!(timing["stages"][stage].is_u64(), "{stage} in {timing}");
     }
 
     let mut plain = server.connect().await;
-    plain.send(&json!({"type": "response.create", "model": "m", "input": "x"}).to_string()).await;
-    assert!(plain.response_events().await.iter().all(|e| e.get("tether_timing").is_none()));
+    plain
+        .send(&json!({"type": "response.create", "model": "m", "input": "x"}).to_string())
+        .await;
+    assert!(
+        plain
+            .response_events()
+            .await
+            .iter()
+            .all(|e| e.get("tether_timing").is_none())
+    );
     server.stop().await;
 }
