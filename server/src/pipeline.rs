@@ -164,13 +164,24 @@ pub async fn prepare(
     let new_items = resolve_references(request.input.clone().into_items(), &items)?;
     check_tool_outputs(&items, &new_items)?;
     let instructions = request.instructions.as_deref();
+    let tools_key = tools_key(&request.tools);
+    let hit = reuse.is_some();
+    let (reuse_rendered, reuse_compiled) = match reuse {
+        Some((rendered, compiled)) => (Some(rendered), Some(compiled)),
+        None => (None, None),
+    };
 
     // Render: extend the cached token buffer, or tokenize the whole conversation.
-    let (rendered, cached_tokens) = timings.time(Stage::Render, || match &reuse {
-        Some((rendered, _)) => rendered.extend(instructions, &request.tools, &new_items),
+    let (rendered, cached_tokens) = timings.time(Stage::Render, || match reuse_rendered {
+        Some(rendered) => rendered.extend(instructions, &request.tools, &tools_key, &new_items),
         None => {
-            let prior = RenderedPrompt::full(instructions, &request.tools, &items);
-            (prior.extend(instructions, &request.tools, &new_items).0, 0)
+            let prior = RenderedPrompt::full(instructions, &request.tools, &tools_key, &items);
+            (
+                prior
+                    .extend(instructions, &request.tools, &tools_key, &new_items)
+                    .0,
+                0,
+            )
         }
     });
 
@@ -178,13 +189,13 @@ pub async fn prepare(
     // checked on this connection.
     let total = items.len() + new_items.len();
     let compiled = timings.time(Stage::Validate, || -> Result<CompiledTools, Refusal> {
-        let compiled = match &reuse {
-            Some((_, compiled)) if *compiled.key == tools_key(&request.tools) => compiled.clone(),
-            _ => validate::compile(&request.tools)?,
+        let compiled = match reuse_compiled {
+            Some(compiled) if *compiled.key == tools_key => compiled,
+            _ => validate::compile(&request.tools, &tools_key)?,
         };
         let mut mismatches = validate::check_items(&new_items, items.len(), total, &compiled)?
             .arguments_not_matching_schema;
-        if reuse.is_none() {
+        if !hit {
             mismatches +=
                 validate::check_items(&items, 0, total, &compiled)?.arguments_not_matching_schema;
         }
@@ -195,7 +206,7 @@ pub async fn prepare(
     })?;
 
     // Classify: scan the text not yet scanned on this connection.
-    let scanned: Vec<&Item> = if reuse.is_some() {
+    let scanned: Vec<&Item> = if hit {
         new_items.iter().collect()
     } else {
         items.iter().chain(&new_items).collect()

@@ -36,64 +36,65 @@ impl RenderedPrompt {
         self.len() == 0
     }
 
-    /// Renders a whole prompt from nothing.
-    pub fn full(instructions: Option<&str>, tools: &[Tool], items: &[Item]) -> Self {
+    /// Renders a whole prompt from nothing. `tools_key` is [`tools_key`](super::validate::tools_key)
+    /// of `tools`, computed once per request.
+    pub fn full(
+        instructions: Option<&str>,
+        tools: &[Tool],
+        tools_key: &str,
+        items: &[Item],
+    ) -> Self {
         let mut tokens = Vec::new();
         render_items(items, &mut tokens);
         RenderedPrompt {
-            preamble_key: preamble_key(instructions, tools),
+            preamble_key: preamble_key(instructions, tools_key),
             preamble: Arc::new(render_preamble(instructions, tools)),
             items: Arc::new(tokens),
         }
     }
 
     /// Extends this prompt with `new_items`, re-rendering the preamble only if the instructions
-    /// or tools changed. Returns the new prompt and how many of its tokens were reused.
+    /// or tools changed. Returns the new prompt and how many of its tokens were reused. The token
+    /// buffer is extended in place when this prompt is its only owner (a cache entry handed
+    /// over), so a continuation never copies the history's tokens.
     pub fn extend(
-        &self,
+        self,
         instructions: Option<&str>,
         tools: &[Tool],
+        tools_key: &str,
         new_items: &[Item],
     ) -> (Self, usize) {
-        let key = preamble_key(instructions, tools);
+        let key = preamble_key(instructions, tools_key);
         let (preamble, reused_preamble) = if key == self.preamble_key {
-            (self.preamble.clone(), self.preamble.len())
+            let reused = self.preamble.len();
+            (self.preamble, reused)
         } else {
             (Arc::new(render_preamble(instructions, tools)), 0)
         };
-        let mut items = Vec::with_capacity(self.items.len() + new_items.len() * 64);
-        items.extend_from_slice(&self.items);
-        render_items(new_items, &mut items);
         let reused = reused_preamble + self.items.len();
+        let mut items = self.items;
+        render_items(new_items, Arc::make_mut(&mut items));
         (
             RenderedPrompt {
                 preamble_key: key,
                 preamble,
-                items: Arc::new(items),
+                items,
             },
             reused,
         )
     }
 
-    /// This prompt with `items` (a response's output) appended.
-    pub fn with_items(&self, items: &[Item]) -> Self {
-        let mut tokens = Vec::with_capacity(self.items.len() + items.len() * 64);
-        tokens.extend_from_slice(&self.items);
-        render_items(items, &mut tokens);
-        RenderedPrompt {
-            preamble_key: self.preamble_key,
-            preamble: self.preamble.clone(),
-            items: Arc::new(tokens),
-        }
+    /// This prompt with `items` (a response's output) appended, in place when unshared.
+    pub fn with_items(mut self, items: &[Item]) -> Self {
+        render_items(items, Arc::make_mut(&mut self.items));
+        self
     }
 }
 
-fn preamble_key(instructions: Option<&str>, tools: &[Tool]) -> u64 {
+fn preamble_key(instructions: Option<&str>, tools_key: &str) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     instructions.hash(&mut hasher);
-    serde_json::to_string(tools)
-        .unwrap_or_default()
-        .hash(&mut hasher);
+    tools_key.hash(&mut hasher);
     hasher.finish()
 }
 
@@ -183,16 +184,19 @@ mod tests {
             Item::assistant_text("m1", "On it.", tether_protocol::ItemStatus::Completed),
         ];
         let second = vec![Item::user_text("Also update the README — thanks!")];
-        let base = RenderedPrompt::full(Some("Be brief."), &tools, &first);
-        let (extended, reused) = base.extend(Some("Be brief."), &tools, &second);
+        let key = crate::stages::validate::tools_key(&tools);
+        let base = RenderedPrompt::full(Some("Be brief."), &tools, &key, &first);
+        let (extended, reused) = base
+            .clone()
+            .extend(Some("Be brief."), &tools, &key, &second);
         let all: Vec<Item> = first.iter().chain(&second).cloned().collect();
-        let full = RenderedPrompt::full(Some("Be brief."), &tools, &all);
+        let full = RenderedPrompt::full(Some("Be brief."), &tools, &key, &all);
         assert_eq!(extended.preamble, full.preamble);
         assert_eq!(extended.items, full.items);
         assert_eq!(reused, base.len());
         assert!(full.len() > 30);
         // Changed tools: the preamble is rendered anew and not counted as reused.
-        let (changed, reused) = base.extend(Some("Be brief."), &[], &second);
+        let (changed, reused) = base.clone().extend(Some("Be brief."), &[], "[]", &second);
         assert_eq!(reused, base.items.len());
         assert!(changed.preamble.len() < base.preamble.len());
     }

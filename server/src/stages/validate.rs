@@ -40,8 +40,9 @@ pub fn tools_key(tools: &[Tool]) -> String {
     serde_json::to_string(tools).unwrap_or_default()
 }
 
-/// Compiles every function tool's `parameters` (namespaces included).
-pub fn compile(tools: &[Tool]) -> Result<CompiledTools, Refusal> {
+/// Compiles every function tool's `parameters` (namespaces included); `key` is
+/// [`tools_key`] of `tools`.
+pub fn compile(tools: &[Tool], key: &str) -> Result<CompiledTools, Refusal> {
     let mut validators = HashMap::new();
     for (index, tool) in tools.iter().enumerate() {
         let functions: Vec<_> = match tool {
@@ -75,7 +76,7 @@ pub fn compile(tools: &[Tool]) -> Result<CompiledTools, Refusal> {
         }
     }
     Ok(CompiledTools {
-        key: Arc::new(tools_key(tools)),
+        key: Arc::new(key.to_string()),
         validators: Arc::new(validators),
     })
 }
@@ -153,7 +154,7 @@ mod tests {
 
     #[test]
     fn schemas_compile_and_check_call_arguments() {
-        let compiled = compile(&tools()).unwrap();
+        let compiled = compile(&tools(), &tools_key(&tools())).unwrap();
         let call = |arguments: &str| {
             Item::FunctionCall(tether_protocol::items::FunctionCall {
                 id: None,
@@ -181,7 +182,7 @@ mod tests {
             {"type": "function", "name": "bad", "parameters": {"type": "no-such-type"}}
         ]))
         .unwrap();
-        let refusal = compile(&broken).unwrap_err();
+        let refusal = compile(&broken, &tools_key(&broken)).unwrap_err();
         assert_eq!(refusal.status, 400);
         assert_eq!(refusal.error.param.as_deref(), Some("tools[1].parameters"));
     }
