@@ -10,6 +10,6 @@ mod stop;
 mod turn;
 
 pub use record::{AgentRun, CallKind, Entry, Resume, ToolCallEntry, TurnRecord};
-pub use run::{AgentConfig, ContinuationMode, run_agent};
+pub use run::{AgentConfig, ContinuationMode, SharedRun, run_agent, run_agent_shared};
 pub use stop::{StopSignal, Stopped};
 pub use turn::{RunStatus, Turn};

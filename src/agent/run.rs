@@ -10,6 +10,9 @@
 //! Nothing here touches the DOM or a clock: time comes from the `clock` argument, state goes out
 //! through `observe`, so the loop runs natively in tests against a replayed transport.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use futures::future::{Either, select};
 use serde_json::Value;
 use tether_protocol::{
@@ -114,6 +117,43 @@ enum TurnError {
     Response(String),
 }
 
+/// The state of a run while the loop changes it, shared with whoever shows it: a frame callback
+/// reads the latest state between two events instead of the observer copying it on every event.
+/// The loop only borrows it inside synchronous steps, never across an `await`.
+#[derive(Clone, Default)]
+pub struct SharedRun(Rc<RefCell<AgentRun>>);
+
+impl SharedRun {
+    /// A copy of the state as it is now.
+    pub fn snapshot(&self) -> AgentRun {
+        self.0.borrow().clone()
+    }
+
+    /// Reads the state without copying it.
+    pub fn with<R>(&self, read: impl FnOnce(&AgentRun) -> R) -> R {
+        read(&self.0.borrow())
+    }
+}
+
+/// The loop's access to the shared state: every change is followed by a call to `observe`.
+struct Observed<'a> {
+    run: &'a SharedRun,
+    observe: &'a mut dyn FnMut(&AgentRun),
+}
+
+impl Observed<'_> {
+    /// Applies `change` and reports the new state.
+    fn change<R>(&mut self, change: impl FnOnce(&mut AgentRun) -> R) -> R {
+        let result = change(&mut self.run.0.borrow_mut());
+        (self.observe)(&self.run.0.borrow());
+        result
+    }
+
+    fn read<R>(&self, read: impl FnOnce(&AgentRun) -> R) -> R {
+        read(&self.run.0.borrow())
+    }
+}
+
 /// Runs `task` to the end and returns the final state (also passed to `observe` after every
 /// change). `clock` gives milliseconds on any monotonic clock.
 pub async fn run_agent(
@@ -125,15 +165,40 @@ pub async fn run_agent(
     stop: &StopSignal,
     observe: &mut dyn FnMut(&AgentRun),
 ) -> AgentRun {
-    let mut run = AgentRun {
-        status: RunStatus::Running,
-        entries: vec![Entry::Task(task.to_string())],
-        ..AgentRun::default()
+    let shared = SharedRun::default();
+    run_agent_shared(
+        transport, sandbox, config, task, clock, stop, &shared, observe,
+    )
+    .await
+}
+
+/// [`run_agent`] keeping its state in `shared` (reset at the start), where a view can read it
+/// at its own pace; `observe` still hears of every change.
+#[allow(clippy::too_many_arguments)] // run_agent's arguments and the one place to keep the state
+pub async fn run_agent_shared(
+    transport: &mut dyn Transport,
+    sandbox: &mut Sandbox,
+    config: &AgentConfig,
+    task: &str,
+    clock: &dyn Fn() -> f64,
+    stop: &StopSignal,
+    shared: &SharedRun,
+    observe: &mut dyn FnMut(&AgentRun),
+) -> AgentRun {
+    let mut run = Observed {
+        run: shared,
+        observe,
     };
-    observe(&run);
+    run.change(|run| {
+        *run = AgentRun {
+            status: RunStatus::Running,
+            entries: vec![Entry::Task(task.to_string())],
+            ..AgentRun::default()
+        }
+    });
     let tools = match tools_of(sandbox, config.apply_patch_form) {
         Ok(tools) => tools,
-        Err(error) => return finish(run, Err(error), observe),
+        Err(error) => return finish(run, Err(error)),
     };
     let mut conversation = vec![Item::user_text(task)];
     let mut new_items = conversation.clone();
@@ -141,24 +206,25 @@ pub async fn run_agent(
 
     for number in 1..=config.max_turns {
         if stop.is_stopped() {
-            return stopped(run, observe);
+            return stopped(run);
         }
         let mut request =
             build_request(config, &tools, previous.clone(), &new_items, &conversation);
-        run.turns.push(TurnRecord::new(number, &request, clock()));
-        let entries_before = run.entries.len();
-        observe(&run);
+        let entries_before = run.change(|run| {
+            run.turns.push(TurnRecord::new(number, &request, clock()));
+            run.entries.len()
+        });
 
         let mut resent = false;
         let output = loop {
-            match play_turn(transport, &request, &mut run, clock, stop, observe).await {
+            match play_turn(transport, &request, &mut run, clock, stop).await {
                 Ok(output) => break output,
-                Err(TurnError::Stopped) => return stopped(run, observe),
+                Err(TurnError::Stopped) => return stopped(run),
                 Err(TurnError::Transport(error)) if error.is_disconnect() && !resent => {
                     resent = true;
                     if let Err(error) = transport.reconnect().await {
                         let message = format!("{error}; reconnecting failed too");
-                        return finish(run, Err(message), observe);
+                        return finish(run, Err(message));
                     }
                     // A stored previous response survives the connection; a cached one does not.
                     let resume = if request.previous_response_id.is_some() && request.stores() {
@@ -168,32 +234,31 @@ pub async fn run_agent(
                         request.input = Input::Items(conversation.clone());
                         Resume::FullContext
                     };
-                    run.entries.truncate(entries_before);
                     let now = clock();
-                    let record = run.turns.last_mut().expect("the turn was pushed");
-                    record.restart(&request, now, resume);
-                    observe(&run);
+                    run.change(|run| {
+                        run.entries.truncate(entries_before);
+                        let record = run.turns.last_mut().expect("the turn was pushed");
+                        record.restart(&request, now, resume);
+                    });
                 }
-                Err(TurnError::Transport(error)) => {
-                    return finish(run, Err(error.to_string()), observe);
-                }
-                Err(TurnError::Response(message)) => return finish(run, Err(message), observe),
+                Err(TurnError::Transport(error)) => return finish(run, Err(error.to_string())),
+                Err(TurnError::Response(message)) => return finish(run, Err(message)),
             }
         };
 
-        previous = run.turns.last().and_then(|t| t.response_id.clone());
+        previous = run.read(|run| run.turns.last().and_then(|t| t.response_id.clone()));
         conversation.extend(output.iter().cloned());
         let calls: Vec<&Item> = output
             .iter()
             .filter(|item| matches!(item, Item::FunctionCall(_) | Item::CustomToolCall(_)))
             .collect();
         if calls.is_empty() {
-            return finish(run, Ok(()), observe);
+            return finish(run, Ok(()));
         }
         new_items.clear();
         for call in calls {
             if stop.is_stopped() {
-                return stopped(run, observe);
+                return stopped(run);
             }
             let started = clock();
             let (call_id, result, reply) = match call {
@@ -210,7 +275,7 @@ pub async fn run_agent(
                 _ => unreachable!("filtered to tool calls"),
             };
             let elapsed = clock() - started;
-            show_result(&mut run, call_id, &result, elapsed);
+            run.change(|run| show_result(run, call_id, &result, elapsed));
             let item = reply(ToolCallOutput {
                 id: None,
                 call_id: call_id.clone(),
@@ -219,14 +284,13 @@ pub async fn run_agent(
             });
             conversation.push(item.clone());
             new_items.push(item);
-            observe(&run);
         }
     }
     let message = format!(
         "stopped after {} turns without a final answer (max turns)",
         config.max_turns
     );
-    finish(run, Err(message), observe)
+    finish(run, Err(message))
 }
 
 /// The sandbox's tool definitions as protocol tools.
@@ -272,10 +336,9 @@ fn build_request(
 async fn play_turn(
     transport: &mut dyn Transport,
     request: &ResponseCreate,
-    run: &mut AgentRun,
+    run: &mut Observed<'_>,
     clock: &dyn Fn() -> f64,
     stop: &StopSignal,
-    observe: &mut dyn FnMut(&AgentRun),
 ) -> Result<Vec<Item>, TurnError> {
     transport
         .send(request)
@@ -292,8 +355,8 @@ async fn play_turn(
             Either::Right(((), _)) => return Err(TurnError::Stopped),
         };
         let event = next.map_err(TurnError::Transport)?;
-        let done = stream.apply(run, &event, clock())?;
-        observe(run);
+        let now = clock();
+        let done = run.change(|run| stream.apply(run, &event, now))?;
         if let Some(response) = done {
             // Items the stream never closed with `output_item.done` come from the response.
             let mut output = std::mem::take(&mut stream.done);
@@ -443,24 +506,18 @@ fn show_result(run: &mut AgentRun, call_id: &str, result: &ToolResult, elapsed: 
     }
 }
 
-fn finish(
-    mut run: AgentRun,
-    outcome: Result<(), String>,
-    observe: &mut dyn FnMut(&AgentRun),
-) -> AgentRun {
-    match outcome {
+fn finish(mut run: Observed<'_>, outcome: Result<(), String>) -> AgentRun {
+    run.change(|run| match outcome {
         Ok(()) => run.status = RunStatus::Done,
         Err(message) => {
             run.status = RunStatus::Failed;
             run.error = Some(message);
         }
-    }
-    observe(&run);
-    run
+    });
+    run.run.snapshot()
 }
 
-fn stopped(mut run: AgentRun, observe: &mut dyn FnMut(&AgentRun)) -> AgentRun {
-    run.status = RunStatus::Stopped;
-    observe(&run);
-    run
+fn stopped(mut run: Observed<'_>) -> AgentRun {
+    run.change(|run| run.status = RunStatus::Stopped);
+    run.run.snapshot()
 }

@@ -6,7 +6,10 @@
 use leptos::prelude::*;
 use tether_sandbox::{Sandbox, sample_project};
 
-use crate::agent::{AgentConfig, AgentRun, ContinuationMode, RunStatus, StopSignal, run_agent};
+use crate::agent::{
+    AgentConfig, AgentRun, ContinuationMode, RunStatus, SharedRun, StopSignal, run_agent_shared,
+};
+use crate::components::frame_batch::FrameBatch;
 use crate::components::{Conversation, Timeline};
 use crate::js::WorkerRuntime;
 use crate::transport::http::HttpTransport;
@@ -67,16 +70,27 @@ pub fn AgentView() -> impl IntoView {
         leptos::task::spawn_local(async move {
             let mut sandbox =
                 Sandbox::new(sample_project()).with_js_runtime(Box::new(WorkerRuntime));
-            run_agent(
+            // One copy of the state and one DOM update per animation frame, not per event.
+            let shared = SharedRun::default();
+            let latest = shared.clone();
+            // `try_set`: the view may be gone (tab switched) while the run winds down.
+            let batch = FrameBatch::per_animation_frame(move || {
+                run.try_set(latest.snapshot());
+            });
+            run_agent_shared(
                 transport.as_mut(),
                 &mut sandbox,
                 &config,
                 &text,
                 &now_ms,
                 &signal,
-                // `try_set`: the view may be gone (tab switched) while the run winds down.
+                &shared,
                 &mut |state| {
-                    run.try_set(state.clone());
+                    if state.status == RunStatus::Running {
+                        batch.changed();
+                    } else {
+                        batch.flush();
+                    }
                 },
             )
             .await;

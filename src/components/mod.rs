@@ -1,8 +1,10 @@
-//! Components render state owned elsewhere; they hold no logic worth testing natively.
+//! Components render state owned elsewhere; they hold no logic worth testing natively, except
+//! the frame batching of updates ([`frame_batch`]), tested with a scheduler run by hand.
 
 mod agent;
 mod answer;
 mod conversation;
+pub mod frame_batch;
 mod timeline;
 
 pub use agent::AgentView;
