@@ -131,6 +131,9 @@ impl AppState {
                 config.data_dir.display()
             )
         })?;
+        // The tokenizer's vocabulary (200k tokens) loads on first use, ~0.1 s: here, not in
+        // the first request's time to first token.
+        stages::render::tokenizer();
         let stage_histograms = Arc::new(StageHistograms::default());
         let records = Arc::new(WriteBehindStore::start(
             Arc::new(store),

@@ -427,14 +427,14 @@ pub async fn generate(
                 }
                 ModelEvent::BeginReasoning => builder.begin_reasoning(new_id("rs")),
                 ModelEvent::ReasoningDelta(delta) => {
-                    output_tokens += 1;
-                    reasoning_tokens += 1;
-                    vec![builder.reasoning_summary_delta(&delta)]
+                    output_tokens += delta.tokens as u64;
+                    reasoning_tokens += delta.tokens as u64;
+                    vec![builder.reasoning_summary_delta(&delta.text)]
                 }
                 ModelEvent::BeginMessage => builder.begin_message(new_id("msg")),
                 ModelEvent::TextDelta(delta) => {
-                    output_tokens += 1;
-                    vec![builder.text_delta(&delta)]
+                    output_tokens += delta.tokens as u64;
+                    vec![builder.text_delta(&delta.text)]
                 }
                 ModelEvent::BeginFunctionCall { name, namespace } => {
                     vec![builder.begin_tool_call(Item::FunctionCall(FunctionCall {
@@ -458,8 +458,8 @@ pub async fn generate(
                     ]
                 }
                 ModelEvent::ArgumentsDelta(delta) => {
-                    output_tokens += 1;
-                    vec![builder.arguments_delta(&delta)]
+                    output_tokens += delta.tokens as u64;
+                    vec![builder.arguments_delta(&delta.text)]
                 }
                 ModelEvent::EndItem => builder.end_item(),
             };

@@ -89,13 +89,28 @@ where
     state.metrics.ws_connected();
     let (mut sink, mut stream) = socket.split();
     let (out_tx, mut out_rx) = mpsc::channel::<ServerEvent>(256);
+    // Events already queued behind the first go out in the same flush: at thousands of tokens
+    // a second, one write (and one wake-up of the reader) per several frames, not per frame.
     let writer = tokio::spawn(async move {
-        while let Some(event) = out_rx.recv().await {
+        'write: while let Some(event) = out_rx.recv().await {
             if sink
-                .send(Message::Text(event.to_json().into()))
+                .feed(Message::Text(event.to_json().into()))
                 .await
                 .is_err()
             {
+                break;
+            }
+            for _ in 1..WRITE_BATCH {
+                let Ok(event) = out_rx.try_recv() else { break };
+                if sink
+                    .feed(Message::Text(event.to_json().into()))
+                    .await
+                    .is_err()
+                {
+                    break 'write;
+                }
+            }
+            if sink.flush().await.is_err() {
                 break;
             }
         }
@@ -179,6 +194,9 @@ struct LaneRefusal {
     refusal: Refusal,
     stream_id: Option<String>,
 }
+
+/// Frames written before one flush, at most.
+const WRITE_BATCH: usize = 64;
 
 /// The lanes of one connection: a FIFO queue and a worker per `stream_id` (plus the unnamed
 /// default lane), at most [`MAX_IN_FLIGHT`] responses running at once across them, and the

@@ -174,9 +174,9 @@ pub enum ModelEvent {
     },
     /// A reasoning item; its summary streams as [`ModelEvent::ReasoningDelta`]s.
     BeginReasoning,
-    ReasoningDelta(String),
+    ReasoningDelta(Delta),
     BeginMessage,
-    TextDelta(String),
+    TextDelta(Delta),
     /// A function tool call; `namespace` names the namespace tool it belongs to, if any.
     BeginFunctionCall {
         name: String,
@@ -187,7 +187,7 @@ pub enum ModelEvent {
         name: String,
     },
     /// A piece of the open call's arguments (function) or input (custom).
-    ArgumentsDelta(String),
+    ArgumentsDelta(Delta),
     EndItem,
     /// The response fails: `error` (with `status` on WebSocket) then `response.failed`. Nothing
     /// follows.
@@ -197,15 +197,58 @@ pub enum ModelEvent {
     },
 }
 
+/// Decoded text: whole tokens, cut at a token boundary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delta {
+    pub text: String,
+    /// How many tokens `text` is (one, unless a character spans tokens or deltas were merged).
+    pub tokens: usize,
+}
+
+impl Delta {
+    /// One streamed piece of text: `tokens` tokens.
+    pub fn new(text: impl Into<String>, tokens: usize) -> Self {
+        Delta {
+            text: text.into(),
+            tokens,
+        }
+    }
+
+    /// Appends the next piece of the same stream.
+    pub fn push(&mut self, next: &Delta) {
+        self.text.push_str(&next.text);
+        self.tokens += next.tokens;
+    }
+}
+
 impl ModelEvent {
+    /// The tokens the event carries (each costs decoding time); 0 for structure events.
+    pub fn tokens(&self) -> usize {
+        match self {
+            ModelEvent::TextDelta(d)
+            | ModelEvent::ArgumentsDelta(d)
+            | ModelEvent::ReasoningDelta(d) => d.tokens,
+            _ => 0,
+        }
+    }
+
     /// Whether the event carries a token (and so costs decoding time).
     pub fn is_token(&self) -> bool {
-        matches!(
-            self,
-            ModelEvent::TextDelta(_)
-                | ModelEvent::ArgumentsDelta(_)
-                | ModelEvent::ReasoningDelta(_)
-        )
+        self.tokens() > 0
+    }
+
+    /// Appends `next` to this delta when both stream text into the same item (one frame
+    /// instead of two); false, and nothing changed, otherwise.
+    pub fn absorb(&mut self, next: &ModelEvent) -> bool {
+        match (self, next) {
+            (ModelEvent::TextDelta(a), ModelEvent::TextDelta(b))
+            | (ModelEvent::ArgumentsDelta(a), ModelEvent::ArgumentsDelta(b))
+            | (ModelEvent::ReasoningDelta(a), ModelEvent::ReasoningDelta(b)) => {
+                a.push(b);
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -443,7 +486,7 @@ fn to_events(outputs: Vec<Output>) -> VecDeque<ModelEvent> {
     let mut events = VecDeque::new();
     let mut outputs = outputs.into_iter().peekable();
     while let Some(output) = outputs.next() {
-        let (begin, text, delta): (_, _, fn(String) -> ModelEvent) = match output {
+        let (begin, text, delta): (_, _, fn(Delta) -> ModelEvent) = match output {
             Output::Reasoning(text) => {
                 (ModelEvent::BeginReasoning, text, ModelEvent::ReasoningDelta)
             }
@@ -456,7 +499,7 @@ fn to_events(outputs: Vec<Output>) -> VecDeque<ModelEvent> {
             }
         };
         events.push_back(begin);
-        events.extend(tokens::split(&text).map(|piece| delta(piece.to_string())));
+        events.extend(tokens::pieces(&text).map(|(piece, n)| delta(Delta::new(piece, n))));
         if !matches!(outputs.peek(), Some(Output::Fail(kind)) if kind.is_mid_stream()) {
             events.push_back(ModelEvent::EndItem);
         }
@@ -492,16 +535,19 @@ struct Run {
 
 impl Run {
     /// Records the token just emitted: TTFT for the first, inter-token latency for the others.
-    fn record_token(&mut self) {
+    /// (Fields, not `self`: the caller holds the run state borrowed.)
+    fn record_token(
+        metrics: &metrics::ModelMetrics,
+        last_token: &mut Option<Instant>,
+        arrived: Instant,
+    ) {
         let now = Instant::now();
-        match self.last_token {
-            None => self.metrics.time_to_first_token.observe(now - self.arrived),
-            Some(last) => self.metrics.inter_token_latency.observe(now - last),
+        match *last_token {
+            None => metrics.time_to_first_token.observe(now - arrived),
+            Some(last) => metrics.inter_token_latency.observe(now - last),
         }
-        self.last_token = Some(now);
-        self.metrics
-            .generation_tokens
-            .fetch_add(1, Ordering::Relaxed);
+        *last_token = Some(now);
+        metrics.generation_tokens.fetch_add(1, Ordering::Relaxed);
     }
 
     async fn next(&mut self) -> Option<ModelEvent> {
@@ -555,7 +601,16 @@ impl Run {
                 // Nothing is visible before the first token is due (TTFT); each token is due an
                 // interval after the previous one was *due*, not sent, so the rate holds even
                 // when a send is delayed. The interval follows the load at that moment.
-                if event.is_token() {
+                let mut event = event;
+                let tokens = event.tokens();
+                if tokens > 0 {
+                    // A piece of several tokens (a character split over tokens) is visible once
+                    // its last token is decoded.
+                    for _ in 1..tokens {
+                        *next_due += self
+                            .profile
+                            .interval(self.scheduler.running(), &mut self.rng);
+                    }
                     // A token already due (the timer's millisecond tick, or a slow reader) goes
                     // at once, without a timer.
                     if *next_due > Instant::now() {
@@ -564,7 +619,26 @@ impl Run {
                     *next_due += self
                         .profile
                         .interval(self.scheduler.running(), &mut self.rng);
-                    self.record_token();
+                    for _ in 0..tokens {
+                        Self::record_token(&self.metrics, &mut self.last_token, self.arrived);
+                    }
+                    // Single tokens of the same item already due by now join this delta: at
+                    // thousands of tokens a second several fall due per timer tick, and one
+                    // frame for them keeps the connection and the client at the model's pace.
+                    // Each token still draws its own interval, so a seed replays the same way.
+                    while self.profile.tokens_per_second.is_some()
+                        && *next_due <= Instant::now()
+                        && self
+                            .events
+                            .front()
+                            .is_some_and(|next| next.tokens() == 1 && event.absorb(next))
+                    {
+                        self.events.pop_front();
+                        *next_due += self
+                            .profile
+                            .interval(self.scheduler.running(), &mut self.rng);
+                        Self::record_token(&self.metrics, &mut self.last_token, self.arrived);
+                    }
                 } else {
                     tokio::time::sleep_until(*first_due).await;
                 }

@@ -18,10 +18,10 @@ const MAX_TOKENS: usize = 2_000;
 const MAX_DEPTH: usize = 6;
 
 const WORDS: &[&str] = &[
-    "the", "model", "server", "token", "stream", "latency", "request", "response", "cache",
-    "socket", "agent", "tool", "call", "patch", "file", "test", "build", "result", "simple",
-    "fast", "quiet", "because", "while", "after", "before", "every", "small", "large", "first",
-    "next", "output", "input", "queue", "slot", "time", "rate", "error", "value", "schema",
+    "the", "model", "server", "token", "stream", "reply", "request", "response", "cache", "socket",
+    "agent", "tool", "call", "patch", "file", "test", "build", "result", "simple", "fast", "quiet",
+    "because", "while", "after", "before", "every", "small", "large", "first", "next", "output",
+    "input", "queue", "slot", "time", "rate", "error", "value", "schema",
 ];
 
 /// What the random generator answers in `context`.
@@ -67,7 +67,8 @@ fn answer_length(rng: &mut StdRng) -> usize {
     (length.round() as usize).clamp(1, MAX_TOKENS)
 }
 
-/// `count` tokens of random prose (each word one token, a full stop now and then).
+/// `count` tokens of random prose (each word one o200k token, with or without a capital, a
+/// full stop now and then).
 pub fn text(count: usize, rng: &mut StdRng) -> String {
     let mut out = String::new();
     let mut capital = true;
@@ -474,6 +475,21 @@ mod tests {
     fn the_same_seed_draws_the_same_arguments() {
         let draw = || arguments(&nested_schema(), &mut StdRng::seed_from_u64(5));
         assert_eq!(draw(), draw());
+    }
+
+    #[test]
+    fn every_word_is_one_token_in_every_position() {
+        for word in WORDS {
+            let capital = format!("{}{}", word[..1].to_uppercase(), &word[1..]);
+            for form in [
+                word.to_string(),
+                format!(" {word}"),
+                capital.clone(),
+                format!(" {capital}"),
+            ] {
+                assert_eq!(tokens::count(&form), 1, "{form:?}");
+            }
+        }
     }
 
     #[test]

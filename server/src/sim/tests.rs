@@ -19,14 +19,14 @@ fn text_of(events: &[ModelEvent]) -> String {
     events
         .iter()
         .filter_map(|e| match e {
-            ModelEvent::TextDelta(d) | ModelEvent::ArgumentsDelta(d) => Some(d.as_str()),
+            ModelEvent::TextDelta(d) | ModelEvent::ArgumentsDelta(d) => Some(d.text.as_str()),
             _ => None,
         })
         .collect()
 }
 
 fn token_count(events: &[ModelEvent]) -> usize {
-    events.iter().filter(|e| e.is_token()).count()
+    events.iter().map(ModelEvent::tokens).sum()
 }
 
 /// Each event with the time it arrived, relative to the start.
@@ -106,10 +106,11 @@ async fn ttft_is_prefill_then_tokens_follow_at_the_profile_rate_within_the_jitte
     let ttft = profile.ttft(context.input_tokens);
     assert!(ttft > Duration::from_millis(80), "{ttft:?}");
     let events = timed(model.generate(&context)).await;
+    // A delta carries the tokens that were due when it went out (several per millisecond tick
+    // when jitter bunches them): each of its tokens arrived with it.
     let token_times: Vec<Duration> = events
         .iter()
-        .filter(|(_, e)| e.is_token())
-        .map(|(t, _)| *t)
+        .flat_map(|(t, e)| std::iter::repeat_n(*t, e.tokens()))
         .collect();
     assert_eq!(token_times.len(), 400);
     // tokio's timer has millisecond resolution: a due time fires on the next millisecond.
@@ -393,7 +394,8 @@ async fn reasoning_comes_first_and_is_paced_like_any_token() {
     let reasoning = events
         .iter()
         .filter(|e| matches!(e, ModelEvent::ReasoningDelta(_)))
-        .count();
+        .map(ModelEvent::tokens)
+        .sum::<usize>();
     assert_eq!(reasoning, 25);
     assert_eq!(token_count(&events), 30);
     assert_eq!(start.elapsed(), Duration::from_millis(10) * 29);

@@ -1,39 +1,41 @@
-//! Approximate tokenization for the simulator's pacing and usage counts: a token is a run of
-//! letters or digits with its leading whitespace, or a single other character — about one token
-//! per English word, like a BPE tokenizer on prose. (The incremental pipeline replaces this with a
-//! real BPE tokenizer.)
+//! Tokenization for the simulator: the `o200k_base` BPE the pipeline renders prompts with, so
+//! streamed deltas are cut at real token boundaries and usage counts are real token counts.
+//!
+//! A piece of streamed text is normally one token. A character whose UTF-8 bytes the BPE splits
+//! over several tokens (some emoji, rare CJK) cannot be cut inside, so the piece holding it
+//! carries all of those tokens and says so.
 
-/// Splits `text` into tokens; concatenating them gives `text` back.
-pub fn split(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
+use crate::stages::render::tokenizer;
+
+/// Splits `text` at token boundaries into `(piece, tokens)`: each piece is the fewest whole
+/// tokens that make whole characters (almost always one). Concatenated, the pieces give `text`
+/// back, and their token counts add up to [`count`]`(text)`.
+pub fn pieces(text: &str) -> impl Iterator<Item = (&str, usize)> {
+    let tokenizer = tokenizer();
+    tokenizer.split(text).flat_map(move |word| {
+        let mut pieces = Vec::new();
+        let (mut start, mut end, mut tokens) = (0, 0, 0);
+        for token in tokenizer.bpe.encode_via_backtracking(word.as_bytes()) {
+            end += tokenizer.bpe.token_len(token);
+            tokens += 1;
+            if word.is_char_boundary(end) {
+                pieces.push((&word[start..end], tokens));
+                start = end;
+                tokens = 0;
+            }
         }
-        let leading = rest.len() - rest.trim_start().len();
-        let body = &rest[leading..];
-        let word_len: usize = body
-            .char_indices()
-            .take_while(|(_, c)| c.is_alphanumeric())
-            .last()
-            .map(|(i, c)| i + c.len_utf8())
-            .unwrap_or(0);
-        let len = if word_len > 0 {
-            leading + word_len
-        } else if let Some(c) = body.chars().next() {
-            leading + c.len_utf8()
-        } else {
-            leading
-        };
-        let (token, tail) = rest.split_at(len);
-        rest = tail;
-        Some(token)
+        pieces
     })
+}
+
+/// The pieces of `text` (see [`pieces`]) without their token counts.
+pub fn split(text: &str) -> impl Iterator<Item = &str> {
+    pieces(text).map(|(piece, _)| piece)
 }
 
 /// The number of tokens in `text`.
 pub fn count(text: &str) -> usize {
-    split(text).count()
+    tokenizer().count(text)
 }
 
 #[cfg(test)]
@@ -41,14 +43,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn split_is_lossless_and_word_sized() {
+    fn pieces_are_real_tokens_and_lossless() {
         let text = "  Hello, wörld!\n42 tokens  ";
-        let tokens: Vec<_> = split(text).collect();
-        assert_eq!(tokens.concat(), text);
+        let pieces: Vec<_> = pieces(text).collect();
+        assert_eq!(pieces.iter().map(|(p, _)| *p).collect::<String>(), text);
+        assert_eq!(pieces.iter().map(|(_, n)| n).sum::<usize>(), count(text));
+        assert_eq!(count(text), tokenizer().encode(text).len());
+        // Common English words with their leading space are single tokens.
         assert_eq!(
-            tokens,
-            ["  Hello", ",", " wörld", "!", "\n42", " tokens", "  "]
+            split(" the quick brown fox").collect::<Vec<_>>(),
+            [" the", " quick", " brown", " fox"]
         );
         assert_eq!(count(""), 0);
+    }
+
+    #[test]
+    fn a_character_split_over_tokens_stays_whole() {
+        // This emoji's four UTF-8 bytes are more than one o200k token.
+        let text = "ok 🦀🦀 done";
+        let pieces: Vec<_> = pieces(text).collect();
+        assert_eq!(pieces.iter().map(|(p, _)| *p).collect::<String>(), text);
+        assert_eq!(pieces.iter().map(|(_, n)| n).sum::<usize>(), count(text));
+        assert!(pieces.iter().all(|(p, n)| !p.is_empty() && *n >= 1));
     }
 }

@@ -47,6 +47,10 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind(config.addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
+        // As `tether_server::serve` does: small event frames must not wait behind Nagle.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let task = tokio::spawn(async move {
             axum::serve(listener, router)
                 .with_graceful_shutdown(async {
@@ -63,17 +67,25 @@ impl TestServer {
     }
 
     pub async fn connect(&self) -> Client {
-        let url = format!("ws://{}/v1/responses", self.addr);
-        let (socket, _) = tokio_tungstenite::connect_async(url)
-            .await
-            .expect("upgrade");
-        Client { socket }
+        connect(self.addr).await
     }
 
     pub async fn stop(mut self) {
         let _ = self.stop.take().unwrap().send(());
         self.task.take().unwrap().await.unwrap();
     }
+}
+
+/// A WebSocket client of the server at `addr`, with TCP_NODELAY like the server's side.
+pub async fn connect(addr: SocketAddr) -> Client {
+    let url = format!("ws://{addr}/v1/responses");
+    let (socket, _) = tokio_tungstenite::connect_async(url)
+        .await
+        .expect("upgrade");
+    if let tokio_tungstenite::MaybeTlsStream::Plain(tcp) = socket.get_ref() {
+        tcp.set_nodelay(true).unwrap();
+    }
+    Client { socket }
 }
 
 pub type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
