@@ -100,14 +100,14 @@ async fn run() {
             .map(|t| median(runs.iter().map(|r| r.turns[t]).collect()))
             .collect();
         let context = runs[0].input_tokens[TURNS - 1];
-        medians.push((mode, per_turn, context));
+        medians.push((mode, per_turn, context, runs));
     }
     print!("{:<16}", "turn");
     for turn in REPORTED_TURNS {
         print!("{:>10}", turn);
     }
     println!("{:>12}{:>16}", "total", "context@40");
-    for (mode, per_turn, context) in &medians {
+    for (mode, per_turn, context, _) in &medians {
         print!("{:<16}", mode.name());
         for turn in REPORTED_TURNS {
             print!("{:>10.2}", ms(per_turn[turn - 1]));
@@ -131,6 +131,36 @@ async fn run() {
         "WebSocket turn 40 / turn 1: {:.2}",
         ratio(ws[TURNS - 1], ws[0])
     );
+    println!(
+        "\nWhere a turn's time goes at turns 1 and 40 (server stage timings, median of {REPETITIONS} runs, \
+         ms; `outside` = client round trip − stages: transport, framing, JSON, scheduling)"
+    );
+    print!("{:<22}", "mode / turn");
+    for stage in STAGE_NAMES {
+        print!("{stage:>10}");
+    }
+    println!("{:>10}{:>10}", "outside", "total");
+    for (mode, per_turn, _, runs) in &medians {
+        for turn in [1, TURNS] {
+            print!("{:<22}", format!("{} {turn}", mode.name()));
+            let mut inside = 0.0;
+            for stage in STAGE_NAMES {
+                let us = median_f64(
+                    runs.iter()
+                        .map(|r| {
+                            r.stages[turn - 1]["stages"][format!("{stage}_us")]
+                                .as_f64()
+                                .unwrap_or(0.0)
+                        })
+                        .collect(),
+                );
+                inside += us / 1000.0;
+                print!("{:>10.3}", us / 1000.0);
+            }
+            let total = ms(per_turn[turn - 1]);
+            println!("{:>10.3}{:>10.3}", total - inside, total);
+        }
+    }
 
     println!(
         "\nPart 2 — end to end at 1,000 tokens/s, 300 output tokens a turn, 100 ms of tool time a turn"
@@ -224,6 +254,8 @@ const INSTRUCTIONS: &str = "You are a coding agent working in a repository. Use 
 struct Rollout {
     turns: Vec<Duration>,
     input_tokens: Vec<u64>,
+    /// The server's stage timings of each turn (`x-tether-timing: 1`).
+    stages: Vec<Value>,
 }
 
 /// Plays the rollout in `mode`; with `tool_time`, sleeps that long per turn as the tool.
@@ -236,7 +268,12 @@ async fn rollout(
 ) -> Rollout {
     let mut http = HttpClient::connect(addr).await;
     let mut ws = if mode == Mode::WebSocket {
-        let url = format!("ws://{addr}/v1/responses");
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut url = format!("ws://{addr}/v1/responses")
+            .into_client_request()
+            .unwrap();
+        url.headers_mut()
+            .insert("x-tether-timing", "1".parse().unwrap());
         let (socket, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
             .await
             .unwrap();
@@ -255,6 +292,7 @@ async fn rollout(
     let mut result = Rollout {
         turns: Vec::new(),
         input_tokens: Vec::new(),
+        stages: Vec::new(),
     };
     for (turn, tool_text) in outputs.iter().enumerate().take(TURNS) {
         let started = Instant::now();
@@ -288,13 +326,20 @@ async fn rollout(
                     };
                     let event: Value = serde_json::from_str(&text).unwrap();
                     match event["type"].as_str() {
-                        Some("response.completed") => break event["response"].clone(),
+                        Some("response.completed") => {
+                            result.stages.push(event["tether_timing"].clone());
+                            break event["response"].clone();
+                        }
                         Some("error" | "response.failed") => panic!("turn {turn}: {event}"),
                         _ => {}
                     }
                 }
             }
-            None => http.post("/v1/responses", &body.to_string()).await,
+            None => {
+                let (response, timing) = http.post("/v1/responses", &body.to_string()).await;
+                result.stages.push(timing);
+                response
+            }
         };
         result.turns.push(started.elapsed());
         assert_eq!(response["status"], "completed", "turn {turn}: {response}");
@@ -341,15 +386,17 @@ impl HttpClient {
         }
     }
 
-    async fn post(&mut self, path: &str, body: &str) -> Value {
+    /// The response body and the server's `x-tether-timing` summary.
+    async fn post(&mut self, path: &str, body: &str) -> (Value, Value) {
         let request = format!(
-            "POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            "POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nx-tether-timing: 1\r\nContent-Length: {}\r\n\r\n",
             body.len()
         );
         let mut message = request.into_bytes();
         message.extend_from_slice(body.as_bytes());
         self.stream.get_mut().write_all(&message).await.unwrap();
         let mut length = 0usize;
+        let mut timing = Value::Null;
         let mut status = String::new();
         self.stream.read_line(&mut status).await.unwrap();
         loop {
@@ -358,18 +405,30 @@ impl HttpClient {
             if line == "\r\n" {
                 break;
             }
-            if let Some((name, value)) = line.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap();
+            if let Some((name, value)) = line.split_once(':') {
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse().unwrap();
+                } else if name.eq_ignore_ascii_case("x-tether-timing") {
+                    timing = serde_json::from_str(value.trim()).unwrap();
+                }
             }
         }
         let mut payload = vec![0; length];
         self.stream.read_exact(&mut payload).await.unwrap();
         let value: Value = serde_json::from_slice(&payload).unwrap();
         assert!(status.contains(" 200 "), "{status} {value}");
-        value
+        (value, timing)
     }
+}
+
+/// The pipeline stages the server reports, in order.
+const STAGE_NAMES: [&str; 8] = [
+    "load", "resolve", "render", "validate", "classify", "generate", "persist", "bill",
+];
+
+fn median_f64(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
 fn median(mut values: Vec<Duration>) -> Duration {

@@ -612,7 +612,7 @@ impl Run {
                             .interval(self.scheduler.running(), &mut self.rng);
                     }
                     // A token already due (the timer's millisecond tick, or a slow reader) goes
-                    // at once, without a timer.
+                    // at once, without a timer (whose deadline would round up to the next tick).
                     if *next_due > Instant::now() {
                         tokio::time::sleep_until(*next_due).await;
                     }
@@ -639,7 +639,9 @@ impl Run {
                             .interval(self.scheduler.running(), &mut self.rng);
                         Self::record_token(&self.metrics, &mut self.last_token, self.arrived);
                     }
-                } else {
+                } else if *first_due > Instant::now() {
+                    // (Only when it is ahead: tokio rounds a deadline up to its next millisecond
+                    // tick, so even a deadline already past would cost up to a millisecond.)
                     tokio::time::sleep_until(*first_due).await;
                 }
                 Some(event)
