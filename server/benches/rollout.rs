@@ -34,6 +34,9 @@ enum Mode {
     HttpStateless,
     HttpChained,
     WebSocket,
+    /// HTTP stateless against a server with the process-wide token cache
+    /// (`--token-cache-tokens`): what caching buys without a persistent connection.
+    HttpStatelessTokenCache,
 }
 
 impl Mode {
@@ -42,11 +45,19 @@ impl Mode {
             Mode::HttpStateless => "HTTP stateless",
             Mode::HttpChained => "HTTP chained",
             Mode::WebSocket => "WebSocket",
+            Mode::HttpStatelessTokenCache => "HTTP stateless+TC",
         }
     }
 }
 
 const MODES: [Mode; 3] = [Mode::HttpStateless, Mode::HttpChained, Mode::WebSocket];
+/// Part 1 also measures HTTP stateless with the token cache.
+const PART1_MODES: [Mode; 4] = [
+    Mode::HttpStateless,
+    Mode::HttpChained,
+    Mode::WebSocket,
+    Mode::HttpStatelessTokenCache,
+];
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -62,16 +73,11 @@ async fn run() {
     std::fs::create_dir_all(&scenarios).unwrap();
     std::fs::write(scenarios.join("bench-loop.json"), bench_scenario()).unwrap();
     let config = Config::try_parse_from_args(&dir, &scenarios);
-    let state = AppState::new(&config).unwrap();
-    let router = app(state, std::path::Path::new("does-not-exist"));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    // As `tether_server::serve` does: no Nagle delay on small event frames.
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let server = tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let (addr, server) = start(&config).await;
+    // The same, with the HTTP path's token cache, in its own store.
+    let mut cached_config = Config::try_parse_from_args(&dir.join("token-cache"), &scenarios);
+    cached_config.token_cache_tokens = 4_000_000;
+    let (cached_addr, cached_server) = start(&cached_config).await;
 
     println!("Tether agent-rollout benchmark");
     println!("machine: {} cores, {}", cores(), cpu_model());
@@ -87,11 +93,18 @@ async fn run() {
     );
     let mut medians = Vec::new();
     let mut warmed = false;
-    for mode in MODES {
+    for mode in PART1_MODES {
+        let addr = if mode == Mode::HttpStatelessTokenCache {
+            cached_addr
+        } else {
+            addr
+        };
         if !warmed {
             rollout(addr, mode, "instant", &outputs, None).await; // warm the tokenizer and caches
             warmed = true;
         }
+        // With the token cache, each turn re-sends the conversation and finds every block the
+        // rollout's earlier turns rendered (call ids make each rollout's blocks its own).
         let mut runs = Vec::new();
         for _ in 0..REPETITIONS {
             runs.push(rollout(addr, mode, "instant", &outputs, None).await);
@@ -120,6 +133,12 @@ async fn run() {
         "ratios at turn 40 (x WebSocket): HTTP stateless {:.1}x, HTTP chained {:.1}x",
         ratio(medians[0].1[TURNS - 1], ws[TURNS - 1]),
         ratio(medians[1].1[TURNS - 1], ws[TURNS - 1])
+    );
+    println!(
+        "with the token cache, HTTP stateless at turn 40 is {:.1}x WebSocket (caching alone) and \
+         {:.1}x faster than without it",
+        ratio(medians[3].1[TURNS - 1], ws[TURNS - 1]),
+        ratio(medians[0].1[TURNS - 1], medians[3].1[TURNS - 1])
     );
     let total = |per_turn: &Vec<Duration>| per_turn.iter().sum::<Duration>();
     println!(
@@ -186,7 +205,24 @@ async fn run() {
         (1.0 - totals[2].as_secs_f64() / totals[1].as_secs_f64()) * 100.0,
     );
     server.abort();
+    cached_server.abort();
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Starts a server for `config` on 127.0.0.1 port 0.
+async fn start(config: &Config) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    std::fs::create_dir_all(&config.data_dir).unwrap();
+    let state = AppState::new(config).unwrap();
+    let router = app(state, std::path::Path::new("does-not-exist"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    // As `tether_server::serve` does: no Nagle delay on small event frames.
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    let server = tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    (addr, server)
 }
 
 trait BenchConfig {
@@ -298,7 +334,7 @@ async fn rollout(
         let started = Instant::now();
         let mut body = json!({"model": model, "instructions": INSTRUCTIONS, "tools": tools(), "metadata": metadata});
         match mode {
-            Mode::HttpStateless => {
+            Mode::HttpStateless | Mode::HttpStatelessTokenCache => {
                 body["store"] = json!(false);
                 body["input"] = json!(conversation);
             }

@@ -91,6 +91,10 @@ pub struct Config {
     /// off.
     #[arg(long, env = "TETHER_ADMIN_KEY")]
     pub admin_key: Option<String>,
+    /// Capacity in tokens of a process-wide cache of rendered tokens for the HTTP path (blocks
+    /// any earlier request rendered are not tokenized again); 0, the default, turns it off.
+    #[arg(long, env = "TETHER_TOKEN_CACHE_TOKENS", default_value_t = 0)]
+    pub token_cache_tokens: usize,
 }
 
 /// What every request handler shares.
@@ -114,6 +118,8 @@ pub struct AppState {
     pub classifier: Arc<Classifier>,
     pub classifier_policy: ClassifierPolicy,
     pub stage_histograms: Arc<StageHistograms>,
+    /// The HTTP path's process-wide token cache (`--token-cache-tokens`), if on.
+    pub token_cache: Option<Arc<stages::render::TokenCache>>,
 }
 
 impl AppState {
@@ -184,6 +190,8 @@ impl AppState {
             classifier: Arc::new(Classifier::new()),
             classifier_policy: config.classifier,
             stage_histograms,
+            token_cache: (config.token_cache_tokens > 0)
+                .then(|| Arc::new(stages::render::TokenCache::new(config.token_cache_tokens))),
             websocket_enabled: !config.no_websocket,
             api_keys: Arc::new(
                 config
@@ -201,6 +209,28 @@ impl AppState {
                 })?,
         })
     }
+}
+
+/// `tether_token_cache_{hits,misses}_total` and `tether_token_cache_tokens`, when the cache is on.
+fn token_cache_metrics(cache: Option<&stages::render::TokenCache>) -> String {
+    use std::sync::atomic::Ordering::Relaxed;
+    let Some(cache) = cache else {
+        return String::new();
+    };
+    format!(
+        "# HELP tether_token_cache_hits_total Rendered blocks found in the HTTP path's token cache.\n\
+         # TYPE tether_token_cache_hits_total counter\n\
+         tether_token_cache_hits_total {}\n\
+         # HELP tether_token_cache_misses_total Rendered blocks tokenized and added to the token cache.\n\
+         # TYPE tether_token_cache_misses_total counter\n\
+         tether_token_cache_misses_total {}\n\
+         # HELP tether_token_cache_tokens Tokens held by the token cache.\n\
+         # TYPE tether_token_cache_tokens gauge\n\
+         tether_token_cache_tokens {}\n",
+        cache.hits.load(Relaxed),
+        cache.misses.load(Relaxed),
+        cache.len_tokens()
+    )
 }
 
 /// The router: API routes, health, and the playground as the fallback.
@@ -225,6 +255,7 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
             get(|State(state): State<AppState>| async move {
                 state.metrics.render()
                     + &state.stage_histograms.render()
+                    + &token_cache_metrics(state.token_cache.as_deref())
                     + &state.simulator.render_metrics()
             }),
         )

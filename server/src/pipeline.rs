@@ -172,13 +172,33 @@ pub async fn prepare(
     };
 
     // Render: extend the cached token buffer, or tokenize the whole conversation.
+    // Over HTTP the optional process-wide token cache spares blocks seen before.
+    let token_cache = if websocket {
+        None
+    } else {
+        state.token_cache.as_deref()
+    };
     let (rendered, cached_tokens) = timings.time(Stage::Render, || match reuse_rendered {
-        Some(rendered) => rendered.extend(instructions, &request.tools, &tools_key, &new_items),
+        Some(rendered) => {
+            rendered.extend(instructions, &request.tools, &tools_key, &new_items, None)
+        }
         None => {
-            let prior = RenderedPrompt::full(instructions, &request.tools, &tools_key, &items);
+            let prior = RenderedPrompt::full(
+                instructions,
+                &request.tools,
+                &tools_key,
+                &items,
+                token_cache,
+            );
             (
                 prior
-                    .extend(instructions, &request.tools, &tools_key, &new_items)
+                    .extend(
+                        instructions,
+                        &request.tools,
+                        &tools_key,
+                        &new_items,
+                        token_cache,
+                    )
                     .0,
                 0,
             )

@@ -6,8 +6,10 @@
 //! continuation appends the new items' tokens to the cached buffer and gets exactly the tokens a
 //! full render would produce. `usage.input_tokens` is the length of this buffer.
 
-use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use tether_protocol::{Item, Tool};
 
@@ -38,17 +40,19 @@ impl RenderedPrompt {
 
     /// Renders a whole prompt from nothing. `tools_key` is [`tools_key`](super::validate::tools_key)
     /// of `tools`, computed once per request.
+    /// With a [`TokenCache`], blocks rendered before (by any request) are not tokenized again.
     pub fn full(
         instructions: Option<&str>,
         tools: &[Tool],
         tools_key: &str,
         items: &[Item],
+        cache: Option<&TokenCache>,
     ) -> Self {
         let mut tokens = Vec::new();
-        render_items(items, &mut tokens);
+        render_items(items, &mut tokens, cache);
         RenderedPrompt {
             preamble_key: preamble_key(instructions, tools_key),
-            preamble: Arc::new(render_preamble(instructions, tools)),
+            preamble: Arc::new(render_preamble(instructions, tools, cache)),
             items: Arc::new(tokens),
         }
     }
@@ -63,17 +67,18 @@ impl RenderedPrompt {
         tools: &[Tool],
         tools_key: &str,
         new_items: &[Item],
+        cache: Option<&TokenCache>,
     ) -> (Self, usize) {
         let key = preamble_key(instructions, tools_key);
         let (preamble, reused_preamble) = if key == self.preamble_key {
             let reused = self.preamble.len();
             (self.preamble, reused)
         } else {
-            (Arc::new(render_preamble(instructions, tools)), 0)
+            (Arc::new(render_preamble(instructions, tools, cache)), 0)
         };
         let reused = reused_preamble + self.items.len();
         let mut items = self.items;
-        render_items(new_items, Arc::make_mut(&mut items));
+        render_items(new_items, Arc::make_mut(&mut items), cache);
         (
             RenderedPrompt {
                 preamble_key: key,
@@ -86,8 +91,89 @@ impl RenderedPrompt {
 
     /// This prompt with `items` (a response's output) appended, in place when unshared.
     pub fn with_items(mut self, items: &[Item]) -> Self {
-        render_items(items, Arc::make_mut(&mut self.items));
+        render_items(items, Arc::make_mut(&mut self.items), None);
         self
+    }
+}
+
+/// A process-wide cache of rendered blocks' tokens (`--token-cache-tokens`), for the full path:
+/// an HTTP request re-sends the whole conversation, and with this cache the blocks any earlier
+/// request rendered are looked up instead of tokenized again — what caching alone buys, without
+/// a persistent connection. Keyed by the block's exact text (a keyed 64-bit hash and its
+/// length); the oldest blocks leave first once it holds more than its capacity in tokens.
+pub struct TokenCache {
+    capacity_tokens: usize,
+    state: Mutex<TokenCacheState>,
+    hasher: std::collections::hash_map::RandomState,
+    pub hits: AtomicU64,
+    pub misses: AtomicU64,
+}
+
+#[derive(Default)]
+struct TokenCacheState {
+    blocks: HashMap<(u64, usize), Arc<[u32]>>,
+    /// Insertion order, for eviction.
+    order: VecDeque<(u64, usize)>,
+    tokens: usize,
+}
+
+impl TokenCache {
+    /// A cache holding up to `capacity_tokens` tokens.
+    pub fn new(capacity_tokens: usize) -> Self {
+        TokenCache {
+            capacity_tokens,
+            state: Mutex::new(TokenCacheState::default()),
+            hasher: Default::default(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    /// The tokens of `text`: from the cache, or encoded and remembered.
+    fn tokens(&self, text: &str) -> Arc<[u32]> {
+        let key = (self.hasher.hash_one(text), text.len());
+        if let Some(found) = self.lock().blocks.get(&key) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return found.clone();
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let tokens: Arc<[u32]> = tokenizer().encode(text).into();
+        if tokens.len() <= self.capacity_tokens {
+            let mut state = self.lock();
+            if state.blocks.insert(key, tokens.clone()).is_none() {
+                state.order.push_back(key);
+                state.tokens += tokens.len();
+            }
+            while state.tokens > self.capacity_tokens {
+                let Some(oldest) = state.order.pop_front() else {
+                    break;
+                };
+                if let Some(evicted) = state.blocks.remove(&oldest) {
+                    state.tokens -= evicted.len();
+                }
+            }
+        }
+        tokens
+    }
+
+    /// Tokens held now.
+    pub fn len_tokens(&self) -> usize {
+        self.lock().tokens
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TokenCacheState> {
+        // The state stays consistent across a panic elsewhere (each update is complete).
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Tokenizes a framed block, through the cache when there is one.
+fn encode_block(text: &str, out: &mut Vec<u32>, cache: Option<&TokenCache>) {
+    match cache {
+        Some(cache) => out.extend_from_slice(&cache.tokens(text)),
+        None => out.extend(tokenizer().encode(text)),
     }
 }
 
@@ -98,7 +184,11 @@ fn preamble_key(instructions: Option<&str>, tools_key: &str) -> u64 {
     hasher.finish()
 }
 
-fn render_preamble(instructions: Option<&str>, tools: &[Tool]) -> Vec<u32> {
+fn render_preamble(
+    instructions: Option<&str>,
+    tools: &[Tool],
+    cache: Option<&TokenCache>,
+) -> Vec<u32> {
     let mut text = String::new();
     if let Some(instructions) = instructions {
         frame(&mut text, "system", instructions);
@@ -111,17 +201,19 @@ fn render_preamble(instructions: Option<&str>, tools: &[Tool]) -> Vec<u32> {
         }
         frame(&mut text, "developer", &body);
     }
-    tokenizer().encode(text.as_str())
+    let mut tokens = Vec::new();
+    encode_block(&text, &mut tokens, cache);
+    tokens
 }
 
 /// Appends the tokens of `items`, one framed block each.
-pub fn render_items(items: &[Item], out: &mut Vec<u32>) {
+pub fn render_items(items: &[Item], out: &mut Vec<u32>, cache: Option<&TokenCache>) {
     let mut text = String::new();
     for item in items {
         text.clear();
         let (header, body) = header_and_body(item);
         frame(&mut text, &header, &body);
-        out.extend(tokenizer().encode(text.as_str()));
+        encode_block(&text, out, cache);
     }
 }
 
@@ -185,20 +277,50 @@ mod tests {
         ];
         let second = vec![Item::user_text("Also update the README — thanks!")];
         let key = crate::stages::validate::tools_key(&tools);
-        let base = RenderedPrompt::full(Some("Be brief."), &tools, &key, &first);
-        let (extended, reused) = base
-            .clone()
-            .extend(Some("Be brief."), &tools, &key, &second);
+        let base = RenderedPrompt::full(Some("Be brief."), &tools, &key, &first, None);
+        let (extended, reused) =
+            base.clone()
+                .extend(Some("Be brief."), &tools, &key, &second, None);
         let all: Vec<Item> = first.iter().chain(&second).cloned().collect();
-        let full = RenderedPrompt::full(Some("Be brief."), &tools, &key, &all);
+        let full = RenderedPrompt::full(Some("Be brief."), &tools, &key, &all, None);
         assert_eq!(extended.preamble, full.preamble);
         assert_eq!(extended.items, full.items);
         assert_eq!(reused, base.len());
         assert!(full.len() > 30);
         // Changed tools: the preamble is rendered anew and not counted as reused.
-        let (changed, reused) = base.clone().extend(Some("Be brief."), &[], "[]", &second);
+        let (changed, reused) = base
+            .clone()
+            .extend(Some("Be brief."), &[], "[]", &second, None);
         assert_eq!(reused, base.items.len());
         assert!(changed.preamble.len() < base.preamble.len());
+    }
+
+    #[test]
+    fn the_token_cache_renders_exactly_what_the_tokenizer_does_and_stays_bounded() {
+        let items: Vec<Item> = (0..20)
+            .map(|i| Item::user_text(format!("message {i}: {}", "word ".repeat(i * 10))))
+            .collect();
+        let plain = RenderedPrompt::full(Some("Be brief."), &[], "[]", &items, None);
+        let cache = TokenCache::new(1_000_000);
+        let first = RenderedPrompt::full(Some("Be brief."), &[], "[]", &items, Some(&cache));
+        assert_eq!(cache.hits.load(Ordering::Relaxed), 0);
+        let again = RenderedPrompt::full(Some("Be brief."), &[], "[]", &items, Some(&cache));
+        for rendered in [&first, &again] {
+            assert_eq!(rendered.preamble, plain.preamble);
+            assert_eq!(rendered.items, plain.items);
+        }
+        assert_eq!(
+            cache.hits.load(Ordering::Relaxed),
+            21,
+            "20 items and the preamble"
+        );
+        assert_eq!(cache.len_tokens(), plain.len());
+
+        // A small cache keeps only the newest blocks, within its capacity.
+        let small = TokenCache::new(100);
+        let rendered = RenderedPrompt::full(None, &[], "[]", &items, Some(&small));
+        assert_eq!(rendered.items, plain.items);
+        assert!(small.len_tokens() <= 100 && small.len_tokens() > 0);
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub fn config(data_dir: &str) -> Config {
         scenario_dir: None,
         sim_config: None,
         admin_key: None,
+        token_cache_tokens: 0,
     }
 }
 
