@@ -10,9 +10,10 @@
 //! 50 ms, no jitter and no load slow-down, so every token has an exact due time: first token at
 //! send + 50 ms, token i at first + i / rate. Each client records the arrival of every
 //! `response.output_text.delta` and counts its tokens (o200k; a delta carries every token that
-//! fell due in the same timer tick, so at 4,000 tokens/s about four). Reported per run: the client-measured rate (tokens after the
-//! first / time from first to last), the p99 of |gap − 1/rate| over all inter-token gaps, and
-//! the mean TTFT; the thresholds are ±5 % rate, ≤ 2 ms p99 inter-token error, ±10 % TTFT.
+//! fell due in the same timer tick, so at 4,000 tokens/s about four, each of them arriving with
+//! it). Reported per run: the client-measured rate (tokens after the first / time from first to
+//! last), the p99 of |gap − 1/rate| over all inter-token gaps, and the mean TTFT; the thresholds
+//! are ±5 % rate, ≤ 2 ms p99 inter-token error, ±10 % TTFT.
 
 use std::time::{Duration, Instant};
 
@@ -59,7 +60,10 @@ async fn one_stream(addr: std::net::SocketAddr, model: &str, tokens: usize) -> M
     for (at, frame) in &frames {
         let event: serde_json::Value = serde_json::from_str(frame).unwrap();
         let delta = event["delta"].as_str().unwrap();
-        arrivals.extend(std::iter::repeat_n(*at, tether_server::sim::tokens::count(delta)));
+        arrivals.extend(std::iter::repeat_n(
+            *at,
+            tether_server::sim::tokens::count(delta),
+        ));
     }
     Measured {
         ttft: arrivals[0] - sent,
