@@ -8,8 +8,8 @@
 //! away the reader ends, the workers are aborted (generation stops) and everything the
 //! connection held — its cache included — is dropped.
 
-use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response as HttpResponse};
 use std::collections::HashMap;
@@ -40,6 +40,7 @@ const MAX_LANES: usize = 32;
 pub async fn upgrade(
     State(state): State<AppState>,
     headers: HeaderMap,
+    RawQuery(query): RawQuery,
     ws: WebSocketUpgrade,
 ) -> HttpResponse {
     if !state.websocket_enabled {
@@ -55,11 +56,13 @@ pub async fn upgrade(
         return refusal.into_response();
     }
     // `x-tether-fail` on the upgrade forces that failure on every response of the connection;
-    // `x-tether-timing: 1` asks for the timing summary on every terminal event.
+    // `x-tether-timing: 1` asks for the timing summary on every terminal event, and so does
+    // `?tether_timing=1` on the URL, for browsers, which cannot set headers on an upgrade.
     let options = match crate::http::forced_failure(&headers) {
         Ok(forced_failure) => ConnectionOptions {
             forced_failure,
-            report_timing: pipeline::wants_timing(&headers),
+            report_timing: pipeline::wants_timing(&headers)
+                || query.as_deref().is_some_and(query_wants_timing),
         },
         Err(refusal) => return refusal.into_response(),
     };
@@ -67,6 +70,12 @@ pub async fn upgrade(
     ws.max_message_size(max)
         .max_frame_size(max)
         .on_upgrade(move |socket: WebSocket| handle_socket(socket, state, options))
+}
+
+/// Whether an upgrade URL's query opts in to the timing summary: `tether_timing=1` among its
+/// `&`-separated pairs.
+fn query_wants_timing(query: &str) -> bool {
+    query.split('&').any(|pair| pair == "tether_timing=1")
 }
 
 /// What the upgrade request asked of every response on its connection.

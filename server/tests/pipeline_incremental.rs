@@ -213,3 +213,30 @@ async fn the_timing_summary_is_sent_only_on_request() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn browsers_ask_for_the_timing_summary_on_the_upgrade_url() {
+    let server = TestServer::start(":memory:").await;
+    let request = json!({"type": "response.create", "model": "m", "store": false, "input": "q"});
+    let summary_of = |events: Vec<Value>| events.last().unwrap().get("tether_timing").cloned();
+
+    for (query, wanted) in [
+        ("?tether_timing=1", true),
+        ("?a=b&tether_timing=1", true),
+        ("?tether_timing=0", false),
+        ("?tether_timing=10", false),
+        ("", false),
+    ] {
+        let url = format!("ws://{}/v1/responses{query}", server.addr);
+        let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        let mut client = common::Client { socket };
+        client.send(&request.to_string()).await;
+        let summary = summary_of(client.response_events().await);
+        assert_eq!(summary.is_some(), wanted, "{query:?}: {summary:?}");
+        if let Some(summary) = summary {
+            assert_eq!(summary["path"], "ws_miss");
+            assert!(summary["stages"]["render_us"].is_u64(), "{summary}");
+        }
+    }
+    server.stop().await;
+}
