@@ -6,12 +6,12 @@ use std::cell::Cell;
 
 use futures::executor::block_on;
 use tether_playground::agent::{
-    AgentConfig, AgentRun, CallKind, ContinuationMode, Entry, Resume, RunStatus, StopSignal,
-    run_agent,
+    AgentConfig, AgentRun, CallKind, ContinuationMode, Direction, Entry, FileBody, Resume,
+    RunStatus, SharedRun, StopSignal, run_agent, run_agent_shared,
 };
 use tether_playground::transport::TransportKind;
 use tether_playground::transport::replay::{ReplayTransport, Script};
-use tether_playground::transport::{Transport, TransportError};
+use tether_playground::transport::{Received, Transport, TransportError};
 use tether_protocol::items::CustomToolCall;
 use tether_protocol::{
     ApiError, Input, Item, Response, ResponseCreate, ResponseStreamBuilder, ServerEvent, Usage,
@@ -496,14 +496,14 @@ impl Transport for SilentServer {
     fn send<'a>(
         &'a mut self,
         _request: &'a ResponseCreate,
-    ) -> futures::future::LocalBoxFuture<'a, Result<(), TransportError>> {
+    ) -> futures::future::LocalBoxFuture<'a, Result<String, TransportError>> {
         self.requests += 1;
-        Box::pin(async { Ok(()) })
+        Box::pin(async { Ok(String::from("{}")) })
     }
 
     fn next_event(
         &mut self,
-    ) -> futures::future::LocalBoxFuture<'_, Result<ServerEvent, TransportError>> {
+    ) -> futures::future::LocalBoxFuture<'_, Result<Received, TransportError>> {
         Box::pin(futures::future::pending())
     }
 
@@ -539,4 +539,217 @@ fn stop_while_waiting_on_a_silent_connection_ends_the_run() {
     assert_eq!(transport.requests, 1);
     assert_eq!(run.turns.len(), 1);
     assert_eq!(run.turns[0].first_event_at, None);
+}
+
+/// Sets the `tether_timing` summary on the terminal event of a scripted turn.
+fn with_summary(mut turn: Script, summary: serde_json::Value) -> Script {
+    let Some(Ok(last)) = turn.last_mut() else {
+        panic!("the script ends with an event")
+    };
+    last.tether_timing = Some(summary);
+    turn
+}
+
+#[test]
+fn server_stage_timings_are_read_from_the_terminal_event_and_never_fail_a_turn() {
+    let mut turns = fixing_turns();
+    turns[0] = with_summary(
+        turns[0].clone(),
+        serde_json::json!({"path": "ws_miss", "stages": {
+            "resolve_us": 12, "render_us": 2100, "validate_us": 80, "classify_us": 40,
+            "generate_us": 95000
+        }}),
+    );
+    turns[1] = with_summary(
+        turns[1].clone(),
+        serde_json::json!({"path": "ws_hit", "stages": "not an object"}),
+    );
+    let Outcome { run, .. } = run_with(ContinuationMode::WebSocket, turns, 10, |_, _| {});
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    let first = run.turns[0].server.as_ref().expect("turn 1 has timings");
+    assert_eq!(first.path, "ws_miss");
+    assert_eq!(
+        first.summary(),
+        "resolve 0.01 ms · render 2.1 ms · validate 0.08 ms · classify 0.04 ms · \
+         generate 95.0 ms · path ws_miss"
+    );
+    assert_eq!(
+        run.turns[1].server, None,
+        "a malformed summary is no summary"
+    );
+    assert_eq!(run.turns[2].server, None, "no summary sent");
+}
+
+/// `(direction, turn, type)` of every frame the run logged.
+fn frame_kinds(run: &AgentRun) -> Vec<(Direction, usize, String)> {
+    run.frames.with(|frames| {
+        frames
+            .iter()
+            .map(|f| (f.direction, f.turn, f.kind.clone()))
+            .collect()
+    })
+}
+
+#[test]
+fn every_frame_is_logged_in_order_over_websocket_with_a_resume() {
+    let scripts = turns_with_a_drop();
+    let expected_events: Vec<Vec<String>> = scripts
+        .iter()
+        .map(|s| {
+            s.iter()
+                .filter_map(|e| e.as_ref().ok().map(|e| e.type_name().to_string()))
+                .collect()
+        })
+        .collect();
+    let Outcome { run, transport, .. } =
+        run_with(ContinuationMode::WebSocket, scripts, 10, |_, _| {});
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+
+    // Five requests (turn 2 twice: dropped, then resent), each followed by what came back.
+    let mut expected = Vec::new();
+    for (events, turn) in expected_events.iter().zip([1, 2, 2, 3, 4]) {
+        expected.push((Direction::Sent, turn, "response.create".to_string()));
+        expected.extend(
+            events
+                .iter()
+                .map(|kind| (Direction::Received, turn, kind.clone())),
+        );
+    }
+    assert_eq!(frame_kinds(&run), expected);
+
+    // The text is what crossed the wire: the `response.create` frame, the event JSON.
+    let frames = run.frames.to_vec();
+    let sent: Vec<_> = frames
+        .iter()
+        .filter(|f| f.direction == Direction::Sent)
+        .collect();
+    for (frame, request) in sent.iter().zip(transport.requests()) {
+        let json: serde_json::Value = serde_json::from_str(&frame.json).unwrap();
+        assert_eq!(json["type"], "response.create");
+        assert_eq!(json["model"], request.model.as_str());
+    }
+    // The resend after the drop went out without previous_response_id, on the run's clock.
+    let resend: serde_json::Value = serde_json::from_str(&sent[2].json).unwrap();
+    assert!(resend.get("previous_response_id").is_none(), "{resend}");
+    assert!(frames.windows(2).all(|w| w[0].at_ms < w[1].at_ms));
+    let completed = frames
+        .iter()
+        .rfind(|f| f.kind == "response.completed")
+        .unwrap();
+    assert!(completed.json.contains("resp_4"), "{}", completed.json);
+}
+
+#[test]
+fn over_http_the_request_body_and_each_sse_event_are_logged() {
+    let Outcome { run, .. } =
+        run_with(ContinuationMode::HttpChained, fixing_turns(), 10, |_, _| {});
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    let frames = run.frames.to_vec();
+    let bodies: Vec<serde_json::Value> = frames
+        .iter()
+        .filter(|f| f.direction == Direction::Sent)
+        .map(|f| serde_json::from_str(&f.json).unwrap())
+        .collect();
+    assert_eq!(bodies.len(), 4);
+    // A request body, not a WebSocket frame: no `type`, `stream: true`.
+    assert!(
+        bodies
+            .iter()
+            .all(|b| b.get("type").is_none() && b["stream"] == true && b["store"] == true)
+    );
+    let first_turn: Vec<String> = frames
+        .iter()
+        .filter(|f| f.turn == 1)
+        .map(|f| f.kind.clone())
+        .collect();
+    assert_eq!(first_turn.first().unwrap(), "response.create");
+    assert_eq!(first_turn[1], "response.created");
+    assert_eq!(first_turn.last().unwrap(), "response.completed");
+    assert!(
+        first_turn
+            .iter()
+            .any(|k| k == "response.function_call_arguments.delta")
+    );
+}
+
+#[test]
+fn the_file_tree_and_the_patch_diff_are_published_after_the_tool_call() {
+    let Outcome {
+        run,
+        sandbox,
+        snapshots,
+        ..
+    } = run_with(ContinuationMode::WebSocket, fixing_turns(), 10, |_, _| {});
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+
+    // The tree is there from the start: the sample project, unpatched.
+    let start = &snapshots[0].files;
+    assert!(matches!(&*start.files["/src/paginate.js"],
+        FileBody::Text(t) if t.contains("const start = current * pageSize;")));
+
+    // The grep changed nothing; the patch changed one file, logged with its diff.
+    let changes = run.changes.to_vec();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    let change = &changes[0];
+    assert_eq!(
+        (change.turn, change.tool.as_str(), change.path.as_str()),
+        (2, "apply_patch", "/src/paginate.js")
+    );
+    assert_eq!(change.call_id, "call_patch");
+    assert_eq!(change.kind_name(), "modified");
+    let diff = change.diff.as_deref().unwrap();
+    assert!(
+        diff.starts_with("--- a/src/paginate.js\n+++ b/src/paginate.js\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-  const start = current * pageSize;\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n+  const start = (current - 1) * pageSize;\n"),
+        "{diff}"
+    );
+
+    // The published tree matches the sandbox's; unchanged files share the starting content.
+    let files = &run.files;
+    let fixed = sandbox.vfs().read_text("/src/paginate.js").unwrap();
+    assert_eq!(*files.files["/src/paginate.js"], FileBody::Text(fixed));
+    assert_eq!(files.files.len(), sandbox.vfs().files().count());
+    assert!(std::sync::Arc::ptr_eq(
+        &files.files["/package.json"],
+        &start.files["/package.json"]
+    ));
+    let rows = files.rows();
+    assert!(rows.iter().any(|r| r.path == "/src" && !r.is_file));
+    assert!(
+        rows.iter()
+            .any(|r| r.path == "/src/paginate.js" && r.is_file && r.depth == 1)
+    );
+}
+
+#[test]
+fn a_shared_run_holds_what_the_loop_returns() {
+    let mut transport = ReplayTransport::new(TransportKind::WebSocket, fixing_turns());
+    let mut sandbox = Sandbox::new(sample_project());
+    let config = AgentConfig::new("tether-sim", ContinuationMode::WebSocket);
+    let shared = SharedRun::default();
+    let reads = Cell::new(0);
+    let run = block_on(run_agent_shared(
+        &mut transport,
+        &mut sandbox,
+        &config,
+        TASK,
+        &|| 0.0,
+        &StopSignal::new(),
+        &shared,
+        // The observer may read the shared state while the loop reports a change.
+        &mut |state| {
+            assert_eq!(shared.with(|s| s.status), state.status);
+            reads.set(reads.get() + 1);
+        },
+    ));
+    assert_eq!(run.status, RunStatus::Done);
+    assert_eq!(shared.snapshot(), run);
+    assert!(reads.get() > 10);
 }

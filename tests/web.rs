@@ -9,7 +9,9 @@ use leptos::task::tick;
 use tether_playground::agent::{
     AgentConfig, AgentRun, ContinuationMode, RunStatus, StopSignal, Turn, run_agent,
 };
-use tether_playground::components::{AgentView, AnswerView, Conversation, Timeline};
+use tether_playground::components::{
+    AgentView, AnswerView, Conversation, FilesView, Inspector, Timeline,
+};
 use tether_playground::transport::TransportKind;
 use tether_playground::transport::replay::ReplayTransport;
 use tether_playground::transport::ws::decode_incoming;
@@ -166,19 +168,22 @@ async fn an_agent_run_in_the_browser_renders_its_conversation_and_timeline() {
         "It is the sample project."
     );
 
-    let body = root
-        .query_selector("[data-testid=timeline] tbody")
+    // One <tbody> per turn: the measured row, then the server's stage timings.
+    let turn_row = |n: usize| {
+        root.query_selector(&format!(
+            "[data-testid=timeline] tbody:nth-of-type({n}) [data-testid=timeline-row]"
+        ))
         .unwrap()
-        .unwrap();
-    assert_eq!(body.child_element_count(), 2);
-    let second = root
-        .query_selector("[data-testid=timeline-row]:nth-child(2)")
-        .unwrap()
-        .unwrap()
-        .text_content()
-        .unwrap();
+    };
+    assert!(turn_row(2).is_some() && turn_row(3).is_none(), "two turns");
+    let second = turn_row(2).unwrap().text_content().unwrap();
     assert!(second.contains("1 new item(s) after resp_a"), "{second}");
     assert!(second.contains("850 (800 cached) / 6"), "{second}");
+    // The replayed server sent no stage timings.
+    assert_eq!(
+        text_of(&root, "server-timing"),
+        "server stages: not reported"
+    );
     assert_eq!(transport.requests().len(), 2);
 }
 
@@ -253,4 +258,206 @@ async fn a_runaway_script_is_terminated_at_its_time_budget() {
         .with_js_runtime(Box::new(WorkerRuntime));
     let looped = sandbox.run_shell("node -e \"while (true) {}\"").await;
     assert_eq!(looped.exit_code, 124, "{looped:?}");
+}
+
+/// Runs `scripts` through the real loop and sandbox (server replayed); the final state.
+async fn replayed_run(scripts: Vec<tether_playground::transport::replay::Script>) -> AgentRun {
+    let mut transport = ReplayTransport::new(TransportKind::WebSocket, scripts);
+    let mut sandbox = Sandbox::new(sample_project());
+    let config = AgentConfig::new("tether-sim", ContinuationMode::WebSocket);
+    let ticks = std::cell::Cell::new(0.0);
+    let clock = || {
+        ticks.set(ticks.get() + 1.0);
+        ticks.get()
+    };
+    let run = run_agent(
+        &mut transport,
+        &mut sandbox,
+        &config,
+        "Fix it.",
+        &clock,
+        &StopSignal::new(),
+        &mut |_| {},
+    )
+    .await;
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    run
+}
+
+/// Mounts `view` over a signal holding `run`.
+fn mount_run<V: IntoView + 'static>(
+    run: AgentRun,
+    view: impl FnOnce(RwSignal<AgentRun>) -> V + 'static,
+) -> (web_sys::HtmlElement, impl Drop) {
+    let wrapper = document().create_element("section").unwrap();
+    document().body().unwrap().append_child(&wrapper).unwrap();
+    let signal = RwSignal::new(run);
+    let handle = mount_to(wrapper.clone().unchecked_into(), move || view(signal));
+    (wrapper.unchecked_into(), handle)
+}
+
+fn count(root: &web_sys::HtmlElement, selector: &str) -> u32 {
+    // `:nth-of-type` probing: NodeList is not among the enabled web-sys types.
+    let mut n = 0;
+    while root
+        .query_selector(&format!("{selector}:nth-of-type({})", n + 1))
+        .unwrap()
+        .is_some()
+    {
+        n += 1;
+    }
+    n
+}
+
+fn set_input(root: &web_sys::HtmlElement, test_id: &str, value: &str, event: &str) {
+    let element = root
+        .query_selector(&format!("[data-testid={test_id}]"))
+        .unwrap()
+        .unwrap();
+    js_sys::Reflect::set(&element, &"value".into(), &value.into()).unwrap();
+    element
+        .dispatch_event(&web_sys::Event::new(event).unwrap())
+        .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_inspector_lists_every_frame_and_filters_by_text_and_direction() {
+    let run = replayed_run(agent_scripts()).await;
+    let total = run.frames.len();
+    let (root, _handle) = mount_run(run, |run| view! { <Inspector run=run /> });
+    tick().await;
+    let rows = "[data-testid=inspector] li[data-testid=inspector-row]";
+    assert_eq!(count(&root, rows) as usize, total);
+    assert_eq!(
+        text_of(&root, "inspector-count"),
+        format!("{total} of {total} frames.")
+    );
+    let first = root
+        .query_selector(rows)
+        .unwrap()
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(
+        first.contains("sent") && first.contains("response.create"),
+        "{first}"
+    );
+
+    // Text: the type or the JSON. `cat package.json` is only in the arguments deltas and the
+    // second request (which carries the call's output).
+    set_input(&root, "inspector-filter", "PACKAGE.JSON", "input");
+    tick().await;
+    let matching = count(&root, rows);
+    assert!(
+        matching >= 2 && (matching as usize) < total,
+        "{matching} of {total}"
+    );
+    assert_eq!(
+        text_of(&root, "inspector-count"),
+        format!("{matching} of {total} frames.")
+    );
+
+    // Direction: only what was sent, two requests.
+    set_input(&root, "inspector-filter", "", "input");
+    set_input(&root, "inspector-direction", "sent", "change");
+    tick().await;
+    assert_eq!(count(&root, rows), 2);
+
+    // Expanding a row shows its JSON pretty-printed.
+    let button: web_sys::HtmlElement = root
+        .query_selector(&format!("{rows} button[aria-expanded]"))
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    button.click();
+    tick().await;
+    assert_eq!(
+        button.get_attribute("aria-expanded").as_deref(),
+        Some("true")
+    );
+    let json = root.query_selector(".frame-json").unwrap().unwrap();
+    let json = json.text_content().unwrap();
+    assert!(json.starts_with("{\n  \""), "{json}");
+    assert!(json.contains("\"type\": \"response.create\""), "{json}");
+}
+
+/// One turn applying the sample fix, then an answer.
+fn patch_scripts() -> Vec<tether_playground::transport::replay::Script> {
+    use tether_protocol::items::CustomToolCall;
+    let request = ResponseCreate::new("m", "x");
+    let mut first = ResponseStreamBuilder::new(Response::in_progress("resp_p", 1, &request), None);
+    let mut turn1 = first.start();
+    turn1.push(
+        first.begin_tool_call(tether_protocol::Item::CustomToolCall(CustomToolCall {
+            id: Some("ctc_1".into()),
+            call_id: "call_patch".into(),
+            name: "apply_patch".into(),
+            input: String::new(),
+            status: None,
+        })),
+    );
+    turn1.push(first.arguments_delta(tether_sandbox::SAMPLE_FIX_PATCH));
+    turn1.extend(first.end_item());
+    turn1.extend(first.complete(Usage::new(800, 0, 60, 0), 2));
+    let mut second = ResponseStreamBuilder::new(Response::in_progress("resp_q", 1, &request), None);
+    let mut turn2 = second.start();
+    turn2.extend(second.begin_message("msg_q"));
+    turn2.push(second.text_delta("Fixed."));
+    turn2.extend(second.complete(Usage::new(900, 800, 2, 0), 3));
+    vec![
+        turn1.into_iter().map(Ok).collect(),
+        turn2.into_iter().map(Ok).collect(),
+    ]
+}
+
+#[wasm_bindgen_test]
+async fn the_files_view_shows_the_tree_a_file_and_the_diff_of_a_patch() {
+    let run = replayed_run(patch_scripts()).await;
+    let (root, _handle) = mount_run(run, |run| view! { <FilesView run=run /> });
+    tick().await;
+    let tree = text_of(&root, "file-tree");
+    for name in ["src/", "paginate.js", "package.json", "test/", "run.js"] {
+        assert!(tree.contains(name), "{name} in {tree}");
+    }
+    assert!(text_of(&root, "file-view").contains("Select a file"));
+
+    // The patched file is marked; selecting it shows its content after the patch.
+    let button: web_sys::HtmlElement = root
+        .query_selector("[data-testid=file-tree] button.changed")
+        .unwrap()
+        .expect("the changed file is marked")
+        .unchecked_into();
+    assert_eq!(button.text_content().unwrap(), "paginate.js");
+    button.click();
+    tick().await;
+    assert_eq!(
+        button.get_attribute("aria-current").as_deref(),
+        Some("true")
+    );
+    let view = text_of(&root, "file-view");
+    assert!(view.starts_with("/src/paginate.js"), "{view}");
+    assert!(
+        view.contains("const start = (current - 1) * pageSize;"),
+        "{view}"
+    );
+
+    let diff = text_of(&root, "diff");
+    assert!(
+        diff.starts_with("--- a/src/paginate.js\n+++ b/src/paginate.js\n@@"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-  const start = current * pageSize;\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n+  const start = (current - 1) * pageSize;\n"),
+        "{diff}"
+    );
+    let added = root
+        .query_selector("[data-testid=diff] .diff-add")
+        .unwrap()
+        .unwrap();
+    assert!(added.text_content().unwrap().starts_with('+'));
+    assert!(text_of(&root, "file-change").contains("modified"));
 }

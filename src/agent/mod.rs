@@ -4,12 +4,20 @@
 //!
 //! [`Transport`]: crate::transport::Transport
 
+mod files;
+mod frames;
 mod record;
 mod run;
 mod stop;
+mod timing;
 mod turn;
 
+pub use files::{ChangeLog, FileBody, FileChangeRecord, FileSnapshot, TreeRow};
+pub use frames::{
+    AppendLog, Direction, DirectionFilter, Frame, FrameFilter, FrameLog, pretty_json,
+};
 pub use record::{AgentRun, CallKind, Entry, Resume, ToolCallEntry, TurnRecord};
 pub use run::{AgentConfig, ContinuationMode, SharedRun, run_agent, run_agent_shared};
 pub use stop::{StopSignal, Stopped};
+pub use timing::{ServerTimings, format_ms};
 pub use turn::{RunStatus, Turn};

@@ -2,9 +2,14 @@
 //! their output) and one [`TurnRecord`] per request. The loop in [`super::run`] fills it; the
 //! components render it.
 
+use std::sync::Arc;
+
 use tether_protocol::{Item, ResponseCreate};
 
 use crate::agent::RunStatus;
+use crate::agent::files::{ChangeLog, FileSnapshot};
+use crate::agent::frames::FrameLog;
+use crate::agent::timing::ServerTimings;
 
 /// How a turn was resent after its connection dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +44,8 @@ pub struct TurnRecord {
     pub output_tokens: u64,
     /// Set when the connection dropped during this turn and the turn was sent again.
     pub resumed: Option<Resume>,
+    /// The server's per-stage timings of this response, when it sent them.
+    pub server: Option<ServerTimings>,
 }
 
 impl TurnRecord {
@@ -60,6 +67,7 @@ impl TurnRecord {
             cached_tokens: 0,
             output_tokens: 0,
             resumed: None,
+            server: None,
         }
     }
 
@@ -174,13 +182,21 @@ impl Entry {
     }
 }
 
-/// The whole observable state of an agent run.
+/// The whole observable state of an agent run. Cloned once per animation frame while a run
+/// streams, so what only grows is shared rather than copied: the frame and change logs (every
+/// clone sees the same log) and the file tree (replaced, never changed, after a tool call).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AgentRun {
     pub status: RunStatus,
     pub entries: Vec<Entry>,
     pub turns: Vec<TurnRecord>,
     pub error: Option<String>,
+    /// Every frame sent and received, in order.
+    pub frames: FrameLog,
+    /// The sandbox's files after the latest tool call.
+    pub files: Arc<FileSnapshot>,
+    /// Every file a tool call changed, with its diff, in order.
+    pub changes: ChangeLog,
 }
 
 impl AgentRun {

@@ -12,6 +12,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use futures::future::{Either, select};
 use serde_json::Value;
@@ -19,11 +20,14 @@ use tether_protocol::{
     Input, Item, Response, ResponseCreate, ServerEvent, StreamEvent, Tool,
     items::{ItemStatus, ToolCallOutput, ToolOutputContent},
 };
-use tether_sandbox::{ApplyPatchForm, ChangeKind, Sandbox, ToolResult};
+use tether_sandbox::{ApplyPatchForm, ChangeKind, ChangeSet, Sandbox, ToolResult};
 
+use crate::agent::files::{FileChangeRecord, FileSnapshot};
+use crate::agent::frames::{Direction, Frame};
 use crate::agent::record::{AgentRun, Entry, Resume, TurnRecord};
+use crate::agent::timing::ServerTimings;
 use crate::agent::{RunStatus, StopSignal};
-use crate::transport::{Transport, TransportError, TransportKind};
+use crate::transport::{Received, Transport, TransportError, TransportKind};
 
 /// How the loop carries the conversation from one turn to the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -193,6 +197,7 @@ pub async fn run_agent_shared(
         *run = AgentRun {
             status: RunStatus::Running,
             entries: vec![Entry::Task(task.to_string())],
+            files: Arc::new(FileSnapshot::of(sandbox.vfs())),
             ..AgentRun::default()
         }
     });
@@ -261,21 +266,26 @@ pub async fn run_agent_shared(
                 return stopped(run);
             }
             let started = clock();
-            let (call_id, result, reply) = match call {
+            let (call_id, name, result, reply) = match call {
                 Item::FunctionCall(call) => (
                     &call.call_id,
+                    &call.name,
                     sandbox.call_tool(&call.name, &call.arguments).await,
                     Item::FunctionCallOutput as fn(ToolCallOutput) -> Item,
                 ),
                 Item::CustomToolCall(call) => (
                     &call.call_id,
+                    &call.name,
                     sandbox.call_custom_tool(&call.name, &call.input).await,
                     Item::CustomToolCallOutput as fn(ToolCallOutput) -> Item,
                 ),
                 _ => unreachable!("filtered to tool calls"),
             };
             let elapsed = clock() - started;
-            run.change(|run| show_result(run, call_id, &result, elapsed));
+            run.change(|run| {
+                show_result(run, call_id, &result, elapsed);
+                record_changes(run, sandbox, number, call_id, name, &result.changes);
+            });
             let item = reply(ToolCallOutput {
                 id: None,
                 call_id: call_id.clone(),
@@ -340,10 +350,18 @@ async fn play_turn(
     clock: &dyn Fn() -> f64,
     stop: &StopSignal,
 ) -> Result<Vec<Item>, TurnError> {
-    transport
+    let (frames, turn) = run.read(|run| (run.frames.clone(), run.turns.len()));
+    let sent = transport
         .send(request)
         .await
         .map_err(TurnError::Transport)?;
+    frames.push(Frame {
+        direction: Direction::Sent,
+        at_ms: clock(),
+        turn,
+        kind: "response.create".into(),
+        json: sent,
+    });
     let mut stream = TurnStream::default();
     loop {
         // Checked between events (a busy stream) and raced against the wait (a quiet one).
@@ -354,8 +372,15 @@ async fn play_turn(
             Either::Left((next, _)) => next,
             Either::Right(((), _)) => return Err(TurnError::Stopped),
         };
-        let event = next.map_err(TurnError::Transport)?;
+        let Received { event, text } = next.map_err(TurnError::Transport)?;
         let now = clock();
+        frames.push(Frame {
+            direction: Direction::Received,
+            at_ms: now,
+            turn,
+            kind: event.type_name().to_string(),
+            json: text,
+        });
         let done = run.change(|run| stream.apply(run, &event, now))?;
         if let Some(response) = done {
             // Items the stream never closed with `output_item.done` come from the response.
@@ -385,6 +410,9 @@ impl TurnStream {
     ) -> Result<Option<Response>, TurnError> {
         let record = run.turns.last_mut().expect("a turn is running");
         record.first_event_at.get_or_insert(now);
+        if let Some(summary) = &event.tether_timing {
+            record.server = ServerTimings::parse(summary);
+        }
         match &event.event {
             StreamEvent::Created { response } => record.response_id = Some(response.id.clone()),
             StreamEvent::OutputItemAdded { output_index, item } => {
@@ -476,6 +504,32 @@ fn completed(mut item: Item) -> Item {
         _ => {}
     }
     item
+}
+
+/// Logs the files a tool call changed and takes the tree after it (a cheap update: only the
+/// changed files are read).
+fn record_changes(
+    run: &mut AgentRun,
+    sandbox: &Sandbox,
+    turn: usize,
+    call_id: &str,
+    tool: &str,
+    changes: &ChangeSet,
+) {
+    if changes.is_empty() {
+        return;
+    }
+    for change in &changes.changes {
+        run.changes.push(FileChangeRecord {
+            turn,
+            call_id: call_id.to_string(),
+            tool: tool.to_string(),
+            path: change.path.clone(),
+            kind: change.kind,
+            diff: change.diff.clone(),
+        });
+    }
+    run.files = Arc::new(run.files.updated(sandbox.vfs(), changes));
 }
 
 fn show_result(run: &mut AgentRun, call_id: &str, result: &ToolResult, elapsed: f64) {

@@ -10,7 +10,7 @@ use crate::agent::{
     AgentConfig, AgentRun, ContinuationMode, RunStatus, SharedRun, StopSignal, run_agent_shared,
 };
 use crate::components::frame_batch::FrameBatch;
-use crate::components::{Conversation, Timeline};
+use crate::components::{Conversation, RunDetails, Timeline};
 use crate::js::WorkerRuntime;
 use crate::transport::http::HttpTransport;
 use crate::transport::ws::{WsTransport, responses_url};
@@ -196,6 +196,7 @@ pub fn AgentView() -> impl IntoView {
             <Conversation run=run />
             <h2>"Timeline"</h2>
             <Timeline run=run />
+            <RunDetails run=run />
         </section>
     }
 }

@@ -58,16 +58,26 @@ fn entry_view(entry: &Entry) -> AnyView {
     }
 }
 
-/// Renders every entry of `run`, streaming text and arguments as they grow.
+/// Renders every entry of `run`, streaming text and arguments as they grow. Entries are keyed by
+/// position and each re-renders only when it changed, so while one entry streams the others keep
+/// their DOM (and their scroll position and focus).
 #[component]
 pub fn Conversation(
     /// The run whose conversation to show.
     #[prop(into)]
     run: Signal<AgentRun>,
 ) -> impl IntoView {
+    let count = Memo::new(move |_| run.with(|r| r.entries.len()));
     view! {
         <ol class="conversation" data-testid="conversation">
-            {move || run.with(|r| r.entries.iter().map(entry_view).collect_view())}
+            <For
+                each=move || 0..count.get()
+                key=|index| *index
+                children=move |index| {
+                    let entry = Memo::new(move |_| run.with(|r| r.entries.get(index).cloned()));
+                    move || entry.with(|e| e.as_ref().map(entry_view))
+                }
+            />
         </ol>
     }
 }

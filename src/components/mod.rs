@@ -4,10 +4,16 @@
 mod agent;
 mod answer;
 mod conversation;
+mod details;
+pub mod files;
 pub mod frame_batch;
+pub mod inspector;
 mod timeline;
 
 pub use agent::AgentView;
 pub use answer::AnswerView;
 pub use conversation::Conversation;
+pub use details::RunDetails;
+pub use files::FilesView;
+pub use inspector::Inspector;
 pub use timeline::Timeline;

@@ -1,10 +1,10 @@
 //! The per-turn timeline: for every request, when it was sent, when the first event, the first
-//! and the last token and the terminal event came back, how long its tools ran, and what the
-//! server reported about tokens and its cache.
+//! and the last token and the terminal event came back, how long its tools ran, what the server
+//! reported about tokens and its cache, and the server's own per-stage timings.
 
 use leptos::prelude::*;
 
-use crate::agent::{AgentRun, Resume, TurnRecord};
+use crate::agent::{AgentRun, Resume, TurnRecord, format_ms};
 
 fn ms(value: Option<f64>) -> String {
     value.map_or_else(|| "–".to_string(), |ms| format!("{ms:.0} ms"))
@@ -24,7 +24,49 @@ fn how_sent(turn: &TurnRecord) -> String {
     format!("{base}{stored}{resumed}")
 }
 
-fn row(turn: &TurnRecord) -> impl IntoView + use<> {
+/// The server's stage timings: a stacked bar of its overhead stages (generation, the model's
+/// own time, would dwarf them) and every stage as text.
+fn server_view(turn: &TurnRecord) -> impl IntoView + use<> {
+    let Some(server) = turn.server.clone() else {
+        let note = if turn.completed_at.is_some() {
+            "server stages: not reported"
+        } else {
+            "server stages: when the response completes"
+        };
+        return view! { <span class="server-none">{note}</span> }.into_any();
+    };
+    let overhead = server.overhead_ms();
+    let segments = server
+        .overhead()
+        .map(|(name, ms)| {
+            let share = if overhead > 0.0 {
+                ms * 100.0 / overhead
+            } else {
+                0.0
+            };
+            view! {
+                <span
+                    class=format!("stage stage-{name}")
+                    style=format!("width: {share:.2}%")
+                    title=format!("{name} {}", format_ms(ms))
+                ></span>
+            }
+        })
+        .collect_view();
+    view! {
+        <span
+            class="stage-bar"
+            role="img"
+            aria-label=format!("server overhead {} before generation", format_ms(overhead))
+        >
+            {segments}
+        </span>
+        <span class="server-text">{format!("server: {}", server.summary())}</span>
+    }
+    .into_any()
+}
+
+fn turn_rows(turn: &TurnRecord) -> impl IntoView + use<> {
     let tokens = format!(
         "{} ({} cached) / {}",
         turn.input_tokens, turn.cached_tokens, turn.output_tokens
@@ -35,20 +77,29 @@ fn row(turn: &TurnRecord) -> impl IntoView + use<> {
         "–".to_string()
     };
     view! {
-        <tr data-testid="timeline-row" class:resumed=turn.resumed.is_some()>
-            <td>{turn.number}</td>
-            <td class="sent">{how_sent(turn)}</td>
-            <td>{ms(turn.first_event_ms())}</td>
-            <td data-testid="turn-ttft">{ms(turn.ttft_ms())}</td>
-            <td>{ms(turn.streaming_ms())}</td>
-            <td>{ms(turn.response_ms())}</td>
-            <td>{tool}</td>
-            <td>{tokens}</td>
-        </tr>
+        <tbody class="turn">
+            <tr data-testid="timeline-row" class:resumed=turn.resumed.is_some()>
+                <td>{turn.number}</td>
+                <td class="sent">{how_sent(turn)}</td>
+                <td>{ms(turn.first_event_ms())}</td>
+                <td data-testid="turn-ttft">{ms(turn.ttft_ms())}</td>
+                <td>{ms(turn.streaming_ms())}</td>
+                <td>{ms(turn.response_ms())}</td>
+                <td>{tool}</td>
+                <td>{tokens}</td>
+            </tr>
+            <tr class="server-row">
+                <td></td>
+                <td colspan="7" class="server-timing" data-testid="server-timing">
+                    {server_view(turn)}
+                </td>
+            </tr>
+        </tbody>
     }
 }
 
-/// One row per turn of `run`.
+/// Two rows per turn of `run`: what the page measured, then what the server reported of its
+/// pipeline stages.
 #[component]
 pub fn Timeline(
     /// The run whose turns to show.
@@ -69,7 +120,7 @@ pub fn Timeline(
                     <th>"Tokens in (cached) / out"</th>
                 </tr>
             </thead>
-            <tbody>{move || run.with(|r| r.turns.iter().map(row).collect_view())}</tbody>
+            {move || run.with(|r| r.turns.iter().map(turn_rows).collect_view())}
         </table>
     }
 }

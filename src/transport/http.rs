@@ -15,7 +15,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStreamDefaultReader, ReadableStreamReadResult};
 
 use crate::transport::sse::SseDecoder;
-use crate::transport::{Transport, TransportError, TransportKind};
+use crate::transport::{Received, Transport, TransportError, TransportKind, wire_text};
 
 /// SSE bytes in, server events out.
 #[derive(Debug, Default)]
@@ -25,14 +25,22 @@ pub struct SseEvents {
 
 impl SseEvents {
     /// Feeds one chunk of the body; returns the events (or decoding errors) it completed.
-    pub fn push(&mut self, chunk: &[u8]) -> Vec<Result<ServerEvent, TransportError>> {
+    pub fn push(&mut self, chunk: &[u8]) -> Vec<Result<Received, TransportError>> {
         self.decoder
             .push(chunk)
             .into_iter()
-            .map(|message| {
-                serde_json::from_str::<ServerEvent>(&message.data)
-                    .map_err(|e| TransportError::Undecodable(format!("{e} in {:?}", message.data)))
-            })
+            .map(
+                |message| match serde_json::from_str::<ServerEvent>(&message.data) {
+                    Ok(event) => Ok(Received {
+                        event,
+                        text: message.data,
+                    }),
+                    Err(e) => Err(TransportError::Undecodable(format!(
+                        "{e} in {:?}",
+                        message.data
+                    ))),
+                },
+            )
             .collect()
     }
 
@@ -56,7 +64,7 @@ pub struct HttpTransport {
     url: String,
     reader: Option<ReadableStreamDefaultReader>,
     events: SseEvents,
-    pending: VecDeque<Result<ServerEvent, TransportError>>,
+    pending: VecDeque<Result<Received, TransportError>>,
 }
 
 impl HttpTransport {
@@ -111,15 +119,15 @@ impl Transport for HttpTransport {
     fn send<'a>(
         &'a mut self,
         request: &'a ResponseCreate,
-    ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
+    ) -> LocalBoxFuture<'a, Result<String, TransportError>> {
         Box::pin(async move {
             self.drop_stream();
-            let mut body = request.clone();
-            body.stream = Some(true);
-            let body = serde_json::to_string(&body).expect("requests always serialize");
+            let body = wire_text(TransportKind::Http, request);
             let response = Request::post(&self.url)
                 .header("Content-Type", "application/json")
-                .body(body)
+                // The server's per-stage timings, on the terminal event.
+                .header("x-tether-timing", "1")
+                .body(body.clone())
                 .map_err(|e| TransportError::Closed(e.to_string()))?
                 .send()
                 .await
@@ -140,11 +148,11 @@ impl Transport for HttpTransport {
                 .dyn_into()
                 .map_err(|_| TransportError::Closed("the body has no default reader".into()))?;
             self.reader = Some(reader);
-            Ok(())
+            Ok(body)
         })
     }
 
-    fn next_event(&mut self) -> LocalBoxFuture<'_, Result<ServerEvent, TransportError>> {
+    fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
         Box::pin(async move {
             loop {
                 if let Some(next) = self.pending.pop_front() {
@@ -196,12 +204,17 @@ mod tests {
         let bytes = body.as_bytes();
         for size in [1, 2, 3, 7, 64, 1000, bytes.len()] {
             let mut decoder = SseEvents::default();
-            let events: Vec<ServerEvent> = bytes
+            let received: Vec<Received> = bytes
                 .chunks(size)
                 .flat_map(|chunk| decoder.push(chunk))
                 .collect::<Result<_, _>>()
                 .unwrap();
+            let events: Vec<ServerEvent> = received.iter().map(|r| r.event.clone()).collect();
             assert_eq!(events, expected, "chunks of {size} bytes");
+            // The text kept is each event's `data` line, as sent.
+            let texts: Vec<String> = expected.iter().map(ServerEvent::to_json).collect();
+            let kept: Vec<String> = received.into_iter().map(|r| r.text).collect();
+            assert_eq!(kept, texts);
             assert!(!decoder.finish());
         }
     }
@@ -215,7 +228,7 @@ mod tests {
         assert!(
             matches!(&out[0], Err(TransportError::Undecodable(why)) if why.contains("not json"))
         );
-        assert!(matches!(&out[1], Ok(e) if matches!(e.event, StreamEvent::Error(_))));
+        assert!(matches!(&out[1], Ok(e) if matches!(e.event.event, StreamEvent::Error(_))));
     }
 
     #[test]

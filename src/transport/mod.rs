@@ -3,8 +3,10 @@
 //! and a replay of recorded events ([`replay::ReplayTransport`], for tests and demos).
 //!
 //! A turn is: [`Transport::send`] one `response.create`, then [`Transport::next_event`] until a
-//! terminal event (`response.completed` / `failed` / `incomplete`) or an error. The trait is
-//! object-safe and not `Send` — wasm is single-threaded and browser handles cannot cross threads.
+//! terminal event (`response.completed` / `failed` / `incomplete`) or an error. Both hand back
+//! the text that crossed the wire (the frame or request body sent, the frame or SSE `data`
+//! received) for the event inspector. The trait is object-safe and not `Send` — wasm is
+//! single-threaded and browser handles cannot cross threads.
 
 pub mod http;
 pub mod replay;
@@ -12,7 +14,7 @@ pub mod sse;
 pub mod ws;
 
 use futures::future::LocalBoxFuture;
-use tether_protocol::{ResponseCreate, ServerEvent};
+use tether_protocol::{ClientFrame, ResponseCreate, ServerEvent};
 
 /// Which wire a transport uses; decides how the agent loop continues a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,19 +53,53 @@ impl std::fmt::Display for TransportError {
     }
 }
 
+/// A server event with the text it arrived as.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Received {
+    pub event: ServerEvent,
+    /// The WebSocket frame, or the SSE event's `data`.
+    pub text: String,
+}
+
+impl Received {
+    /// An event that arrived as its own canonical JSON (replays, tests).
+    pub fn of(event: ServerEvent) -> Self {
+        Received {
+            text: event.to_json(),
+            event,
+        }
+    }
+}
+
+/// The text a transport of `kind` sends for `request`: the `response.create` frame over
+/// WebSocket, the streaming request body over HTTP.
+pub fn wire_text(kind: TransportKind, request: &ResponseCreate) -> String {
+    match kind {
+        TransportKind::WebSocket => {
+            ClientFrame::ResponseCreate(Box::new(request.clone())).to_json()
+        }
+        TransportKind::Http => {
+            let mut body = request.clone();
+            body.stream = Some(true);
+            serde_json::to_string(&body).expect("requests always serialize")
+        }
+    }
+}
+
 /// A way to run turns against a Responses server.
 pub trait Transport {
     fn kind(&self) -> TransportKind;
 
-    /// Sends one request; its events then come from [`Transport::next_event`].
+    /// Sends one request, returning the text sent; its events then come from
+    /// [`Transport::next_event`].
     fn send<'a>(
         &'a mut self,
         request: &'a ResponseCreate,
-    ) -> LocalBoxFuture<'a, Result<(), TransportError>>;
+    ) -> LocalBoxFuture<'a, Result<String, TransportError>>;
 
     /// The next event of the current turn. After a disconnect this keeps returning
     /// [`TransportError::Closed`] until [`Transport::reconnect`] succeeds.
-    fn next_event(&mut self) -> LocalBoxFuture<'_, Result<ServerEvent, TransportError>>;
+    fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>>;
 
     /// Opens a fresh connection (WebSocket) or forgets the current stream (HTTP). Whatever the
     /// server cached for the old connection is gone.

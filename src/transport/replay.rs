@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use futures::future::LocalBoxFuture;
 use tether_protocol::{ResponseCreate, ServerEvent};
 
-use crate::transport::{Transport, TransportError, TransportKind};
+use crate::transport::{Received, Transport, TransportError, TransportKind, wire_text};
 
 /// What one scripted turn delivers, in order.
 pub type Script = Vec<Result<ServerEvent, TransportError>>;
@@ -55,18 +55,18 @@ impl Transport for ReplayTransport {
     fn send<'a>(
         &'a mut self,
         request: &'a ResponseCreate,
-    ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
+    ) -> LocalBoxFuture<'a, Result<String, TransportError>> {
         Box::pin(async move {
             if !self.connected {
                 return Err(TransportError::Closed("not connected".into()));
             }
             self.requests.push(request.clone());
             self.playing = self.scripts.pop_front().unwrap_or_default().into();
-            Ok(())
+            Ok(wire_text(self.kind, request))
         })
     }
 
-    fn next_event(&mut self) -> LocalBoxFuture<'_, Result<ServerEvent, TransportError>> {
+    fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
         Box::pin(async move {
             if !self.connected {
                 return Err(TransportError::Closed("not connected".into()));
@@ -78,7 +78,7 @@ impl Transport for ReplayTransport {
                     }
                     Err(error)
                 }
-                Some(ok) => ok,
+                Some(Ok(event)) => Ok(Received::of(event)),
                 None => Err(TransportError::Closed(
                     "the script has no more events".into(),
                 )),

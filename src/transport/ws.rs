@@ -14,9 +14,9 @@ use futures::future::LocalBoxFuture;
 use futures::{SinkExt, StreamExt};
 use gloo_net::websocket::Message;
 use gloo_net::websocket::futures::WebSocket;
-use tether_protocol::{ClientFrame, ResponseCreate, ServerEvent};
+use tether_protocol::{ResponseCreate, ServerEvent};
 
-use crate::transport::{Transport, TransportError, TransportKind};
+use crate::transport::{Received, Transport, TransportError, TransportKind, wire_text};
 
 /// What the connection delivers.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +41,13 @@ pub fn decode_incoming(text: &str) -> Incoming {
 pub fn responses_url(protocol: &str, host: &str) -> String {
     let scheme = if protocol == "https:" { "wss" } else { "ws" };
     format!("{scheme}://{host}/v1/responses")
+}
+
+/// `url` with `tether_timing=1` added to its query: the upgrade's opt-in to the server's
+/// per-stage timing summary (a browser cannot set the `x-tether-timing` header on an upgrade).
+pub fn with_timing(url: &str) -> String {
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}tether_timing=1")
 }
 
 /// An open (or opening) WebSocket-mode connection.
@@ -108,11 +115,13 @@ pub struct WsTransport {
 }
 
 impl WsTransport {
-    /// Opens a connection to `url` (`ws://host/v1/responses`).
+    /// Opens a connection to `url` (`ws://host/v1/responses`), asking for the server's timing
+    /// summary on every terminal event ([`with_timing`]).
     pub fn connect(url: &str) -> Result<Self, TransportError> {
-        let socket = WebSocket::open(url).map_err(|e| TransportError::Closed(e.to_string()))?;
+        let url = with_timing(url);
+        let socket = WebSocket::open(&url).map_err(|e| TransportError::Closed(e.to_string()))?;
         Ok(WsTransport {
-            url: url.to_string(),
+            url,
             socket: Some(socket),
             closed: None,
         })
@@ -154,28 +163,31 @@ impl Transport for WsTransport {
     fn send<'a>(
         &'a mut self,
         request: &'a ResponseCreate,
-    ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
+    ) -> LocalBoxFuture<'a, Result<String, TransportError>> {
         Box::pin(async move {
-            let frame = ClientFrame::ResponseCreate(Box::new(request.clone())).to_json();
+            let frame = wire_text(TransportKind::WebSocket, request);
             let Some(socket) = self.socket.as_mut() else {
                 return Err(self.gone());
             };
             // gloo-net's sink waits for the connection to open before the first send.
-            match socket.send(Message::Text(frame)).await {
-                Ok(()) => Ok(()),
+            match socket.send(Message::Text(frame.clone())).await {
+                Ok(()) => Ok(frame),
                 Err(error) => Err(self.lost(error.to_string())),
             }
         })
     }
 
-    fn next_event(&mut self) -> LocalBoxFuture<'_, Result<ServerEvent, TransportError>> {
+    fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
         Box::pin(async move {
             let Some(socket) = self.socket.as_mut() else {
                 return Err(self.gone());
             };
             match socket.next().await {
                 Some(Ok(Message::Text(text))) => match decode_incoming(&text) {
-                    Incoming::Event(event) => Ok(*event),
+                    Incoming::Event(event) => Ok(Received {
+                        event: *event,
+                        text,
+                    }),
                     Incoming::Undecodable(reason) => Err(TransportError::Undecodable(reason)),
                     Incoming::Closed(reason) => Err(self.lost(reason)),
                 },
@@ -215,6 +227,18 @@ mod tests {
         assert_eq!(
             responses_url("https:", "tether.example"),
             "wss://tether.example/v1/responses"
+        );
+    }
+
+    #[test]
+    fn the_agent_transport_asks_for_timings_on_the_upgrade_url() {
+        assert_eq!(
+            with_timing("ws://h/v1/responses"),
+            "ws://h/v1/responses?tether_timing=1"
+        );
+        assert_eq!(
+            with_timing("ws://h/v1/responses?x=1"),
+            "ws://h/v1/responses?x=1&tether_timing=1"
         );
     }
 
