@@ -34,8 +34,16 @@ struct Measured {
     arrivals: Vec<Instant>,
 }
 
-async fn one_stream(addr: std::net::SocketAddr, model: &str, tokens: usize) -> Measured {
+async fn one_stream(
+    addr: std::net::SocketAddr,
+    model: &str,
+    tokens: usize,
+    connected: &tokio::sync::Barrier,
+) -> Measured {
     let mut client = common::connect(addr).await;
+    // Every client connects before any sends: TTFT measures the model, not the handshakes of
+    // the other 99 connections.
+    connected.wait().await;
     let request = json!({"type": "response.create", "model": model, "input": "bench",
         "store": false, "metadata": {"sim_output_tokens": tokens.to_string()}});
     let sent = Instant::now();
@@ -75,11 +83,13 @@ async fn one_stream(addr: std::net::SocketAddr, model: &str, tokens: usize) -> M
 async fn bench(server: &common::TestServer, model: &str, rate: f64, tokens: usize) -> bool {
     // Each client is its own task, so clients spread over the runtime's threads like the
     // server's connections do.
+    let connected = std::sync::Arc::new(tokio::sync::Barrier::new(STREAMS));
     let clients: Vec<_> = (0..STREAMS)
         .map(|_| {
             let addr = server.addr;
             let model = model.to_string();
-            tokio::spawn(async move { one_stream(addr, &model, tokens).await })
+            let connected = connected.clone();
+            tokio::spawn(async move { one_stream(addr, &model, tokens, &connected).await })
         })
         .collect();
     let mut runs = Vec::with_capacity(STREAMS);
