@@ -1,8 +1,14 @@
 //! Optional API-key authentication of the `/v1` routes, the WebSocket upgrade included (a bad
 //! key gets a plain HTTP 401 before any upgrade). With no keys configured everything is open.
+//!
+//! The key comes as `Authorization: Bearer <key>`. A browser cannot set headers on a WebSocket
+//! upgrade, so an upgrade request may carry it as the `api_key` query parameter instead (the
+//! playground does); plain HTTP requests must use the header, so keys stay out of URLs there.
 
-use axum::extract::{Request, State};
-use axum::http::header::AUTHORIZATION;
+use std::collections::HashMap;
+
+use axum::extract::{Query, Request, State};
+use axum::http::header::{AUTHORIZATION, UPGRADE};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tether_protocol::ApiError;
@@ -24,16 +30,29 @@ pub async fn require_api_key(
         .get(AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "))
-        .map(str::trim);
-    match presented {
+        .map(str::trim)
+        .map(str::to_string)
+        .or_else(|| upgrade_query_key(&request));
+    match presented.as_deref() {
         Some(key) if state.api_keys.iter().any(|accepted| accepted == key) => {
             next.run(request).await
         }
         Some(_) => unauthorized("Incorrect API key provided."),
         None => unauthorized(
-            "Missing bearer authentication in header: send 'Authorization: Bearer <key>'.",
+            "Missing bearer authentication in header: send 'Authorization: Bearer <key>' \
+             (on a WebSocket upgrade, the api_key query parameter also works).",
         ),
     }
+}
+
+/// The `api_key` query parameter of a WebSocket upgrade request.
+fn upgrade_query_key(request: &Request) -> Option<String> {
+    let upgrade = request.headers().get(UPGRADE)?.to_str().ok()?;
+    if !upgrade.eq_ignore_ascii_case("websocket") {
+        return None;
+    }
+    let Query(mut query) = Query::<HashMap<String, String>>::try_from_uri(request.uri()).ok()?;
+    query.remove("api_key")
 }
 
 fn unauthorized(message: &str) -> Response {

@@ -87,6 +87,37 @@ async fn api_keys_guard_http_and_the_upgrade() {
 }
 
 #[tokio::test]
+async fn a_browser_passes_the_key_as_a_query_parameter_on_the_upgrade_only() {
+    let mut cfg = config(":memory:");
+    cfg.api_keys = vec!["k/1 x".into()];
+    let server = TestServer::start_with(cfg).await;
+    let base = format!("ws://{}/v1/responses", server.addr);
+    let wrong = format!("{base}?api_key=nope");
+    assert_eq!(
+        status_of(tokio_tungstenite::connect_async(&wrong).await.unwrap_err()),
+        401
+    );
+    // Percent-encoded, as the playground sends it.
+    let (mut socket, _) = tokio_tungstenite::connect_async(format!("{base}?api_key=k%2F1%20x"))
+        .await
+        .unwrap();
+    socket
+        .send(Message::Text(
+            json!({"type": "response.create", "model": "m", "input": "hi"})
+                .to_string()
+                .into(),
+        ))
+        .await
+        .unwrap();
+    let first = socket.next().await.unwrap().unwrap();
+    assert!(first.to_text().unwrap().contains("response.created"));
+    // A plain HTTP request must use the header: the query parameter does not count there.
+    let models = server.get_text("/v1/models?api_key=k%2F1%20x").await;
+    assert!(models.starts_with("HTTP/1.1 401"), "{models}");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn the_connection_lifetime_ends_with_a_limit_error() {
     let mut cfg = config(":memory:");
     cfg.ws_lifetime_seconds = 0.3;
