@@ -6,6 +6,8 @@
 
 use serde::Serialize;
 
+use crate::line_diff::LineDiff;
+
 /// What happened to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -78,9 +80,5 @@ fn text_of(data: Option<&[u8]>) -> Option<String> {
 
 /// A unified diff with three lines of context, as `diff -u` prints it (without timestamps).
 pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(old_name, new_name)
-        .to_string()
+    LineDiff::new(old, new).unified(3, old_name, new_name)
 }

@@ -12,6 +12,7 @@ pub mod changes;
 pub mod commands;
 pub mod js;
 pub mod limits;
+mod line_diff;
 #[cfg(feature = "native")]
 pub mod native;
 pub mod patch;

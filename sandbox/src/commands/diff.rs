@@ -2,10 +2,11 @@
 //! without timestamps — the VFS has none), `-q` brief. Exit 0 when equal, 1 when different,
 //! 2 on trouble, as GNU diff.
 
-use similar::{DiffOp, TextDiff};
+use similar::DiffOp;
 
 use super::{Ctx, parse_opts, usage_error};
 use crate::changes::unified_diff;
+use crate::line_diff::LineDiff;
 
 fn range(start: usize, len: usize) -> String {
     match len {
@@ -16,11 +17,9 @@ fn range(start: usize, len: usize) -> String {
 }
 
 fn normal_format(old: &str, new: &str) -> String {
-    let diff = TextDiff::from_lines(old, new);
-    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let diff = LineDiff::new(old, new);
     let mut hunks: Vec<(usize, usize, usize, usize)> = Vec::new();
-    for op in diff.ops() {
+    for op in &diff.ops {
         let (o, ol, n, nl) = match *op {
             DiffOp::Equal { .. } => continue,
             DiffOp::Delete {
@@ -63,14 +62,14 @@ fn normal_format(old: &str, new: &str) -> String {
             _ => format!("{}c{}\n", range(o, ol), range(n, nl)),
         };
         out.push_str(&header);
-        for text in &old_lines[o..o + ol] {
+        for text in &diff.old[o..o + ol] {
             out.push_str("< ");
             out.push_str(&line(text));
         }
         if ol > 0 && nl > 0 {
             out.push_str("---\n");
         }
-        for text in &new_lines[n..n + nl] {
+        for text in &diff.new[n..n + nl] {
             out.push_str("> ");
             out.push_str(&line(text));
         }
