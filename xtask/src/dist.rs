@@ -2,7 +2,7 @@
 //! `index.html` and `style/`. Prints the bundle size, raw and gzipped.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result};
@@ -29,7 +29,7 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
         std::fs::remove_dir_all(&dist).context("cannot clear dist/")?;
     }
     let pkg = dist.join("pkg");
-    let wasm = root.join("target/wasm32-unknown-unknown/wasm-release/tether-playground.wasm");
+    let wasm = target_dir(root).join("wasm32-unknown-unknown/wasm-release/tether-playground.wasm");
     check(
         Command::new(&tools.wasm_bindgen)
             .args([
@@ -75,6 +75,15 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
         kib(wasm_gz + js_gz)
     ));
     Ok(())
+}
+
+/// Where cargo puts its output: `CARGO_TARGET_DIR` when set (relative to the workspace root,
+/// as cargo reads it), else `target/`.
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root.join(dir),
+        _ => root.join("target"),
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
