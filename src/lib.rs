@@ -1,7 +1,12 @@
 //! The Tether playground: a Leptos (client-side rendered) app that talks to the Tether server and
 //! shows where the time went. Two views: **Chat** (one prompt, one WebSocket turn, its answer
 //! streaming in) and **Agent** (a Codex-style loop: the model's tool calls run in a sandbox in the
-//! page, over WebSocket mode or HTTP, with a per-turn timeline).
+//! page, over WebSocket mode or HTTP, with a per-turn timeline, or both in compare mode).
+//!
+//! The page starts from the settings and the last run kept in `localStorage`, overridden by its
+//! URL parameters (`transport`, `profile`, `scenario`, `autorun=1`, `embed=1`: see
+//! [`settings`]); `embed=1` shows only the agent's run controls, status, totals and timeline,
+//! for an iframe, and keeps nothing.
 //!
 //! State and logic live in plain Rust ([`agent`], [`transport`]) that is tested natively; the
 //! components in [`components`] only render it.
@@ -9,17 +14,68 @@
 pub mod agent;
 pub mod components;
 pub mod js;
+pub mod settings;
+pub mod storage;
 pub mod transport;
 
 use leptos::prelude::*;
 use tether_protocol::{ClientFrame, ResponseCreate};
 
-use crate::agent::{RunStatus, Turn};
+use crate::agent::{LastRun, RunStatus, Turn};
 use crate::components::{AgentView, AnswerView};
-use crate::transport::ws::{WsClient, responses_url};
+use crate::settings::{Settings, ws_responses_url};
+use crate::storage::Restored;
+use crate::transport::ws::WsClient;
+use tether_sandbox::Vfs;
 
-/// The model name the playground asks for; the server accepts any.
-pub const MODEL: &str = "tether-sim";
+/// What the page was opened with, shared by its views.
+#[derive(Clone)]
+pub struct PageContext {
+    /// The settings every run uses.
+    pub settings: RwSignal<Settings>,
+    /// Messages about the page's state (unusable storage, bad URL parameters, a reset).
+    pub notices: RwSignal<Vec<String>>,
+    /// `embed=1`: the compact layout; nothing is stored.
+    pub embed: bool,
+    /// `autorun=1`: the agent run starts on load.
+    pub autorun: bool,
+    /// Whether settings, files and runs are kept in `localStorage`.
+    pub persist: bool,
+    /// The last run, shown until the next one (also after switching tabs).
+    pub last_run: StoredValue<Option<LastRun>>,
+    /// The files the last run left.
+    pub files: StoredValue<Option<Vfs>>,
+}
+
+impl PageContext {
+    /// Defaults, kept nowhere: a view mounted on its own (tests).
+    pub fn standalone() -> Self {
+        PageContext {
+            settings: RwSignal::new(Settings::default()),
+            notices: RwSignal::new(Vec::new()),
+            embed: false,
+            autorun: false,
+            persist: false,
+            last_run: StoredValue::new(None),
+            files: StoredValue::new(None),
+        }
+    }
+
+    /// The page as `localStorage` and the URL say.
+    pub fn from_restored(restored: Restored) -> Self {
+        let embed = restored.params.embed;
+        PageContext {
+            settings: RwSignal::new(restored.settings),
+            notices: RwSignal::new(restored.notices),
+            embed,
+            autorun: restored.params.autorun,
+            // An embedded demo must not overwrite the visitor's own playground state.
+            persist: !embed,
+            last_run: StoredValue::new(if embed { None } else { restored.last_run }),
+            files: StoredValue::new(if embed { None } else { restored.files }),
+        }
+    }
+}
 
 /// Milliseconds since the page loaded (`performance.now()`), the clock of every timing shown.
 pub fn now_ms() -> f64 {
@@ -29,18 +85,37 @@ pub fn now_ms() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// The protocol (`http:`/`https:`) and host of the server that served this page.
-pub fn page_origin() -> Result<(String, String), String> {
+/// The origin (`http://host:port`) of the server that served this page.
+pub fn page_origin_url() -> Result<String, String> {
     let location = web_sys::window().ok_or("no window")?.location();
-    let protocol = location.protocol().map_err(|_| "no location.protocol")?;
-    let host = location.host().map_err(|_| "no location.host")?;
-    Ok((protocol, host))
+    location.origin().map_err(|_| "no location.origin".into())
 }
 
-/// The WebSocket URL of the server that served this page.
-fn page_responses_url() -> Result<String, String> {
-    let (protocol, host) = page_origin()?;
-    Ok(responses_url(&protocol, &host))
+/// This page's URL without its query string or fragment.
+pub fn page_path_url() -> Result<String, String> {
+    let location = web_sys::window().ok_or("no window")?.location();
+    let path = location.pathname().map_err(|_| "no location.pathname")?;
+    Ok(format!("{}{path}", page_origin_url()?))
+}
+
+/// Writes `text` to the clipboard; the error says why not (no permission, not a secure page).
+pub async fn copy_to_clipboard(text: &str) -> Result<(), String> {
+    let clipboard = web_sys::window()
+        .ok_or("no window")?
+        .navigator()
+        .clipboard();
+    wasm_bindgen_futures::JsFuture::from(clipboard.write_text(text))
+        .await
+        .map(|_| ())
+        .map_err(|e| {
+            e.as_string()
+                .or_else(|| {
+                    js_sys::Reflect::get(&e, &"message".into())
+                        .ok()
+                        .and_then(|m| m.as_string())
+                })
+                .unwrap_or_else(|| "the clipboard refused".into())
+        })
 }
 
 /// Which view the page shows.
@@ -50,10 +125,36 @@ enum View {
     Agent,
 }
 
-/// The app shell: a header, the view tabs, and the chosen view.
+/// The app shell: a header, the view tabs, and the chosen view; or, embedded, the agent view
+/// alone.
 #[component]
 pub fn App() -> impl IntoView {
-    let view = RwSignal::new(View::Chat);
+    let page = PageContext::from_restored(Restored::load());
+    if page.persist {
+        let settings = page.settings;
+        let notices = page.notices;
+        // Kept when the user changes something, not on load: URL parameters hold for one load.
+        Effect::new(move |first: Option<()>| {
+            let json = settings.with(Settings::to_json);
+            if first.is_some()
+                && let Err(why) = storage::save(storage::SETTINGS_KEY, &json)
+            {
+                notices.update(|n| n.push(format!("The settings were not kept: {why}")));
+            }
+        });
+    }
+    let embed = page.embed;
+    let autorun = page.autorun;
+    provide_context(page);
+    if embed {
+        return view! {
+            <main class="playground embed" data-testid="embed">
+                <AgentView />
+            </main>
+        }
+        .into_any();
+    }
+    let view = RwSignal::new(if autorun { View::Agent } else { View::Chat });
     let tab = move |which: View, label: &'static str, test_id: &'static str| {
         view! {
             <button
@@ -92,6 +193,7 @@ pub fn App() -> impl IntoView {
             }}
         </main>
     }
+    .into_any()
 }
 
 /// The chat view: a prompt form and the streaming answer with its timings, over one WebSocket
@@ -103,6 +205,9 @@ fn ChatView() -> impl IntoView {
         "Why does WebSocket mode make agent loops faster?",
     ));
     let client = StoredValue::new_local(None::<WsClient>);
+    let settings = use_context::<PageContext>()
+        .unwrap_or_else(PageContext::standalone)
+        .settings;
 
     let send = move || {
         let text = prompt.get_untracked();
@@ -111,7 +216,14 @@ fn ChatView() -> impl IntoView {
         }
         let connected = client.with_value(|c| c.as_ref().is_some_and(WsClient::is_open));
         if !connected {
-            let opened = page_responses_url().and_then(|url| {
+            let (base, key) = settings.with_untracked(|s| {
+                (
+                    page_origin_url().and_then(|origin| s.base_url(&origin)),
+                    s.api_key.clone(),
+                )
+            });
+            let opened = base.and_then(|base| {
+                let url = ws_responses_url(&base, &key);
                 WsClient::connect(&url, move |incoming| {
                     turn.update(|t| t.on_incoming(incoming, now_ms()))
                 })
@@ -124,7 +236,8 @@ fn ChatView() -> impl IntoView {
                 }
             }
         }
-        let frame = ClientFrame::ResponseCreate(Box::new(ResponseCreate::new(MODEL, text)));
+        let model = settings.with_untracked(|s| s.profile.clone());
+        let frame = ClientFrame::ResponseCreate(Box::new(ResponseCreate::new(model, text)));
         turn.set(Turn::start(now_ms()));
         let sent = client.with_value(|c| match c {
             Some(c) => c.send(frame.to_json()),

@@ -209,7 +209,11 @@ async fn the_agent_view_starts_idle_with_stop_disabled() {
         .query_selector("[data-testid=transport]")
         .unwrap()
         .unwrap();
-    assert_eq!(select.child_element_count(), 3);
+    assert_eq!(
+        select.child_element_count(),
+        4,
+        "ws, two HTTP modes, compare"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -460,4 +464,28 @@ async fn the_files_view_shows_the_tree_a_file_and_the_diff_of_a_patch() {
         .unwrap();
     assert!(added.text_content().unwrap().starts_with('+'));
     assert!(text_of(&root, "file-change").contains("modified"));
+}
+
+#[wasm_bindgen_test]
+fn settings_survive_in_local_storage_until_cleared() {
+    use tether_playground::settings::{Settings, TransportChoice};
+    use tether_playground::storage::{self, Restored};
+    storage::clear();
+    assert_eq!(Restored::load().settings, Settings::default());
+    let chosen = Settings {
+        transport: TransportChoice::Compare,
+        profile: "spark".into(),
+        ..Settings::default()
+    };
+    storage::save(storage::SETTINGS_KEY, &chosen.to_json()).unwrap();
+    let restored = Restored::load();
+    assert_eq!(restored.settings, chosen);
+    assert!(restored.notices.is_empty(), "{:?}", restored.notices);
+    // A corrupt value is reported and replaced by the defaults.
+    storage::save(storage::SETTINGS_KEY, "{\"version\":1,\"max_turns\":[]}").unwrap();
+    let restored = Restored::load();
+    assert_eq!(restored.settings, Settings::default());
+    assert_eq!(restored.notices.len(), 1, "{:?}", restored.notices);
+    storage::clear();
+    assert_eq!(storage::load(storage::SETTINGS_KEY), None);
 }

@@ -4,20 +4,26 @@
 //!
 //! [`Transport`]: crate::transport::Transport
 
+mod compare;
 mod files;
 mod frames;
 mod record;
 mod run;
+mod snapshot;
 mod stop;
 mod timing;
+mod totals;
 mod turn;
 
+pub use compare::{COMPARE_HTTP_MODE, Comparison, format_speedup};
 pub use files::{ChangeLog, FileBody, FileChangeRecord, FileSnapshot, TreeRow};
 pub use frames::{
     AppendLog, Direction, DirectionFilter, Frame, FrameFilter, FrameLog, pretty_json,
 };
 pub use record::{AgentRun, CallKind, Entry, Resume, ToolCallEntry, TurnRecord};
 pub use run::{AgentConfig, ContinuationMode, SharedRun, run_agent, run_agent_shared};
+pub use snapshot::{LastRun, RunSnapshot};
 pub use stop::{StopSignal, Stopped};
 pub use timing::{ServerTimings, format_ms};
+pub use totals::{RunTotals, turn_durations};
 pub use turn::{RunStatus, Turn};

@@ -1,99 +1,280 @@
-//! The agent view: a task, a transport, Run and Stop; then the run's status, its conversation
-//! and its per-turn timeline. The loop itself is [`crate::agent::run_agent`]; this component
-//! only opens the transport, hands the loop a fresh sandbox over the sample project, and renders
-//! each state the loop reports.
+//! The agent view: the task and the settings, Run and Stop; then the run's status, its totals
+//! (or, in compare mode, both legs side by side and the speedup), its conversation and its
+//! per-turn timeline. The loop itself is [`crate::agent::run_agent`]; this component only opens
+//! the transport, hands the loop a sandbox, and renders each state the loop reports. The settings,
+//! the files and the last run are kept in `localStorage` (not by an embedded view).
 
 use leptos::prelude::*;
-use tether_sandbox::{Sandbox, sample_project};
+use tether_sandbox::{Sandbox, Vfs, sample_project};
 
 use crate::agent::{
-    AgentConfig, AgentRun, ContinuationMode, RunStatus, SharedRun, StopSignal, run_agent_shared,
+    AgentConfig, AgentRun, Comparison, ContinuationMode, LastRun, RunSnapshot, RunStatus,
+    SharedRun, StopSignal, run_agent_shared,
 };
 use crate::components::frame_batch::FrameBatch;
-use crate::components::{Conversation, RunDetails, Timeline};
+use crate::components::settings::{SettingsPanel, model_choices};
+use crate::components::{CompareView, Conversation, RunDetails, Timeline, TotalsView};
 use crate::js::WorkerRuntime;
+use crate::settings::{Settings, TransportChoice, http_responses_url, ws_responses_url};
+use crate::storage;
+use crate::transport::Transport;
 use crate::transport::http::HttpTransport;
-use crate::transport::ws::{WsTransport, responses_url};
-use crate::transport::{Transport, responses_http_url};
-use crate::{MODEL, now_ms, page_origin};
+use crate::transport::ws::WsTransport;
+use crate::{PageContext, now_ms};
 
-/// Opens the transport `mode` runs on, against the server that served the page.
-fn open_transport(mode: ContinuationMode) -> Result<Box<dyn Transport>, String> {
-    let (protocol, host) = page_origin()?;
+/// Opens the transport `mode` runs on, against the server at `base` (`http://host:port`).
+fn open_transport(
+    mode: ContinuationMode,
+    base: &str,
+    api_key: &str,
+) -> Result<Box<dyn Transport>, String> {
     Ok(match mode {
         ContinuationMode::WebSocket => Box::new(
-            WsTransport::connect(&responses_url(&protocol, &host)).map_err(|e| e.to_string())?,
+            WsTransport::connect(&ws_responses_url(base, api_key)).map_err(|e| e.to_string())?,
         ),
         ContinuationMode::HttpChained | ContinuationMode::HttpStateless => {
-            Box::new(HttpTransport::new(&responses_http_url(&protocol, &host)))
+            Box::new(HttpTransport::new(&http_responses_url(base)).with_api_key(api_key))
         }
     })
 }
 
-/// The agent page: task prompt (`data-testid="task"`), transport selector (`transport`),
-/// optional server scenario (`scenario`), Run (`run`) and Stop (`stop`), status (`run-status`),
-/// turn count (`turn-count`), error (`error`), conversation and timeline.
+/// A run that failed before its first request.
+fn failed_run(error: String) -> AgentRun {
+    AgentRun {
+        status: RunStatus::Failed,
+        error: Some(error),
+        ..AgentRun::default()
+    }
+}
+
+/// A run that has started but not reported yet (so `run-status` says running at once).
+fn starting_run() -> AgentRun {
+    AgentRun {
+        status: RunStatus::Running,
+        ..AgentRun::default()
+    }
+}
+
+/// One run of the loop over `mode` from the files `vfs`; returns its final state and the files
+/// it left. The state goes to `publish` at most once per animation frame while the run goes,
+/// and at once when it ends.
+async fn run_leg(
+    mode: ContinuationMode,
+    settings: &Settings,
+    base: &str,
+    vfs: Vfs,
+    stop: &StopSignal,
+    publish: impl Fn(&AgentRun) + 'static,
+) -> (AgentRun, Option<Vfs>) {
+    let mut config = AgentConfig::new(settings.profile.trim(), mode);
+    config.max_turns = settings.max_turns;
+    config.scenario = Some(settings.scenario.trim().to_string()).filter(|s| !s.is_empty());
+    let mut transport = match open_transport(mode, base, &settings.api_key) {
+        Ok(transport) => transport,
+        Err(error) => {
+            let run = failed_run(format!("cannot open the transport: {error}"));
+            publish(&run);
+            return (run, None);
+        }
+    };
+    let mut sandbox = Sandbox::new(vfs).with_js_runtime(Box::new(WorkerRuntime));
+    // One copy of the state and one DOM update per animation frame, not per event.
+    let shared = SharedRun::default();
+    let latest = shared.clone();
+    let batch = FrameBatch::per_animation_frame(move || latest.with(&publish));
+    let run = run_agent_shared(
+        transport.as_mut(),
+        &mut sandbox,
+        &config,
+        &settings.task,
+        &now_ms,
+        stop,
+        &shared,
+        &mut |state| {
+            if state.status == RunStatus::Running {
+                batch.changed();
+            } else {
+                batch.flush();
+            }
+        },
+    )
+    .await;
+    (run, Some(sandbox.into_vfs()))
+}
+
+/// Which kind of run the view shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    Single,
+    Compare,
+}
+
+/// The agent page: task (`data-testid="task"`), settings ([`SettingsPanel`]), Run (`run`),
+/// Stop (`stop`), Copy link (`copy-link`), Reset (`reset`); status (`run-status`: idle,
+/// running, done, failed or stopped — for a comparison, of both legs), turn count
+/// (`turn-count`), error (`error`), totals, compare results with `speedup`, conversation and
+/// timeline. Reads its settings from the [`PageContext`] (defaults when there is none).
 #[component]
 pub fn AgentView() -> impl IntoView {
-    let task = RwSignal::new(String::from(
-        "The pagination tests in the sample project fail. Find the bug, fix it, and run the tests.",
-    ));
-    let mode = RwSignal::new(ContinuationMode::WebSocket);
-    let scenario = RwSignal::new(String::new());
-    let max_turns = RwSignal::new(20usize);
-    let run = RwSignal::new(AgentRun::default());
+    let page = use_context::<PageContext>().unwrap_or_else(PageContext::standalone);
+    let settings = page.settings;
+    let notices = page.notices;
+    let embed = page.embed;
+    let persist = page.persist;
+    let origin = StoredValue::new(crate::page_origin_url().unwrap_or_default());
+    let models = model_choices(settings, origin.get_value());
+
+    let (initial_run, initial_comparison, initial_shown) = match page.last_run.get_value() {
+        Some(LastRun::Single { ref run }) => (run.restore(), Comparison::default(), Shown::Single),
+        Some(LastRun::Compare { ref ws, ref http }) => {
+            let comparison = Comparison {
+                ws: ws.restore(),
+                http: http.restore(),
+            };
+            let shown = if comparison.http.status == RunStatus::Idle {
+                comparison.ws.clone()
+            } else {
+                comparison.http.clone()
+            };
+            (shown, comparison, Shown::Compare)
+        }
+        None => (AgentRun::default(), Comparison::default(), Shown::Single),
+    };
+    let run = RwSignal::new(initial_run);
+    let comparison = RwSignal::new(initial_comparison);
+    let shown = RwSignal::new(initial_shown);
+    let files = page.files;
+    let last_run = page.last_run;
     let stop = StoredValue::new_local(None::<StopSignal>);
-    let running = move || run.with(|r| r.status == RunStatus::Running);
+    let share_link = RwSignal::new(None::<(String, String)>);
+
+    let status = Memo::new(move |_| match shown.get() {
+        Shown::Single => run.with(|r| r.status),
+        Shown::Compare => comparison.with(Comparison::status),
+    });
+    let running = move || status.get() == RunStatus::Running;
+    let error = move || match shown.get() {
+        Shown::Single => run.with(|r| r.error.clone()),
+        Shown::Compare => comparison.with(Comparison::error),
+    };
+    let note = move |message: String| notices.update(|n| n.push(message));
+    let remember = move |last: LastRun| {
+        last_run.try_set_value(Some(last.clone()));
+        if persist && let Err(why) = storage::save(storage::LAST_RUN_KEY, &last.to_json()) {
+            note(format!("The run was not kept: {why}"));
+        }
+    };
 
     let start = move || {
-        if running() || task.with_untracked(|t| t.trim().is_empty()) {
+        if status.get_untracked() == RunStatus::Running {
             return;
         }
-        let mut config = AgentConfig::new(MODEL, mode.get_untracked());
-        config.max_turns = max_turns.get_untracked();
-        config.scenario =
-            Some(scenario.get_untracked().trim().to_string()).filter(|s| !s.is_empty());
-        let mut transport = match open_transport(config.mode) {
-            Ok(transport) => transport,
+        let current = settings.get_untracked();
+        if current.task.trim().is_empty() {
+            return;
+        }
+        let base = match current.base_url(&origin.get_value()) {
+            Ok(base) => base,
             Err(error) => {
-                run.set(AgentRun {
-                    status: RunStatus::Failed,
-                    error: Some(format!("cannot open the transport: {error}")),
-                    ..AgentRun::default()
-                });
+                shown.set(Shown::Single);
+                run.set(failed_run(error));
                 return;
             }
         };
         let signal = StopSignal::new();
         stop.set_value(Some(signal.clone()));
-        let text = task.get_untracked();
-        leptos::task::spawn_local(async move {
-            let mut sandbox =
-                Sandbox::new(sample_project()).with_js_runtime(Box::new(WorkerRuntime));
-            // One copy of the state and one DOM update per animation frame, not per event.
-            let shared = SharedRun::default();
-            let latest = shared.clone();
-            // `try_set`: the view may be gone (tab switched) while the run winds down.
-            let batch = FrameBatch::per_animation_frame(move || {
-                run.try_set(latest.snapshot());
-            });
-            run_agent_shared(
-                transport.as_mut(),
-                &mut sandbox,
-                &config,
-                &text,
-                &now_ms,
-                &signal,
-                &shared,
-                &mut |state| {
-                    if state.status == RunStatus::Running {
-                        batch.changed();
-                    } else {
-                        batch.flush();
+        match current.transport.mode() {
+            Some(mode) => {
+                shown.set(Shown::Single);
+                run.set(starting_run());
+                let vfs = current
+                    .keep_files
+                    .then(|| files.get_value())
+                    .flatten()
+                    .unwrap_or_else(sample_project);
+                leptos::task::spawn_local(async move {
+                    // `try_set`: the view may be gone (tab switched) while the run winds down.
+                    let (done, left) = run_leg(mode, &current, &base, vfs, &signal, move |state| {
+                        run.try_set(state.clone());
+                    })
+                    .await;
+                    if let Some(left) = left {
+                        if persist
+                            && let Err(why) = storage::save(storage::FILES_KEY, &left.to_json())
+                        {
+                            note(format!("The files were not kept: {why}"));
+                        }
+                        files.try_set_value(Some(left));
                     }
-                },
-            )
-            .await;
+                    remember(LastRun::Single {
+                        run: RunSnapshot::of(&done),
+                    });
+                });
+            }
+            None => {
+                shown.set(Shown::Compare);
+                run.set(starting_run());
+                comparison.set(Comparison {
+                    ws: starting_run(),
+                    http: AgentRun::default(),
+                });
+                leptos::task::spawn_local(async move {
+                    for mode in Comparison::LEGS {
+                        if signal.is_stopped() {
+                            comparison.try_update(|c| c.leg_mut(mode).status = RunStatus::Stopped);
+                            break;
+                        }
+                        let publish = move |state: &AgentRun| {
+                            run.try_set(state.clone());
+                            comparison.try_update(|c| *c.leg_mut(mode) = state.clone());
+                        };
+                        let (done, _) =
+                            run_leg(mode, &current, &base, sample_project(), &signal, publish)
+                                .await;
+                        let finished = done.status == RunStatus::Done;
+                        comparison.try_update(|c| *c.leg_mut(mode) = done);
+                        if !finished {
+                            break;
+                        }
+                    }
+                    if let Some(c) = comparison.try_get_untracked() {
+                        remember(LastRun::Compare {
+                            ws: RunSnapshot::of(&c.ws),
+                            http: RunSnapshot::of(&c.http),
+                        });
+                    }
+                });
+            }
+        }
+    };
+
+    let reset = move || {
+        if status.get_untracked() == RunStatus::Running {
+            return;
+        }
+        storage::clear();
+        settings.set(Settings::default());
+        run.set(AgentRun::default());
+        comparison.set(Comparison::default());
+        shown.set(Shown::Single);
+        files.set_value(None);
+        last_run.set_value(None);
+        share_link.set(None);
+        notices.set(vec![
+            "Reset: the settings, the files and the last run are back to their defaults.".into(),
+        ]);
+    };
+
+    let copy_link = move || {
+        let query = settings.with_untracked(Settings::share_query);
+        let link = format!("{}?{query}", crate::page_path_url().unwrap_or_default());
+        share_link.set(Some((link.clone(), "Copying…".into())));
+        leptos::task::spawn_local(async move {
+            let outcome = match crate::copy_to_clipboard(&link).await {
+                Ok(()) => "Copied to the clipboard.".to_string(),
+                Err(why) => format!("Copy it from the field ({why})."),
+            };
+            share_link.try_set(Some((link, outcome)));
         });
     };
 
@@ -102,8 +283,36 @@ pub fn AgentView() -> impl IntoView {
         stop.try_with_value(|s| s.iter().for_each(StopSignal::stop));
     });
 
+    if page.autorun {
+        request_animation_frame(start);
+    }
+
+    let summary = move || {
+        settings.with(|s| {
+            let scenario = if s.scenario.is_empty() {
+                "echo generator".to_string()
+            } else {
+                format!("scenario {}", s.scenario)
+            };
+            format!("{} · {} · {scenario}", s.transport.label(), s.profile)
+        })
+    };
+    let is_compare = move || shown.get() == Shown::Compare;
+    let timeline_heading = move || match shown.get() {
+        Shown::Compare if comparison.with(|c| c.http.status != RunStatus::Idle) => {
+            "Timeline (HTTP stateless leg)"
+        }
+        Shown::Compare => "Timeline (WebSocket leg)",
+        Shown::Single => "Timeline",
+    };
+
     view! {
-        <section class="agent-view">
+        <section class="agent-view" class:embed=embed>
+            <Show when=move || !embed && notices.with(|n| !n.is_empty())>
+                <ul class="notices" role="status" data-testid="notices">
+                    {move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                </ul>
+            </Show>
             <form
                 class="prompt agent-form"
                 on:submit=move |ev| {
@@ -111,58 +320,34 @@ pub fn AgentView() -> impl IntoView {
                     start();
                 }
             >
-                <label for="task">"Task"</label>
-                <textarea
-                    id="task"
-                    data-testid="task"
-                    rows="3"
-                    prop:value=move || task.get()
-                    on:input=move |ev| task.set(event_target_value(&ev))
-                ></textarea>
+                {(!embed)
+                    .then(|| {
+                        view! {
+                            <label for="task">"Task"</label>
+                            <textarea
+                                id="task"
+                                data-testid="task"
+                                rows="3"
+                                prop:disabled=running
+                                prop:value=move || settings.with(|s| s.task.clone())
+                                on:input=move |ev| {
+                                    let text = event_target_value(&ev);
+                                    settings.update(|s| s.task = text);
+                                }
+                            ></textarea>
+                            <SettingsPanel settings=settings models=models locked=Signal::derive(running) />
+                        }
+                    })}
+                {embed.then(|| view! { <p class="embed-summary" data-testid="embed-summary">{summary}</p> })}
                 <div class="controls">
-                    <label>
-                        "Transport "
-                        <select
-                            data-testid="transport"
-                            on:change=move |ev| {
-                                if let Some(m) = ContinuationMode::parse(&event_target_value(&ev)) {
-                                    mode.set(m);
-                                }
-                            }
-                            prop:value=move || mode.get().as_str()
-                        >
-                            {ContinuationMode::ALL
-                                .into_iter()
-                                .map(|m| view! { <option value=m.as_str()>{m.label()}</option> })
-                                .collect_view()}
-                        </select>
-                    </label>
-                    <label>
-                        "Scenario "
-                        <input
-                            data-testid="scenario"
-                            placeholder="metadata.scenario (optional)"
-                            prop:value=move || scenario.get()
-                            on:input=move |ev| scenario.set(event_target_value(&ev))
-                        />
-                    </label>
-                    <label>
-                        "Max turns "
-                        <input
-                            data-testid="max-turns"
-                            type="number"
-                            min="1"
-                            max="100"
-                            prop:value=move || max_turns.get().to_string()
-                            on:input=move |ev| {
-                                if let Ok(n) = event_target_value(&ev).parse::<usize>() {
-                                    max_turns.set(n.clamp(1, 100));
-                                }
-                            }
-                        />
-                    </label>
                     <button type="submit" data-testid="run" disabled=running>
-                        "Run"
+                        {move || {
+                            if settings.with(|s| s.transport == TransportChoice::Compare) {
+                                "Run comparison"
+                            } else {
+                                "Run"
+                            }
+                        }}
                     </button>
                     <button
                         type="button"
@@ -172,31 +357,88 @@ pub fn AgentView() -> impl IntoView {
                     >
                         "Stop"
                     </button>
+                    {(!embed)
+                        .then(|| {
+                            view! {
+                                <button type="button" data-testid="copy-link" on:click=move |_| copy_link()>
+                                    "Copy link"
+                                </button>
+                                <button
+                                    type="button"
+                                    data-testid="reset"
+                                    class="secondary"
+                                    disabled=running
+                                    on:click=move |_| reset()
+                                >
+                                    "Reset"
+                                </button>
+                            }
+                        })}
                 </div>
+                {move || {
+                    share_link
+                        .get()
+                        .map(|(link, outcome)| {
+                            view! {
+                                <div class="share">
+                                    <label for="share-link">"Link to these settings (no API key)"</label>
+                                    <input
+                                        id="share-link"
+                                        data-testid="share-link"
+                                        readonly
+                                        prop:value=link
+                                        on:focus=move |ev| {
+                                            use wasm_bindgen::JsCast;
+                                            if let Some(input) = ev
+                                                .target()
+                                                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                                            {
+                                                input.select();
+                                            }
+                                        }
+                                    />
+                                    <span class="field-note" role="status">{outcome}</span>
+                                </div>
+                            }
+                        })
+                }}
             </form>
-            <div class="status-line">
+            <div class="status-line" aria-live="polite">
                 "Status: "
                 <span
-                    class=move || format!("status status-{}", run.with(|r| r.status.as_str()))
+                    class=move || format!("status status-{}", status.get().as_str())
                     data-testid="run-status"
                 >
-                    {move || run.with(|r| r.status.as_str())}
+                    {move || status.get().as_str()}
                 </span>
                 " · Turns: "
                 <span data-testid="turn-count">{move || run.with(|r| r.turns.len())}</span>
                 " · Tool calls: "
                 <span data-testid="tool-call-count">{move || run.with(|r| r.tool_calls().count())}</span>
             </div>
-            <Show when=move || run.with(|r| r.error.is_some())>
+            <Show when=move || error().is_some()>
                 <p class="error" role="alert" data-testid="error">
-                    {move || run.with(|r| r.error.clone().unwrap_or_default())}
+                    {move || error().unwrap_or_default()}
                 </p>
             </Show>
-            <h2>"Conversation"</h2>
-            <Conversation run=run />
-            <h2>"Timeline"</h2>
-            <Timeline run=run />
-            <RunDetails run=run />
+            <Show
+                when=is_compare
+                fallback=move || view! { <TotalsView run=run /> }
+            >
+                <CompareView comparison=comparison />
+            </Show>
+            {(!embed)
+                .then(|| {
+                    view! {
+                        <h2>"Conversation"</h2>
+                        <Conversation run=run />
+                    }
+                })}
+            <h2>{timeline_heading}</h2>
+            <div class="table-scroll">
+                <Timeline run=run />
+            </div>
+            {(!embed).then(|| view! { <RunDetails run=run /> })}
         </section>
     }
 }

@@ -62,6 +62,8 @@ pub fn error_message(body: &str) -> String {
 /// `POST /v1/responses` with a streaming SSE body.
 pub struct HttpTransport {
     url: String,
+    /// Sent as `Authorization: Bearer`.
+    api_key: Option<String>,
     reader: Option<ReadableStreamDefaultReader>,
     events: SseEvents,
     pending: VecDeque<Result<Received, TransportError>>,
@@ -72,10 +74,17 @@ impl HttpTransport {
     pub fn new(url: &str) -> Self {
         HttpTransport {
             url: url.to_string(),
+            api_key: None,
             reader: None,
             events: SseEvents::default(),
             pending: VecDeque::new(),
         }
+    }
+
+    /// Authenticates every request with `key` (none when empty).
+    pub fn with_api_key(mut self, key: &str) -> Self {
+        self.api_key = Some(key.trim().to_string()).filter(|k| !k.is_empty());
+        self
     }
 
     fn drop_stream(&mut self) {
@@ -123,10 +132,14 @@ impl Transport for HttpTransport {
         Box::pin(async move {
             self.drop_stream();
             let body = wire_text(TransportKind::Http, request);
-            let response = Request::post(&self.url)
+            let mut builder = Request::post(&self.url)
                 .header("Content-Type", "application/json")
                 // The server's per-stage timings, on the terminal event.
-                .header("x-tether-timing", "1")
+                .header("x-tether-timing", "1");
+            if let Some(key) = &self.api_key {
+                builder = builder.header("Authorization", &format!("Bearer {key}"));
+            }
+            let response = builder
                 .body(body.clone())
                 .map_err(|e| TransportError::Closed(e.to_string()))?
                 .send()

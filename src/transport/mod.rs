@@ -9,6 +9,7 @@
 //! single-threaded and browser handles cannot cross threads.
 
 pub mod http;
+pub mod models;
 pub mod replay;
 pub mod sse;
 pub mod ws;

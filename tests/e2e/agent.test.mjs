@@ -128,14 +128,17 @@ test("the fix-sample-project scenario patches the sandbox's file in the page", a
 });
 
 test("Stop ends a running agent mid-stream and closes its WebSocket", async () => {
-  // A slow model (20 tokens/s) keeps the first answer streaming long enough to press Stop.
-  const slow = await startServer(["--tokens-per-second", "20"]);
+  // A slow model (5 tokens/s) keeps the first answer streaming long enough to press Stop, even
+  // from a slow (debug) build of the page.
+  const slow = await startServer(["--tokens-per-second", "5"]);
   try {
     const page = await browser.newPage();
     const closed = [];
     page.on("websocket", (ws) => ws.on("close", () => closed.push(ws.url())));
     await page.goto(slow.url);
     await page.getByTestId("tab-agent").click();
+    // The echo generator's first answer, not the default scenario's.
+    await page.getByTestId("scenario").fill("");
     await page.getByTestId("run").click();
     await page.waitForFunction(
       () => document.querySelector('[data-testid="run-status"]').textContent === "running",

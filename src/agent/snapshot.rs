@@ -1,0 +1,277 @@
+//! A finished run as the page keeps it in `localStorage`: status, error, conversation and the
+//! per-turn timings, in a format of its own so the in-memory records can grow without breaking
+//! what an older page stored. What the snapshot does not carry comes back empty.
+
+use serde::{Deserialize, Serialize};
+use tether_protocol::ResponseCreate;
+
+use crate::agent::{AgentRun, CallKind, Entry, RunStatus, ToolCallEntry, TurnRecord};
+
+/// The storage format version of [`LastRun`].
+pub const LAST_RUN_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum SnapshotEntry {
+    Task {
+        text: String,
+    },
+    Assistant {
+        text: String,
+    },
+    ToolCall {
+        call_id: String,
+        name: String,
+        custom: bool,
+        arguments: String,
+        output: Option<String>,
+        success: Option<bool>,
+        changes: Vec<String>,
+        tool_ms: Option<f64>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct SnapshotTurn {
+    number: usize,
+    response_id: Option<String>,
+    previous_response_id: Option<String>,
+    store: bool,
+    input_items: usize,
+    sent_at: f64,
+    first_event_at: Option<f64>,
+    first_token_at: Option<f64>,
+    last_token_at: Option<f64>,
+    completed_at: Option<f64>,
+    tool_ms: f64,
+    deltas: u64,
+    input_tokens: u64,
+    cached_tokens: u64,
+    output_tokens: u64,
+}
+
+/// One run, serializable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSnapshot {
+    status: String,
+    error: Option<String>,
+    entries: Vec<SnapshotEntry>,
+    turns: Vec<SnapshotTurn>,
+}
+
+impl RunSnapshot {
+    pub fn of(run: &AgentRun) -> RunSnapshot {
+        let entries = run
+            .entries
+            .iter()
+            .filter_map(|entry| match entry {
+                Entry::Task(text) => Some(SnapshotEntry::Task { text: text.clone() }),
+                Entry::Assistant(text) => Some(SnapshotEntry::Assistant { text: text.clone() }),
+                Entry::ToolCall(call) => Some(SnapshotEntry::ToolCall {
+                    call_id: call.call_id.clone(),
+                    name: call.name.clone(),
+                    custom: call.kind == CallKind::Custom,
+                    arguments: call.arguments.clone(),
+                    output: call.output.clone(),
+                    success: call.success,
+                    changes: call.changes.clone(),
+                    tool_ms: call.tool_ms,
+                }),
+                #[allow(unreachable_patterns)]
+                _ => None,
+            })
+            .collect();
+        let turns = run
+            .turns
+            .iter()
+            .map(|t| SnapshotTurn {
+                number: t.number,
+                response_id: t.response_id.clone(),
+                previous_response_id: t.previous_response_id.clone(),
+                store: t.store,
+                input_items: t.input_items,
+                sent_at: t.sent_at,
+                first_event_at: t.first_event_at,
+                first_token_at: t.first_token_at,
+                last_token_at: t.last_token_at,
+                completed_at: t.completed_at,
+                tool_ms: t.tool_ms,
+                deltas: t.deltas,
+                input_tokens: t.input_tokens,
+                cached_tokens: t.cached_tokens,
+                output_tokens: t.output_tokens,
+            })
+            .collect();
+        RunSnapshot {
+            status: run.status.as_str().to_string(),
+            error: run.error.clone(),
+            entries,
+            turns,
+        }
+    }
+
+    /// The run again. A run stored while it was running (the page closed mid-run) comes back
+    /// stopped.
+    pub fn restore(&self) -> AgentRun {
+        let status = match self.status.as_str() {
+            "done" => RunStatus::Done,
+            "failed" => RunStatus::Failed,
+            "idle" => RunStatus::Idle,
+            _ => RunStatus::Stopped,
+        };
+        let entries = self
+            .entries
+            .iter()
+            .map(|entry| match entry {
+                SnapshotEntry::Task { text } => Entry::Task(text.clone()),
+                SnapshotEntry::Assistant { text } => Entry::Assistant(text.clone()),
+                SnapshotEntry::ToolCall {
+                    call_id,
+                    name,
+                    custom,
+                    arguments,
+                    output,
+                    success,
+                    changes,
+                    tool_ms,
+                } => Entry::ToolCall(ToolCallEntry {
+                    call_id: call_id.clone(),
+                    name: name.clone(),
+                    kind: if *custom {
+                        CallKind::Custom
+                    } else {
+                        CallKind::Function
+                    },
+                    arguments: arguments.clone(),
+                    output: output.clone(),
+                    success: *success,
+                    changes: changes.clone(),
+                    tool_ms: *tool_ms,
+                }),
+            })
+            .collect();
+        // The stored fields over a blank record: fields the snapshot does not know stay empty.
+        let blank = ResponseCreate::new("", "");
+        let turns = self
+            .turns
+            .iter()
+            .map(|t| {
+                let mut record = TurnRecord::new(t.number, &blank, t.sent_at);
+                record.response_id = t.response_id.clone();
+                record.previous_response_id = t.previous_response_id.clone();
+                record.store = t.store;
+                record.input_items = t.input_items;
+                record.first_event_at = t.first_event_at;
+                record.first_token_at = t.first_token_at;
+                record.last_token_at = t.last_token_at;
+                record.completed_at = t.completed_at;
+                record.tool_ms = t.tool_ms;
+                record.deltas = t.deltas;
+                record.input_tokens = t.input_tokens;
+                record.cached_tokens = t.cached_tokens;
+                record.output_tokens = t.output_tokens;
+                record
+            })
+            .collect();
+        // Fields the snapshot does not know (the record may grow) stay at their defaults.
+        #[allow(clippy::needless_update)]
+        AgentRun {
+            status,
+            entries,
+            turns,
+            error: self.error.clone(),
+            ..AgentRun::default()
+        }
+    }
+}
+
+/// What the page remembers of its last run: a single run, or both legs of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LastRun {
+    Single { run: RunSnapshot },
+    Compare { ws: RunSnapshot, http: RunSnapshot },
+}
+
+impl LastRun {
+    pub fn to_json(&self) -> String {
+        crate::settings::to_stored_json(LAST_RUN_VERSION, self)
+    }
+
+    pub fn from_json(json: &str) -> Result<LastRun, String> {
+        crate::settings::from_stored_json(LAST_RUN_VERSION, json)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_run(status: RunStatus) -> AgentRun {
+        let request = ResponseCreate::new("m", "x");
+        let mut turn = TurnRecord::new(1, &request, 10.0);
+        turn.response_id = Some("resp_1".into());
+        turn.first_event_at = Some(12.0);
+        turn.first_token_at = Some(15.0);
+        turn.last_token_at = Some(40.0);
+        turn.completed_at = Some(41.0);
+        turn.tool_ms = 3.5;
+        turn.deltas = 9;
+        (turn.input_tokens, turn.cached_tokens, turn.output_tokens) = (500, 0, 9);
+        #[allow(clippy::needless_update)]
+        AgentRun {
+            status,
+            entries: vec![
+                Entry::Task("fix it".into()),
+                Entry::ToolCall(ToolCallEntry {
+                    call_id: "call_1".into(),
+                    name: "apply_patch".into(),
+                    kind: CallKind::Custom,
+                    arguments: "*** Begin Patch".into(),
+                    output: Some("Success".into()),
+                    success: Some(true),
+                    changes: vec!["modified /src/paginate.js".into()],
+                    tool_ms: Some(3.5),
+                }),
+                Entry::Assistant("Fixed.".into()),
+            ],
+            turns: vec![turn],
+            error: None,
+            ..AgentRun::default()
+        }
+    }
+
+    #[test]
+    fn a_run_round_trips_through_json() {
+        let run = sample_run(RunStatus::Done);
+        let last = LastRun::Single {
+            run: RunSnapshot::of(&run),
+        };
+        let restored = LastRun::from_json(&last.to_json()).unwrap();
+        let LastRun::Single { run: snapshot } = restored else {
+            panic!("a single run")
+        };
+        assert_eq!(snapshot.restore(), run);
+    }
+
+    #[test]
+    fn a_run_stored_mid_flight_comes_back_stopped() {
+        let snapshot = RunSnapshot::of(&sample_run(RunStatus::Running));
+        assert_eq!(snapshot.restore().status, RunStatus::Stopped);
+    }
+
+    #[test]
+    fn corrupt_or_old_runs_are_refused() {
+        assert!(LastRun::from_json("[]").is_err());
+        assert!(
+            LastRun::from_json(r#"{"version":1,"kind":"single"}"#)
+                .unwrap_err()
+                .contains("unreadable")
+        );
+        assert!(
+            LastRun::from_json(r#"{"kind":"single","run":{}}"#)
+                .unwrap_err()
+                .contains("version")
+        );
+    }
+}

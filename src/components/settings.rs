@@ -1,0 +1,235 @@
+//! The settings panel: server URL, API key, model profile, scenario, transport, max turns and
+//! where a run's files start from. Every control has a label and a `data-testid`; the panel is a
+//! `<fieldset>`, disabled as a whole while a run is going.
+
+use leptos::prelude::*;
+
+use crate::settings::{KNOWN_SCENARIOS, MAX_TURNS, Settings, TransportChoice, models_url};
+use crate::transport::models::fetch_models;
+
+/// Where the profile choices stand.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelChoices {
+    Loading,
+    Loaded(Vec<String>),
+    /// The list could not be loaded: the profile is typed in, the reason shown.
+    Failed(String),
+}
+
+/// Loads the server's model list whenever the server or the key changes.
+pub fn model_choices(settings: RwSignal<Settings>, page_origin: String) -> RwSignal<ModelChoices> {
+    let choices = RwSignal::new(ModelChoices::Loading);
+    let source = Memo::new(move |_| settings.with(|s| (s.server_url.clone(), s.api_key.clone())));
+    Effect::new(move |_| {
+        let wanted = source.get();
+        let (server_url, api_key) = wanted.clone();
+        let base = Settings {
+            server_url,
+            ..Settings::default()
+        }
+        .base_url(&page_origin);
+        choices.set(ModelChoices::Loading);
+        leptos::task::spawn_local(async move {
+            let loaded = match base {
+                Ok(base) => fetch_models(&models_url(&base), &api_key).await,
+                Err(error) => Err(error),
+            };
+            // The answer of an older source must not replace a newer one.
+            if source.try_get_untracked() == Some(wanted) {
+                choices.try_set(match loaded {
+                    Ok(models) => ModelChoices::Loaded(models),
+                    Err(error) => ModelChoices::Failed(error),
+                });
+            }
+        });
+    });
+    choices
+}
+
+/// The settings form fields (the task and Run/Stop live with the agent view).
+#[component]
+pub fn SettingsPanel(
+    /// The settings being edited.
+    settings: RwSignal<Settings>,
+    /// The server's model profiles.
+    models: RwSignal<ModelChoices>,
+    /// True while a run is going: nothing may change under it.
+    #[prop(into)]
+    locked: Signal<bool>,
+) -> impl IntoView {
+    let edit = move |change: fn(&mut Settings, String)| {
+        move |ev: leptos::ev::Event| {
+            let value = event_target_value(&ev);
+            settings.update(|s| change(s, value));
+        }
+    };
+    let profile_field = move || match models.get() {
+        ModelChoices::Loaded(ids) => {
+            let current = settings.with_untracked(|s| s.profile.clone());
+            let mut ids = ids;
+            if !ids.contains(&current) {
+                ids.push(current);
+            }
+            view! {
+                <select
+                    id="setting-profile"
+                    data-testid="profile"
+                    prop:value=move || settings.with(|s| s.profile.clone())
+                    on:change=edit(|s, v| s.profile = v)
+                >
+                    {ids
+                        .into_iter()
+                        .map(|id| {
+                            let this = id.clone();
+                            let label = id.clone();
+                            view! {
+                                <option
+                                    value=id
+                                    selected=move || settings.with(|s| s.profile == this)
+                                >
+                                    {label}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            }
+            .into_any()
+        }
+        state => {
+            let note = match state {
+                ModelChoices::Failed(error) => format!("Cannot load the model list: {error}"),
+                _ => "Loading the model list…".to_string(),
+            };
+            view! {
+                <input
+                    id="setting-profile"
+                    data-testid="profile"
+                    aria-describedby="profile-note"
+                    prop:value=move || settings.with(|s| s.profile.clone())
+                    on:input=edit(|s, v| s.profile = v)
+                />
+                <span id="profile-note" class="field-note" data-testid="profile-note">
+                    {note}
+                </span>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <fieldset class="settings" data-testid="settings" prop:disabled=locked>
+            <legend>"Settings"</legend>
+            <div class="field">
+                <label for="setting-transport">"Transport"</label>
+                <select
+                    id="setting-transport"
+                    data-testid="transport"
+                    prop:value=move || settings.with(|s| s.transport.as_str())
+                    on:change=move |ev| {
+                        if let Some(choice) = TransportChoice::parse(&event_target_value(&ev)) {
+                            settings.update(|s| s.transport = choice);
+                        }
+                    }
+                >
+                    {TransportChoice::ALL
+                        .into_iter()
+                        .map(|c| {
+                            view! {
+                                <option
+                                    value=c.as_str()
+                                    selected=move || settings.with(|s| s.transport == c)
+                                >
+                                    {c.label()}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </div>
+            <div class="field">
+                <label for="setting-profile">"Model profile"</label>
+                {profile_field}
+            </div>
+            <div class="field">
+                <label for="setting-scenario">"Scenario"</label>
+                <input
+                    id="setting-scenario"
+                    data-testid="scenario"
+                    list="known-scenarios"
+                    placeholder="none: the echo generator"
+                    aria-describedby="scenario-note"
+                    prop:value=move || settings.with(|s| s.scenario.clone())
+                    on:input=edit(|s, v| s.scenario = v.trim().to_string())
+                />
+                <datalist id="known-scenarios">
+                    {KNOWN_SCENARIOS.map(|name| view! { <option value=name></option> }).collect_view()}
+                </datalist>
+                <span id="scenario-note" class="field-note">
+                    "Sent as metadata.scenario: a scripted agent the server plays."
+                </span>
+            </div>
+            <div class="field">
+                <label for="setting-max-turns">"Max turns"</label>
+                <input
+                    id="setting-max-turns"
+                    data-testid="max-turns"
+                    type="number"
+                    min=*MAX_TURNS.start()
+                    max=*MAX_TURNS.end()
+                    prop:value=move || settings.with(|s| s.max_turns.to_string())
+                    on:change=move |ev| {
+                        if let Ok(n) = event_target_value(&ev).parse::<usize>() {
+                            settings.update(|s| s.max_turns = n.clamp(*MAX_TURNS.start(), *MAX_TURNS.end()));
+                        }
+                    }
+                />
+            </div>
+            <div class="field">
+                <label for="setting-server">"Server URL"</label>
+                <input
+                    id="setting-server"
+                    data-testid="server-url"
+                    type="url"
+                    placeholder="this page's server"
+                    aria-describedby="server-note"
+                    prop:value=move || settings.with(|s| s.server_url.clone())
+                    on:change=edit(|s, v| s.server_url = v.trim().to_string())
+                />
+                <span id="server-note" class="field-note">
+                    "http(s)://host:port; WebSocket and HTTP URLs derive from it."
+                </span>
+            </div>
+            <div class="field">
+                <label for="setting-api-key">"API key"</label>
+                <input
+                    id="setting-api-key"
+                    data-testid="api-key"
+                    type="password"
+                    autocomplete="off"
+                    placeholder="none"
+                    aria-describedby="api-key-note"
+                    prop:value=move || settings.with(|s| s.api_key.clone())
+                    on:change=edit(|s, v| s.api_key = v.trim().to_string())
+                />
+                <span id="api-key-note" class="field-note">
+                    "Kept in this browser only; never put in a shared link."
+                </span>
+            </div>
+            <div class="field field-check">
+                <input
+                    id="setting-keep-files"
+                    data-testid="keep-files"
+                    type="checkbox"
+                    prop:checked=move || settings.with(|s| s.keep_files)
+                    on:change=move |ev| {
+                        let checked = event_target_checked(&ev);
+                        settings.update(|s| s.keep_files = checked);
+                    }
+                />
+                <label for="setting-keep-files">
+                    "Start from the last run's files (else a fresh sample project)"
+                </label>
+            </div>
+        </fieldset>
+    }
+}

@@ -1,0 +1,532 @@
+//! The playground's settings: which server, with which key, which model profile and scenario,
+//! over which transport. Plain Rust, tested natively; the browser parts (localStorage, the
+//! page's URL) only hand strings in and out.
+//!
+//! Where a setting comes from, last wins: the defaults, then what `localStorage` kept from the
+//! last visit, then the page's URL parameters (for that page load only; an embedded demo says
+//! what it shows in its URL). The API key and the server URL never come from a URL: a crafted
+//! link must not be able to send a stored key to another server.
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::ContinuationMode;
+
+/// The task the agent view starts with.
+pub const DEFAULT_TASK: &str =
+    "The pagination tests in the sample project fail. Find the bug, fix it, and run the tests.";
+/// The scenario the agent view starts with: it fixes the sample project and runs its tests.
+pub const DEFAULT_SCENARIO: &str = "fix-sample-project";
+/// The model profile the playground asks for when none is chosen (the server's default).
+pub const DEFAULT_PROFILE: &str = "tether-sim";
+/// The scenarios the server ships (`server/scenarios/`); the field also takes any other name a
+/// server loads with `--scenario-dir`, and empty for the echo generator.
+pub const KNOWN_SCENARIOS: [&str; 1] = [DEFAULT_SCENARIO];
+/// Turn limits the form accepts.
+pub const MAX_TURNS: std::ops::RangeInclusive<usize> = 1..=100;
+
+/// The storage format of [`Settings`]; a stored value of another version is not read.
+pub const SETTINGS_VERSION: u32 = 1;
+
+/// What the agent view runs over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TransportChoice {
+    /// WebSocket mode: one connection, new items + `previous_response_id`.
+    #[default]
+    Ws,
+    /// HTTP, chained through the store (`store:true` + `previous_response_id`).
+    HttpChained,
+    /// HTTP without server state: the full conversation every turn (what Codex does over HTTP).
+    HttpStateless,
+    /// The same task over WebSocket, then over HTTP stateless, and the speedup.
+    Compare,
+}
+
+impl TransportChoice {
+    pub const ALL: [TransportChoice; 4] = [
+        TransportChoice::Ws,
+        TransportChoice::HttpChained,
+        TransportChoice::HttpStateless,
+        TransportChoice::Compare,
+    ];
+
+    /// The stable name of the selector, the URL and the storage.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportChoice::Ws => "ws",
+            TransportChoice::HttpChained => "http-chained",
+            TransportChoice::HttpStateless => "http-stateless",
+            TransportChoice::Compare => "compare",
+        }
+    }
+
+    /// A name from the selector or a URL; `http` is HTTP stateless, as Codex speaks HTTP.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "http" => Some(TransportChoice::HttpStateless),
+            _ => Self::ALL.into_iter().find(|c| c.as_str() == name),
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            TransportChoice::Compare => "Compare: WebSocket, then HTTP stateless",
+            other => other.mode().map_or("", ContinuationMode::label),
+        }
+    }
+
+    /// The single mode this choice runs, `None` for a comparison.
+    pub fn mode(self) -> Option<ContinuationMode> {
+        match self {
+            TransportChoice::Ws => Some(ContinuationMode::WebSocket),
+            TransportChoice::HttpChained => Some(ContinuationMode::HttpChained),
+            TransportChoice::HttpStateless => Some(ContinuationMode::HttpStateless),
+            TransportChoice::Compare => None,
+        }
+    }
+}
+
+/// Everything a run is configured by. Stored as JSON; a missing field takes its default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// The server's base URL (`http://host:port`); empty: the page's own origin.
+    pub server_url: String,
+    /// Sent as `Authorization: Bearer` over HTTP and as `?api_key=` on the WebSocket upgrade;
+    /// empty: none.
+    pub api_key: String,
+    /// The model (simulator profile) every request names.
+    pub profile: String,
+    /// `metadata.scenario`; empty: the server's default generator.
+    pub scenario: String,
+    pub transport: TransportChoice,
+    pub max_turns: usize,
+    pub task: String,
+    /// Start a single run from the files the last run left, not a fresh sample project.
+    pub keep_files: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            server_url: String::new(),
+            api_key: String::new(),
+            profile: DEFAULT_PROFILE.to_string(),
+            scenario: DEFAULT_SCENARIO.to_string(),
+            transport: TransportChoice::Ws,
+            max_turns: 20,
+            task: DEFAULT_TASK.to_string(),
+            keep_files: false,
+        }
+    }
+}
+
+/// The stored form: the settings and their format version.
+#[derive(Serialize, Deserialize)]
+struct Stored<T> {
+    version: u32,
+    #[serde(flatten)]
+    value: T,
+}
+
+/// Serializes `value` with its format `version`.
+pub fn to_stored_json<T: Serialize>(version: u32, value: &T) -> String {
+    serde_json::to_string(&Stored { version, value }).expect("stored values always serialize")
+}
+
+/// Reads what [`to_stored_json`] wrote; an error says why the value cannot be used.
+pub fn from_stored_json<T: serde::de::DeserializeOwned>(
+    version: u32,
+    json: &str,
+) -> Result<T, String> {
+    #[derive(Deserialize)]
+    struct Version {
+        version: Option<u32>,
+    }
+    let found = serde_json::from_str::<Version>(json)
+        .map_err(|e| format!("not valid JSON ({e})"))?
+        .version;
+    if found != Some(version) {
+        let found = found.map_or_else(|| "none".to_string(), |v| v.to_string());
+        return Err(format!(
+            "an old or unknown format (version {found}, expected {version})"
+        ));
+    }
+    serde_json::from_str::<Stored<T>>(json)
+        .map(|stored| stored.value)
+        .map_err(|e| format!("unreadable ({e})"))
+}
+
+impl Settings {
+    pub fn to_json(&self) -> String {
+        to_stored_json(SETTINGS_VERSION, self)
+    }
+
+    /// Settings from storage; `Err` names the problem (the caller falls back to defaults).
+    pub fn from_json(json: &str) -> Result<Settings, String> {
+        let mut settings: Settings = from_stored_json(SETTINGS_VERSION, json)?;
+        settings.max_turns = settings
+            .max_turns
+            .clamp(*MAX_TURNS.start(), *MAX_TURNS.end());
+        Ok(settings)
+    }
+
+    /// Applies the page's URL parameters; returns what was wrong with them.
+    pub fn apply(&mut self, params: &UrlParams) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(name) = &params.transport {
+            match TransportChoice::parse(name) {
+                Some(choice) => self.transport = choice,
+                None => problems.push(format!(
+                    "unknown transport {name:?} in the URL (use ws, http, http-chained, \
+                     http-stateless or compare); kept {}",
+                    self.transport.as_str()
+                )),
+            }
+        }
+        if let Some(profile) = &params.profile {
+            if profile.trim().is_empty() {
+                problems.push("an empty profile in the URL; ignored".into());
+            } else {
+                self.profile = profile.trim().to_string();
+            }
+        }
+        if let Some(scenario) = &params.scenario {
+            self.scenario = scenario.trim().to_string();
+        }
+        if let Some(task) = &params.task {
+            self.task = task.clone();
+        }
+        if let Some(turns) = &params.max_turns {
+            match turns.parse::<usize>() {
+                Ok(n) if MAX_TURNS.contains(&n) => self.max_turns = n,
+                _ => problems.push(format!(
+                    "max_turns {turns:?} in the URL is not a number from 1 to 100; kept {}",
+                    self.max_turns
+                )),
+            }
+        }
+        problems
+    }
+
+    /// The query string of a link that reproduces these settings and starts the run: never the
+    /// API key or the server URL.
+    pub fn share_query(&self) -> String {
+        let mut pairs = vec![
+            ("transport", self.transport.as_str().to_string()),
+            ("profile", self.profile.clone()),
+            ("scenario", self.scenario.clone()),
+        ];
+        if self.max_turns != Settings::default().max_turns {
+            pairs.push(("max_turns", self.max_turns.to_string()));
+        }
+        if self.task != DEFAULT_TASK {
+            pairs.push(("task", self.task.clone()));
+        }
+        pairs.push(("autorun", "1".to_string()));
+        pairs
+            .iter()
+            .map(|(name, value)| format!("{name}={}", encode_component(value)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// The server's base URL: the setting, else the page's origin.
+    pub fn base_url(&self, page_origin: &str) -> Result<String, String> {
+        let raw = self.server_url.trim();
+        let url = if raw.is_empty() { page_origin } else { raw };
+        server_base(url)
+    }
+}
+
+/// `http(s)://host[:port]` from what a user may type: a trailing `/`, `/v1` or `/v1/responses`
+/// is dropped.
+pub fn server_base(url: &str) -> Result<String, String> {
+    let url = url.trim();
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .ok_or_else(|| format!("the server URL {url:?} must start with http:// or https://"))?;
+    let mut base = url.trim_end_matches('/');
+    for suffix in ["/v1/responses", "/v1"] {
+        base = base.strip_suffix(suffix).unwrap_or(base);
+    }
+    let host = rest.split('/').next().unwrap_or_default();
+    if host.is_empty() {
+        return Err(format!("the server URL {url:?} has no host"));
+    }
+    Ok(base.trim_end_matches('/').to_string())
+}
+
+/// `POST` endpoint of HTTP turns, from a base made by [`server_base`].
+pub fn http_responses_url(base: &str) -> String {
+    format!("{base}/v1/responses")
+}
+
+/// The model list, from a base made by [`server_base`].
+pub fn models_url(base: &str) -> String {
+    format!("{base}/v1/models")
+}
+
+/// WebSocket endpoint from a base made by [`server_base`]: `http://host` → `ws://host/v1/responses`.
+/// Browsers cannot set headers on the upgrade, so a key goes in the `api_key` query parameter
+/// (the server accepts it on upgrade requests only).
+pub fn ws_responses_url(base: &str, api_key: &str) -> String {
+    let ws = match base.strip_prefix("https://") {
+        Some(rest) => format!("wss://{rest}"),
+        None => format!("ws://{}", base.strip_prefix("http://").unwrap_or(base)),
+    };
+    let key = api_key.trim();
+    if key.is_empty() {
+        format!("{ws}/v1/responses")
+    } else {
+        format!("{ws}/v1/responses?api_key={}", encode_component(key))
+    }
+}
+
+/// The page's URL parameters the playground reads. `None`: not given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UrlParams {
+    pub scenario: Option<String>,
+    pub transport: Option<String>,
+    pub profile: Option<String>,
+    pub task: Option<String>,
+    pub max_turns: Option<String>,
+    /// `autorun=1`: start the agent run on load.
+    pub autorun: bool,
+    /// `embed=1`: the compact layout for an iframe.
+    pub embed: bool,
+}
+
+impl UrlParams {
+    /// Parses `location.search` (with or without the leading `?`); unknown names are ignored.
+    pub fn parse(search: &str) -> UrlParams {
+        let mut params = UrlParams::default();
+        for pair in search.trim_start_matches('?').split('&') {
+            if pair.is_empty() {
+                continue;
+            }
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = decode_component(value);
+            match decode_component(name).as_str() {
+                "scenario" => params.scenario = Some(value),
+                "transport" => params.transport = Some(value),
+                "profile" => params.profile = Some(value),
+                "task" => params.task = Some(value),
+                "max_turns" => params.max_turns = Some(value),
+                "autorun" => params.autorun = flag(&value),
+                "embed" => params.embed = flag(&value),
+                _ => {}
+            }
+        }
+        params
+    }
+}
+
+fn flag(value: &str) -> bool {
+    matches!(value, "1" | "true" | "yes" | "")
+}
+
+/// Percent-encodes everything but the unreserved characters of RFC 3986.
+pub fn encode_component(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.~".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Decodes `%XX` escapes and `+` (a space in query strings); a broken escape stays as written.
+pub fn decode_component(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len()
+                && bytes[i + 1].is_ascii_hexdigit()
+                && bytes[i + 2].is_ascii_hexdigit() =>
+            {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).expect("ASCII hex digits");
+                out.push(u8::from_str_radix(hex, 16).expect("two hex digits"));
+                i += 2;
+            }
+            byte => out.push(byte),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transports_parse_by_name_and_http_means_stateless() {
+        for choice in TransportChoice::ALL {
+            assert_eq!(TransportChoice::parse(choice.as_str()), Some(choice));
+        }
+        assert_eq!(
+            TransportChoice::parse("http"),
+            Some(TransportChoice::HttpStateless)
+        );
+        assert_eq!(TransportChoice::parse("WS"), None);
+        assert_eq!(TransportChoice::Compare.mode(), None);
+        assert_eq!(
+            TransportChoice::HttpChained.mode(),
+            Some(ContinuationMode::HttpChained)
+        );
+    }
+
+    #[test]
+    fn url_parameters_parse_and_decode() {
+        let params = UrlParams::parse(
+            "?scenario=fix-sample-project&transport=compare&profile=spark&autorun=1&embed=1\
+             &task=Fix+it%3A%20now&max_turns=7&other=x",
+        );
+        assert_eq!(
+            params,
+            UrlParams {
+                scenario: Some("fix-sample-project".into()),
+                transport: Some("compare".into()),
+                profile: Some("spark".into()),
+                task: Some("Fix it: now".into()),
+                max_turns: Some("7".into()),
+                autorun: true,
+                embed: true,
+            }
+        );
+        assert_eq!(UrlParams::parse(""), UrlParams::default());
+        let off = UrlParams::parse("autorun=0&embed=no");
+        assert!(!off.autorun && !off.embed);
+        assert_eq!(decode_component("100%"), "100%");
+        assert_eq!(decode_component("%zz%4%g1"), "%zz%4%g1");
+        assert_eq!(decode_component("caf%C3%A9"), "café");
+    }
+
+    #[test]
+    fn url_parameters_override_stored_settings_and_report_bad_values() {
+        let mut settings = Settings {
+            profile: "flagship".into(),
+            transport: TransportChoice::HttpChained,
+            api_key: "sk-stored".into(),
+            ..Settings::default()
+        };
+        let problems = settings.apply(&UrlParams::parse("transport=http&profile=spark&scenario="));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(settings.transport, TransportChoice::HttpStateless);
+        assert_eq!(settings.profile, "spark");
+        assert_eq!(settings.scenario, "");
+        assert_eq!(settings.api_key, "sk-stored", "the URL never sets the key");
+
+        let problems = settings.apply(&UrlParams::parse("transport=carrier-pigeon&max_turns=0"));
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("carrier-pigeon"));
+        assert_eq!(settings.transport, TransportChoice::HttpStateless);
+        assert_eq!(settings.max_turns, 20);
+    }
+
+    #[test]
+    fn settings_round_trip_through_storage() {
+        let settings = Settings {
+            server_url: "http://127.0.0.1:9000".into(),
+            api_key: "k1".into(),
+            profile: "spark".into(),
+            scenario: String::new(),
+            transport: TransportChoice::Compare,
+            max_turns: 9,
+            task: "do it".into(),
+            keep_files: true,
+        };
+        let json = settings.to_json();
+        assert!(json.contains("\"version\":1"), "{json}");
+        assert!(json.contains("\"transport\":\"compare\""), "{json}");
+        assert_eq!(Settings::from_json(&json), Ok(settings));
+    }
+
+    #[test]
+    fn corrupt_or_old_storage_is_refused_with_a_reason() {
+        let not_json = Settings::from_json("{not json").unwrap_err();
+        assert!(not_json.contains("not valid JSON"), "{not_json}");
+        let old = Settings::from_json(r#"{"transport":"ws"}"#).unwrap_err();
+        assert!(old.contains("version none"), "{old}");
+        let future = Settings::from_json(r#"{"version":2}"#).unwrap_err();
+        assert!(future.contains("version 2"), "{future}");
+        let bad = Settings::from_json(r#"{"version":1,"transport":"smoke"}"#).unwrap_err();
+        assert!(bad.contains("unreadable"), "{bad}");
+        // Missing fields take their defaults; out-of-range values are clamped.
+        let partial = Settings::from_json(r#"{"version":1,"profile":"burst","max_turns":0}"#);
+        assert_eq!(
+            partial,
+            Ok(Settings {
+                profile: "burst".into(),
+                max_turns: 1,
+                ..Settings::default()
+            })
+        );
+    }
+
+    #[test]
+    fn the_share_link_reproduces_the_run_without_the_key() {
+        let settings = Settings {
+            api_key: "sk-secret".into(),
+            server_url: "http://elsewhere:1".into(),
+            profile: "spark".into(),
+            transport: TransportChoice::Compare,
+            task: "a b&c".into(),
+            ..Settings::default()
+        };
+        let query = settings.share_query();
+        assert_eq!(
+            query,
+            "transport=compare&profile=spark&scenario=fix-sample-project&task=a%20b%26c&autorun=1"
+        );
+        assert!(!query.contains("secret") && !query.contains("elsewhere"));
+        let mut restored = Settings {
+            api_key: "sk-secret".into(),
+            ..Settings::default()
+        };
+        assert!(restored.apply(&UrlParams::parse(&query)).is_empty());
+        assert_eq!(
+            restored,
+            Settings {
+                server_url: String::new(),
+                ..settings
+            }
+        );
+        assert!(UrlParams::parse(&query).autorun);
+    }
+
+    #[test]
+    fn urls_derive_from_the_server_base() {
+        let page = "http://127.0.0.1:8080";
+        let defaults = Settings::default();
+        assert_eq!(defaults.base_url(page).unwrap(), page);
+        let base = Settings {
+            server_url: " https://t.example/v1/ ".into(),
+            ..Settings::default()
+        }
+        .base_url(page)
+        .unwrap();
+        assert_eq!(base, "https://t.example");
+        assert_eq!(http_responses_url(&base), "https://t.example/v1/responses");
+        assert_eq!(models_url(&base), "https://t.example/v1/models");
+        assert_eq!(ws_responses_url(&base, ""), "wss://t.example/v1/responses");
+        assert_eq!(
+            ws_responses_url(page, "sk a/b"),
+            "ws://127.0.0.1:8080/v1/responses?api_key=sk%20a%2Fb"
+        );
+        assert_eq!(
+            server_base("http://h:1/v1/responses").unwrap(),
+            "http://h:1"
+        );
+        assert!(server_base("ftp://h").unwrap_err().contains("http://"));
+        assert!(server_base("http:///v1").unwrap_err().contains("no host"));
+    }
+}

@@ -1,0 +1,175 @@
+//! The page's memory between visits, in `localStorage`: the settings, the sandbox's files and
+//! the last run, each under its own key as versioned JSON. Reading never fails the page: a value
+//! that cannot be used is reported and the defaults are used instead.
+
+use tether_sandbox::Vfs;
+
+use crate::agent::LastRun;
+use crate::settings::{Settings, UrlParams};
+
+pub const SETTINGS_KEY: &str = "tether.settings";
+pub const FILES_KEY: &str = "tether.files";
+pub const LAST_RUN_KEY: &str = "tether.last-run";
+
+/// What the page starts from: stored state with the URL's parameters applied, and what went
+/// wrong on the way (shown to the user).
+#[derive(Debug, Clone, Default)]
+pub struct Restored {
+    pub settings: Settings,
+    pub params: UrlParams,
+    pub last_run: Option<LastRun>,
+    pub files: Option<Vfs>,
+    pub notices: Vec<String>,
+}
+
+impl Restored {
+    /// Combines the stored values (`None`: nothing stored) and `location.search`.
+    pub fn from_parts(
+        settings: Option<&str>,
+        last_run: Option<&str>,
+        files: Option<&str>,
+        search: &str,
+    ) -> Restored {
+        let mut notices = Vec::new();
+        let mut stored_settings = Settings::default();
+        if let Some(json) = settings {
+            match Settings::from_json(json) {
+                Ok(found) => stored_settings = found,
+                Err(why) => notices.push(format!(
+                    "The stored settings were not usable ({why}); using the defaults."
+                )),
+            }
+        }
+        let last_run = last_run.and_then(|json| match LastRun::from_json(json) {
+            Ok(run) => Some(run),
+            Err(why) => {
+                notices.push(format!(
+                    "The stored last run was not usable ({why}); dropped."
+                ));
+                None
+            }
+        });
+        let files = files.and_then(|json| match Vfs::from_json(json) {
+            Ok(vfs) => Some(vfs),
+            Err(why) => {
+                notices.push(format!(
+                    "The stored files were not usable ({why}); using the sample project."
+                ));
+                None
+            }
+        });
+        let params = UrlParams::parse(search);
+        notices.extend(stored_settings.apply(&params));
+        Restored {
+            settings: stored_settings,
+            params,
+            last_run,
+            files,
+            notices,
+        }
+    }
+
+    /// Reads `localStorage` and the page's URL.
+    pub fn load() -> Restored {
+        let search = web_sys::window()
+            .and_then(|w| w.location().search().ok())
+            .unwrap_or_default();
+        let mut restored = Restored::from_parts(
+            load(SETTINGS_KEY).as_deref(),
+            load(LAST_RUN_KEY).as_deref(),
+            load(FILES_KEY).as_deref(),
+            &search,
+        );
+        if storage().is_none() {
+            restored
+                .notices
+                .push("localStorage is not available: nothing is kept between visits.".into());
+        }
+        restored
+    }
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+/// The value under `key`, if any.
+pub fn load(key: &str) -> Option<String> {
+    storage()?.get_item(key).ok()?
+}
+
+/// Stores `value` under `key`; the error says why it could not (quota, storage off).
+pub fn save(key: &str, value: &str) -> Result<(), String> {
+    let storage = storage().ok_or("localStorage is not available")?;
+    storage
+        .set_item(key, value)
+        .map_err(|e| format!("cannot store {key}: {e:?}"))
+}
+
+/// Forgets everything the page stored.
+pub fn clear() {
+    if let Some(storage) = storage() {
+        for key in [SETTINGS_KEY, FILES_KEY, LAST_RUN_KEY] {
+            // Removing a key that cannot be removed leaves nothing better to do.
+            let _ = storage.remove_item(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{AgentRun, RunSnapshot};
+    use crate::settings::TransportChoice;
+    use tether_sandbox::sample_project;
+
+    #[test]
+    fn nothing_stored_gives_the_defaults() {
+        let restored = Restored::from_parts(None, None, None, "");
+        assert_eq!(restored.settings, Settings::default());
+        assert!(restored.last_run.is_none() && restored.files.is_none());
+        assert!(restored.notices.is_empty());
+    }
+
+    #[test]
+    fn stored_values_come_back_and_the_url_wins_for_this_load() {
+        let stored = Settings {
+            profile: "flagship".into(),
+            transport: TransportChoice::HttpChained,
+            ..Settings::default()
+        };
+        let run = LastRun::Single {
+            run: RunSnapshot::of(&AgentRun::default()),
+        };
+        let files = sample_project().to_json();
+        let restored = Restored::from_parts(
+            Some(&stored.to_json()),
+            Some(&run.to_json()),
+            Some(&files),
+            "?profile=spark&embed=1",
+        );
+        assert_eq!(restored.settings.profile, "spark");
+        assert_eq!(restored.settings.transport, TransportChoice::HttpChained);
+        assert!(restored.params.embed);
+        assert_eq!(restored.last_run, Some(run));
+        assert_eq!(restored.files.unwrap().to_json(), files);
+        assert!(restored.notices.is_empty());
+    }
+
+    #[test]
+    fn corrupt_storage_falls_back_to_defaults_and_says_so() {
+        let restored = Restored::from_parts(
+            Some("{\"version\":1,\"max_turns\":\"many\"}"),
+            Some("garbage"),
+            Some("{\"files\":3}"),
+            "transport=nope",
+        );
+        assert_eq!(restored.settings, Settings::default());
+        assert!(restored.last_run.is_none() && restored.files.is_none());
+        assert_eq!(restored.notices.len(), 4, "{:?}", restored.notices);
+        assert!(restored.notices[0].contains("stored settings"));
+        assert!(restored.notices[1].contains("last run"));
+        assert!(restored.notices[2].contains("files"));
+        assert!(restored.notices[3].contains("nope"));
+    }
+}

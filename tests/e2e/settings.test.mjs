@@ -1,0 +1,211 @@
+// End to end: the agent view's settings — URL parameters (autorun, transport, profile, embed),
+// persistence across a reload and Reset, corrupt storage, the shareable link, an API key on
+// both transports, and the 390 px phone layout. Runs use the fast `spark` profile.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { artifactPath, launchBrowser, startServer } from "./server.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Waits until `run-status` (in `frame`, a page or an iframe) is done or failed; asserts done. */
+async function waitDone(frame, timeout = 30_000) {
+  await frame.waitForFunction(
+    () => {
+      const status = document.querySelector('[data-testid="run-status"]')?.textContent;
+      return status === "done" || status === "failed";
+    },
+    null,
+    { timeout },
+  );
+  const errors = await frame.locator('[data-testid="error"]').allTextContents();
+  assert.equal(await frame.getByTestId("run-status").textContent(), "done", `failed: ${errors}`);
+}
+
+async function open(path, viewport = { width: 1280, height: 800 }) {
+  const page = await browser.newPage({ viewport });
+  const pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error));
+  const record = { sockets: [], posts: [], pageErrors };
+  page.on("websocket", (ws) => record.sockets.push(ws.url()));
+  page.on("request", (request) => {
+    if (request.method() === "POST" && request.url().endsWith("/v1/responses")) {
+      record.posts.push(JSON.parse(request.postData()));
+    }
+  });
+  await page.goto(server.url + path);
+  return { page, record };
+}
+
+/** The default scenario fixed the sample project: the last test run in the page passes. */
+async function assertTestsPass(page) {
+  const outputs = await page.getByTestId("tool-output").allTextContents();
+  assert.ok(outputs.some((text) => text.includes("3 passing, 3 failing")), "tests fail first");
+  assert.ok(outputs.at(-1).includes("6 passing, 0 failing"), `tests pass: ${outputs.at(-1)}`);
+}
+
+test("autorun over WebSocket runs the default scenario to done; the tests pass", async () => {
+  const { page, record } = await open("/?transport=ws&profile=spark&autorun=1");
+  await waitDone(page);
+  assert.equal(await page.getByTestId("tab-agent").getAttribute("aria-selected"), "true");
+  assert.ok(Number(await page.getByTestId("turn-count").textContent()) >= 4);
+  await assertTestsPass(page);
+  assert.equal(record.sockets.length, 1);
+  assert.match(record.sockets[0], /\/v1\/responses/);
+  assert.deepEqual(record.posts, []);
+  assert.match(await page.getByTestId("total-time").textContent(), /^\d+\.\d\d s$/);
+  assert.ok(Number(await page.getByTestId("total-output").textContent()) > 0);
+  assert.deepEqual(record.pageErrors, []);
+  await page.screenshot({ path: artifactPath("playground-agent-done.png"), fullPage: true });
+  await page.close();
+});
+
+test("transport=http is HTTP stateless: full input, store:false; the tests pass", async () => {
+  const { page, record } = await open("/?transport=http&profile=spark&autorun=1");
+  await waitDone(page);
+  await assertTestsPass(page);
+  assert.deepEqual(record.sockets, []);
+  assert.ok(record.posts.length >= 4);
+  assert.ok(record.posts.every((b) => b.store === false && !b.previous_response_id));
+  assert.ok(record.posts.every((b) => b.model === "spark"));
+  assert.ok(record.posts.every((b) => b.metadata?.scenario === "fix-sample-project"));
+  assert.equal(await page.getByTestId("transport").inputValue(), "http-stateless");
+  await page.close();
+});
+
+test("settings and the last run survive a reload; Reset clears them", async () => {
+  const { page } = await open("/");
+  await page.getByTestId("tab-agent").click();
+  // The profile list comes from GET /v1/models.
+  await page.locator('select[data-testid="profile"]').waitFor();
+  await page.getByTestId("transport").selectOption("http-chained");
+  await page.getByTestId("profile").selectOption("instant");
+  await page.getByTestId("max-turns").fill("12");
+  await page.getByTestId("run").click();
+  await waitDone(page);
+  const turns = await page.getByTestId("turn-count").textContent();
+
+  await page.reload();
+  await page.getByTestId("tab-agent").click();
+  assert.equal(await page.getByTestId("transport").inputValue(), "http-chained");
+  await page.locator('select[data-testid="profile"]').waitFor();
+  assert.equal(await page.getByTestId("profile").inputValue(), "instant");
+  assert.equal(await page.getByTestId("max-turns").inputValue(), "12");
+  // The last run is back: its status, turns and timeline.
+  assert.equal(await page.getByTestId("run-status").textContent(), "done");
+  assert.equal(await page.getByTestId("turn-count").textContent(), turns);
+  assert.equal(await page.getByTestId("timeline-row").count(), Number(turns));
+
+  await page.getByTestId("reset").click();
+  assert.equal(await page.getByTestId("transport").inputValue(), "ws");
+  assert.equal(await page.getByTestId("run-status").textContent(), "idle");
+  assert.match(await page.getByTestId("notices").textContent(), /Reset/);
+  await page.reload();
+  await page.getByTestId("tab-agent").click();
+  assert.equal(await page.getByTestId("transport").inputValue(), "ws");
+  assert.equal(await page.getByTestId("max-turns").inputValue(), "20");
+  assert.equal(await page.getByTestId("run-status").textContent(), "idle");
+  assert.equal(await page.getByTestId("turn-count").textContent(), "0");
+  await page.close();
+});
+
+test("corrupt storage falls back to the defaults and says so", async () => {
+  const { page, record } = await open("/");
+  await page.evaluate(() => {
+    localStorage.setItem("tether.settings", "{not json");
+    localStorage.setItem("tether.last-run", JSON.stringify({ version: 99 }));
+  });
+  await page.reload();
+  await page.getByTestId("tab-agent").click();
+  const notices = await page.getByTestId("notices").textContent();
+  assert.match(notices, /stored settings were not usable/);
+  assert.match(notices, /last run was not usable/);
+  assert.equal(await page.getByTestId("transport").inputValue(), "ws");
+  assert.equal(await page.getByTestId("run-status").textContent(), "idle");
+  assert.deepEqual(record.pageErrors, []);
+  await page.close();
+});
+
+test("Copy link reproduces the settings without the API key", async () => {
+  const { page } = await open("/");
+  await page.getByTestId("tab-agent").click();
+  await page.getByTestId("transport").selectOption("compare");
+  await page.getByTestId("scenario").fill("");
+  await page.getByTestId("api-key").fill("sk-very-secret");
+  await page.getByTestId("copy-link").click();
+  const link = await page.getByTestId("share-link").inputValue();
+  assert.ok(link.startsWith(server.url + "/?"), link);
+  assert.match(link, /transport=compare/);
+  assert.match(link, /scenario=&|scenario=$/);
+  assert.match(link, /autorun=1/);
+  assert.ok(!link.includes("secret"), link);
+  await page.close();
+});
+
+test("an API key goes as a bearer header over HTTP and as a query parameter on the upgrade", async () => {
+  const guarded = await startServer(["--api-key", "k-e2e"]);
+  try {
+    const page = await browser.newPage();
+    const authHeaders = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST") authHeaders.push(request.headers().authorization);
+    });
+    await page.goto(guarded.url + "/?transport=ws&profile=instant");
+    await page.getByTestId("tab-agent").click();
+    // Without the key the model list is refused, and the reason is shown.
+    assert.match(await page.getByTestId("profile-note").textContent(), /401|API key/);
+    await page.getByTestId("api-key").fill("k-e2e");
+    await page.getByTestId("api-key").press("Tab");
+    await page.locator('select[data-testid="profile"]').waitFor();
+    await page.getByTestId("run").click();
+    await waitDone(page);
+    await page.getByTestId("transport").selectOption("http-stateless");
+    await page.getByTestId("run").click();
+    await waitDone(page);
+    assert.ok(authHeaders.length >= 1 && authHeaders.every((h) => h === "Bearer k-e2e"));
+    await page.close();
+  } finally {
+    await guarded.stop();
+  }
+});
+
+test("embed=1 shows only the run: controls, status, totals, timeline", async () => {
+  const { page } = await open("/?embed=1&transport=ws&profile=spark&autorun=1", {
+    width: 720,
+    height: 520,
+  });
+  await waitDone(page);
+  assert.equal(await page.getByTestId("tab-agent").count(), 0, "no tabs");
+  assert.equal(await page.getByTestId("task").count(), 0, "no task form");
+  assert.equal(await page.getByTestId("settings").count(), 0, "no settings");
+  assert.ok((await page.getByTestId("timeline-row").count()) >= 4);
+  assert.match(await page.getByTestId("embed-summary").textContent(), /spark/);
+  // An embedded run keeps nothing in the visitor's storage.
+  assert.equal(await page.evaluate(() => localStorage.length), 0);
+  await page.screenshot({ path: artifactPath("playground-embed.png"), fullPage: true });
+  await page.close();
+});
+
+test("the 390 px phone layout does not scroll sideways", async () => {
+  const { page } = await open("/?transport=compare&profile=spark&autorun=1", {
+    width: 390,
+    height: 844,
+  });
+  await waitDone(page);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+  await page.screenshot({ path: artifactPath("playground-phone.png"), fullPage: true });
+  await page.close();
+});
