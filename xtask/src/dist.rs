@@ -1,5 +1,6 @@
 //! Builds the playground into `dist/`: the release wasm through wasm-bindgen and wasm-opt, plus
-//! `index.html` and `style/`. Prints the bundle size, raw and gzipped.
+//! `index.html`, `style/` and the docs page (`docs/`, served at `/docs/`). Prints the bundle
+//! size, raw and gzipped.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -63,6 +64,8 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
     )?;
     std::fs::copy(root.join("index.html"), dist.join("index.html")).context("copy index.html")?;
     copy_dir(&root.join("style"), &dist.join("style"))?;
+    // The protocol walkthrough with live demos, served at /docs/.
+    copy_dir(&root.join("docs"), &dist.join("docs"))?;
     let js = pkg.join("tether_playground.js");
     let (wasm_raw, wasm_gz) = sizes(&bg)?;
     let (js_raw, js_gz) = sizes(&js)?;

@@ -1,0 +1,49 @@
+// End to end: the docs page at /docs embeds two live demos; both run to done inside their
+// iframes, the comparison with a speedup.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { artifactPath, launchBrowser, startServer } from "./server.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function frameDone(page, testId) {
+  const frame = page.frameLocator(`[data-testid="${testId}"]`);
+  const status = frame.getByTestId("run-status");
+  for (let waited = 0; waited < 60_000; waited += 250) {
+    const text = await status.textContent({ timeout: 10_000 });
+    if (text === "done" || text === "failed") break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const error = await frame.locator('[data-testid="error"]').allTextContents();
+  assert.equal(await status.textContent(), "done", `${testId}: ${error}`);
+  return frame;
+}
+
+test("/docs serves the walkthrough and both live demos run to done", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error));
+  const response = await page.goto(server.url + "/docs");
+  assert.equal(response.status(), 200);
+  assert.ok(page.url().endsWith("/docs/"), page.url());
+  assert.match(await page.locator("h1").textContent(), /WebSocket mode/);
+  assert.match(await page.textContent("body"), /previous_response_id/);
+  await frameDone(page, "demo-ws");
+  const compare = await frameDone(page, "demo-compare");
+  const speedup = await compare.getByTestId("speedup").textContent();
+  assert.ok(parseFloat(speedup) > 0, speedup);
+  assert.deepEqual(pageErrors, []);
+  await page.screenshot({ path: artifactPath("docs-page.png"), fullPage: true });
+  await page.close();
+});
