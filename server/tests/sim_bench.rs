@@ -39,7 +39,7 @@ async fn one_stream(
     model: &str,
     tokens: usize,
     connected: &tokio::sync::Barrier,
-) -> Measured {
+) -> Received {
     let mut client = common::connect(addr).await;
     // Every client connects before any sends: TTFT measures the model, not the handshakes of
     // the other 99 connections.
@@ -62,8 +62,19 @@ async fn one_stream(
             panic!("{text}");
         }
     }
-    // A delta holds the tokens that fell due in the same timer tick: each of its tokens
-    // arrived with it.
+    Received { sent, frames }
+}
+
+/// What one client received: parsed only once every stream is over, so no client's parsing
+/// delays another stream's last tokens.
+struct Received {
+    sent: Instant,
+    frames: Vec<(Instant, tokio_tungstenite::tungstenite::Utf8Bytes)>,
+}
+
+/// A delta holds the tokens that fell due in the same timer tick: each of its tokens arrived
+/// with it.
+fn measure(Received { sent, frames }: Received, tokens: usize) -> Measured {
     let mut arrivals = Vec::with_capacity(tokens);
     for (at, frame) in &frames {
         let event: serde_json::Value = serde_json::from_str(frame).unwrap();
@@ -92,10 +103,11 @@ async fn bench(server: &common::TestServer, model: &str, rate: f64, tokens: usiz
             tokio::spawn(async move { one_stream(addr, &model, tokens, &connected).await })
         })
         .collect();
-    let mut runs = Vec::with_capacity(STREAMS);
+    let mut received = Vec::with_capacity(STREAMS);
     for client in clients {
-        runs.push(client.await.expect("a client panicked"));
+        received.push(client.await.expect("a client panicked"));
     }
+    let runs: Vec<Measured> = received.into_iter().map(|r| measure(r, tokens)).collect();
     let interval = 1.0 / rate;
     let mut rates = Vec::new();
     let mut errors = Vec::new();

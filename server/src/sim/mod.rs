@@ -427,7 +427,7 @@ impl Model for Simulator {
             outputs = inject(outputs, kind, &mut rng);
         }
         let run = Run {
-            events: to_events(outputs),
+            events: Events::new(outputs),
             profile: slot.profile(),
             scheduler: slot.scheduler(),
             uncached_tokens: context.input_tokens.saturating_sub(context.cached_tokens),
@@ -480,31 +480,100 @@ fn inject(mut outputs: Vec<Output>, kind: FailureKind, rng: &mut StdRng) -> Vec<
     outputs
 }
 
-/// The events of `outputs`: each item opens, streams one delta per token, and closes; a
-/// failure ends the stream (the item it interrupts stays open).
-fn to_events(outputs: Vec<Output>) -> VecDeque<ModelEvent> {
-    let mut events = VecDeque::new();
-    let mut outputs = outputs.into_iter().peekable();
-    while let Some(output) = outputs.next() {
-        let (begin, text, delta): (_, _, fn(Delta) -> ModelEvent) = match output {
-            Output::Reasoning(text) => {
-                (ModelEvent::BeginReasoning, text, ModelEvent::ReasoningDelta)
-            }
-            Output::Message(text) => (ModelEvent::BeginMessage, text, ModelEvent::TextDelta),
-            Output::Call(call) => (call.begin, call.input, ModelEvent::ArgumentsDelta),
-            Output::Fail(kind) => {
-                let (status, error) = kind.error();
-                events.push_back(ModelEvent::Fail { status, error });
-                break;
-            }
-        };
-        events.push_back(begin);
-        events.extend(tokens::pieces(&text).map(|(piece, n)| delta(Delta::new(piece, n))));
-        if !matches!(outputs.peek(), Some(Output::Fail(kind)) if kind.is_mid_stream()) {
-            events.push_back(ModelEvent::EndItem);
+/// The events of a response's outputs, produced as they are consumed: each item opens, streams
+/// its text a token at a time, and closes; a failure ends the stream (the item it interrupts
+/// stays open). The text is tokenized one pre-tokenized word at a time as the stream goes, so a
+/// long answer's tokenization is spread over its decoding instead of added to its time to first
+/// token (the tokens are the same as a whole-text tokenization: see `tokens`).
+struct Events {
+    outputs: std::vec::IntoIter<Output>,
+    ready: VecDeque<ModelEvent>,
+    streaming: Option<Streaming>,
+}
+
+/// The item whose text is streaming.
+struct Streaming {
+    text: String,
+    /// Byte offset of the next word.
+    at: usize,
+    delta: fn(Delta) -> ModelEvent,
+    /// Whether the item closes (not when a mid-stream failure interrupts it).
+    closes: bool,
+}
+
+impl Events {
+    fn new(outputs: Vec<Output>) -> Self {
+        Events {
+            outputs: outputs.into_iter(),
+            ready: VecDeque::new(),
+            streaming: None,
         }
     }
-    events
+
+    /// The next event, without consuming it.
+    fn front(&mut self) -> Option<&ModelEvent> {
+        self.fill();
+        self.ready.front()
+    }
+
+    fn pop_front(&mut self) -> Option<ModelEvent> {
+        self.fill();
+        self.ready.pop_front()
+    }
+
+    /// Makes at least one event ready, unless the stream is over.
+    fn fill(&mut self) {
+        while self.ready.is_empty() {
+            if let Some(item) = &mut self.streaming {
+                match tokens::first_word(&item.text[item.at..]) {
+                    Some(word) => {
+                        let delta = item.delta;
+                        self.ready.extend(
+                            tokens::word_pieces(word)
+                                .into_iter()
+                                .map(|(piece, n)| delta(Delta::new(piece, n))),
+                        );
+                        item.at += word.len();
+                    }
+                    None => {
+                        if item.closes {
+                            self.ready.push_back(ModelEvent::EndItem);
+                        }
+                        self.streaming = None;
+                    }
+                }
+                continue;
+            }
+            let Some(output) = self.outputs.next() else {
+                return;
+            };
+            let (begin, text, delta): (_, _, fn(Delta) -> ModelEvent) = match output {
+                Output::Reasoning(text) => {
+                    (ModelEvent::BeginReasoning, text, ModelEvent::ReasoningDelta)
+                }
+                Output::Message(text) => (ModelEvent::BeginMessage, text, ModelEvent::TextDelta),
+                Output::Call(call) => (call.begin, call.input, ModelEvent::ArgumentsDelta),
+                Output::Fail(kind) => {
+                    let (status, error) = kind.error();
+                    self.ready.push_back(ModelEvent::Fail { status, error });
+                    // Nothing follows a failure.
+                    self.outputs = Vec::new().into_iter();
+                    return;
+                }
+            };
+            self.ready.push_back(begin);
+            let closes = !matches!(
+                self.outputs.as_slice().first(),
+                Some(Output::Fail(kind)) if kind.is_mid_stream()
+            );
+            self.streaming = Some(Streaming {
+                text,
+                at: 0,
+                delta,
+                closes,
+            });
+        }
+    }
 }
 
 /// Where a paced run is.
@@ -522,7 +591,7 @@ enum RunState {
 
 /// One response being paced: admission, TTFT, then each token at its due time.
 struct Run {
-    events: VecDeque<ModelEvent>,
+    events: Events,
     profile: Arc<Profile>,
     scheduler: Arc<latency::Scheduler>,
     uncached_tokens: u64,

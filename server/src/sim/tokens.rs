@@ -11,21 +11,34 @@ use crate::stages::render::tokenizer;
 /// tokens that make whole characters (almost always one). Concatenated, the pieces give `text`
 /// back, and their token counts add up to [`count`]`(text)`.
 pub fn pieces(text: &str) -> impl Iterator<Item = (&str, usize)> {
-    let tokenizer = tokenizer();
-    tokenizer.split(text).flat_map(move |word| {
-        let mut pieces = Vec::new();
-        let (mut start, mut end, mut tokens) = (0, 0, 0);
-        for token in tokenizer.bpe.encode_via_backtracking(word.as_bytes()) {
-            end += tokenizer.bpe.token_len(token);
-            tokens += 1;
-            if word.is_char_boundary(end) {
-                pieces.push((&word[start..end], tokens));
-                start = end;
-                tokens = 0;
-            }
+    tokenizer().split(text).flat_map(word_pieces)
+}
+
+/// The first pre-tokenized word of `text` (the tokenizer encodes each word on its own, so a
+/// text can be tokenized word by word, as it streams); `None` for an empty text.
+pub fn first_word(text: &str) -> Option<&str> {
+    if text.is_empty() {
+        return None;
+    }
+    // The pre-tokenizer's patterns cover every character; the whole rest is a safe fallback.
+    Some(tokenizer().split(text).next().unwrap_or(text))
+}
+
+/// The pieces (see [`pieces`]) of one pre-tokenized word.
+pub fn word_pieces(word: &str) -> Vec<(&str, usize)> {
+    let bpe = &tokenizer().bpe;
+    let mut pieces = Vec::new();
+    let (mut start, mut end, mut tokens) = (0, 0, 0);
+    for token in bpe.encode_via_backtracking(word.as_bytes()) {
+        end += bpe.token_len(token);
+        tokens += 1;
+        if word.is_char_boundary(end) {
+            pieces.push((&word[start..end], tokens));
+            start = end;
+            tokens = 0;
         }
-        pieces
-    })
+    }
+    pieces
 }
 
 /// The pieces of `text` (see [`pieces`]) without their token counts.
@@ -55,6 +68,18 @@ mod tests {
             [" the", " quick", " brown", " fox"]
         );
         assert_eq!(count(""), 0);
+    }
+
+    #[test]
+    fn word_by_word_gives_the_same_pieces() {
+        let text = "  Hello, wörld!\n42 tokens  🦀 it's   done\n\n";
+        let mut rest = text;
+        let mut by_word = Vec::new();
+        while let Some(word) = first_word(rest) {
+            by_word.extend(word_pieces(word));
+            rest = &rest[word.len()..];
+        }
+        assert_eq!(by_word, pieces(text).collect::<Vec<_>>());
     }
 
     #[test]
