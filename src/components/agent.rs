@@ -77,6 +77,10 @@ async fn run_leg(
             return (run, None);
         }
     };
+    // The clock starts with the connection open: a WebSocket's handshake is paid once per
+    // session, not by the first turn (HTTP's kept-alive connection is already open). A failed
+    // open shows again at the first send, where the loop reports it.
+    let _ = futures::future::select(transport.ready(), stop.stopped()).await;
     let mut sandbox = Sandbox::new(vfs).with_js_runtime(Box::new(WorkerRuntime));
     // One copy of the state and one DOM update per animation frame, not per event.
     let shared = SharedRun::default();

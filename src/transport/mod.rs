@@ -105,6 +105,13 @@ pub trait Transport {
     /// Opens a fresh connection (WebSocket) or forgets the current stream (HTTP). Whatever the
     /// server cached for the old connection is gone.
     fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>>;
+
+    /// Waits until the transport can send — a WebSocket until its handshake is done — so a
+    /// run's clock starts with a connection ready, as an HTTP client's kept-alive connection
+    /// is. An error here shows again at the first send, which reports it.
+    fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// The HTTP base of the server that served a page at `protocol` (`http:`/`https:`) and `host`.

@@ -7,13 +7,14 @@
 //! - [`WsTransport`], behind the agent loop: the [`Transport`] trait, pulling one event at a time.
 
 use std::cell::Cell;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use futures::channel::mpsc;
 use futures::future::LocalBoxFuture;
 use futures::{SinkExt, StreamExt};
-use gloo_net::websocket::Message;
 use gloo_net::websocket::futures::WebSocket;
+use gloo_net::websocket::{Message, State};
 use tether_protocol::{ResponseCreate, ServerEvent};
 
 use crate::transport::{Received, Transport, TransportError, TransportKind, wire_text};
@@ -196,6 +197,24 @@ impl Transport for WsTransport {
                 }
                 Some(Err(error)) => Err(self.lost(error.to_string())),
                 None => Err(self.lost("closed by the server".into())),
+            }
+        })
+    }
+
+    fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move {
+            let Some(socket) = self.socket.as_mut() else {
+                return Err(self.gone());
+            };
+            // The sink is ready once the socket has left CONNECTING: open, or failed.
+            let waited = futures::future::poll_fn(|cx| {
+                futures::Sink::poll_ready(Pin::new(&mut *socket), cx)
+            })
+            .await;
+            match (waited, socket.state()) {
+                (Ok(()), State::Open) => Ok(()),
+                (Ok(()), _) => Err(self.lost("the WebSocket did not open".into())),
+                (Err(error), _) => Err(self.lost(error.to_string())),
             }
         })
     }

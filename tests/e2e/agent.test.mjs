@@ -140,8 +140,11 @@ test("Stop ends a running agent mid-stream and closes its WebSocket", async () =
     // The echo generator's first answer, not the default scenario's.
     await page.getByTestId("scenario").fill("");
     await page.getByTestId("run").click();
+    // Mid-stream: the first request is out (the run is connected and counting its turn).
     await page.waitForFunction(
-      () => document.querySelector('[data-testid="run-status"]').textContent === "running",
+      () =>
+        document.querySelector('[data-testid="run-status"]').textContent === "running" &&
+        document.querySelector('[data-testid="turn-count"]').textContent === "1",
     );
     await page.getByTestId("stop").click();
     await page.waitForFunction(
