@@ -12,7 +12,7 @@ use crate::agent::{
     SharedRun, StopSignal, run_agent_shared,
 };
 use crate::components::frame_batch::FrameBatch;
-use crate::components::settings::{SettingsPanel, model_choices};
+use crate::components::settings::{ModelChoices, SettingsPanel, model_choices};
 use crate::components::{CompareView, Conversation, RunDetails, Timeline, TotalsView};
 use crate::js::WorkerRuntime;
 use crate::settings::{Settings, TransportChoice, http_responses_url, ws_responses_url};
@@ -288,7 +288,18 @@ pub fn AgentView() -> impl IntoView {
     });
 
     if page.autorun {
-        request_animation_frame(start);
+        // Start once the page has settled — the model list answered (or failed) and a frame
+        // drawn — so the first turn's timings are not the page's own start-up work (measured:
+        // an autorun at the first frame made a WebSocket turn 1 wait ~120–300 ms longer for its
+        // first event than the same turn started from an idle page).
+        let started = StoredValue::new(false);
+        Effect::new(move |_| {
+            let settled = !matches!(models.get(), ModelChoices::Loading);
+            if settled && !started.get_value() {
+                started.set_value(true);
+                request_animation_frame(start);
+            }
+        });
     }
 
     let summary = move || {
