@@ -8,45 +8,16 @@
 //! stored log keeps everything; the note says how much is shown.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::agent::{AgentRun, DirectionFilter, Frame, FrameFilter, FrameLog, pretty_json};
 
 /// Rows in the DOM at most.
 pub const WINDOW: usize = 200;
 
-/// Copies `text` to the clipboard (`navigator.clipboard.writeText`).
-async fn copy_to_clipboard(text: String) -> Result<(), String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let get = |target: &wasm_bindgen::JsValue, name: &str| {
-        js_sys::Reflect::get(target, &name.into())
-            .ok()
-            .filter(|v| !v.is_undefined())
-    };
-    let navigator = get(&window.into(), "navigator").ok_or("no navigator")?;
-    let clipboard = get(&navigator, "clipboard").ok_or("no clipboard access")?;
-    let write: js_sys::Function = get(&clipboard, "writeText")
-        .and_then(|f| f.dyn_into().ok())
-        .ok_or("no clipboard.writeText")?;
-    let promise: js_sys::Promise = write
-        .call1(&clipboard, &text.into())
-        .map_err(|e| format!("{e:?}"))?
-        .dyn_into()
-        .map_err(|_| "writeText returned no promise")?;
-    wasm_bindgen_futures::JsFuture::from(promise)
-        .await
-        .map(|_| ())
-        .map_err(|e| {
-            e.dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-                .unwrap_or_else(|| "the browser refused".into())
-        })
-}
-
 /// Copies and reports the outcome in `status`.
 fn copy(text: String, what: String, status: RwSignal<String>) {
     leptos::task::spawn_local(async move {
-        let message = match copy_to_clipboard(text).await {
+        let message = match crate::copy_to_clipboard(&text).await {
             Ok(()) => format!("Copied {what}."),
             Err(error) => format!("Could not copy {what}: {error}"),
         };
