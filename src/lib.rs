@@ -118,6 +118,73 @@ pub async fn copy_to_clipboard(text: &str) -> Result<(), String> {
         })
 }
 
+/// The agent view, or why it could not be loaded.
+pub type AgentViewFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<AnyView, String>> + Send>>;
+
+/// Builds the agent view. The page's binary passes one that loads the agent view, the agent
+/// loop and the sandbox as a second wasm module the first time the Agent tab opens (see
+/// `src/main.rs`); [`AgentLoader::direct`] builds it in place (tests, embedders without the
+/// split build).
+#[derive(Clone, Copy)]
+pub struct AgentLoader {
+    /// The view, once its module is loaded.
+    pub load: fn() -> AgentViewFuture,
+    /// Starts fetching the module, without waiting (the pointer is over the Agent tab).
+    pub preload: fn(),
+}
+
+impl AgentLoader {
+    /// The agent view, compiled into the same module as the page.
+    pub fn direct() -> Self {
+        AgentLoader {
+            load: || Box::pin(async { Ok(view! { <AgentView /> }.into_any()) }),
+            preload: || {},
+        }
+    }
+}
+
+impl Default for AgentLoader {
+    fn default() -> Self {
+        Self::direct()
+    }
+}
+
+/// The agent view once `loader` has it; until then a line that says it is loading (announced to
+/// screen readers), in the place the view will take. A failed load says so and offers a retry.
+fn agent_view(loader: AgentLoader) -> impl IntoView {
+    let attempt = RwSignal::new(0u32);
+    view! {
+        <Suspense fallback=|| {
+            view! {
+                <p class="agent-loading" data-testid="agent-loading" role="status">
+                    "Loading the agent and its sandbox…"
+                </p>
+            }
+        }>
+            {move || {
+                attempt.track();
+                Suspend::new(async move {
+                    match (loader.load)().await {
+                        Ok(view) => view,
+                        Err(why) => {
+                            view! {
+                                <div class="agent-load-failed" role="alert" data-testid="agent-load-error">
+                                    <p>"The agent could not be loaded: " {why}</p>
+                                    <button type="button" on:click=move |_| attempt.update(|n| *n += 1)>
+                                        "Try again"
+                                    </button>
+                                </div>
+                            }
+                                .into_any()
+                        }
+                    }
+                })
+            }}
+        </Suspense>
+    }
+}
+
 /// Which view the page shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum View {
@@ -126,9 +193,9 @@ enum View {
 }
 
 /// The app shell: a header, the view tabs, and the chosen view; or, embedded, the agent view
-/// alone.
+/// alone. `agent` builds the agent view (by default in place: [`AgentLoader::direct`]).
 #[component]
-pub fn App() -> impl IntoView {
+pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
     let page = PageContext::from_restored(Restored::load());
     if page.persist {
         let settings = page.settings;
@@ -149,7 +216,7 @@ pub fn App() -> impl IntoView {
     if embed {
         return view! {
             <main class="playground embed" data-testid="embed">
-                <AgentView />
+                {agent_view(agent)}
             </main>
         }
         .into_any();
@@ -164,6 +231,16 @@ pub fn App() -> impl IntoView {
                 data-testid=test_id
                 aria-selected=move || (view.get() == which).to_string()
                 on:click=move |_| view.set(which)
+                on:pointerenter=move |_| {
+                    if which == View::Agent {
+                        (agent.preload)()
+                    }
+                }
+                on:focus=move |_| {
+                    if which == View::Agent {
+                        (agent.preload)()
+                    }
+                }
             >
                 {label}
             </button>
@@ -189,7 +266,7 @@ pub fn App() -> impl IntoView {
             </nav>
             {move || match view.get() {
                 View::Chat => view! { <ChatView /> }.into_any(),
-                View::Agent => view! { <AgentView /> }.into_any(),
+                View::Agent => agent_view(agent).into_any(),
             }}
         </main>
     }

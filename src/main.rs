@@ -1,6 +1,39 @@
 //! Entry point of the playground's wasm binary: mounts [`tether_playground::App`] on `<body>`.
+//!
+//! The agent view — with the agent loop, the sandbox and every view of a run — is a split point:
+//! `cargo xtask dist` cuts everything only it reaches into a second wasm module, which the page
+//! fetches the first time the Agent tab opens (or is pointed at or focused), or at once with
+//! `autorun=1` or `embed=1`. The chat view and the page shell load without it.
+
+use leptos::prelude::*;
+use leptos::wasm_split::{SplitLoaderError, wasm_split};
+use tether_playground::{AgentLoader, AgentViewFuture, App};
+
+/// The agent view, built in the second wasm module once it is loaded.
+#[wasm_split(agent_view, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_agent_view))]
+fn agent_view() -> Result<AnyView, SplitLoaderError> {
+    Ok(view! { <tether_playground::components::AgentView /> }.into_any())
+}
+
+fn load_agent_view() -> AgentViewFuture {
+    // The loader's future is not `Send`; the page is single-threaded, so it never moves threads.
+    Box::pin(send_wrapper::SendWrapper::new(async {
+        agent_view().await.map_err(|e| {
+            format!("{e} (the network or the server failed; the browser's console has the details)")
+        })
+    }))
+}
 
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(tether_playground::App);
+    let agent = AgentLoader {
+        load: load_agent_view,
+        preload: || {
+            leptos::task::spawn_local(async {
+                // A failure here is reported when the tab opens and loads it again.
+                let _ = preload_agent_view().await;
+            })
+        },
+    };
+    leptos::mount::mount_to_body(move || view! { <App agent=agent /> });
 }

@@ -91,3 +91,48 @@ test("the connection failing shows up as a failed turn, not a hang", async () =>
   await page.context().setOffline(false);
   await page.close();
 });
+
+test("the agent's module loads only when the Agent tab opens, and a failed load can be retried", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error));
+  const wasm = [];
+  page.on("request", (request) => {
+    if (request.url().endsWith(".wasm")) wasm.push(new URL(request.url()).pathname);
+  });
+  // Fetching the agent's chunk fails, as on a dropped connection, until `blocked` is lifted.
+  let blocked = true;
+  let failed = 0;
+  await page.route(/\/pkg\/split_[^/]*\.wasm$/, (route) => {
+    if (blocked) {
+      failed += 1;
+      return route.abort("connectionfailed");
+    }
+    return route.continue();
+  });
+
+  await page.goto(server.url);
+  await page.getByTestId("run-status").waitFor();
+  // The chat view is up on the main module alone.
+  assert.deepEqual(wasm, ["/pkg/tether_playground_bg.wasm"]);
+
+  await page.getByTestId("tab-agent").click();
+  const error = page.getByTestId("agent-load-error");
+  await error.waitFor({ timeout: 15_000 });
+  assert.match(await error.textContent(), /could not be loaded/);
+  assert.ok(failed >= 1);
+  blocked = false;
+  await error.getByRole("button", { name: "Try again" }).click();
+  await page.getByTestId("run").waitFor({ timeout: 15_000 });
+  const chunks = wasm.filter((path) => /\/pkg\/split_.*\.wasm$/.test(path));
+  assert.equal(chunks.length, failed + 1, `failed fetches, then one that worked: ${wasm.join(", ")}`);
+  // The view works: a run over WebSocket reaches done.
+  await page.getByTestId("run").click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="run-status"]').textContent === "done",
+    null,
+    { timeout: 30_000 },
+  );
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});

@@ -1,6 +1,8 @@
-//! Builds the playground into `dist/`: the release wasm through wasm-bindgen and wasm-opt, plus
-//! `index.html`, `style/` and the docs page (`docs/`, served at `/docs/`). Prints the bundle
-//! size, raw and gzipped.
+//! Builds the playground into `dist/`: the release wasm, split in two at the agent view
+//! (`wasm_split_cli_support`, the splitter behind `cargo leptos --split`), through wasm-bindgen
+//! and wasm-opt, plus `index.html`, `style/` and the docs page (`docs/`, served at `/docs/`).
+//! Prints the bundle's sizes, raw and gzipped: what the page loads first, and the chunks it
+//! fetches when the Agent tab opens.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,28 +11,47 @@ use std::process::Command;
 use anyhow::{Context, Result};
 
 use crate::setup::Tools;
-use crate::{cargo, check, step};
+use crate::{cargo_with_env, check, step};
 
 /// Builds `dist/` from scratch.
 pub fn build(root: &Path, tools: &Tools) -> Result<()> {
     step("building the playground (wasm, profile wasm-release: size-optimised, LTO)");
-    cargo(&[
-        "build",
-        "--profile",
-        "wasm-release",
-        "--target",
-        "wasm32-unknown-unknown",
-        "-p",
-        "tether-playground",
-        "--bin",
-        "tether-playground",
-    ])?;
+    // The splitter needs the linker's relocations. Only this profile's build gets the flag, so
+    // the other wasm builds (tests) keep their own artifacts.
+    cargo_with_env(
+        &[("RUSTFLAGS", "-Clink-args=--emit-relocs")],
+        &[
+            "build",
+            "--profile",
+            "wasm-release",
+            "--target",
+            "wasm32-unknown-unknown",
+            "-p",
+            "tether-playground",
+            "--bin",
+            "tether-playground",
+        ],
+    )?;
     let dist = root.join("dist");
     if dist.exists() {
         std::fs::remove_dir_all(&dist).context("cannot clear dist/")?;
     }
     let pkg = dist.join("pkg");
-    let wasm = target_dir(root).join("wasm32-unknown-unknown/wasm-release/tether-playground.wasm");
+    let release = target_dir(root).join("wasm32-unknown-unknown/wasm-release");
+    let wasm = release.join("tether-playground.wasm");
+    step("splitting the agent view into its own wasm module");
+    let input = std::fs::read(&wasm).with_context(|| format!("read {}", wasm.display()))?;
+    let main_split = release.join("tether-playground-main.wasm");
+    let split = wasm_split_cli_support::transform({
+        let mut options = wasm_split_cli_support::Options::new(&input);
+        options.output_dir = &pkg;
+        options.main_out_path = &main_split;
+        options.main_module = "./tether_playground.js";
+        options.link_name = "./__wasm_split.js";
+        options
+    })
+    .map_err(|e| anyhow::anyhow!("splitting the wasm failed: {e:?}"))?;
+    drop(input);
     check(
         Command::new(&tools.wasm_bindgen)
             .args([
@@ -39,43 +60,65 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
                 "--no-typescript",
                 "--out-name",
                 "tether_playground",
+                // The chunks link to the main module through the linker's exports.
+                "--keep-lld-exports",
             ])
             .arg("--out-dir")
             .arg(&pkg)
-            .arg(&wasm),
+            .arg(&main_split),
     )?;
     step("optimising with wasm-opt -Oz");
     let bg = pkg.join("tether_playground_bg.wasm");
-    // The features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept them.
-    check(
-        Command::new(&tools.wasm_opt)
-            .args([
-                "-Oz",
-                "--enable-bulk-memory",
-                "--enable-mutable-globals",
-                "--enable-nontrapping-float-to-int",
-                "--enable-sign-ext",
-                "--enable-reference-types",
-                "--enable-multivalue",
-            ])
-            .arg(&bg)
-            .arg("-o")
-            .arg(&bg),
-    )?;
+    let mut modules = vec![bg.clone()];
+    modules.extend(split.split_modules.iter().cloned());
+    for module in &modules {
+        // The features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept them.
+        check(
+            Command::new(&tools.wasm_opt)
+                .args([
+                    "-Oz",
+                    "--enable-bulk-memory",
+                    "--enable-mutable-globals",
+                    "--enable-nontrapping-float-to-int",
+                    "--enable-sign-ext",
+                    "--enable-reference-types",
+                    "--enable-multivalue",
+                ])
+                .arg(module)
+                .arg("-o")
+                .arg(module),
+        )?;
+    }
     std::fs::copy(root.join("index.html"), dist.join("index.html")).context("copy index.html")?;
     copy_dir(&root.join("style"), &dist.join("style"))?;
     // The protocol walkthrough with live demos, served at /docs/.
     copy_dir(&root.join("docs"), &dist.join("docs"))?;
     let js = pkg.join("tether_playground.js");
+    let link = pkg.join("__wasm_split.js");
     let (wasm_raw, wasm_gz) = sizes(&bg)?;
     let (js_raw, js_gz) = sizes(&js)?;
+    let (link_raw, link_gz) = sizes(&link)?;
+    let (mut chunks_raw, mut chunks_gz) = (0, 0);
+    for chunk in &split.split_modules {
+        let (raw, gz) = sizes(chunk)?;
+        chunks_raw += raw;
+        chunks_gz += gz;
+    }
     step(&format!(
-        "dist/ ready: wasm {} ({} gzipped), js {} ({} gzipped), total {} gzipped",
+        "dist/ ready. First load: wasm {} ({} gzipped), js {} ({} gzipped), total {} gzipped. \
+         Agent tab: {} chunk(s) {} ({} gzipped) and their loader {} ({} gzipped). \
+         Everything: {} gzipped",
         kib(wasm_raw),
         kib(wasm_gz),
-        kib(js_raw),
-        kib(js_gz),
-        kib(wasm_gz + js_gz)
+        kib(js_raw + link_raw),
+        kib(js_gz + link_gz),
+        kib(wasm_gz + js_gz + link_gz),
+        split.split_modules.len(),
+        kib(chunks_raw),
+        kib(chunks_gz),
+        kib(link_raw),
+        kib(link_gz),
+        kib(wasm_gz + js_gz + link_gz + chunks_gz),
     ));
     Ok(())
 }

@@ -121,6 +121,20 @@ fn cargo(args: &[&str]) -> Result<()> {
     check(Command::new(cargo).args(args))
 }
 
+/// Runs cargo with extra environment: `RUSTFLAGS` is appended to the caller's own.
+fn cargo_with_env(env: &[(&str, &str)], args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new(cargo);
+    for (name, value) in env {
+        let value = match std::env::var(name) {
+            Ok(own) if *name == "RUSTFLAGS" && !own.trim().is_empty() => format!("{own} {value}"),
+            _ => value.to_string(),
+        };
+        command.env(name, value);
+    }
+    check(command.args(args))
+}
+
 /// Runs `command`, failing with its command line on a non-zero exit.
 fn check(command: &mut Command) -> Result<()> {
     let status = command
