@@ -1,8 +1,9 @@
 //! The agent-rollout benchmark: what a persistent connection saves per turn.
 //!
 //! One process starts one server (SQLite store in a temporary directory) and plays the same
-//! 40-turn agent rollout — each turn one tool call and a ~3,000-token tool output, so the context
-//! grows to ~120,000 tokens — over three modes:
+//! 40-turn agent rollout — every request carrying ~3,000 tokens of instructions (as a coding
+//! agent's do), each turn one tool call and a ~3,000-token tool output, so the context grows by
+//! ~3,000 tokens a turn to ~120,000 tokens — over three modes:
 //!
 //! 1. HTTP stateless: `store:false`, the full input every turn (what Codex does over HTTP);
 //! 2. HTTP chained: `store:true` with `previous_response_id`;
@@ -83,7 +84,8 @@ async fn run() {
     println!("machine: {} cores, {}", cores(), cpu_model());
     println!(
         "method: one process, one server on 127.0.0.1 (SQLite store on disk); {TURNS} turns, each one \
-         tool call and a {OUTPUT_TOKENS_PER_TURN}-token tool output; per-turn round trip measured by the \
+         tool call and a {OUTPUT_TOKENS_PER_TURN}-token tool output, every request with ~{INSTRUCTION_TOKENS} tokens \
+         of instructions (a base prompt and an agent guide); per-turn round trip measured by the \
          client from before encoding the request to the decoded terminal event"
     );
     let outputs: Vec<String> = (0..TURNS).map(tool_output).collect();
@@ -112,21 +114,21 @@ async fn run() {
         let per_turn: Vec<Duration> = (0..TURNS)
             .map(|t| median(runs.iter().map(|r| r.turns[t]).collect()))
             .collect();
-        let context = runs[0].input_tokens[TURNS - 1];
+        let context = (runs[0].input_tokens[0], runs[0].input_tokens[TURNS - 1]);
         medians.push((mode, per_turn, context, runs));
     }
     print!("{:<16}", "turn");
     for turn in REPORTED_TURNS {
         print!("{:>10}", turn);
     }
-    println!("{:>12}{:>16}", "total", "context@40");
+    println!("{:>12}{:>13}{:>13}", "total", "context@1", "context@40");
     for (mode, per_turn, context, _) in &medians {
         print!("{:<16}", mode.name());
         for turn in REPORTED_TURNS {
             print!("{:>10.2}", ms(per_turn[turn - 1]));
         }
         let total: Duration = per_turn.iter().sum();
-        println!("{:>12.1}{:>16}", ms(total), context);
+        println!("{:>12.1}{:>13}{:>13}", ms(total), context.0, context.1);
     }
     let ws = &medians[2].1;
     println!(
@@ -147,8 +149,12 @@ async fn run() {
         ratio(total(&medians[1].1), total(ws))
     );
     println!(
-        "WebSocket turn 40 / turn 1: {:.2}",
-        ratio(ws[TURNS - 1], ws[0])
+        "WebSocket turn 40 / turn 1: {:.2}; turn 40 / turn 2 (the first continuation, which adds \
+         the first tool output): {:.2}; turns 2-40 min {:.2} ms, max {:.2} ms",
+        ratio(ws[TURNS - 1], ws[0]),
+        ratio(ws[TURNS - 1], ws[1]),
+        ms(*ws[1..].iter().min().unwrap()),
+        ms(*ws[1..].iter().max().unwrap()),
     );
     println!(
         "\nWhere a turn's time goes at turns 1 and 40 (server stage timings, median of {REPETITIONS} runs, \
@@ -285,7 +291,38 @@ fn tools() -> Value {
                            "workdir": {"type": "string"}, "timeout_ms": {"type": "integer"}}}}])
 }
 
-const INSTRUCTIONS: &str = "You are a coding agent working in a repository. Use the shell tool to inspect files and run tests. Keep changes minimal and explain them.";
+/// How many tokens of instructions every request carries.
+const INSTRUCTION_TOKENS: usize = 3_000;
+
+/// The instructions every request carries, as a coding agent sends them: a base prompt and the
+/// repository's agent guide, ~`INSTRUCTION_TOKENS` tokens (Codex's own base instructions alone are
+/// longer). The guide here is `sandbox/README.md`, cut at a line once the budget is reached. So
+/// turn 1 renders a realistic first prompt rather than one sentence, and every turn's context
+/// grows by ~3,000 tokens from the first.
+fn instructions() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(build_instructions)
+}
+
+fn build_instructions() -> String {
+    let tokenizer = tether_server::stages::render::tokenizer();
+    let mut text = String::from(
+        "You are a coding agent working in a repository. Use the shell tool to inspect files and \
+         run tests. Keep changes minimal and explain them.\n\n# Project guide (AGENTS.md)\n\n",
+    );
+    for line in include_str!("../../sandbox/README.md").lines() {
+        if tokenizer.count(text.as_str()) >= INSTRUCTION_TOKENS {
+            break;
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    assert!(
+        tokenizer.count(text.as_str()) >= INSTRUCTION_TOKENS * 9 / 10,
+        "sandbox/README.md is too short for the benchmark's instructions"
+    );
+    text
+}
 
 struct Rollout {
     turns: Vec<Duration>,
@@ -325,6 +362,7 @@ async fn rollout(
         vec![json!({"role": "user", "content": "The tests fail. Find out why and fix it."})];
     let mut new_input: Vec<Value> = conversation.clone();
     let mut previous: Option<String> = None;
+    let instructions = instructions();
     let mut result = Rollout {
         turns: Vec::new(),
         input_tokens: Vec::new(),
@@ -332,7 +370,7 @@ async fn rollout(
     };
     for (turn, tool_text) in outputs.iter().enumerate().take(TURNS) {
         let started = Instant::now();
-        let mut body = json!({"model": model, "instructions": INSTRUCTIONS, "tools": tools(), "metadata": metadata});
+        let mut body = json!({"model": model, "instructions": instructions, "tools": tools(), "metadata": metadata});
         match mode {
             Mode::HttpStateless | Mode::HttpStatelessTokenCache => {
                 body["store"] = json!(false);
