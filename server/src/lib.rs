@@ -30,6 +30,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeader;
 
 use crate::metrics::Metrics;
 use crate::persist::WriteBehindStore;
@@ -262,7 +263,15 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state);
     if static_dir.join("index.html").is_file() {
-        api.fallback_service(ServeDir::new(static_dir))
+        // `no-cache`: the browser revalidates every file (a 304 when unchanged) instead of
+        // reusing a heuristically fresh copy. The playground is several files that must come
+        // from one build — its JS glue, its main wasm and the agent view's wasm chunk, which
+        // links to the main module's internals — and a mix of two builds would fail to start.
+        api.fallback_service(SetResponseHeader::overriding(
+            ServeDir::new(static_dir),
+            axum::http::header::CACHE_CONTROL,
+            axum::http::HeaderValue::from_static("no-cache"),
+        ))
     } else {
         let hint = format!(
             "The playground is not built: {} has no index.html.\n\

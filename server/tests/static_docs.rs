@@ -1,5 +1,6 @@
 //! The playground's static files: the docs page built into `dist/docs/` is reachable at `/docs`
-//! (redirected to `/docs/`, so its relative links resolve) and at `/docs/`.
+//! (redirected to `/docs/`, so its relative links resolve) and at `/docs/`; every static file
+//! says `Cache-Control: no-cache`.
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
@@ -13,6 +14,18 @@ async fn get(router: &axum::Router, uri: &str) -> (StatusCode, Option<String>, S
     let request = Request::get(uri).body(Body::empty()).unwrap();
     let response = router.clone().oneshot(request).await.unwrap();
     let status = response.status();
+    if status == StatusCode::OK {
+        // Every static file is revalidated: the playground's JS, main wasm and agent chunk
+        // must come from one build.
+        assert_eq!(
+            response
+                .headers()
+                .get(header::CACHE_CONTROL)
+                .map(|v| v.to_str().unwrap()),
+            Some("no-cache"),
+            "{uri}"
+        );
+    }
     let location = response
         .headers()
         .get(header::LOCATION)
@@ -44,5 +57,10 @@ async fn the_docs_page_is_served_at_docs_with_and_without_the_slash() {
     let (status, _, body) = get(&router, "/").await;
     assert_eq!(status, StatusCode::OK);
     assert!(body.contains("playground"));
+
+    std::fs::create_dir_all(dist.join("pkg")).unwrap();
+    std::fs::write(dist.join("pkg/split_agent_view.wasm"), b"\0asm").unwrap();
+    let (status, _, _) = get(&router, "/pkg/split_agent_view.wasm").await;
+    assert_eq!(status, StatusCode::OK);
     std::fs::remove_dir_all(&dist).unwrap();
 }
