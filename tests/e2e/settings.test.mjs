@@ -162,7 +162,13 @@ test("an API key goes as a bearer header over HTTP and as a query parameter on t
     });
     await page.goto(guarded.url + "/?transport=ws&profile=instant");
     await page.getByTestId("tab-agent").click();
-    // Without the key the model list is refused, and the reason is shown.
+    // Without the key the model list is refused, and the reason is shown (once the agent view's
+    // module has loaded and its model list request has been answered).
+    await page.waitForFunction(
+      () => /401|API key/.test(document.querySelector('[data-testid="profile-note"]')?.textContent ?? ""),
+      null,
+      { timeout: 15_000 },
+    );
     assert.match(await page.getByTestId("profile-note").textContent(), /401|API key/);
     await page.getByTestId("api-key").fill("k-e2e");
     await page.getByTestId("api-key").press("Tab");
