@@ -71,6 +71,14 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
     let bg = pkg.join("tether_playground_bg.wasm");
     let mut modules = vec![bg.clone()];
     modules.extend(split.split_modules.iter().cloned());
+    for chunk in &split.split_modules {
+        // The splitter writes a `name` subsection wasm-opt 132 does not know (it warns "unknown
+        // name subsection with id 3"); `-Oz` drops the names anyway.
+        let bytes = std::fs::read(chunk).with_context(|| format!("read {}", chunk.display()))?;
+        let stripped = without_custom_section(&bytes, "name")
+            .with_context(|| format!("{} is not a wasm module", chunk.display()))?;
+        std::fs::write(chunk, stripped).with_context(|| format!("write {}", chunk.display()))?;
+    }
     for module in &modules {
         // The features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept them.
         check(
@@ -123,6 +131,44 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
     Ok(())
 }
 
+/// `wasm` without its custom sections called `name`; `None` if it is not a wasm module.
+fn without_custom_section(wasm: &[u8], name: &str) -> Option<Vec<u8>> {
+    fn leb128(bytes: &[u8], at: &mut usize) -> Option<usize> {
+        let (mut value, mut shift) = (0usize, 0);
+        loop {
+            let byte = *bytes.get(*at)?;
+            *at += 1;
+            value |= usize::from(byte & 0x7f).checked_shl(shift)?;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+            shift += 7;
+        }
+    }
+    if wasm.get(..4)? != b"\0asm" || wasm.len() < 8 {
+        return None;
+    }
+    let mut out = wasm[..8].to_vec();
+    let mut at = 8;
+    while at < wasm.len() {
+        let start = at;
+        let id = wasm[at];
+        at += 1;
+        let size = leb128(wasm, &mut at)?;
+        let end = at.checked_add(size).filter(|&end| end <= wasm.len())?;
+        let drop = id == 0 && {
+            let mut name_at = at;
+            let len = leb128(wasm, &mut name_at)?;
+            wasm.get(name_at..name_at.checked_add(len)?)? == name.as_bytes()
+        };
+        if !drop {
+            out.extend_from_slice(&wasm[start..end]);
+        }
+        at = end;
+    }
+    Some(out)
+}
+
 /// Where cargo puts its output: `CARGO_TARGET_DIR` when set (relative to the workspace root,
 /// as cargo reads it), else `target/`.
 fn target_dir(root: &Path) -> PathBuf {
@@ -156,4 +202,46 @@ fn sizes(path: &Path) -> Result<(usize, usize)> {
 
 fn kib(bytes: usize) -> String {
     format!("{:.1} KiB", bytes as f64 / 1024.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_custom_section;
+
+    /// A custom section: id 0, size, then the name and the payload.
+    fn custom(name: &str, payload: &[u8]) -> Vec<u8> {
+        let mut body = vec![name.len() as u8];
+        body.extend_from_slice(name.as_bytes());
+        body.extend_from_slice(payload);
+        let mut section = vec![0, body.len() as u8];
+        section.extend(body);
+        section
+    }
+
+    #[test]
+    fn only_the_named_custom_section_goes() {
+        let header = b"\0asm\x01\0\0\0".to_vec();
+        // A type section with no types, the `name` section, another custom section.
+        let types = vec![1u8, 1, 0];
+        let module = [
+            header.clone(),
+            types.clone(),
+            custom("name", &[1, 2, 3]),
+            custom("producers", &[4]),
+        ]
+        .concat();
+        let expected = [header, types, custom("producers", &[4])].concat();
+        assert_eq!(without_custom_section(&module, "name"), Some(expected));
+        // Nothing to drop: unchanged.
+        assert_eq!(
+            without_custom_section(&module, "other"),
+            Some(module.clone())
+        );
+        // Not wasm, or cut short: refused.
+        assert_eq!(without_custom_section(b"not wasm", "name"), None);
+        assert_eq!(
+            without_custom_section(&module[..module.len() - 1], "name"),
+            None
+        );
+    }
 }
