@@ -3,7 +3,7 @@
 //! One process starts one server (SQLite store in a temporary directory) and plays the same
 //! 40-turn agent rollout — every request carrying ~3,000 tokens of instructions (as a coding
 //! agent's do), each turn one tool call and a ~3,000-token tool output, so the context grows by
-//! ~3,000 tokens a turn to ~120,000 tokens — over three modes:
+//! ~3,000 tokens a turn to ~125,000 tokens — over three modes:
 //!
 //! 1. HTTP stateless: `store:false`, the full input every turn (what Codex does over HTTP);
 //! 2. HTTP chained: `store:true` with `previous_response_id`;
