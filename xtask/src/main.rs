@@ -121,18 +121,46 @@ fn cargo(args: &[&str]) -> Result<()> {
     check(Command::new(cargo).args(args))
 }
 
-/// Runs cargo with extra environment: `RUSTFLAGS` is appended to the caller's own.
-fn cargo_with_env(env: &[(&str, &str)], args: &[&str]) -> Result<()> {
+/// Runs cargo for the wasm32 target with `flags` added to the rustflags the build would use
+/// otherwise (see [`rustflags_with`]).
+fn cargo_wasm_with_rustflags(flags: &[&str], args: &[&str]) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = Command::new(cargo);
-    for (name, value) in env {
-        let value = match std::env::var(name) {
-            Ok(own) if *name == "RUSTFLAGS" && !own.trim().is_empty() => format!("{own} {value}"),
-            _ => value.to_string(),
-        };
-        command.env(name, value);
-    }
+    let set = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    match rustflags_with(set("CARGO_ENCODED_RUSTFLAGS"), set("RUSTFLAGS"), flags) {
+        Rustflags::Env(name, value) => command.env(name, value),
+        Rustflags::Config(value) => command.arg("--config").arg(value),
+    };
     check(command.args(args))
+}
+
+/// How extra rustflags reach a wasm32 build.
+#[derive(Debug, PartialEq)]
+enum Rustflags {
+    /// This environment variable, with the caller's own flags first.
+    Env(&'static str, String),
+    /// A `--config` value.
+    Config(String),
+}
+
+/// Appended to `CARGO_ENCODED_RUSTFLAGS` or `RUSTFLAGS` when one is set (cargo then ignores the
+/// config files' rustflags); else a `--config` array, which cargo joins with the config files'
+/// `target.wasm32-unknown-unknown.rustflags`.
+fn rustflags_with(encoded: Option<String>, plain: Option<String>, flags: &[&str]) -> Rustflags {
+    if let Some(encoded) = encoded {
+        Rustflags::Env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            format!("{encoded}\u{1f}{}", flags.join("\u{1f}")),
+        )
+    } else if let Some(plain) = plain {
+        Rustflags::Env("RUSTFLAGS", format!("{plain} {}", flags.join(" ")))
+    } else {
+        let quoted: Vec<String> = flags.iter().map(|f| format!("{f:?}")).collect();
+        Rustflags::Config(format!(
+            "target.wasm32-unknown-unknown.rustflags=[{}]",
+            quoted.join(", ")
+        ))
+    }
 }
 
 /// Runs `command`, failing with its command line on a non-zero exit.
@@ -153,4 +181,32 @@ fn output_of(command: &mut Command) -> Option<String> {
         .status
         .success()
         .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Rustflags, rustflags_with};
+
+    #[test]
+    fn extra_rustflags_join_the_callers_own() {
+        let flags = ["-Clink-args=--emit-relocs"];
+        assert_eq!(
+            rustflags_with(None, None, &flags),
+            Rustflags::Config(
+                r#"target.wasm32-unknown-unknown.rustflags=["-Clink-args=--emit-relocs"]"#.into()
+            )
+        );
+        assert_eq!(
+            rustflags_with(None, Some("--cfg x".into()), &flags),
+            Rustflags::Env("RUSTFLAGS", "--cfg x -Clink-args=--emit-relocs".into())
+        );
+        // The encoded form wins, as it does in cargo.
+        assert_eq!(
+            rustflags_with(Some("--cfg\u{1f}y".into()), Some("--cfg x".into()), &flags),
+            Rustflags::Env(
+                "CARGO_ENCODED_RUSTFLAGS",
+                "--cfg\u{1f}y\u{1f}-Clink-args=--emit-relocs".into()
+            )
+        );
+    }
 }
