@@ -19,7 +19,10 @@ fn load_agent_view() -> AgentViewFuture {
     // The loader's future is not `Send`; the page is single-threaded, so it never moves threads.
     Box::pin(send_wrapper::SendWrapper::new(async {
         agent_view().await.map_err(|e| {
-            format!("{e} (the network or the server failed; the browser's console has the details)")
+            format!(
+                "{e}. The network or the server failed, or the playground was rebuilt since this \
+                 page loaded (then reload the page); the browser's console has the details."
+            )
         })
     }))
 }
@@ -29,6 +32,13 @@ fn main() {
     let agent = AgentLoader {
         load: load_agent_view,
         preload: || {
+            // Once per page: every caller waiting on a failed attempt makes its own next
+            // attempt, so repeated preloads would multiply a failing fetch.
+            static STARTED: std::sync::atomic::AtomicBool =
+                std::sync::atomic::AtomicBool::new(false);
+            if STARTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
             leptos::task::spawn_local(async {
                 // A failure here is reported when the tab opens and loads it again.
                 let _ = preload_agent_view().await;

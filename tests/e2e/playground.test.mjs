@@ -126,6 +126,8 @@ test("the agent's module loads only when the Agent tab opens, and a failed load 
   await page.getByTestId("run").waitFor({ timeout: 15_000 });
   const chunks = wasm.filter((path) => /\/pkg\/split_.*\.wasm$/.test(path));
   assert.equal(chunks.length, failed + 1, `failed fetches, then one that worked: ${wasm.join(", ")}`);
+  // The chunk is named by its content, so no page runs another build's chunk.
+  assert.match(chunks.at(-1), /\/pkg\/split_agent_view\.[0-9a-f]{16}\.wasm$/);
   // The view works: a run over WebSocket reaches done.
   await page.getByTestId("run").click();
   await page.waitForFunction(

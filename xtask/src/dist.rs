@@ -11,15 +11,15 @@ use std::process::Command;
 use anyhow::{Context, Result};
 
 use crate::setup::Tools;
-use crate::{cargo_with_env, check, step};
+use crate::{cargo_wasm_with_rustflags, check, step};
 
 /// Builds `dist/` from scratch.
 pub fn build(root: &Path, tools: &Tools) -> Result<()> {
     step("building the playground (wasm, profile wasm-release: size-optimised, LTO)");
     // The splitter needs the linker's relocations. Only this profile's build gets the flag, so
     // the other wasm builds (tests) keep their own artifacts.
-    cargo_with_env(
-        &[("RUSTFLAGS", "-Clink-args=--emit-relocs")],
+    cargo_wasm_with_rustflags(
+        &["-Clink-args=--emit-relocs"],
         &[
             "build",
             "--profile",
@@ -97,17 +97,41 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
                 .arg(module),
         )?;
     }
+    // A chunk links to its own build's main module: name it by its content, so a page opened
+    // before a rebuild never fetches a newer chunk (it gets a 404 and says so) and a browser
+    // cache never mixes two builds.
+    let link = pkg.join("__wasm_split.js");
+    let mut loader = std::fs::read_to_string(&link).context("read __wasm_split.js")?;
+    let mut chunks = Vec::new();
+    for chunk in &split.split_modules {
+        let name = chunk
+            .file_name()
+            .and_then(|n| n.to_str())
+            .context("a chunk without a file name")?;
+        let stem = name.strip_suffix(".wasm").unwrap_or(name);
+        let bytes = std::fs::read(chunk).with_context(|| format!("read {}", chunk.display()))?;
+        let hashed = format!("{stem}.{:016x}.wasm", fnv1a(&bytes));
+        let quoted = format!("\"./{name}\"");
+        anyhow::ensure!(
+            loader.matches(&quoted).count() == 1,
+            "__wasm_split.js does not name {name} exactly once"
+        );
+        loader = loader.replace(&quoted, &format!("\"./{hashed}\""));
+        let renamed = pkg.join(&hashed);
+        std::fs::rename(chunk, &renamed).with_context(|| format!("rename {name}"))?;
+        chunks.push(renamed);
+    }
+    std::fs::write(&link, loader).context("write __wasm_split.js")?;
     std::fs::copy(root.join("index.html"), dist.join("index.html")).context("copy index.html")?;
     copy_dir(&root.join("style"), &dist.join("style"))?;
     // The protocol walkthrough with live demos, served at /docs/.
     copy_dir(&root.join("docs"), &dist.join("docs"))?;
     let js = pkg.join("tether_playground.js");
-    let link = pkg.join("__wasm_split.js");
     let (wasm_raw, wasm_gz) = sizes(&bg)?;
     let (js_raw, js_gz) = sizes(&js)?;
     let (link_raw, link_gz) = sizes(&link)?;
     let (mut chunks_raw, mut chunks_gz) = (0, 0);
-    for chunk in &split.split_modules {
+    for chunk in &chunks {
         let (raw, gz) = sizes(chunk)?;
         chunks_raw += raw;
         chunks_gz += gz;
@@ -121,7 +145,7 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
         kib(js_raw + link_raw),
         kib(js_gz + link_gz),
         kib(wasm_gz + js_gz + link_gz),
-        split.split_modules.len(),
+        chunks.len(),
         kib(chunks_raw),
         kib(chunks_gz),
         kib(link_raw),
@@ -159,7 +183,8 @@ fn without_custom_section(wasm: &[u8], name: &str) -> Option<Vec<u8>> {
         let drop = id == 0 && {
             let mut name_at = at;
             let len = leb128(wasm, &mut name_at)?;
-            wasm.get(name_at..name_at.checked_add(len)?)? == name.as_bytes()
+            let name_end = name_at.checked_add(len).filter(|&e| e <= end)?;
+            &wasm[name_at..name_end] == name.as_bytes()
         };
         if !drop {
             out.extend_from_slice(&wasm[start..end]);
@@ -167,6 +192,13 @@ fn without_custom_section(wasm: &[u8], name: &str) -> Option<Vec<u8>> {
         at = end;
     }
     Some(out)
+}
+
+/// FNV-1a, 64 bits: a content hash for file names (not for security).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Where cargo puts its output: `CARGO_TARGET_DIR` when set (relative to the workspace root,
@@ -237,6 +269,9 @@ mod tests {
             without_custom_section(&module, "other"),
             Some(module.clone())
         );
+        // A custom section whose name runs past its end: refused.
+        let bad = [b"\0asm\x01\0\0\0".to_vec(), vec![0, 1, 4], b"name".to_vec()].concat();
+        assert_eq!(without_custom_section(&bad, "name"), None);
         // Not wasm, or cut short: refused.
         assert_eq!(without_custom_section(b"not wasm", "name"), None);
         assert_eq!(
