@@ -267,6 +267,7 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
         // reusing a heuristically fresh copy. The playground is several files that must come
         // from one build — its JS glue, its main wasm and the agent view's wasm chunk, which
         // links to the main module's internals — and a mix of two builds would fail to start.
+        // (A page opened before a rebuild asks for its own chunk by content hash: `xtask dist`.)
         api.fallback_service(SetResponseHeader::overriding(
             ServeDir::new(static_dir),
             axum::http::header::CACHE_CONTROL,
