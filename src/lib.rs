@@ -223,6 +223,12 @@ pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
     }
     let view = RwSignal::new(if autorun { View::Agent } else { View::Chat });
     let tab = move |which: View, label: &'static str, test_id: &'static str| {
+        // Pointing at or focusing the Agent tab starts fetching its module.
+        let preload = move || {
+            if which == View::Agent {
+                (agent.preload)()
+            }
+        };
         view! {
             <button
                 type="button"
@@ -231,16 +237,8 @@ pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
                 data-testid=test_id
                 aria-selected=move || (view.get() == which).to_string()
                 on:click=move |_| view.set(which)
-                on:pointerenter=move |_| {
-                    if which == View::Agent {
-                        (agent.preload)()
-                    }
-                }
-                on:focus=move |_| {
-                    if which == View::Agent {
-                        (agent.preload)()
-                    }
-                }
+                on:pointerenter=move |_| preload()
+                on:focus=move |_| preload()
             >
                 {label}
             </button>

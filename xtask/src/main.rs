@@ -117,15 +117,18 @@ fn step(message: &str) {
 
 /// Runs cargo (the one that runs us) with `args`, failing on a non-zero exit.
 fn cargo(args: &[&str]) -> Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    check(Command::new(cargo).args(args))
+    check(cargo_command().args(args))
+}
+
+/// The cargo that runs this xtask (`CARGO`), else the one on `PATH`.
+fn cargo_command() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
 /// Runs cargo for the wasm32 target with `flags` added to the rustflags the build would use
 /// otherwise (see [`rustflags_with`]).
 fn cargo_wasm_with_rustflags(flags: &[&str], args: &[&str]) -> Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = cargo_command();
     let set = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     match rustflags_with(set("CARGO_ENCODED_RUSTFLAGS"), set("RUSTFLAGS"), flags) {
         Rustflags::Env(name, value) => command.env(name, value),
