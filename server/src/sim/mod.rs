@@ -10,6 +10,7 @@
 //! injected failures) draws from an RNG seeded by the server's seed and the conversation, so a
 //! run with the same `--seed` replays exactly, whatever the interleaving of connections.
 
+pub mod clock;
 pub mod config;
 pub mod echo;
 pub mod failure;
@@ -31,6 +32,7 @@ use rand::rngs::StdRng;
 use tether_protocol::{ApiError, Item, ResponseCreate, Role};
 use tokio::time::Instant;
 
+pub use clock::Clock;
 pub use failure::{FailureKind, FailureRates};
 pub use latency::{Profile, ProfileSlot, QueueFull};
 pub use scenario::{Scenario, ScenarioSet};
@@ -279,6 +281,8 @@ pub struct SimulatorConfig {
     pub scenarios: ScenarioSet,
     /// Other model ids served by a profile (configuration file).
     pub aliases: config::Aliases,
+    /// The timer that paces tokens: [`Clock::Precise`] in the server.
+    pub clock: Clock,
 }
 
 /// The inference simulator: latency profiles by model, generators, failure injection.
@@ -290,6 +294,7 @@ pub struct Simulator {
     failures: RwLock<FailureRates>,
     scenarios: ScenarioSet,
     aliases: config::Aliases,
+    clock: Clock,
     /// Serialises [`Simulator::reconfigure`].
     reconfiguring: Mutex<()>,
 }
@@ -305,6 +310,7 @@ impl Simulator {
             failures: RwLock::new(FailureRates::default()),
             scenarios: config.scenarios,
             aliases: config.aliases,
+            clock: config.clock,
             reconfiguring: Mutex::new(()),
         }
     }
@@ -433,6 +439,7 @@ impl Model for Simulator {
             uncached_tokens: context.input_tokens.saturating_sub(context.cached_tokens),
             rng,
             state: RunState::Waiting,
+            clock: self.clock,
             metrics: series.clone(),
             arrived: Instant::now(),
             last_token: None,
@@ -576,15 +583,22 @@ impl Events {
     }
 }
 
+/// The shortest time between two deltas of one stream: above 1,000 tokens/s, the tokens due
+/// within it share a delta, so a 4,000 tokens/s stream is 1,000 frames a second of about four
+/// tokens, each token at most this late.
+const MIN_DELTA_INTERVAL: Duration = Duration::from_millis(1);
+
 /// Where a paced run is.
 enum RunState {
     /// Not admitted yet.
     Waiting,
-    /// Decoding: the first token is due at `first_due`, the next one at `next_due`.
+    /// Decoding: the first token is due at `first_due`, the next one at `next_due`; the last
+    /// delta was due at `last_delta`.
     Decoding {
         _slot: latency::Slot,
         first_due: Instant,
         next_due: Instant,
+        last_delta: Option<Instant>,
     },
     Done,
 }
@@ -597,6 +611,7 @@ struct Run {
     uncached_tokens: u64,
     rng: StdRng,
     state: RunState,
+    clock: Clock,
     metrics: Arc<metrics::ModelMetrics>,
     arrived: Instant,
     last_token: Option<Instant>,
@@ -633,6 +648,7 @@ impl Run {
                             _slot: slot,
                             first_due,
                             next_due: first_due,
+                            last_delta: None,
                         };
                         Some(ModelEvent::Started {
                             queue_time: started - queued_at,
@@ -652,6 +668,7 @@ impl Run {
             RunState::Decoding {
                 first_due,
                 next_due,
+                last_delta,
                 ..
             } => {
                 let Some(event) = self.events.pop_front() else {
@@ -680,11 +697,20 @@ impl Run {
                             .profile
                             .interval(self.scheduler.running(), &mut self.rng);
                     }
-                    // A token already due (the timer's millisecond tick, or a slow reader) goes
-                    // at once, without a timer (whose deadline would round up to the next tick).
-                    if *next_due > Instant::now() {
-                        tokio::time::sleep_until(*next_due).await;
-                    }
+                    // A stream sends at most one delta per `MIN_DELTA_INTERVAL`: above 1,000
+                    // tokens/s the tokens due within it share a delta (below that rate this
+                    // changes nothing). A token already due (a slow reader) goes at once.
+                    let send_at = match *last_delta {
+                        Some(last)
+                            if self.profile.tokens_per_second.is_some()
+                                && last + MIN_DELTA_INTERVAL > *next_due =>
+                        {
+                            last + MIN_DELTA_INTERVAL
+                        }
+                        _ => *next_due,
+                    };
+                    self.clock.sleep_until(send_at).await;
+                    *last_delta = Some(send_at);
                     *next_due += self
                         .profile
                         .interval(self.scheduler.running(), &mut self.rng);
@@ -692,7 +718,7 @@ impl Run {
                         Self::record_token(&self.metrics, &mut self.last_token, self.arrived);
                     }
                     // Single tokens of the same item already due by now join this delta: at
-                    // thousands of tokens a second several fall due per timer tick, and one
+                    // thousands of tokens a second several fall due per delta interval, and one
                     // frame for them keeps the connection and the client at the model's pace.
                     // Each token still draws its own interval, so a seed replays the same way.
                     while self.profile.tokens_per_second.is_some()
@@ -708,10 +734,8 @@ impl Run {
                             .interval(self.scheduler.running(), &mut self.rng);
                         Self::record_token(&self.metrics, &mut self.last_token, self.arrived);
                     }
-                } else if *first_due > Instant::now() {
-                    // (Only when it is ahead: tokio rounds a deadline up to its next millisecond
-                    // tick, so even a deadline already past would cost up to a millisecond.)
-                    tokio::time::sleep_until(*first_due).await;
+                } else {
+                    self.clock.sleep_until(*first_due).await;
                 }
                 Some(event)
             }

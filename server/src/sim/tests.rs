@@ -12,6 +12,7 @@ fn simulator(tokens_per_second: f64) -> Simulator {
         tokens_per_second,
         scenarios: ScenarioSet::builtin(),
         aliases: config::Aliases::new(),
+        clock: Clock::Runtime,
     })
 }
 
@@ -67,6 +68,28 @@ async fn default_profile_paces_tokens_exactly_at_the_configured_rate() {
     // The last of n tokens is due (n - 1) intervals after the first, which is immediate.
     let expected = Duration::from_millis(10) * (token_count(&events) as u32 - 1);
     assert_eq!(start.elapsed(), expected);
+}
+
+#[tokio::test(start_paused = true)]
+async fn above_a_thousand_tokens_a_second_a_stream_sends_one_delta_per_millisecond() {
+    let model = simulator(4_000.0);
+    let context = Context::new(with_metadata(
+        request("tether-sim", "hi"),
+        &[("sim_output_tokens", "40"), ("sim_tool_calls", "0")],
+    ));
+    let deltas: Vec<_> = timed(model.generate(&context))
+        .await
+        .into_iter()
+        .filter(|(_, event)| matches!(event, ModelEvent::TextDelta(_)))
+        .map(|(at, event)| (at, event.tokens()))
+        .collect();
+    // Token i is due at i / 4,000 s. The first goes alone; each later delta carries the tokens
+    // that fell due in the millisecond since the one before, so none is more than 1 ms late.
+    let tokens: Vec<_> = deltas.iter().map(|(_, tokens)| *tokens).collect();
+    assert_eq!(tokens, [1, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3]);
+    let times: Vec<_> = deltas.iter().map(|(at, _)| *at).collect();
+    let every_millisecond: Vec<_> = (0..11).map(Duration::from_millis).collect();
+    assert_eq!(times, every_millisecond);
 }
 
 #[tokio::test(start_paused = true)]

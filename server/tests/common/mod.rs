@@ -28,6 +28,7 @@ pub fn config(data_dir: &str) -> Config {
         sim_config: None,
         admin_key: None,
         token_cache_tokens: 0,
+        sim_clock: tether_server::sim::Clock::Precise,
     }
 }
 
