@@ -211,14 +211,14 @@ mod tests {
             let now = Instant::now();
             assert!(now >= deadline, "woke {:?} early", deadline - now);
             // Late by at most the grid's step plus scheduling: loose, so a busy machine passes.
-            assert!(now - deadline < Duration::from_millis(50));
+            assert!(now - deadline < Duration::from_millis(250));
         }
         // A deadline already past does not wait.
         let start = Instant::now();
         Clock::Precise
             .sleep_until(start - Duration::from_millis(1))
             .await;
-        assert!(start.elapsed() < Duration::from_millis(50));
+        assert!(start.elapsed() < Duration::from_millis(250));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -444,10 +444,15 @@ impl Model for Simulator {
             arrived: Instant::now(),
             last_token: None,
         };
-        Box::pin(futures_util::stream::unfold(run, |mut run| async move {
-            let event = run.next().await?;
-            Some((event, run))
-        }))
+        // Boxed: the state moves in and out of the step's future at every event, and `Run`
+        // (its RNG, its queue) is several hundred bytes; a box moves as a pointer.
+        Box::pin(futures_util::stream::unfold(
+            Box::new(run),
+            |mut run| async move {
+                let event = run.next().await?;
+                Some((event, run))
+            },
+        ))
     }
 
     fn model_ids(&self) -> Vec<String> {
