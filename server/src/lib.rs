@@ -96,9 +96,9 @@ pub struct Config {
     /// any earlier request rendered are not tokenized again); 0, the default, turns it off.
     #[arg(long, env = "TETHER_TOKEN_CACHE_TOKENS", default_value_t = 0)]
     pub token_cache_tokens: usize,
-    /// Timer that paces the simulator's tokens: `precise` (a clock thread wakes each stream
-    /// within 0.25 ms of a token's due time) or `runtime` (tokio's millisecond timer: no extra
-    /// thread, but tokens leave up to 1–2 ms late, bunched on the millisecond ticks).
+    /// Timer that paces the simulator's tokens: `precise` (due times rounded up to 0.25 ms, a
+    /// clock thread wakes the streams) or `runtime` (tokio's millisecond timer: no extra thread,
+    /// but tokens leave up to 1–2 ms late, bunched on the millisecond ticks).
     #[arg(long, env = "TETHER_SIM_CLOCK", value_enum, default_value = "precise")]
     pub sim_clock: sim::Clock,
 }

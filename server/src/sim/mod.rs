@@ -588,10 +588,26 @@ impl Events {
     }
 }
 
-/// The shortest time between two deltas of one stream: above 1,000 tokens/s, the tokens due
+/// The shortest time between two deltas of a stream faster than 1,000 tokens/s: the tokens due
 /// within it share a delta, so a 4,000 tokens/s stream is 1,000 frames a second of about four
 /// tokens, each token at most this late.
 const MIN_DELTA_INTERVAL: Duration = Duration::from_millis(1);
+
+/// When the delta whose (last) token is due at `next_due` goes out, the previous delta having
+/// been due at `last_delta`: at `next_due`, except that a profile faster than one token per
+/// [`MIN_DELTA_INTERVAL`] waits out that interval (its tokens due meanwhile join the delta). A
+/// profile at or below that rate — `spark`'s jitter included — keeps every token's own time.
+fn delta_due(
+    next_due: Instant,
+    last_delta: Option<Instant>,
+    tokens_per_second: Option<f64>,
+) -> Instant {
+    let fast = tokens_per_second.is_some_and(|rate| rate * MIN_DELTA_INTERVAL.as_secs_f64() > 1.0);
+    match last_delta {
+        Some(last) if fast => next_due.max(last + MIN_DELTA_INTERVAL),
+        _ => next_due,
+    }
+}
 
 /// Where a paced run is.
 enum RunState {
@@ -702,18 +718,7 @@ impl Run {
                             .profile
                             .interval(self.scheduler.running(), &mut self.rng);
                     }
-                    // A stream sends at most one delta per `MIN_DELTA_INTERVAL`: above 1,000
-                    // tokens/s the tokens due within it share a delta (below that rate this
-                    // changes nothing). A token already due (a slow reader) goes at once.
-                    let send_at = match *last_delta {
-                        Some(last)
-                            if self.profile.tokens_per_second.is_some()
-                                && last + MIN_DELTA_INTERVAL > *next_due =>
-                        {
-                            last + MIN_DELTA_INTERVAL
-                        }
-                        _ => *next_due,
-                    };
+                    let send_at = delta_due(*next_due, *last_delta, self.profile.tokens_per_second);
                     self.clock.sleep_until(send_at).await;
                     *last_delta = Some(send_at);
                     *next_due += self

@@ -85,11 +85,63 @@ async fn above_a_thousand_tokens_a_second_a_stream_sends_one_delta_per_milliseco
         .collect();
     // Token i is due at i / 4,000 s. The first goes alone; each later delta carries the tokens
     // that fell due in the millisecond since the one before, so none is more than 1 ms late.
+    // (On tokio's timer, which paused time needs, the millisecond tick alone groups them so;
+    // the precise clock's own test is below.)
     let tokens: Vec<_> = deltas.iter().map(|(_, tokens)| *tokens).collect();
     assert_eq!(tokens, [1, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3]);
     let times: Vec<_> = deltas.iter().map(|(at, _)| *at).collect();
     let every_millisecond: Vec<_> = (0..11).map(Duration::from_millis).collect();
     assert_eq!(times, every_millisecond);
+}
+
+#[test]
+fn only_a_stream_faster_than_a_token_a_millisecond_waits_for_its_delta() {
+    let start = Instant::now();
+    let ms = Duration::from_millis;
+    let us = Duration::from_micros;
+    // 4,000 tokens/s: the token due 0.25 ms after the last delta waits for the millisecond.
+    assert_eq!(
+        delta_due(start + us(250), Some(start), Some(4_000.0)),
+        start + ms(1)
+    );
+    // ... but one due later than that goes at its own time.
+    assert_eq!(
+        delta_due(start + us(1_250), Some(start), Some(4_000.0)),
+        start + us(1_250)
+    );
+    // The first delta never waits.
+    assert_eq!(delta_due(start, None, Some(4_000.0)), start);
+    // 1,000 tokens/s with jitter (`spark`): an interval under 1 ms keeps its own time.
+    assert_eq!(
+        delta_due(start + us(800), Some(start), Some(1_000.0)),
+        start + us(800)
+    );
+    // `instant` (no rate): nothing waits.
+    assert_eq!(delta_due(start, Some(start), None), start);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_the_precise_clock_a_fast_stream_sends_a_delta_per_millisecond_not_per_token() {
+    let model = Simulator::new(SimulatorConfig {
+        seed: 42,
+        tokens_per_second: 4_000.0,
+        scenarios: ScenarioSet::builtin(),
+        aliases: config::Aliases::new(),
+        clock: Clock::Precise,
+    });
+    let context = Context::new(with_metadata(
+        request("tether-sim", "hi"),
+        &[("sim_output_tokens", "80"), ("sim_tool_calls", "0")],
+    ));
+    let deltas: Vec<_> = model
+        .generate(&context)
+        .filter(|event| std::future::ready(matches!(event, ModelEvent::TextDelta(_))))
+        .collect()
+        .await;
+    assert_eq!(deltas.iter().map(ModelEvent::tokens).sum::<usize>(), 80);
+    // 80 tokens over 20 ms: about 21 deltas (fewer on a busy machine, whose late wake-ups
+    // gather more tokens each); one per token, on the 250 µs grid, would be 80.
+    assert!(deltas.len() <= 30, "{} deltas for 80 tokens", deltas.len());
 }
 
 #[tokio::test(start_paused = true)]
