@@ -6,13 +6,18 @@ use futures_util::StreamExt;
 use serde_json::json;
 use tether_protocol::Tool;
 
+/// On tokio's timer, which follows paused time.
 fn simulator(tokens_per_second: f64) -> Simulator {
+    simulator_on(tokens_per_second, Clock::Runtime)
+}
+
+fn simulator_on(tokens_per_second: f64, clock: Clock) -> Simulator {
     Simulator::new(SimulatorConfig {
         seed: 42,
         tokens_per_second,
         scenarios: ScenarioSet::builtin(),
         aliases: config::Aliases::new(),
-        clock: Clock::Runtime,
+        clock,
     })
 }
 
@@ -122,13 +127,7 @@ fn only_a_stream_faster_than_a_token_a_millisecond_waits_for_its_delta() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_the_precise_clock_a_fast_stream_sends_a_delta_per_millisecond_not_per_token() {
-    let model = Simulator::new(SimulatorConfig {
-        seed: 42,
-        tokens_per_second: 4_000.0,
-        scenarios: ScenarioSet::builtin(),
-        aliases: config::Aliases::new(),
-        clock: Clock::Precise,
-    });
+    let model = simulator_on(4_000.0, Clock::Precise);
     let context = Context::new(with_metadata(
         request("tether-sim", "hi"),
         &[("sim_output_tokens", "80"), ("sim_tool_calls", "0")],
