@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Runs the official-SDK conformance suites (openai-python, openai-node) against a real
-# tether-server. Needs TETHER_SERVER_BIN (path to the built binary).
+# Runs the conformance suites of the official clients (openai-python, openai-node, the Codex CLI)
+# against a real tether-server. Needs TETHER_SERVER_BIN (path to the built binary).
 #
 #   TETHER_SERVER_BIN=target/debug/tether-server bash tests/conformance/run.sh [pytest args...]
 #
 # Creates/updates the venv at .venv idempotently: it reinstalls only when
 # tests/conformance/requirements.txt changed (a stamp in the venv holds its hash). Installs the
-# root package.json's node packages only when `openai` or `ws` is missing. Both suites always run;
-# the exit code is non-zero if either failed.
+# root package.json's node packages only when `openai` or `ws` is missing, and the Codex CLI
+# (tests/conformance/codex/package-lock.json) only when its lock file changed. Both runners
+# (pytest, then node --test for openai-node and the Codex CLI) always run; the exit code is
+# non-zero if either failed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -43,6 +45,18 @@ if [[ ! -f node_modules/openai/package.json || ! -f node_modules/ws/package.json
   npm ci --no-audit --no-fund
 fi
 
+# The Codex CLI (a 400 MB package with its binary) has a package.json of its own, so that the
+# playground's setup does not fetch it; a stamp holds the hash of the lock file it came from.
+CODEX_DIR="tests/conformance/codex"
+CODEX_STAMP="$CODEX_DIR/node_modules/.tether-package-lock.sha256"
+want="$(sha256sum "$CODEX_DIR/package-lock.json" | cut -d' ' -f1)"
+have="$(cat "$CODEX_STAMP" 2>/dev/null || true)"
+if [[ ! -x "$CODEX_DIR/node_modules/.bin/codex" || "$want" != "$have" ]]; then
+  echo "run.sh: installing the Codex CLI from $CODEX_DIR/package-lock.json"
+  npm ci --prefix "$CODEX_DIR" --no-audit --no-fund
+  echo "$want" >"$CODEX_STAMP"
+fi
+
 status=0
 
 echo "== openai-python conformance"
@@ -57,7 +71,7 @@ elif [[ $py -ne 0 ]]; then
   status=1
 fi
 
-echo "== openai-node conformance"
+echo "== openai-node and Codex CLI conformance"
 if ! node --test --test-timeout=120000 tests/conformance/; then
   status=1
 fi

@@ -85,7 +85,7 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
     results.push((e2e, e2e_result));
 
     // The official SDKs against the same server build; run.sh keeps the venv current.
-    let conformance_name = "conformance (openai-python, openai-node)";
+    let conformance_name = "conformance (openai-python, openai-node, Codex CLI)";
     let conformance_result = if server_built.is_ok() {
         let mut command = Command::new("bash");
         command

@@ -1,0 +1,159 @@
+// The Codex CLI, unmodified (`@openai/codex`, pinned in tests/conformance/codex/package.json),
+// against a real tether-server: `codex exec` plays the `codex-smoke` scenario
+// (tests/conformance/codex/scenarios/), whose model runs two commands through Codex's own shell
+// tool, each built on the last one's output, then answers. Codex really runs them, in a
+// temporary work directory, and the files they write are checked. Which transport Codex used is
+// checked server-side through /metrics, as shared/PROTOCOL.md §7 asks: Codex falls back to HTTP
+// silently, so its success alone proves nothing about WebSocket mode.
+// Needs TETHER_SERVER_BIN; run through tests/conformance/run.sh, which installs the CLI.
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startServer } from "../e2e/server.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const CODEX = join(HERE, "codex", "node_modules", ".bin", "codex");
+const SCENARIOS = join(HERE, "codex", "scenarios");
+/** A whole `codex exec` run; it takes about a second here. */
+const RUN_TIMEOUT_MS = 60_000;
+const ANSWER = "Done: proof.txt and upper.txt are written.";
+
+const cleanups = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A tether-server with the Codex scenarios, stopped after the file's tests. */
+async function server(extraArgs = []) {
+  // startServer passes --static-dir $TETHER_DIST; these tests need no static files.
+  process.env.TETHER_DIST ||= "/nonexistent";
+  const started = await startServer([
+    "--tokens-per-second",
+    "100000",
+    "--scenario-dir",
+    SCENARIOS,
+    ...extraArgs,
+  ]);
+  cleanups.push(() => started.stop());
+  return started;
+}
+
+/**
+ * Runs `codex exec PROMPT` against `url` in a fresh work directory, with a fresh CODEX_HOME
+ * whose config.toml names Tether as the model provider. Resolves to the exit code, the output,
+ * the last message and the work directory; rejects if Codex has not finished in time.
+ */
+function codexExec(url, prompt) {
+  assert.ok(existsSync(CODEX), `${CODEX} is missing: run tests/conformance/run.sh (it installs the Codex CLI)`);
+  const home = tempDir("tether-codex-home-");
+  const work = tempDir("tether-codex-work-");
+  // What a user writes to point Codex at Tether: a Responses provider that supports WebSockets.
+  writeFileSync(
+    join(home, "config.toml"),
+    [
+      'model = "codex-smoke"',
+      'model_provider = "tether"',
+      "",
+      "[model_providers.tether]",
+      'name = "Tether"',
+      `base_url = "${url}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "TETHER_CODEX_KEY"',
+      "supports_websockets = true",
+      "",
+    ].join("\n"),
+  );
+  const lastMessage = join(home, "last-message.txt");
+  const args = ["exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", "-o", lastMessage, prompt];
+  return new Promise((resolve, reject) => {
+    const child = spawn(CODEX, args, {
+      cwd: work,
+      env: { ...hermeticEnv(), CODEX_HOME: home, TETHER_CODEX_KEY: "test" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`codex exec did not finish within ${RUN_TIMEOUT_MS} ms; its output:\n${output}`));
+    }, RUN_TIMEOUT_MS);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const last = existsSync(lastMessage) ? readFileSync(lastMessage, "utf8") : null;
+      resolve({ code, output, last, work });
+    });
+  });
+}
+
+/** This process's environment without the variables that would steer Codex elsewhere. */
+function hermeticEnv() {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(CODEX_|OPENAI_|RUST_LOG$)/.test(name)),
+  );
+}
+
+/** The value of every sample in /metrics, by its name and labels as printed. */
+async function metrics(url) {
+  const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+  assert.equal(response.status, 200, "GET /metrics");
+  const samples = new Map();
+  for (const line of (await response.text()).split("\n")) {
+    const match = line.match(/^([^#\s]\S*) (\S+)$/);
+    if (match) samples.set(match[1], Number(match[2]));
+  }
+  return (name) => {
+    assert.ok(samples.has(name), `/metrics has no ${name}`);
+    return samples.get(name);
+  };
+}
+
+/** The scenario ran to its answer and both commands really ran in the work directory. */
+function assertToolLoopRan({ code, output, last, work }) {
+  assert.equal(code, 0, `codex exec failed; its output:\n${output}`);
+  assert.equal(last?.trim(), ANSWER, `the last message; codex's output:\n${output}`);
+  assert.equal(readFileSync(join(work, "proof.txt"), "utf8"), "tether\n");
+  assert.equal(readFileSync(join(work, "upper.txt"), "utf8"), "TETHER\n");
+}
+
+test("Codex CLI over WebSocket mode: one connection, a prewarm, then every turn a continuation from the connection cache", async () => {
+  const { url } = await server();
+  const run = await codexExec(url, "Write proof.txt, then its upper-case copy.");
+  assertToolLoopRan(run);
+  const metric = await metrics(url);
+  assert.equal(metric("tether_ws_connections_total"), 1, "one WebSocket for the whole session");
+  assert.equal(metric('tether_responses_total{transport="http"}'), 0, "no HTTP fallback");
+  assert.equal(metric('tether_responses_total{transport="sse"}'), 0, "no HTTP fallback");
+  // The `generate: false` prewarm, then the three model turns (two tool calls, the answer).
+  assert.equal(metric('tether_responses_total{transport="ws"}'), 4);
+  // Each turn sent only its new items after previous_response_id, found in the connection's
+  // cache (the first one continues the prewarm).
+  assert.equal(metric('tether_cache_lookups_total{result="hit"}'), 3);
+  assert.equal(metric('tether_cache_lookups_total{result="store"}'), 0);
+  assert.equal(metric('tether_cache_lookups_total{result="miss"}'), 0);
+});
+
+test("Codex CLI falls back to HTTP when the server refuses the upgrade (426), and the same loop runs", async () => {
+  const { url } = await server(["--no-websocket"]);
+  const run = await codexExec(url, "Write proof.txt, then its upper-case copy.");
+  assertToolLoopRan(run);
+  const metric = await metrics(url);
+  assert.equal(metric("tether_ws_connections_total"), 0);
+  // Streaming POSTs, each with the whole conversation (Codex sends store: false).
+  assert.equal(metric('tether_responses_total{transport="sse"}'), 3);
+  assert.equal(metric('tether_responses_total{transport="ws"}'), 0);
+});
