@@ -12,7 +12,8 @@
 //! `response.output_text.delta` and counts its tokens (o200k; a stream sends at most one delta
 //! per millisecond, so at 4,000 tokens/s a delta carries about four, each of them arriving with
 //! it). Reported per run: the client-measured rate (tokens after the first / time from first to
-//! last), the p99 of |gap − 1/rate| over all inter-token gaps, and the mean TTFT; the thresholds
+//! last), the p99 of |gap − 1/rate| over all inter-token gaps, and the mean TTFT (with the mean
+//! time to `response.created`, the server's work before the model starts); the thresholds
 //! are ±5 % rate, ≤ 2 ms p99 inter-token error, ±10 % TTFT.
 //!
 //! Each rate runs twice: with all 100 requests sent in the same instant (the worst case for
@@ -42,6 +43,9 @@ const TTFT: Duration = Duration::from_millis(50);
 
 struct Measured {
     ttft: Duration,
+    /// From the send to `response.created`: the server's work before the model starts (the
+    /// simulator's TTFT begins when the request is admitted, just after it sends that event).
+    to_created: Duration,
     /// Delta frames received.
     frames: usize,
     /// The arrival of every token.
@@ -67,11 +71,14 @@ async fn one_stream(
     let sent = Instant::now();
     client.send(&request.to_string()).await;
     let mut frames = Vec::with_capacity(tokens);
+    let mut created = None;
     // The event type is the frame's first field: a prefix test keeps the client's cost per
     // frame small while streaming, so the numbers measure the server; frames are parsed after.
     while let Some(Ok(Message::Text(text))) = client.socket.next().await {
         if text.starts_with(r#"{"type":"response.output_text.delta""#) {
             frames.push((Instant::now(), text));
+        } else if text.starts_with(r#"{"type":"response.created""#) {
+            created = Some(Instant::now());
         } else if text.starts_with(r#"{"type":"response.completed""#) {
             break;
         } else if text.starts_with(r#"{"type":"response.failed""#)
@@ -80,19 +87,31 @@ async fn one_stream(
             panic!("{text}");
         }
     }
-    Received { sent, frames }
+    Received {
+        sent,
+        created: created.expect("no response.created"),
+        frames,
+    }
 }
 
 /// What one client received: parsed only once every stream is over, so no client's parsing
 /// delays another stream's last tokens.
 struct Received {
     sent: Instant,
+    created: Instant,
     frames: Vec<(Instant, tokio_tungstenite::tungstenite::Utf8Bytes)>,
 }
 
 /// A delta holds the tokens that fell due in the same timer tick: each of its tokens arrived
 /// with it.
-fn measure(Received { sent, frames }: Received, tokens: usize) -> Measured {
+fn measure(
+    Received {
+        sent,
+        created,
+        frames,
+    }: Received,
+    tokens: usize,
+) -> Measured {
     let mut arrivals = Vec::with_capacity(tokens);
     for (at, frame) in &frames {
         let event: serde_json::Value = serde_json::from_str(frame).unwrap();
@@ -104,6 +123,7 @@ fn measure(Received { sent, frames }: Received, tokens: usize) -> Measured {
     }
     Measured {
         ttft: arrivals[0] - sent,
+        to_created: created - sent,
         frames: frames.len(),
         arrivals,
     }
@@ -149,6 +169,7 @@ async fn bench(
     let mut rates = Vec::new();
     let mut errors = Vec::new();
     let mut ttfts = Vec::new();
+    let mut to_created = Vec::new();
     let frames: usize = runs.iter().map(|run| run.frames).sum();
     for run in &runs {
         assert_eq!(run.arrivals.len(), tokens);
@@ -160,12 +181,14 @@ async fn bench(
                 .map(|w| ((w[1] - w[0]).as_secs_f64() - interval).abs()),
         );
         ttfts.push(run.ttft.as_secs_f64());
+        to_created.push(run.to_created.as_secs_f64());
     }
     errors.sort_by(f64::total_cmp);
     rates.sort_by(f64::total_cmp);
     let p99 = errors[errors.len() * 99 / 100];
     let mean_rate = rates.iter().sum::<f64>() / rates.len() as f64;
     let mean_ttft = ttfts.iter().sum::<f64>() / ttfts.len() as f64;
+    let mean_to_created = to_created.iter().sum::<f64>() / to_created.len() as f64;
     let rate_ok = rates.iter().all(|r| (r / rate - 1.0).abs() <= 0.05);
     let itl_ok = p99 <= 0.002;
     let ttft_ok = (mean_ttft / TTFT.as_secs_f64() - 1.0).abs() <= 0.10;
@@ -175,8 +198,8 @@ async fn bench(
     };
     println!(
         "{model}: {} streams × {tokens} tokens at {rate} tok/s, {pattern} — rate mean {mean_rate:.1} \
-         (min {:.1}, max {:.1}) {}; inter-token |error| p99 {:.3} ms {}; TTFT mean {:.1} ms {}; \
-         {:.2} tokens per delta frame",
+         (min {:.1}, max {:.1}) {}; inter-token |error| p99 {:.3} ms {}; TTFT mean {:.1} ms {} \
+         (to response.created {:.1} ms); {:.2} tokens per delta frame",
         *STREAMS,
         rates[0],
         rates[rates.len() - 1],
@@ -185,6 +208,7 @@ async fn bench(
         if itl_ok { "ok" } else { "ABOVE 2 ms" },
         mean_ttft * 1e3,
         if ttft_ok { "ok" } else { "OUT OF ±10%" },
+        mean_to_created * 1e3,
         (*STREAMS * tokens) as f64 / frames as f64,
     );
     rate_ok && itl_ok && ttft_ok
