@@ -76,16 +76,25 @@ function codexExec(url, prompt) {
   const lastMessage = join(home, "last-message.txt");
   const args = ["exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", "-o", lastMessage, prompt];
   return new Promise((resolve, reject) => {
+    // A process group of its own: `codex` is a node launcher that runs the native binary as its
+    // child, and a timeout must stop both (and whatever commands they started).
     const child = spawn(CODEX, args, {
       cwd: work,
       env: { ...hermeticEnv(), CODEX_HOME: home, TETHER_CODEX_KEY: "test" },
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // The group is gone already.
+      }
+      child.stdout.destroy();
+      child.stderr.destroy();
       reject(new Error(`codex exec did not finish within ${RUN_TIMEOUT_MS} ms; its output:\n${output}`));
     }, RUN_TIMEOUT_MS);
     child.on("error", (error) => {
@@ -100,11 +109,13 @@ function codexExec(url, prompt) {
   });
 }
 
-/** This process's environment without the variables that would steer Codex elsewhere. */
+/**
+ * This process's environment without the variables that would steer Codex elsewhere: its own
+ * settings, OpenAI's, and proxies (the server is on 127.0.0.1).
+ */
 function hermeticEnv() {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(CODEX_|OPENAI_|RUST_LOG$)/.test(name)),
-  );
+  const steering = /^(CODEX_|OPENAI_|RUST_LOG$|(HTTPS?|ALL|NO)_PROXY$)/i;
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !steering.test(name)));
 }
 
 /** The value of every sample in /metrics, by its name and labels as printed. */

@@ -2,11 +2,11 @@
 //! a summary. Exits non-zero if any suite failed.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
@@ -90,7 +90,9 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
         let mut command = Command::new("bash");
         command
             .arg("tests/conformance/run.sh")
-            .env("TETHER_SERVER_BIN", root.join("target/debug/tether-server"));
+            .env("TETHER_SERVER_BIN", root.join("target/debug/tether-server"))
+            // Its output goes through a pipe: keep pytest's lines coming as they are written.
+            .env("PYTHONUNBUFFERED", "1");
         run_suite(&mut Suite {
             name: conformance_name,
             command,
@@ -156,7 +158,7 @@ impl Outcome {
 fn run_suite(suite: &mut Suite) -> Outcome {
     step(&format!("suite: {}", suite.name));
     let started = Instant::now();
-    let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_LINES)));
+    let tail = Tail::default();
     let passed = match suite
         .command
         .stdout(Stdio::piped())
@@ -164,30 +166,46 @@ fn run_suite(suite: &mut Suite) -> Outcome {
         .spawn()
     {
         Ok(mut child) => {
-            let copiers = [
+            let copiers: Vec<_> = [
                 child
                     .stdout
                     .take()
-                    .map(|out| copy_lines(out, std::io::stdout(), &tail)),
+                    .map(|out| copy(out, std::io::stdout(), &tail)),
                 child
                     .stderr
                     .take()
-                    .map(|err| copy_lines(err, std::io::stderr(), &tail)),
-            ];
+                    .map(|err| copy(err, std::io::stderr(), &tail)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
             let status = child.wait();
-            for copier in copiers.into_iter().flatten() {
-                let _ = copier.join();
+            // The pipes close when the suite exits, unless a process it started and left
+            // running (a server a killed test never stopped) still holds them: then the rest of
+            // its output is passed through as it comes, but the suite is over.
+            let deadline = Instant::now() + COPY_GRACE;
+            while copiers.iter().any(|copier| !copier.is_finished()) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if copiers.iter().any(|copier| !copier.is_finished()) {
+                tail.note(format!(
+                    "xtask: a process {} started still holds its output open; going on without it",
+                    suite.name
+                ));
             }
             match status {
                 Ok(status) => status.success(),
                 Err(error) => {
-                    eprintln!("xtask: waiting for {:?} failed: {error}", suite.command);
+                    tail.note(format!(
+                        "xtask: waiting for {:?} failed: {error}",
+                        suite.command
+                    ));
                     false
                 }
             }
         }
         Err(error) => {
-            eprintln!("xtask: cannot run {:?}: {error}", suite.command);
+            tail.note(format!("xtask: cannot run {:?}: {error}", suite.command));
             false
         }
     };
@@ -197,38 +215,156 @@ fn run_suite(suite: &mut Suite) -> Outcome {
         started.elapsed().as_secs_f64(),
         suite.name
     ));
-    let tail = std::mem::take(&mut *tail.lock().unwrap_or_else(|p| p.into_inner()));
     Outcome {
         passed,
-        tail: tail.into(),
+        tail: tail.take(),
     }
 }
 
-/// Copies `from` to `to` line by line on a thread of its own, keeping the last lines in `tail`.
-fn copy_lines(
-    from: impl Read + Send + 'static,
+/// How long to wait, once a suite has exited, for the rest of its output.
+const COPY_GRACE: Duration = Duration::from_secs(5);
+
+/// The longest line kept whole in a tail; the rest of a longer one is cut.
+const TAIL_LINE_BYTES: usize = 4096;
+
+/// The last [`TAIL_LINES`] lines of a suite's output, shared by the threads that copy it.
+#[derive(Clone, Default)]
+struct Tail(Arc<Mutex<VecDeque<String>>>);
+
+impl Tail {
+    fn push(&self, line: String) {
+        let mut lines = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if lines.len() == TAIL_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    /// A line of xtask's own: printed now, and kept with the suite's output.
+    fn note(&self, line: String) {
+        eprintln!("{line}");
+        self.push(line);
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner())).into()
+    }
+}
+
+/// Copies `from` to `to` on a thread of its own, each read as soon as it arrives (a partial
+/// line too), and keeps the lines in `tail`.
+fn copy(
+    mut from: impl Read + Send + 'static,
     mut to: impl Write + Send + 'static,
-    tail: &Arc<Mutex<VecDeque<String>>>,
+    tail: &Tail,
 ) -> std::thread::JoinHandle<()> {
-    let tail = Arc::clone(tail);
+    let tail = tail.clone();
     std::thread::spawn(move || {
-        let mut from = BufReader::new(from);
+        let mut buffer = [0u8; 8192];
         let mut line = Vec::new();
-        loop {
+        let keep = |line: &mut Vec<u8>| {
+            tail.push(String::from_utf8_lossy(line).trim_end().to_string());
             line.clear();
-            match from.read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    // A reader that went away must not stop the suite: keep draining.
-                    let _ = to.write_all(&line).and_then(|()| to.flush());
-                    let text = String::from_utf8_lossy(&line).trim_end().to_string();
-                    let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
-                    if tail.len() == TAIL_LINES {
-                        tail.pop_front();
-                    }
-                    tail.push_back(text);
+        };
+        loop {
+            let read = match from.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(read) => read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            // A reader that went away must not stop the suite: keep draining.
+            let _ = to.write_all(&buffer[..read]).and_then(|()| to.flush());
+            for piece in buffer[..read].split_inclusive(|&byte| byte == b'\n') {
+                let room = TAIL_LINE_BYTES.saturating_sub(line.len());
+                line.extend_from_slice(&piece[..piece.len().min(room)]);
+                if piece.ends_with(b"\n") {
+                    keep(&mut line);
                 }
             }
         }
+        if !line.is_empty() {
+            keep(&mut line);
+        }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer the test can read back.
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn copy_passes_every_byte_through_and_keeps_the_last_lines() {
+        let mut input = Vec::new();
+        for i in 0..100 {
+            input.extend_from_slice(format!("line {i}\n").as_bytes());
+        }
+        input.extend_from_slice(&[b'x'; 10_000]);
+        input.extend_from_slice(b"\n\xffnot utf-8\nno newline at the end");
+        let sink = Sink::default();
+        let tail = Tail::default();
+        copy(std::io::Cursor::new(input.clone()), sink.clone(), &tail)
+            .join()
+            .unwrap();
+        assert_eq!(*sink.0.lock().unwrap(), input);
+        let lines = tail.take();
+        assert_eq!(lines.len(), TAIL_LINES);
+        assert_eq!(lines[0], "line 23");
+        assert_eq!(lines[76], "line 99");
+        assert_eq!(lines[77], "x".repeat(TAIL_LINE_BYTES));
+        assert_eq!(lines[78], "\u{fffd}not utf-8");
+        assert_eq!(lines[79], "no newline at the end");
+    }
+
+    #[test]
+    fn a_suite_is_over_when_it_exits_even_if_a_process_it_left_holds_its_output() {
+        let mut command = Command::new("bash");
+        // The background sleep keeps stdout open after bash has exited with 3.
+        command.args(["-c", "sleep 8 & echo started; exit 3"]);
+        let started = Instant::now();
+        let outcome = run_suite(&mut Suite {
+            name: "leaky",
+            command,
+        });
+        assert!(
+            started.elapsed() < Duration::from_secs(7),
+            "waited for the leftover process"
+        );
+        assert!(!outcome.passed);
+        assert_eq!(outcome.tail[0], "started");
+        assert!(
+            outcome.tail[1].contains("still holds its output open"),
+            "{:?}",
+            outcome.tail
+        );
+    }
+
+    #[test]
+    fn a_suite_that_cannot_start_says_why_in_its_tail() {
+        let outcome = run_suite(&mut Suite {
+            name: "missing",
+            command: Command::new("/nonexistent/tether-test-program"),
+        });
+        assert!(!outcome.passed);
+        assert!(
+            outcome.tail[0].starts_with("xtask: cannot run"),
+            "{:?}",
+            outcome.tail
+        );
+    }
 }

@@ -79,10 +79,10 @@ pub fn answer(prompt: Option<&str>) -> String {
         None => "nothing".to_string(),
     };
     format!(
-        "You said: {quoted}. This answer comes from Tether's inference simulator: it streams \
-         as response.output_text.delta events cut at token boundaries and paced by the model's \
-         profile. When response.completed arrives, the playground shows the time to first token \
-         and the decoding speed in tokens per second."
+        "You said: {quoted}. This answer comes from Tether's inference simulator. Streamed, it \
+         arrives as response.output_text.delta events cut at token boundaries and paced by the \
+         model's profile; Tether's playground shows its time to first token and its decoding \
+         speed in tokens per second."
     )
 }
 
