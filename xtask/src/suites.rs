@@ -144,11 +144,11 @@ struct Outcome {
 impl Outcome {
     /// A suite that could not start, for `reason` (printed now, and kept as its output).
     fn not_started(reason: String) -> Outcome {
-        let line = format!("xtask: {reason}");
-        eprintln!("{line}");
+        let tail = Tail::default();
+        tail.note(format!("xtask: {reason}"));
         Outcome {
             passed: false,
-            tail: vec![line],
+            tail: tail.take(),
         }
     }
 }
