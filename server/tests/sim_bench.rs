@@ -21,7 +21,10 @@
 //! (a 100 ms ramp; each 2,000- or 4,000-token stream lasts 2 s or 1 s, so 100 streams run
 //! together for most of it). All of it runs on the server's precise clock, then on tokio's
 //! millisecond timer (`--sim-clock runtime`) for comparison; the thresholds apply to the first.
-//! `TETHER_BENCH_STREAMS=N` runs N streams instead of 100.
+//! `TETHER_BENCH_STREAMS=N` runs N streams instead of 100. `TETHER_BENCH_ADDR=HOST:PORT` measures
+//! a server started separately (with `--admin-key bench`; its own `--sim-clock`) instead of the
+//! two in-process ones: the clients then run in this process only, for instance pinned to other
+//! CPUs or on another machine.
 
 use std::time::{Duration, Instant};
 
@@ -139,7 +142,7 @@ enum Arrivals {
 }
 
 async fn bench(
-    server: &common::TestServer,
+    server_addr: std::net::SocketAddr,
     model: &str,
     rate: f64,
     tokens: usize,
@@ -150,7 +153,7 @@ async fn bench(
     let connected = std::sync::Arc::new(tokio::sync::Barrier::new(*STREAMS));
     let clients: Vec<_> = (0..*STREAMS)
         .map(|i| {
-            let addr = server.addr;
+            let addr = server_addr;
             let model = model.to_string();
             let connected = connected.clone();
             let delay = match arrivals {
@@ -217,10 +220,16 @@ async fn bench(
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "benchmark: real time, wants --release and an idle machine"]
 async fn hundred_streams_keep_their_pace() {
-    println!(
-        "machine: {} CPUs; client and server in one process",
-        std::thread::available_parallelism().map_or(0, |n| n.get())
-    );
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    if let Ok(addr) = std::env::var("TETHER_BENCH_ADDR") {
+        let addr = addr
+            .parse()
+            .expect("TETHER_BENCH_ADDR must be an address such as 127.0.0.1:8080");
+        println!("machine: {cpus} CPUs; clients here, the server at {addr} (its own clock)");
+        assert!(run_all(addr).await, "a threshold was missed (see above)");
+        return;
+    }
+    println!("machine: {cpus} CPUs; client and server in one process");
     let mut met = true;
     // The server's clock, then tokio's timer for comparison, in the same run.
     for clock in [Clock::Precise, Clock::Runtime] {
@@ -228,32 +237,40 @@ async fn hundred_streams_keep_their_pace() {
         config.admin_key = Some("bench".into());
         config.sim_clock = clock;
         let server = common::TestServer::start_with(config).await;
-        let exact = json!({"prefill_overhead_seconds": TTFT.as_secs_f64(),
-            "prefill_seconds_per_token": 0.0, "jitter": 0.0, "jitter_clamp": 0.0,
-            "load_slowdown": 0.0});
-        let change = json!({"profiles": {"spark": exact, "burst": exact}});
-        let response = patch_admin(&server, &change).await;
-        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
         println!("clock: {clock:?}");
-        for arrivals in [
-            Arrivals::Together,
-            Arrivals::Spaced(Duration::from_millis(1)),
-        ] {
-            let spark = bench(&server, "spark", 1_000.0, 2_000, arrivals).await;
-            let burst = bench(&server, "burst", 4_000.0, 4_000, arrivals).await;
-            // The thresholds apply to the server's default clock.
-            met &= clock != Clock::Precise || (spark && burst);
-        }
+        let clock_met = run_all(server.addr).await;
+        // The thresholds apply to the server's default clock.
+        met &= clock != Clock::Precise || clock_met;
         server.stop().await;
     }
     assert!(met, "a threshold was missed (see above)");
 }
 
+/// Sets `spark` and `burst` to the exact profiles (admin key `bench`), then runs both rates in
+/// both arrival patterns against the server at `addr`; whether every threshold was met.
+async fn run_all(addr: std::net::SocketAddr) -> bool {
+    let exact = json!({"prefill_overhead_seconds": TTFT.as_secs_f64(),
+        "prefill_seconds_per_token": 0.0, "jitter": 0.0, "jitter_clamp": 0.0,
+        "load_slowdown": 0.0});
+    let change = json!({"profiles": {"spark": exact, "burst": exact}});
+    let response = patch_admin(addr, &change).await;
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let mut met = true;
+    for arrivals in [
+        Arrivals::Together,
+        Arrivals::Spaced(Duration::from_millis(1)),
+    ] {
+        met &= bench(addr, "spark", 1_000.0, 2_000, arrivals).await;
+        met &= bench(addr, "burst", 4_000.0, 4_000, arrivals).await;
+    }
+    met
+}
+
 /// `PATCH /admin/simulator` over plain HTTP/1.1; the raw response.
-async fn patch_admin(server: &common::TestServer, body: &serde_json::Value) -> String {
+async fn patch_admin(addr: std::net::SocketAddr, body: &serde_json::Value) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let body = body.to_string();
-    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let request = format!(
         "PATCH /admin/simulator HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer bench\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
