@@ -33,6 +33,9 @@ use crate::sim::FailureKind;
 const MAX_QUEUED: usize = 64;
 /// Responses running at once on one connection, across lanes (PROTOCOL.md §2).
 const MAX_IN_FLIGHT: usize = 16;
+/// Bytes tungstenite reads at most per system call. It zeroes that much of its buffer before
+/// every read attempt, so its default (128 KiB) cost several microseconds per frame received.
+const READ_BUFFER_BYTES: usize = 16 * 1024;
 /// Named lanes (`stream_id`s) one connection may open.
 const MAX_LANES: usize = 32;
 
@@ -69,6 +72,7 @@ pub async fn upgrade(
     let max = state.max_frame_bytes;
     ws.max_message_size(max)
         .max_frame_size(max)
+        .read_buffer_size(READ_BUFFER_BYTES)
         .on_upgrade(move |socket: WebSocket| handle_socket(socket, state, options))
 }
 

@@ -1,5 +1,5 @@
 //! Refusals and limits: 426 when WebSocket mode is off, API keys, the connection lifetime,
-//! oversized frames and clients that vanish mid-stream.
+//! oversized frames, frames longer than many reads, and clients that vanish mid-stream.
 
 mod common;
 
@@ -160,6 +160,40 @@ async fn an_oversized_frame_closes_only_that_connection() {
     assert_eq!(
         other.response_events().await.last().unwrap()["type"],
         "response.completed"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_frame_many_reads_long_arrives_whole() {
+    // The server reads at most 16 KiB per system call: a 900 KB frame takes dozens of reads,
+    // and what is stored must be every byte of it.
+    let server = TestServer::start(":memory:").await; // 1 MiB limit in tests
+    let mut client = server.connect().await;
+    let text: String = (0..150_000)
+        .map(|i| format!("{:05} ", i % 100_000))
+        .collect();
+    assert!(text.len() > 800_000);
+    client
+        .send(
+            &json!({"type": "response.create", "model": "instant", "input": text, "store": true})
+                .to_string(),
+        )
+        .await;
+    let events = client.response_events().await;
+    let done = events.last().unwrap();
+    assert_eq!(done["type"], "response.completed", "{done}");
+    let id = done["response"]["id"].as_str().unwrap();
+    let body = server
+        .get_text(&format!("/v1/responses/{id}/input_items"))
+        .await;
+    let (_, payload) = body.split_once("\r\n\r\n").unwrap();
+    let items: serde_json::Value = serde_json::from_str(payload).unwrap();
+    let stored = items["data"][0]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(stored.len(), text.len());
+    assert!(
+        stored == text,
+        "the stored input differs from what was sent"
     );
     server.stop().await;
 }
