@@ -163,6 +163,7 @@ pub async fn prepare(
     }
     let new_items = resolve_references(request.input.clone().into_items(), &items)?;
     check_tool_outputs(&items, &new_items)?;
+    validate::check_tool_choice(request.tool_choice.as_ref(), &request.tools)?;
     let instructions = request.instructions.as_deref();
     let tools_key = tools_key(&request.tools);
     let hit = reuse.is_some();

@@ -236,6 +236,15 @@ async fn bad_requests_get_the_standard_error_shape() {
         (json!({"input": "x"}), "model"),
         (json!({"model": "m", "tools": "all"}), "tools"),
         (json!({"model": "m", "background": true}), "background"),
+        (
+            json!({"model": "m", "tool_choice": {"type": "function", "name": "nope"},
+                "tools": [{"type": "function", "name": "shell"}]}),
+            "tool_choice",
+        ),
+        (
+            json!({"model": "m", "tool_choice": "required"}),
+            "tool_choice",
+        ),
     ];
     for (body, param) in cases {
         let (status, error) = json_call(&router, "POST", "/v1/responses", Some(body)).await;

@@ -1,7 +1,8 @@
 //! The default generator, `echo-tools`: deterministic, so end-to-end and conformance tests can
 //! assert on its output. When callable tools are offered (and `tool_choice` is not `none`) and
-//! the conversation does not end with a tool output, it calls the first one (the first two with
-//! `parallel_tool_calls: true`) with arguments made from its JSON Schema; otherwise it answers
+//! the conversation does not end with a tool output (or `tool_choice` requires a call), it calls
+//! the first one `tool_choice` allows (the first two with `parallel_tool_calls: true`, unless a
+//! tool is forced) with arguments made from its JSON Schema; otherwise it answers
 //! with a text that quotes the user's last message and, after a tool output, what the tool
 //! returned.
 

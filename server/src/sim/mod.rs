@@ -32,6 +32,8 @@ use rand::rngs::StdRng;
 use tether_protocol::{ApiError, Item, ResponseCreate, Role};
 use tokio::time::Instant;
 
+use crate::stages::validate::ToolChoice;
+
 pub use clock::Clock;
 pub use failure::{FailureKind, FailureRates};
 pub use latency::{Profile, ProfileSlot, QueueFull};
@@ -107,22 +109,27 @@ impl Context {
         }
     }
 
-    /// The tools to call now: none when `tool_choice` is `none` or the conversation ends with a
-    /// tool output; otherwise the first callable tool offered — or the first two when the
-    /// request explicitly sets `parallel_tool_calls: true` — and at most
-    /// `metadata.sim_tool_calls`.
+    /// What `tool_choice` allows (the pipeline has refused a malformed one; `auto` if absent).
+    pub fn tool_choice(&self) -> ToolChoice {
+        ToolChoice::parse(self.request.tool_choice.as_ref()).unwrap_or(ToolChoice::Auto)
+    }
+
+    /// The tools to call now: the first callable tool `tool_choice` allows — or the first two
+    /// when the request explicitly sets `parallel_tool_calls: true` (one when a tool is
+    /// forced) —, at most `metadata.sim_tool_calls`; none when `tool_choice` is `none`, or when
+    /// the conversation ends with a tool output unless `tool_choice` requires a call.
     pub fn tools_to_call(&self) -> Vec<ToolCallPlan> {
-        if self.request.tool_choice.as_ref().and_then(|c| c.as_str()) == Some("none")
-            || self.trailing_tool_output().is_some()
-        {
+        let choice = self.tool_choice();
+        if !choice.must_call() && self.trailing_tool_output().is_some() {
             return Vec::new();
         }
         let mut callable = Vec::new();
         echo::collect_callable(&self.request.tools, None, &mut callable);
-        let count = if self.request.parallel_tool_calls == Some(true) {
-            2
-        } else {
-            1
+        callable.retain(|plan| plan.name().is_some_and(|name| choice.allows(name)));
+        let count = match choice {
+            ToolChoice::Forced(_) => 1,
+            _ if self.request.parallel_tool_calls == Some(true) => 2,
+            _ => 1,
         };
         callable.truncate(count.min(self.sim_tool_calls().unwrap_or(count)));
         callable
@@ -154,6 +161,17 @@ pub fn item_text(item: &Item) -> String {
 pub struct ToolCallPlan {
     pub begin: ModelEvent,
     pub input: String,
+}
+
+impl ToolCallPlan {
+    /// The name of the tool called.
+    pub fn name(&self) -> Option<&str> {
+        match &self.begin {
+            ModelEvent::BeginFunctionCall { name, .. }
+            | ModelEvent::BeginCustomToolCall { name } => Some(name),
+            _ => None,
+        }
+    }
 }
 
 /// One output item a generator decided on, before it is tokenized and paced.

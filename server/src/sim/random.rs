@@ -9,6 +9,7 @@ use rand::rngs::StdRng;
 use serde_json::{Map, Value, json};
 
 use super::{Context, ModelEvent, Output, ToolCallPlan, echo, tokens};
+use crate::stages::validate::ToolChoice;
 
 /// Median answer length in tokens, and the spread of its logarithm.
 const MEDIAN_TOKENS: f64 = 60.0;
@@ -97,42 +98,29 @@ pub fn text(count: usize, rng: &mut StdRng) -> String {
     out
 }
 
-/// The calls to make: per `tool_choice` — `none`: none; a forced function: that one;
-/// `required`: at least one; `auto` (default): none after a tool output, else usually some —
-/// several (up to 3) unless `parallel_tool_calls` is `false`; at most `metadata.sim_tool_calls`.
+/// The calls to make: per `tool_choice` — `none`: none; a forced tool: that one; `allowed_tools`:
+/// only those; `required` (or `allowed_tools` in `required` mode): at least one; `auto`
+/// (default): none after a tool output, else usually some — several (up to 3) unless
+/// `parallel_tool_calls` is `false` or a tool is forced; at most `metadata.sim_tool_calls`.
 pub fn tool_calls(context: &Context, rng: &mut StdRng) -> Vec<ToolCallPlan> {
-    let mut callable = Vec::new();
-    echo::collect_callable(&context.request.tools, None, &mut callable);
-    let choice = context.request.tool_choice.as_ref();
+    let mut candidates = Vec::new();
+    echo::collect_callable(&context.request.tools, None, &mut candidates);
+    let choice = context.tool_choice();
+    candidates.retain(|plan| plan.name().is_some_and(|name| choice.allows(name)));
     let limit = context.sim_tool_calls().unwrap_or(usize::MAX);
-    if callable.is_empty() || limit == 0 {
+    if candidates.is_empty() || limit == 0 {
         return Vec::new();
     }
-    let forced = choice
-        .and_then(|c| c.get("name"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let mode = choice.and_then(Value::as_str).unwrap_or("auto");
-    let candidates: Vec<ToolCallPlan> = match &forced {
-        Some(name) => callable
-            .into_iter()
-            .filter(|plan| plan_name(plan) == Some(name.as_str()))
-            .collect(),
-        None => callable,
-    };
-    if candidates.is_empty() || (forced.is_none() && mode == "none") {
-        return Vec::new();
-    }
-    let must_call = forced.is_some() || mode == "required";
-    if !must_call {
+    if !choice.must_call() {
         let after_tool = context.trailing_tool_output().is_some();
         let probability = if after_tool { 0.0 } else { 0.7 };
         if rng.random::<f64>() >= probability {
             return Vec::new();
         }
     }
+    let forced = matches!(choice, ToolChoice::Forced(_));
     let parallel = context.request.parallel_tool_calls != Some(false);
-    let count = if parallel && forced.is_none() {
+    let count = if parallel && !forced {
         rng.random_range(1..=3)
     } else {
         1
@@ -144,15 +132,6 @@ pub fn tool_calls(context: &Context, rng: &mut StdRng) -> Vec<ToolCallPlan> {
             with_random_input(plan, &context.request.tools, rng)
         })
         .collect()
-}
-
-fn plan_name(plan: &ToolCallPlan) -> Option<&str> {
-    match &plan.begin {
-        ModelEvent::BeginFunctionCall { name, .. } | ModelEvent::BeginCustomToolCall { name } => {
-            Some(name)
-        }
-        _ => None,
-    }
 }
 
 /// `plan` with random arguments from its tool's schema (or random text for a custom tool).
@@ -515,7 +494,7 @@ mod tests {
     }
 
     fn names(calls: &[ToolCallPlan]) -> Vec<&str> {
-        calls.iter().filter_map(plan_name).collect()
+        calls.iter().filter_map(ToolCallPlan::name).collect()
     }
 
     fn context(choice: Option<Value>, parallel: Option<bool>) -> Context {
@@ -542,6 +521,10 @@ mod tests {
             conforms(&args, &nested_schema()).unwrap();
             let single = tool_calls(&context(Some(json!("required")), Some(false)), &mut rng);
             assert_eq!(single.len(), 1);
+            let allowed = json!({"type": "allowed_tools", "mode": "required",
+                "tools": [{"type": "function", "name": "ping"}]});
+            let only_ping = tool_calls(&context(Some(allowed), None), &mut rng);
+            assert!(!only_ping.is_empty() && names(&only_ping).iter().all(|n| *n == "ping"));
         }
         let auto: Vec<usize> = (0..200)
             .map(|_| tool_calls(&context(None, None), &mut rng).len())

@@ -3,6 +3,7 @@
 
 use super::*;
 use futures_util::StreamExt;
+use serde_json::Value;
 use serde_json::json;
 use tether_protocol::Tool;
 
@@ -349,6 +350,67 @@ async fn offered_tools_are_called_until_a_tool_output_arrives() {
     assert_eq!(events[1], ModelEvent::BeginMessage);
     let text = text_of(&events);
     assert!(text.starts_with("The tool returned \"a.txt\"."), "{text}");
+}
+
+#[test]
+fn echo_calls_honour_tool_choice() {
+    let tools: Vec<Tool> = serde_json::from_value(json!([
+        {"type": "function", "name": "first", "parameters": {"type": "object"}},
+        {"type": "namespace", "name": "mcp", "description": "d",
+         "tools": [{"type": "function", "name": "lookup", "parameters": {"type": "object"}}]},
+        {"type": "custom", "name": "apply_patch"}
+    ]))
+    .unwrap();
+    let names = |choice: Value, parallel: Option<bool>, after_tool: bool| {
+        let mut req = request("m", "go");
+        req.tools = tools.clone();
+        req.tool_choice = Some(choice);
+        req.parallel_tool_calls = parallel;
+        let items = if after_tool {
+            vec![
+                Item::user_text("go"),
+                Item::FunctionCallOutput(tether_protocol::items::ToolCallOutput {
+                    id: None,
+                    call_id: "call_1".into(),
+                    output: tether_protocol::items::ToolOutputContent::Text("ok".into()),
+                    status: None,
+                }),
+            ]
+        } else {
+            vec![Item::user_text("go")]
+        };
+        Context::with_items(req, items)
+            .tools_to_call()
+            .iter()
+            .map(|plan| plan.name().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(json!("auto"), None, false), ["first"]);
+    assert!(names(json!("none"), None, false).is_empty());
+    assert!(
+        names(json!("auto"), None, true).is_empty(),
+        "auto stops after a tool output"
+    );
+    // A forced tool is called, alone, even after a tool output; inside a namespace too.
+    let forced = json!({"type": "function", "name": "lookup"});
+    assert_eq!(names(forced.clone(), Some(true), false), ["lookup"]);
+    assert_eq!(names(forced, None, true), ["lookup"]);
+    assert_eq!(
+        names(
+            json!({"type": "custom", "name": "apply_patch"}),
+            None,
+            false
+        ),
+        ["apply_patch"]
+    );
+    assert_eq!(names(json!("required"), None, true), ["first"]);
+    let allowed = json!({"type": "allowed_tools", "mode": "auto",
+        "tools": [{"type": "custom", "name": "apply_patch"}, {"type": "function", "name": "lookup"}]});
+    assert_eq!(
+        names(allowed.clone(), Some(true), false),
+        ["lookup", "apply_patch"]
+    );
+    assert!(names(allowed, None, true).is_empty());
 }
 
 #[tokio::test(start_paused = true)]

@@ -81,6 +81,146 @@ pub fn compile(tools: &[Tool], key: &str) -> Result<CompiledTools, Refusal> {
     })
 }
 
+/// What a request's `tool_choice` allows the model to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// `none`: answer without calling a tool.
+    None,
+    /// `auto` (and absent): the model decides.
+    Auto,
+    /// `required`: call at least one tool.
+    Required,
+    /// `{"type":"function"|"custom","name":N}`: call tool N.
+    Forced(String),
+    /// `{"type":"allowed_tools","mode":"auto"|"required","tools":[…]}`: only these tools, and
+    /// at least one of them when `required`.
+    Allowed { names: Vec<String>, required: bool },
+}
+
+impl ToolChoice {
+    /// Reads `tool_choice`; a choice of a hosted tool (`{"type":"web_search"}`, …) leaves the
+    /// model free, as `auto` does. `None` (the Rust one) for a value no shape matches.
+    pub fn parse(value: Option<&Value>) -> Option<ToolChoice> {
+        let Some(value) = value else {
+            return Some(ToolChoice::Auto);
+        };
+        match value {
+            Value::Null => Some(ToolChoice::Auto),
+            Value::String(mode) => match mode.as_str() {
+                "none" => Some(ToolChoice::None),
+                "auto" => Some(ToolChoice::Auto),
+                "required" => Some(ToolChoice::Required),
+                _ => None,
+            },
+            Value::Object(choice) => match choice.get("type").and_then(Value::as_str)? {
+                "function" | "custom" => choice
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(|name| ToolChoice::Forced(name.to_string())),
+                "allowed_tools" => {
+                    let required = match choice.get("mode").and_then(Value::as_str) {
+                        Some("required") => true,
+                        Some("auto") | None => false,
+                        Some(_) => return None,
+                    };
+                    let names = choice
+                        .get("tools")?
+                        .as_array()?
+                        .iter()
+                        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+                        .map(str::to_string)
+                        .collect();
+                    Some(ToolChoice::Allowed { names, required })
+                }
+                _ => Some(ToolChoice::Auto),
+            },
+            _ => None,
+        }
+    }
+
+    /// Whether a tool named `name` may be called.
+    pub fn allows(&self, name: &str) -> bool {
+        match self {
+            ToolChoice::None => false,
+            ToolChoice::Auto | ToolChoice::Required => true,
+            ToolChoice::Forced(forced) => forced == name,
+            ToolChoice::Allowed { names, .. } => names.iter().any(|allowed| allowed == name),
+        }
+    }
+
+    /// Whether the model must call a tool now.
+    pub fn must_call(&self) -> bool {
+        matches!(
+            self,
+            ToolChoice::Required
+                | ToolChoice::Forced(_)
+                | ToolChoice::Allowed { required: true, .. }
+        )
+    }
+}
+
+/// The names of the tools a model can call: functions and custom tools, inside namespaces too.
+fn callable_names<'a>(tools: &'a [Tool], out: &mut Vec<&'a str>) {
+    for tool in tools {
+        match tool {
+            Tool::Function(function) => out.push(&function.name),
+            Tool::Custom(custom) => out.push(&custom.name),
+            Tool::Namespace(group) => callable_names(&group.tools, out),
+            Tool::Other(_) => {}
+        }
+    }
+}
+
+/// Refuses a `tool_choice` that is malformed, names a tool `tools` does not offer, or requires
+/// a call when no tool can be called.
+pub fn check_tool_choice(choice: Option<&Value>, tools: &[Tool]) -> Result<ToolChoice, Refusal> {
+    let parsed = ToolChoice::parse(choice).ok_or_else(|| {
+        Refusal::bad_request(
+            None,
+            format!(
+                "Invalid value for 'tool_choice': {}. Expected 'none', 'auto', 'required', \
+                 {{\"type\": \"function\", \"name\": …}} or {{\"type\": \"allowed_tools\", …}}.",
+                choice.map(Value::to_string).unwrap_or_default()
+            ),
+            Some("tool_choice"),
+        )
+    })?;
+    let mut callable = Vec::new();
+    callable_names(tools, &mut callable);
+    let missing = |name: &str| !callable.contains(&name);
+    match &parsed {
+        ToolChoice::Forced(name) if missing(name) => Err(Refusal::bad_request(
+            None,
+            format!("Tool choice '{name}' is not among the tools of the request ('tools')."),
+            Some("tool_choice"),
+        )),
+        ToolChoice::Allowed { names, .. } if names.iter().any(|name| missing(name)) => {
+            let unknown: Vec<&str> = names
+                .iter()
+                .map(String::as_str)
+                .filter(|name| missing(name))
+                .collect();
+            Err(Refusal::bad_request(
+                None,
+                format!(
+                    "Allowed tools {} are not among the tools of the request ('tools').",
+                    unknown.join(", ")
+                ),
+                Some("tool_choice.tools"),
+            ))
+        }
+        _ if parsed.must_call() && !callable.iter().any(|name| parsed.allows(name)) => {
+            Err(Refusal::bad_request(
+                None,
+                "'tool_choice' requires a tool call, but no function or custom tool it allows \
+                 is in 'tools'.",
+                Some("tool_choice"),
+            ))
+        }
+        _ => Ok(parsed),
+    }
+}
+
 /// What checking a slice of items found that is worth counting but not refusing.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct ItemReport {
@@ -185,6 +325,64 @@ mod tests {
         let refusal = compile(&broken, &tools_key(&broken)).unwrap_err();
         assert_eq!(refusal.status, 400);
         assert_eq!(refusal.error.param.as_deref(), Some("tools[1].parameters"));
+    }
+
+    #[test]
+    fn tool_choice_is_checked_against_the_tools() {
+        let tools: Vec<Tool> = serde_json::from_value(json!([
+            {"type": "web_search"},
+            {"type": "namespace", "name": "mcp", "description": "d",
+             "tools": [{"type": "function", "name": "lookup"}]},
+            {"type": "custom", "name": "apply_patch"}
+        ]))
+        .unwrap();
+        let check = |choice: Value| check_tool_choice(Some(&choice), &tools);
+        assert_eq!(check(json!("auto")).unwrap(), ToolChoice::Auto);
+        assert_eq!(check(json!(null)).unwrap(), ToolChoice::Auto);
+        assert_eq!(check_tool_choice(None, &[]).unwrap(), ToolChoice::Auto);
+        assert_eq!(
+            check(json!({"type": "function", "name": "lookup"})).unwrap(),
+            ToolChoice::Forced("lookup".into())
+        );
+        assert_eq!(
+            check(json!({"type": "web_search"})).unwrap(),
+            ToolChoice::Auto,
+            "a hosted tool's choice leaves the model free"
+        );
+        let refused = |choice: Value, tools: &[Tool]| {
+            let refusal = check_tool_choice(Some(&choice), tools).unwrap_err();
+            assert_eq!(refusal.status, 400);
+            (refusal.error.param.unwrap(), refusal.error.message)
+        };
+        let (param, message) = refused(json!({"type": "function", "name": "nope"}), &tools);
+        assert_eq!(param, "tool_choice");
+        assert!(message.contains("'nope'"), "{message}");
+        let (param, message) = refused(
+            json!({"type": "allowed_tools", "mode": "auto",
+                "tools": [{"type": "function", "name": "lookup"}, {"type": "function", "name": "gone"}]}),
+            &tools,
+        );
+        assert_eq!(param, "tool_choice.tools");
+        assert!(
+            message.contains("gone") && !message.contains("lookup"),
+            "{message}"
+        );
+        assert_eq!(refused(json!("sometimes"), &tools).0, "tool_choice");
+        assert_eq!(refused(json!(3), &tools).0, "tool_choice");
+        assert_eq!(refused(json!("required"), &tools[..1]).0, "tool_choice");
+        assert_eq!(
+            refused(
+                json!({"type": "allowed_tools", "mode": "required", "tools": []}),
+                &tools
+            )
+            .0,
+            "tool_choice"
+        );
+        // `none` and `auto` need no tools.
+        assert_eq!(
+            check_tool_choice(Some(&json!("none")), &[]).unwrap(),
+            ToolChoice::None
+        );
     }
 
     #[test]
