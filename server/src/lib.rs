@@ -63,7 +63,7 @@ pub struct Config {
     #[arg(long, env = "TETHER_MAX_FRAME_BYTES", default_value_t = 16 * 1024 * 1024)]
     pub max_frame_bytes: usize,
     /// Refuse WebSocket upgrades with 426, so clients such as Codex fall back to HTTP.
-    #[arg(long, env = "TETHER_NO_WEBSOCKET")]
+    #[arg(long, env = "TETHER_NO_WEBSOCKET", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
     pub no_websocket: bool,
     /// Accepted API keys (repeat the flag, or comma-separate in the env); none means no auth.
     #[arg(long = "api-key", env = "TETHER_API_KEYS", value_delimiter = ',')]
@@ -73,7 +73,7 @@ pub struct Config {
     pub ws_lifetime_seconds: f64,
     /// Refuse requests for models the server does not list (404 `model_not_found`) instead of
     /// serving them with the default model, which is what clients such as Codex need.
-    #[arg(long, env = "TETHER_REJECT_UNKNOWN_MODELS")]
+    #[arg(long, env = "TETHER_REJECT_UNKNOWN_MODELS", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
     pub reject_unknown_models: bool,
     /// What the safety classifier does with secrets or personal data in request input.
     #[arg(long, env = "TETHER_CLASSIFIER", value_enum, default_value = "flag")]
@@ -267,6 +267,10 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
             }),
         )
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            http::json_errors,
+        ))
         .with_state(state);
     if static_dir.join("index.html").is_file() {
         // `no-cache`: the browser revalidates every file (a 304 when unchanged) instead of

@@ -131,7 +131,7 @@ pub async fn prepare(
         Origin::WebSocket { cached } => (cached.map(|c| *c), true),
     };
     let resolve_started = std::time::Instant::now();
-    if state.reject_unknown_models && !state.model.model_ids().contains(&request.model) {
+    if state.reject_unknown_models && !state.model.serves(&request.model) {
         return Err(Refusal::not_found(
             Some("model_not_found"),
             format!(
@@ -141,6 +141,10 @@ pub async fn prepare(
             Some("model"),
         ));
     }
+    state
+        .model
+        .check(&request)
+        .map_err(|error| Refusal { status: 400, error })?;
     let resolve_time = resolve_started.elapsed();
     let load_started = std::time::Instant::now();
     let previous = match &request.previous_response_id {

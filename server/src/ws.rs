@@ -8,7 +8,7 @@
 //! away the reader ends, the workers are aborted (generation stops) and everything the
 //! connection held — its cache included — is dropped.
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response as HttpResponse};
@@ -102,6 +102,9 @@ where
     state.metrics.ws_connected();
     let (mut sink, mut stream) = socket.split();
     let (out_tx, mut out_rx) = mpsc::channel::<ServerEvent>(256);
+    // The close frame the writer ends with, when the reader chose one (a message over the size
+    // limit: 1009); otherwise a close frame without a code.
+    let (close_tx, close_rx) = tokio::sync::oneshot::channel::<CloseFrame>();
     // Events already queued behind the first go out in the same flush: at thousands of tokens
     // a second, one write (and one wake-up of the reader) per several frames, not per frame.
     let writer = tokio::spawn(async move {
@@ -127,8 +130,12 @@ where
                 break;
             }
         }
+        if let Ok(frame) = close_rx.await {
+            let _ = sink.send(Message::Close(Some(frame))).await;
+        }
         let _ = sink.close().await;
     });
+    let mut close_tx = Some(close_tx);
 
     let mut lanes = Lanes::new(state.clone(), out_tx.clone(), options);
     // The connection's lifetime is checked between frames; a response already running finishes.
@@ -155,7 +162,9 @@ where
                         status: 400,
                         error: decode_error.to_api_error(),
                     },
-                    stream_id: None,
+                    // A frame that names a valid lane gets its error on that lane, so a client
+                    // with several requests in flight knows which one was refused.
+                    stream_id: lane_of_undecodable(text.as_str()),
                 })),
             },
             Ok(Message::Binary(_)) => Some(Box::new(LaneRefusal {
@@ -170,6 +179,25 @@ where
             Ok(Message::Ping(_) | Message::Pong(_)) => None,
             Err(err) => {
                 tracing::debug!("websocket read failed: {err}");
+                // A message over the size limit cannot be skipped (its bytes are still on the
+                // wire): say why, then close with 1009 (message too big).
+                if is_too_large(&err.to_string()) {
+                    let max = state.max_frame_bytes;
+                    let refusal = Refusal::bad_request(
+                        Some("message_too_large"),
+                        format!(
+                            "The WebSocket message is larger than this server accepts ({max} bytes, --max-frame-bytes); the connection closes. Reconnect and send a smaller message."
+                        ),
+                        None,
+                    );
+                    let _ = send_error(&out_tx, refusal, None).await;
+                    if let Some(close) = close_tx.take() {
+                        let _ = close.send(CloseFrame {
+                            code: CLOSE_TOO_LARGE,
+                            reason: format!("message larger than {max} bytes").into(),
+                        });
+                    }
+                }
                 break;
             }
         };
@@ -185,11 +213,18 @@ where
         // Let queued work finish, then tell the client why the connection ends: it reconnects
         // and continues with `previous_response_id` (stored) or the full context.
         lanes.finish().await;
-        let minutes = state.ws_lifetime.as_secs_f64() / 60.0;
+        let seconds = state.ws_lifetime.as_secs_f64();
+        let limit = if seconds >= 60.0 {
+            format!("{:.0}-minute", seconds / 60.0)
+        } else if seconds.fract() == 0.0 {
+            format!("{seconds:.0}-second")
+        } else {
+            format!("{seconds:.1}-second")
+        };
         let refusal = Refusal::bad_request(
             Some("websocket_connection_limit_reached"),
             format!(
-                "This WebSocket connection reached its {minutes:.0}-minute limit. Open a new connection to continue."
+                "This WebSocket connection reached its {limit} limit. Open a new connection to continue."
             ),
             None,
         );
@@ -198,8 +233,25 @@ where
         lanes.abort();
     }
     drop(out_tx);
+    drop(close_tx);
     let _ = writer.await;
     state.metrics.ws_disconnected();
+}
+
+/// The close code for a message larger than the server accepts (RFC 6455, 7.4.1).
+const CLOSE_TOO_LARGE: u16 = 1009;
+
+/// Whether a read error is tungstenite's refusal of a message or frame over the size limit.
+fn is_too_large(error: &str) -> bool {
+    error.contains("Message too long") || error.contains("Space limit exceeded")
+}
+
+/// The `stream_id` of a frame that did not decode as a request, when it is JSON naming a valid
+/// lane.
+fn lane_of_undecodable(text: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let id = value.get("stream_id")?.as_str()?;
+    valid_stream_id(id).then(|| id.to_string())
 }
 
 /// A request refused before it reached a lane, and the lane it named.

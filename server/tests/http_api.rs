@@ -245,6 +245,14 @@ async fn bad_requests_get_the_standard_error_shape() {
             json!({"model": "m", "tool_choice": "required"}),
             "tool_choice",
         ),
+        (
+            json!({"model": "m", "metadata": {"scenario": "nope"}}),
+            "metadata.scenario",
+        ),
+        (
+            json!({"model": "m", "metadata": {"generator": "nope"}}),
+            "metadata.generator",
+        ),
     ];
     for (body, param) in cases {
         let (status, error) = json_call(&router, "POST", "/v1/responses", Some(body)).await;
@@ -269,6 +277,52 @@ async fn bad_requests_get_the_standard_error_shape() {
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn errors_outside_the_handlers_keep_the_error_shape() {
+    let router = router();
+    // A method the route does not have: 405 with `Allow`, as JSON.
+    let response = router
+        .clone()
+        .oneshot(
+            Request::builder()
+                .method("PUT")
+                .uri("/v1/responses")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert!(response.headers().get("allow").is_some());
+    let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let error: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(error["error"]["code"], "method_not_allowed", "{error}");
+    // A body over the limit (1 MiB in tests): 413, naming the limit.
+    let huge = json!({"model": "m", "input": "x".repeat(2 << 20)});
+    let (status, error) = json_call(&router, "POST", "/v1/responses", Some(huge)).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(error["error"]["code"], "request_too_large");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1048576 bytes"),
+        "{error}"
+    );
+    // A query that does not parse.
+    let (status, error) = json_call(
+        &router,
+        "GET",
+        "/v1/responses/resp_x/input_items?limit=abc",
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(error["error"]["type"], "invalid_request_error", "{error}");
 }
 
 #[tokio::test]
@@ -353,4 +407,15 @@ async fn unknown_models_are_served_unless_configured_otherwise() {
     )
     .await;
     assert_eq!(status, StatusCode::OK);
+    // Every profile, and a scenario's name (which plays it), is served.
+    for model in ["instant", "spark", "fix-sample-project"] {
+        let (status, body) = json_call(
+            &strict,
+            "POST",
+            "/v1/responses",
+            Some(json!({"model": model, "input": "x", "tools": [{"type": "function", "name": "list_dir"}]})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{model}: {body}");
+    }
 }

@@ -127,6 +127,8 @@ async fn the_connection_lifetime_ends_with_a_limit_error() {
     assert_eq!(error["type"], "error");
     assert_eq!(error["status"], 400);
     assert_eq!(error["error"]["code"], "websocket_connection_limit_reached");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("its 0.3-second limit"), "{message}");
     let end = tokio::time::timeout(Duration::from_secs(5), client.socket.next())
         .await
         .unwrap();
@@ -144,13 +146,27 @@ async fn an_oversized_frame_closes_only_that_connection() {
     let huge =
         json!({"type": "response.create", "model": "m", "input": "x".repeat(2 << 20)}).to_string();
     let _ = client.socket.send(Message::Text(huge.into())).await;
+    // The server says why, then closes with 1009 (message too big).
+    let error = client.next_json().await;
+    assert_eq!(error["type"], "error", "{error}");
+    assert_eq!(error["status"], 400);
+    assert_eq!(error["error"]["code"], "message_too_large");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1048576 bytes"),
+        "{error}"
+    );
     let end = tokio::time::timeout(Duration::from_secs(5), client.socket.next())
         .await
         .unwrap();
-    assert!(
-        !matches!(end, Some(Ok(Message::Text(_)))),
-        "no response to an oversized frame: {end:?}"
-    );
+    match end {
+        Some(Ok(Message::Close(Some(frame)))) => {
+            assert_eq!(u16::from(frame.code), 1009, "{frame:?}");
+        }
+        other => panic!("expected a close frame with code 1009, got {other:?}"),
+    }
     let mut other = server.connect().await;
     other
         .send(
@@ -266,5 +282,31 @@ async fn x_tether_fail_on_the_upgrade_fails_that_connections_responses() {
         client.next_json().await["error"]["code"],
         "previous_response_not_found"
     );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_frame_that_does_not_decode_is_refused_on_its_lane() {
+    let server = TestServer::start(":memory:").await;
+    let mut client = server.connect().await;
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "input": 5, "stream_id": "L1"})
+                .to_string(),
+        )
+        .await;
+    let error = client.next_json().await;
+    assert_eq!(error["type"], "error", "{error}");
+    assert_eq!(error["stream_id"], "L1", "{error}");
+    // An invalid lane name is not echoed back.
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "input": 5, "stream_id": "bad id"})
+                .to_string(),
+        )
+        .await;
+    let error = client.next_json().await;
+    assert_eq!(error["type"], "error", "{error}");
+    assert!(error.get("stream_id").is_none(), "{error}");
     server.stop().await;
 }

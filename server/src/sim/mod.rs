@@ -287,6 +287,18 @@ pub trait Model: Send + Sync + 'static {
     fn model_ids(&self) -> Vec<String> {
         vec![MODEL_ID.to_string()]
     }
+
+    /// Whether `model` is served with `--reject-unknown-models`: a listed id, or another name
+    /// the model answers to.
+    fn serves(&self, model: &str) -> bool {
+        self.model_ids().iter().any(|id| id == model)
+    }
+
+    /// Refuses a request the model cannot answer as asked (a `400` before the response starts),
+    /// such as one naming a scenario or generator that does not exist.
+    fn check(&self, _request: &ResponseCreate) -> Result<(), ApiError> {
+        Ok(())
+    }
 }
 
 /// How to build a [`Simulator`].
@@ -479,6 +491,41 @@ impl Model for Simulator {
             .map(|(name, _, _)| name.clone())
             .chain(self.aliases.keys().cloned())
             .collect()
+    }
+
+    /// Profiles, aliases and scenario names (a `model` equal to a scenario's name plays it).
+    fn serves(&self, model: &str) -> bool {
+        self.scenarios.get(model).is_some() || self.model_ids().iter().any(|id| id == model)
+    }
+
+    fn check(&self, request: &ResponseCreate) -> Result<(), ApiError> {
+        let metadata = |key: &str| request.metadata.as_ref()?.get(key)?.as_str();
+        if let Some(name) = metadata("scenario")
+            && self.scenarios.get(name).is_none()
+        {
+            let mut known: Vec<&str> = self.scenarios.names().collect();
+            known.sort_unstable();
+            return Err(ApiError::invalid_request(
+                Some("unknown_scenario"),
+                format!(
+                    "No scenario is named '{name}' (metadata.scenario). Scenarios: {}.",
+                    known.join(", ")
+                ),
+                Some("metadata.scenario"),
+            ));
+        }
+        if let Some(name) = metadata("generator")
+            && !matches!(name, "echo-tools" | "random")
+        {
+            return Err(ApiError::invalid_request(
+                Some("unknown_generator"),
+                format!(
+                    "No generator is named '{name}' (metadata.generator). Generators: echo-tools, random."
+                ),
+                Some("metadata.generator"),
+            ));
+        }
+        Ok(())
     }
 }
 
