@@ -287,6 +287,28 @@ pub fn AgentView() -> impl IntoView {
         stop.try_with_value(|s| s.iter().for_each(StopSignal::stop));
     });
 
+    // A reload or a navigation away ends a running run without its end being remembered: keep
+    // it as it stands, so the next load shows it (as stopped, `RunSnapshot::restore`).
+    if persist {
+        let hidden = window_event_listener(leptos::ev::pagehide, move |_| {
+            if status.try_get_untracked() != Some(RunStatus::Running) {
+                return;
+            }
+            let last = match shown.get_untracked() {
+                Shown::Single => LastRun::Single {
+                    run: RunSnapshot::of(&run.get_untracked()),
+                },
+                Shown::Compare => comparison.with_untracked(|c| LastRun::Compare {
+                    ws: RunSnapshot::of(&c.ws),
+                    http: RunSnapshot::of(&c.http),
+                }),
+            };
+            // Nothing can be shown any more if this fails: the page is going away.
+            let _ = storage::save(storage::LAST_RUN_KEY, &last.to_json());
+        });
+        on_cleanup(move || hidden.remove());
+    }
+
     if page.autorun {
         // Start once the page has settled — the model list answered (or failed) and a frame
         // drawn — so the first turn's timings are not the page's own start-up work (measured:

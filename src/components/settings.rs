@@ -63,7 +63,15 @@ pub fn SettingsPanel(
             settings.update(|s| change(s, value));
         }
     };
-    let profile_field = move || match models.get() {
+    // The note under the profile always takes the same room (two lines, the rest in its
+    // tooltip): applying an API key swaps a refusal for the list, and the controls below must
+    // not move under a click that is on its way (the key field's change fires on mousedown).
+    let profile_note = move || match models.get() {
+        ModelChoices::Failed(error) => format!("Cannot load the model list: {error}"),
+        ModelChoices::Loading => "Loading the model list…".to_string(),
+        ModelChoices::Loaded(_) => String::new(),
+    };
+    let profile_control = move || match models.get() {
         ModelChoices::Loaded(ids) => {
             let current = settings.with_untracked(|s| s.profile.clone());
             let mut ids = ids;
@@ -74,6 +82,7 @@ pub fn SettingsPanel(
                 <select
                     id="setting-profile"
                     data-testid="profile"
+                    aria-describedby="profile-note"
                     prop:value=move || settings.with(|s| s.profile.clone())
                     on:change=edit(|s, v| s.profile = v)
                 >
@@ -96,24 +105,28 @@ pub fn SettingsPanel(
             }
             .into_any()
         }
-        state => {
-            let note = match state {
-                ModelChoices::Failed(error) => format!("Cannot load the model list: {error}"),
-                _ => "Loading the model list…".to_string(),
-            };
-            view! {
-                <input
-                    id="setting-profile"
-                    data-testid="profile"
-                    aria-describedby="profile-note"
-                    prop:value=move || settings.with(|s| s.profile.clone())
-                    on:input=edit(|s, v| s.profile = v)
-                />
-                <span id="profile-note" class="field-note" data-testid="profile-note">
-                    {note}
-                </span>
-            }
-            .into_any()
+        _ => view! {
+            <input
+                id="setting-profile"
+                data-testid="profile"
+                aria-describedby="profile-note"
+                prop:value=move || settings.with(|s| s.profile.clone())
+                on:input=edit(|s, v| s.profile = v)
+            />
+        }
+        .into_any(),
+    };
+    let profile_field = move || {
+        view! {
+            {profile_control}
+            <span
+                id="profile-note"
+                class="field-note profile-note"
+                data-testid="profile-note"
+                title=profile_note
+            >
+                {profile_note}
+            </span>
         }
     };
     view! {

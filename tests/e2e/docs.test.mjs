@@ -34,6 +34,9 @@ test("/docs serves the walkthrough and both live demos run to done", async () =>
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const pageErrors = [];
   page.on("pageerror", (error) => pageErrors.push(error));
+  // Every resource the page and its demos ask for exists.
+  const missing = [];
+  page.on("response", (r) => r.status() === 404 && missing.push(r.url()));
   const response = await page.goto(server.url + "/docs");
   assert.equal(response.status(), 200);
   assert.ok(page.url().endsWith("/docs/"), page.url());
@@ -44,6 +47,17 @@ test("/docs serves the walkthrough and both live demos run to done", async () =>
   const speedup = await compare.getByTestId("speedup").textContent();
   assert.ok(parseFloat(speedup) > 0, speedup);
   assert.deepEqual(pageErrors, []);
+  assert.deepEqual(missing, []);
   await page.screenshot({ path: artifactPath("docs-page.png"), fullPage: true });
+  await page.close();
+});
+
+test("/docs does not scroll sideways on a 390 px phone", async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await page.goto(server.url + "/docs/");
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
   await page.close();
 });

@@ -119,6 +119,27 @@ test("settings and the last run survive a reload; Reset clears them", async () =
   await page.close();
 });
 
+test("a run cut off by a reload comes back as stopped", async () => {
+  const { page } = await open("/");
+  await page.getByTestId("tab-agent").click();
+  await page.locator('select[data-testid="profile"]').waitFor();
+  // flagship decodes at ~65 tokens/s: the run is still going after its first turns.
+  await page.getByTestId("profile").selectOption("flagship");
+  await page.getByTestId("run").click();
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="timeline-row"]').length >= 1,
+    null,
+    { timeout: 15_000 },
+  );
+  assert.equal(await page.getByTestId("run-status").textContent(), "running");
+  await page.reload();
+  await page.getByTestId("tab-agent").click();
+  assert.equal(await page.getByTestId("run-status").textContent(), "stopped");
+  assert.ok((await page.getByTestId("timeline-row").count()) >= 1);
+  await page.getByTestId("reset").click();
+  await page.close();
+});
+
 test("corrupt storage falls back to the defaults and says so", async () => {
   const { page, record } = await open("/");
   await page.evaluate(() => {
@@ -170,11 +191,15 @@ test("an API key goes as a bearer header over HTTP and as a query parameter on t
       { timeout: 15_000 },
     );
     assert.match(await page.getByTestId("profile-note").textContent(), /401|API key/);
+    // Typing the key and clicking Run at once: the key field's change (on the click's mousedown)
+    // reloads the model list, and nothing below it may move under the click.
+    const before = (await page.getByTestId("run").boundingBox()).y;
     await page.getByTestId("api-key").fill("k-e2e");
-    await page.getByTestId("api-key").press("Tab");
-    await page.locator('select[data-testid="profile"]').waitFor();
     await page.getByTestId("run").click();
     await waitDone(page);
+    await page.locator('select[data-testid="profile"]').waitFor();
+    const after = (await page.getByTestId("run").boundingBox()).y;
+    assert.ok(Math.abs(after - before) <= 1, `Run moved from ${before} to ${after}`);
     await page.getByTestId("transport").selectOption("http-stateless");
     await page.getByTestId("run").click();
     await waitDone(page);
