@@ -262,10 +262,15 @@ impl ResponseStreamBuilder {
     /// # Panics
     /// If no item is open.
     pub fn end_item(&mut self) -> Vec<ServerEvent> {
+        self.close_item(ItemStatus::Completed)
+    }
+
+    /// Closes the open item with `status` (`incomplete` when the output was cut short).
+    fn close_item(&mut self, status: ItemStatus) -> Vec<ServerEvent> {
         let output_index = self.output_index();
         match self.open.take().expect("no item is open") {
             OpenItem::Message { id, text } => {
-                let item = Item::assistant_text(&id, &text, ItemStatus::Completed);
+                let item = Item::assistant_text(&id, &text, status);
                 self.response.output.push(item.clone());
                 vec![
                     self.emit(StreamEvent::OutputTextDone {
@@ -285,7 +290,7 @@ impl ResponseStreamBuilder {
                 ]
             }
             OpenItem::FunctionCall { mut call } => {
-                call.status = Some(ItemStatus::Completed);
+                call.status = Some(status);
                 let item = Item::FunctionCall(call.clone());
                 self.response.output.push(item.clone());
                 vec![
@@ -325,7 +330,7 @@ impl ResponseStreamBuilder {
                 ]
             }
             OpenItem::CustomToolCall { mut call } => {
-                call.status = Some(ItemStatus::Completed);
+                call.status = Some(status);
                 let item = Item::CustomToolCall(call.clone());
                 self.response.output.push(item.clone());
                 vec![
@@ -351,9 +356,14 @@ impl ResponseStreamBuilder {
         events
     }
 
-    /// `response.incomplete` (e.g. `max_output_tokens` reached) with `usage`.
+    /// `response.incomplete` (e.g. `max_output_tokens` reached) with `usage`; an item left open
+    /// is closed as `incomplete`.
     pub fn incomplete(&mut self, reason: &str, usage: Usage) -> Vec<ServerEvent> {
-        let mut events = self.close_open_item();
+        let mut events = if self.open.is_some() {
+            self.close_item(ItemStatus::Incomplete)
+        } else {
+            Vec::new()
+        };
         self.response.status = ResponseStatus::Incomplete;
         self.response.incomplete_details = Some(IncompleteDetails {
             reason: reason.into(),

@@ -168,6 +168,13 @@ pub async fn prepare(
     let new_items = resolve_references(request.input.clone().into_items(), &items)?;
     check_tool_outputs(&items, &new_items)?;
     validate::check_tool_choice(request.tool_choice.as_ref(), &request.tools)?;
+    if request.max_output_tokens == Some(0) {
+        return Err(Refusal::bad_request(
+            None,
+            "Invalid 'max_output_tokens': expected at least 1 token, got 0.",
+            Some("max_output_tokens"),
+        ));
+    }
     let instructions = request.instructions.as_deref();
     let tools_key = tools_key(&request.tools);
     let hit = reuse.is_some();
@@ -412,6 +419,65 @@ impl Generated {
     }
 }
 
+/// A model event measured against `max_output_tokens`.
+enum Within {
+    /// It fits (or carries no tokens).
+    Whole(ModelEvent),
+    /// A delta cut to the tokens that still fit (at a token boundary); the output ends with it.
+    Cut(ModelEvent),
+    /// The limit was reached before it: the output ends.
+    Nothing,
+}
+
+/// Measures `event` against `limit` tokens of output, `spent` of them already streamed: a delta
+/// that does not fit is cut at a token boundary (nothing of it may fit), and once the limit is
+/// reached a new item cannot begin; an item's end always passes, so an answer exactly as long as
+/// the limit still completes.
+fn within_limit(event: ModelEvent, spent: u64, limit: u64) -> Within {
+    let left = limit.saturating_sub(spent);
+    let cut = |delta: crate::sim::Delta| -> Option<crate::sim::Delta> {
+        // Whole pieces (a piece is the fewest tokens that make whole characters) while they fit.
+        let mut text = String::new();
+        let mut tokens = 0usize;
+        for (piece, n) in crate::sim::tokens::pieces(&delta.text) {
+            if (tokens + n) as u64 > left {
+                break;
+            }
+            text.push_str(piece);
+            tokens += n;
+        }
+        (tokens > 0).then(|| crate::sim::Delta::new(text, tokens))
+    };
+    let fits = match &event {
+        ModelEvent::ReasoningDelta(d)
+        | ModelEvent::TextDelta(d)
+        | ModelEvent::ArgumentsDelta(d) => d.tokens as u64 <= left,
+        _ => true,
+    };
+    let rebuilt = match event {
+        ModelEvent::ReasoningDelta(_)
+        | ModelEvent::TextDelta(_)
+        | ModelEvent::ArgumentsDelta(_)
+            if fits =>
+        {
+            return Within::Whole(event);
+        }
+        ModelEvent::ReasoningDelta(d) => cut(d).map(ModelEvent::ReasoningDelta),
+        ModelEvent::TextDelta(d) => cut(d).map(ModelEvent::TextDelta),
+        ModelEvent::ArgumentsDelta(d) => cut(d).map(ModelEvent::ArgumentsDelta),
+        ModelEvent::BeginReasoning
+        | ModelEvent::BeginMessage
+        | ModelEvent::BeginFunctionCall { .. }
+        | ModelEvent::BeginCustomToolCall { .. }
+            if left == 0 =>
+        {
+            None
+        }
+        other => return Within::Whole(other),
+    };
+    rebuilt.map_or(Within::Nothing, Within::Cut)
+}
+
 /// Generates the response and sends its events to `out`; persists it first when `store` is set
 /// (so a continuation can find it the moment `response.completed` arrives).
 pub async fn generate(
@@ -437,10 +503,25 @@ pub async fn generate(
     let mut output_tokens = 0u64;
     let mut reasoning_tokens = 0u64;
     let mut failure = None;
+    // `max_output_tokens` (reasoning included): the output stops at that many tokens and the
+    // response ends `incomplete`.
+    let limit = request.max_output_tokens.unwrap_or(u64::MAX);
+    let mut cut_short = false;
     if request.generates() {
         let mut events = state.model.generate(&context);
         use futures_util::StreamExt;
         while let Some(model_event) = events.next().await {
+            let model_event = match within_limit(model_event, output_tokens, limit) {
+                Within::Whole(event) => event,
+                Within::Cut(event) => {
+                    cut_short = true;
+                    event
+                }
+                Within::Nothing => {
+                    cut_short = true;
+                    break;
+                }
+            };
             let wire = match model_event {
                 ModelEvent::Started { queue_time } => {
                     tracing::debug!("admitted after {queue_time:?} in the queue");
@@ -489,6 +570,9 @@ pub async fn generate(
                 ModelEvent::EndItem => builder.end_item(),
             };
             send_all(out, wire).await?;
+            if cut_short {
+                break;
+            }
         }
     }
     if let Some((status, error)) = failure {
@@ -508,7 +592,11 @@ pub async fn generate(
         output_tokens,
         reasoning_tokens,
     );
-    let terminal = builder.complete(usage, unix_now());
+    let terminal = if cut_short {
+        builder.incomplete("max_output_tokens", usage)
+    } else {
+        builder.complete(usage, unix_now())
+    };
     let response = builder.response().clone();
     timings.record(Stage::Generate, generate_started.elapsed());
     let record = Record {

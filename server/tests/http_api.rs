@@ -326,6 +326,80 @@ async fn errors_outside_the_handlers_keep_the_error_shape() {
 }
 
 #[tokio::test]
+async fn max_output_tokens_cuts_the_output_and_ends_incomplete() {
+    let router = router();
+    let create = |body: Value| {
+        let router = router.clone();
+        async move { json_call(&router, "POST", "/v1/responses", Some(body)).await }
+    };
+    let text_of = |response: &Value| {
+        response["output"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item["type"] == "message")
+            .map(|item| item["content"][0]["text"].as_str().unwrap().to_string())
+            .collect::<String>()
+    };
+    // Text: cut at exactly the limit, the message closed as incomplete.
+    let (status, cut) = create(json!({"model": "m", "input": "x", "max_output_tokens": 10,
+        "metadata": {"sim_output_tokens": "40"}}))
+    .await;
+    assert_eq!(status, StatusCode::OK, "{cut}");
+    assert_eq!(cut["status"], "incomplete", "{cut}");
+    assert_eq!(cut["incomplete_details"]["reason"], "max_output_tokens");
+    assert_eq!(cut["usage"]["output_tokens"], 10);
+    assert_eq!(cut["output"][0]["status"], "incomplete");
+    assert_eq!(tether_server::sim::tokens::count(&text_of(&cut)), 10);
+    // An answer exactly as long as the limit completes.
+    let (_, exact) = create(json!({"model": "m", "input": "x", "max_output_tokens": 12,
+        "metadata": {"sim_output_tokens": "12"}}))
+    .await;
+    assert_eq!(exact["status"], "completed", "{exact}");
+    assert_eq!(exact["usage"]["output_tokens"], 12);
+    // Reasoning counts: 8 summary tokens leave 2 of text.
+    let (_, reasoned) = create(json!({"model": "m", "input": "x", "max_output_tokens": 10,
+        "metadata": {"sim_output_tokens": "20", "sim_reasoning_tokens": "8"}}))
+    .await;
+    assert_eq!(reasoned["status"], "incomplete", "{reasoned}");
+    assert_eq!(
+        reasoned["usage"]["output_tokens_details"]["reasoning_tokens"],
+        8
+    );
+    assert_eq!(reasoned["usage"]["output_tokens"], 10);
+    assert_eq!(tether_server::sim::tokens::count(&text_of(&reasoned)), 2);
+    // A tool call's arguments are cut too; the call is incomplete.
+    let (_, tool_call) = create(json!({"model": "m", "input": "x", "max_output_tokens": 3,
+        "tools": [{"type": "function", "name": "shell", "parameters": {"type": "object",
+            "properties": {"command": {"type": "string"}}, "required": ["command"]}}]}))
+    .await;
+    assert_eq!(tool_call["status"], "incomplete", "{tool_call}");
+    assert_eq!(tool_call["output"][0]["type"], "function_call");
+    assert_eq!(tool_call["output"][0]["status"], "incomplete");
+    assert_eq!(tool_call["usage"]["output_tokens"], 3);
+    // Streaming ends with response.incomplete.
+    let (_, _, body) = call(
+        &router,
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "m",
+        "input": "x", "stream": true, "max_output_tokens": 5,
+        "metadata": {"sim_output_tokens": "30"}})),
+    )
+    .await;
+    let last = body
+        .split("\n\n")
+        .filter(|block| block.starts_with("event: "))
+        .last()
+        .unwrap();
+    assert!(last.starts_with("event: response.incomplete"), "{last}");
+    // Zero is refused.
+    let (status, error) = create(json!({"model": "m", "input": "x", "max_output_tokens": 0})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(error["error"]["param"], "max_output_tokens");
+}
+
+#[tokio::test]
 async fn a_tool_loop_over_http_chains_through_the_store() {
     let router = router();
     let tools = json!([{"type": "function", "name": "read_file", "parameters": {"type": "object",
