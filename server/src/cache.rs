@@ -55,6 +55,23 @@ impl ConnectionCache {
         self.entries.remove(position)
     }
 
+    /// The items with these ids in the responses held (their input context or output).
+    pub fn find_items(&self, ids: &[String]) -> Vec<Item> {
+        let mut found: Vec<Item> = Vec::new();
+        for entry in self.entries.iter().rev() {
+            for item in entry.context.iter() {
+                if let Some(id) = item.id()
+                    && !matches!(item, Item::ItemReference { .. })
+                    && ids.iter().any(|wanted| wanted == id)
+                    && !found.iter().any(|seen| seen.id() == Some(id))
+                {
+                    found.push(item.clone());
+                }
+            }
+        }
+        found
+    }
+
     /// Remembers a response, forgetting the oldest beyond [`CAPACITY`].
     pub fn put(&mut self, entry: CachedResponse) {
         self.evict(&entry.response.id.clone());

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
+use tether_protocol::Item;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -154,6 +155,23 @@ impl ResponseStore for WriteBehindStore {
             return Ok(Some(stored.clone()));
         }
         self.inner.get(id)
+    }
+
+    fn find_items(&self, ids: &[String]) -> Result<Vec<Item>, StoreError> {
+        // Responses still queued for writing first; then the database, for the ids not found.
+        let mut found: Vec<Item> = lock(&self.pending)
+            .values()
+            .flat_map(|stored| crate::store::items_with_ids(stored, ids))
+            .collect();
+        let missing: Vec<String> = ids
+            .iter()
+            .filter(|id| !found.iter().any(|item| item.id() == Some(id.as_str())))
+            .cloned()
+            .collect();
+        if !missing.is_empty() {
+            found.extend(self.inner.find_items(&missing)?);
+        }
+        Ok(found)
     }
 
     fn delete(&self, id: &str) -> Result<bool, StoreError> {

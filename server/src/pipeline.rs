@@ -102,8 +102,12 @@ pub fn wants_timing(headers: &axum::http::HeaderMap) -> bool {
 pub enum Origin {
     /// HTTP: the store only.
     Http,
-    /// WebSocket mode: `cached` is the previous response if the connection cache held it.
-    WebSocket { cached: Option<Box<CachedResponse>> },
+    /// WebSocket mode: `cached` is the previous response if the connection cache held it;
+    /// `referenced`, the items of the connection cache that the input's `item_reference`s name.
+    WebSocket {
+        cached: Option<Box<CachedResponse>>,
+        referenced: Vec<Item>,
+    },
 }
 
 /// The previous response's context, from wherever it was found.
@@ -126,9 +130,9 @@ pub async fn prepare(
     request: ResponseCreate,
     origin: Origin,
 ) -> Result<Prepared, Refusal> {
-    let (cached, websocket) = match origin {
-        Origin::Http => (None, false),
-        Origin::WebSocket { cached } => (cached.map(|c| *c), true),
+    let (cached, referenced, websocket) = match origin {
+        Origin::Http => (None, Vec::new(), false),
+        Origin::WebSocket { cached, referenced } => (cached.map(|c| *c), referenced, true),
     };
     let resolve_started = std::time::Instant::now();
     if state.reject_unknown_models && !state.model.serves(&request.model) {
@@ -165,7 +169,9 @@ pub async fn prepare(
     if lookup == Some(CacheLookup::Store) {
         timings.record(Stage::Load, load_time);
     }
-    let new_items = resolve_references(request.input.clone().into_items(), &items)?;
+    let new_items = request.input.clone().into_items();
+    let referenced = referenced_elsewhere(state, &new_items, &items, referenced).await?;
+    let new_items = resolve_references(new_items, &items, &referenced)?;
     check_tool_outputs(&items, &new_items)?;
     validate::check_tool_choice(request.tool_choice.as_ref(), &request.tools)?;
     if request.max_output_tokens == Some(0) {
@@ -344,14 +350,67 @@ pub fn previous_not_found(id: &str) -> Refusal {
     )
 }
 
-/// Replaces each `item_reference` with the item it names from the previous context.
-fn resolve_references(items: Vec<Item>, prior: &[Item]) -> Result<Vec<Item>, Refusal> {
+/// The ids of the `item_reference`s in `items`.
+pub fn reference_ids(items: &[Item]) -> Vec<String> {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Item::ItemReference { id } => Some(id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The items that `item_reference`s in `new_items` name and the previous context does not
+/// hold: from `cached` (the connection cache's, WebSocket mode), then from the store.
+async fn referenced_elsewhere(
+    state: &AppState,
+    new_items: &[Item],
+    prior: &[Item],
+    mut cached: Vec<Item>,
+) -> Result<Vec<Item>, Refusal> {
+    let known = |id: &str, extra: &[Item]| {
+        prior
+            .iter()
+            .chain(extra)
+            .any(|item| !matches!(item, Item::ItemReference { .. }) && item.id() == Some(id))
+    };
+    let missing: Vec<String> = reference_ids(new_items)
+        .into_iter()
+        .filter(|id| !known(id, &cached))
+        .collect();
+    if missing.is_empty() {
+        return Ok(cached);
+    }
+    let store = state.store.clone();
+    let found = tokio::task::spawn_blocking(move || store.find_items(&missing))
+        .await
+        .map_err(|e| Refusal::internal(format!("store task failed: {e}")))?
+        .map_err(|e| {
+            tracing::error!("looking up referenced items in the store: {e}");
+            Refusal::internal("the response store is unavailable")
+        })?;
+    cached.extend(found);
+    Ok(cached)
+}
+
+/// Replaces each `item_reference` with the item it names: from the previous context, else from
+/// `elsewhere` (the connection cache's or the store's items).
+fn resolve_references(
+    items: Vec<Item>,
+    prior: &[Item],
+    elsewhere: &[Item],
+) -> Result<Vec<Item>, Refusal> {
     items
         .into_iter()
         .map(|item| match item {
             Item::ItemReference { id } => prior
                 .iter()
-                .find(|candidate| candidate.id() == Some(id.as_str()))
+                .chain(elsewhere)
+                .find(|candidate| {
+                    !matches!(candidate, Item::ItemReference { .. })
+                        && candidate.id() == Some(id.as_str())
+                })
                 .cloned()
                 .ok_or_else(|| {
                     Refusal::bad_request(

@@ -63,6 +63,10 @@ pub trait ResponseStore: Send + Sync + 'static {
     /// Deletes a response; `false` if there was none.
     fn delete(&self, id: &str) -> Result<bool, StoreError>;
 
+    /// The stored items with these ids (an input item or an output item of any stored
+    /// response), in no particular order; ids no stored response holds are left out.
+    fn find_items(&self, ids: &[String]) -> Result<Vec<Item>, StoreError>;
+
     /// The full logical context after response `id`: every ancestor's added input and output,
     /// oldest first, then this response's added input and output. `None` if `id` is not stored.
     fn load_context(&self, id: &str) -> Result<Option<(Response, Vec<Item>)>, StoreError> {
@@ -90,6 +94,22 @@ pub trait ResponseStore: Send + Sync + 'static {
     }
 }
 
+/// The items of `stored` (input, then output) whose id is one of `ids`.
+pub fn items_with_ids(stored: &StoredResponse, ids: &[String]) -> Vec<Item> {
+    stored
+        .added_input
+        .iter()
+        .chain(&stored.response.output)
+        .filter(|item| {
+            !matches!(item, Item::ItemReference { .. })
+                && item
+                    .id()
+                    .is_some_and(|id| ids.iter().any(|wanted| wanted == id))
+        })
+        .cloned()
+        .collect()
+}
+
 /// Ordered schema migrations; the index + 1 is the version recorded in `user_version`.
 const MIGRATIONS: &[&str] = &[
     "CREATE TABLE responses (
@@ -109,6 +129,21 @@ const MIGRATIONS: &[&str] = &[
         output_tokens INTEGER NOT NULL,
         recorded_at INTEGER NOT NULL
     );",
+    // Where each stored item is, by its id, so an `item_reference` resolves without a
+    // `previous_response_id`; filled from the responses already stored.
+    "CREATE TABLE items (
+        item_id TEXT PRIMARY KEY,
+        response_id TEXT NOT NULL
+    );
+    CREATE INDEX items_by_response ON items (response_id);
+    INSERT OR REPLACE INTO items (item_id, response_id)
+        SELECT json_extract(item.value, '$.id'), responses.id
+        FROM responses, json_each(responses.added_input_json) AS item
+        WHERE json_extract(item.value, '$.id') IS NOT NULL;
+    INSERT OR REPLACE INTO items (item_id, response_id)
+        SELECT json_extract(item.value, '$.id'), responses.id
+        FROM responses, json_each(responses.response_json, '$.output') AS item
+        WHERE json_extract(item.value, '$.id') IS NOT NULL;",
 ];
 
 /// SQLite-backed store.
@@ -163,7 +198,20 @@ impl ResponseStore for SqliteStore {
     fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
         let response_json = serde_json::to_string(&stored.response)?;
         let input_json = serde_json::to_string(&stored.added_input)?;
-        self.lock().execute(
+        let connection = self.lock();
+        let tx = connection.unchecked_transaction()?;
+        {
+            let mut index =
+                tx.prepare("INSERT OR REPLACE INTO items (item_id, response_id) VALUES (?1, ?2)")?;
+            for item in stored.added_input.iter().chain(&stored.response.output) {
+                if let Some(item_id) = item.id()
+                    && !matches!(item, Item::ItemReference { .. })
+                {
+                    index.execute(params![item_id, stored.response.id])?;
+                }
+            }
+        }
+        tx.execute(
             "INSERT OR REPLACE INTO responses (id, parent_id, created_at, response_json, added_input_json)
              VALUES (?1, ?2, ?3, ?4, ?5)",
             params![
@@ -174,7 +222,33 @@ impl ResponseStore for SqliteStore {
                 input_json
             ],
         )?;
+        tx.commit()?;
         Ok(())
+    }
+
+    fn find_items(&self, ids: &[String]) -> Result<Vec<Item>, StoreError> {
+        let mut holders = Vec::new();
+        {
+            let connection = self.lock();
+            let mut lookup =
+                connection.prepare("SELECT response_id FROM items WHERE item_id = ?1")?;
+            for id in ids {
+                if let Some(response_id) = lookup
+                    .query_row(params![id], |row| row.get::<_, String>(0))
+                    .optional()?
+                    && !holders.contains(&response_id)
+                {
+                    holders.push(response_id);
+                }
+            }
+        }
+        let mut found = Vec::new();
+        for response_id in holders {
+            if let Some(stored) = self.get(&response_id)? {
+                found.extend(items_with_ids(&stored, ids));
+            }
+        }
+        Ok(found)
     }
 
     fn get(&self, id: &str) -> Result<Option<StoredResponse>, StoreError> {
@@ -203,10 +277,9 @@ impl ResponseStore for SqliteStore {
     }
 
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
-        Ok(self
-            .lock()
-            .execute("DELETE FROM responses WHERE id = ?1", params![id])?
-            > 0)
+        let connection = self.lock();
+        connection.execute("DELETE FROM items WHERE response_id = ?1", params![id])?;
+        Ok(connection.execute("DELETE FROM responses WHERE id = ?1", params![id])? > 0)
     }
 
     fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
@@ -265,6 +338,50 @@ mod tests {
             ItemStatus::Completed,
         ));
         response
+    }
+
+    #[test]
+    fn items_are_found_by_id_and_indexed_when_an_older_database_opens() {
+        let dir = std::env::temp_dir().join(format!("tether-store-{}", rand::random::<u64>()));
+        let ids = |ids: &[&str]| ids.iter().map(|id| id.to_string()).collect::<Vec<_>>();
+        {
+            let store = SqliteStore::open(&dir).unwrap();
+            let mut question = Item::user_text("q1");
+            if let Item::Message(message) = &mut question {
+                message.id = Some("msg_q1".into());
+            }
+            store
+                .put(&StoredResponse {
+                    response: response("r1", "a1"),
+                    added_input: vec![question],
+                    parent_id: None,
+                })
+                .unwrap();
+            let found = store
+                .find_items(&ids(&["msg_r1", "msg_q1", "msg_none"]))
+                .unwrap();
+            let mut found: Vec<_> = found.iter().filter_map(Item::id).collect();
+            found.sort_unstable();
+            assert_eq!(found, ["msg_q1", "msg_r1"]);
+            // As a database from before the index: the migration fills it from the responses.
+            let connection = store.lock();
+            connection
+                .execute_batch("DROP TABLE items; PRAGMA user_version = 2;")
+                .unwrap();
+        }
+        let store = SqliteStore::open(&dir).unwrap();
+        assert_eq!(store.find_items(&ids(&["msg_r1"])).unwrap().len(), 1);
+        assert_eq!(store.find_items(&ids(&["msg_q1"])).unwrap().len(), 1);
+        // Deleting a response forgets its items.
+        assert!(store.delete("r1").unwrap());
+        assert!(
+            store
+                .find_items(&ids(&["msg_r1", "msg_q1"]))
+                .unwrap()
+                .is_empty()
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -427,7 +427,18 @@ async fn serve_request(
         .as_deref()
         .and_then(|id| lock(cache).take(id))
         .map(Box::new);
-    match pipeline::prepare(state, request, Origin::WebSocket { cached }).await {
+    // Items the input references by id, from any response this connection still holds.
+    let references = match &request.input {
+        tether_protocol::Input::Items(items) => pipeline::reference_ids(items),
+        tether_protocol::Input::Text(_) => Vec::new(),
+    };
+    let referenced = if references.is_empty() {
+        Vec::new()
+    } else {
+        lock(cache).find_items(&references)
+    };
+    let origin = Origin::WebSocket { cached, referenced };
+    match pipeline::prepare(state, request, origin).await {
         Ok(mut prepared) => {
             if let Some(lookup) = prepared.lookup {
                 state.metrics.cache_lookup(lookup);
@@ -436,8 +447,12 @@ async fn serve_request(
             prepared.report_timing = options.report_timing;
             let reuse = prepared.reusable();
             let generated = pipeline::generate(state, prepared, out).await?;
-            // A failed response cannot be continued; the one it continued stays evicted.
-            if generated.response.status == ResponseStatus::Completed {
+            // A failed response cannot be continued; the one it continued stays evicted. (An
+            // incomplete one, cut at `max_output_tokens`, can.)
+            if matches!(
+                generated.response.status,
+                ResponseStatus::Completed | ResponseStatus::Incomplete
+            ) {
                 // `response.completed` is out: rendering the output for the next turn is off
                 // the critical path.
                 let entry = generated.into_cached(reuse);

@@ -400,6 +400,48 @@ async fn max_output_tokens_cuts_the_output_and_ends_incomplete() {
 }
 
 #[tokio::test]
+async fn item_references_resolve_against_stored_items_without_a_previous_response() {
+    let router = router();
+    let tools = json!([{"type": "function", "name": "shell", "parameters": {"type": "object",
+        "properties": {"command": {"type": "string"}}, "required": ["command"]}}]);
+    let (_, first) = json_call(
+        &router,
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "m", "input": "hi", "tools": tools})),
+    )
+    .await;
+    let call = first["output"][0].clone();
+    assert_eq!(call["type"], "function_call", "{first}");
+    // Unstored, so the referenced call stays in the first response only.
+    let continue_with_reference = json!({"model": "m", "tools": tools, "store": false, "input": [
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "item_reference", "id": call["id"]},
+        {"type": "function_call_output", "call_id": call["call_id"], "output": "done"}]});
+    let (status, second) = json_call(
+        &router,
+        "POST",
+        "/v1/responses",
+        Some(continue_with_reference.clone()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{second}");
+    assert_eq!(second["status"], "completed");
+    // Once the response is deleted, its items are gone too.
+    let id = first["id"].as_str().unwrap();
+    let (status, _) = json_call(&router, "DELETE", &format!("/v1/responses/{id}"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, error) = json_call(
+        &router,
+        "POST",
+        "/v1/responses",
+        Some(continue_with_reference),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+}
+
+#[tokio::test]
 async fn a_tool_loop_over_http_chains_through_the_store() {
     let router = router();
     let tools = json!([{"type": "function", "name": "read_file", "parameters": {"type": "object",

@@ -224,6 +224,66 @@ async fn item_references_resolve_against_the_previous_context() {
 }
 
 #[tokio::test]
+async fn item_references_resolve_against_cached_and_stored_items_without_a_previous_response() {
+    let server = TestServer::start(":memory:").await;
+    let mut client = server.connect().await;
+    // Unstored: the connection cache holds it.
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false, "input": "hello",
+            "tools": shell_tool()})
+            .to_string(),
+        )
+        .await;
+    let first = completed(&client.response_events().await).clone();
+    let call = &first["output"][0];
+    assert_eq!(call["type"], "function_call", "{first}");
+    // A full history again, the call by reference, its output after it: no previous response.
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": false,
+            "tools": shell_tool(), "input": [
+                {"type": "message", "role": "user", "content": "hello"},
+                {"type": "item_reference", "id": call["id"]},
+                {"type": "function_call_output", "call_id": call["call_id"], "output": "ok"}]})
+            .to_string(),
+        )
+        .await;
+    let second = completed(&client.response_events().await).clone();
+    assert_eq!(second["output"][0]["type"], "message", "{second}");
+    // Stored: found from another connection (and over HTTP), through the store's item index.
+    client
+        .send(
+            &json!({"type": "response.create", "model": "m", "store": true, "input": "again",
+            "tools": shell_tool()})
+            .to_string(),
+        )
+        .await;
+    let stored = completed(&client.response_events().await).clone();
+    let stored_call = &stored["output"][0];
+    let mut other = server.connect().await;
+    other
+        .send(&json!({"type": "response.create", "model": "m", "store": false,
+            "tools": shell_tool(), "input": [
+                {"type": "item_reference", "id": stored_call["id"]},
+                {"type": "function_call_output", "call_id": stored_call["call_id"], "output": "ok"}]})
+        .to_string())
+        .await;
+    completed(&other.response_events().await);
+    // The unstored response's items are not visible from another connection.
+    other
+        .send(
+            &json!({"type": "response.create", "model": "m",
+            "input": [{"type": "item_reference", "id": call["id"]}]})
+            .to_string(),
+        )
+        .await;
+    let refused = other.next_json().await;
+    assert_eq!(error_of(&refused).0, 400);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn stored_responses_survive_a_restart() {
     let dir = std::env::temp_dir().join(format!("tether-restart-{}", std::process::id()));
     let dir_str = dir.to_str().unwrap().to_string();
