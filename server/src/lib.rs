@@ -271,6 +271,22 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
             state.clone(),
             http::json_errors,
         ))
+        // A playground (or any page) served from another origin may call the API: no cookies
+        // are involved (keys go in `Authorization`), and WebSocket upgrades are not subject to
+        // CORS anyway. Preflights are answered before authentication.
+        .layer(
+            tower_http::cors::CorsLayer::new()
+                .allow_origin(tower_http::cors::Any)
+                .allow_methods([
+                    axum::http::Method::GET,
+                    axum::http::Method::POST,
+                    axum::http::Method::DELETE,
+                    axum::http::Method::PATCH,
+                ])
+                // Mirrored, not `*`: a wildcard does not cover `Authorization` (Fetch spec).
+                .allow_headers(tower_http::cors::AllowHeaders::mirror_request())
+                .max_age(std::time::Duration::from_secs(600)),
+        )
         .with_state(state);
     if static_dir.join("index.html").is_file() {
         // `no-cache`: the browser revalidates every file (a 304 when unchanged) instead of

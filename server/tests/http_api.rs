@@ -326,6 +326,53 @@ async fn errors_outside_the_handlers_keep_the_error_shape() {
 }
 
 #[tokio::test]
+async fn other_origins_may_call_the_api() {
+    let router = router();
+    let preflight = router
+        .clone()
+        .oneshot(
+            Request::builder()
+                .method("OPTIONS")
+                .uri("/v1/responses")
+                .header("origin", "http://elsewhere.example")
+                .header("access-control-request-method", "POST")
+                .header(
+                    "access-control-request-headers",
+                    "authorization, content-type",
+                )
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert!(preflight.status().is_success(), "{}", preflight.status());
+    let headers = preflight.headers();
+    assert_eq!(headers["access-control-allow-origin"], "*");
+    assert!(
+        headers["access-control-allow-methods"]
+            .to_str()
+            .unwrap()
+            .contains("POST")
+    );
+    // Named: a `*` would not cover `Authorization`.
+    let allowed = headers["access-control-allow-headers"].to_str().unwrap();
+    assert!(allowed.contains("authorization"), "{allowed}");
+    let response = router
+        .oneshot(
+            Request::builder()
+                .method("GET")
+                .uri("/v1/models")
+                .header("origin", "http://elsewhere.example")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["access-control-allow-origin"], "*");
+}
+
+#[tokio::test]
 async fn max_output_tokens_cuts_the_output_and_ends_incomplete() {
     let router = router();
     let create = |body: Value| {

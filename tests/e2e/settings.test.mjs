@@ -210,6 +210,29 @@ test("an API key goes as a bearer header over HTTP and as a query parameter on t
   }
 });
 
+test("the playground runs over HTTP against another Tether server (CORS)", async () => {
+  const other = await startServer();
+  try {
+    const { page, record } = await open("/?transport=http&profile=instant");
+    await page.getByTestId("tab-agent").click();
+    await page.getByTestId("server-url").fill(other.url);
+    await page.getByTestId("server-url").press("Tab");
+    // The model list comes from the other server too.
+    await page.locator('select[data-testid="profile"]').waitFor();
+    const requests = [];
+    page.on("request", (request) => requests.push(request.url()));
+    await page.getByTestId("run").click();
+    await waitDone(page);
+    assert.ok(record.posts.length >= 4);
+    const posts = requests.filter((url) => url.endsWith("/v1/responses"));
+    assert.ok(posts.length >= 4 && posts.every((url) => url.startsWith(other.url)), posts.join());
+    await page.getByTestId("reset").click();
+    await page.close();
+  } finally {
+    await other.stop();
+  }
+});
+
 test("embed=1 shows only the run: controls, status, totals, timeline", async () => {
   const { page } = await open("/?embed=1&transport=ws&profile=spark&autorun=1", {
     width: 720,
