@@ -209,18 +209,6 @@ fn response_not_found(id: &str) -> Refusal {
     Refusal::not_found(None, format!("Response with id '{id}' not found."), None)
 }
 
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
-) -> Result<T, Refusal> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| Refusal::internal(format!("store task failed: {e}")))?
-        .map_err(|e| {
-            tracing::error!("store: {e}");
-            Refusal::internal("the response store failed")
-        })
-}
-
 /// `GET /v1/responses/{id}`.
 pub async fn retrieve(
     State(state): State<AppState>,
@@ -228,7 +216,7 @@ pub async fn retrieve(
 ) -> Result<HttpResponse, Refusal> {
     let store = state.store.clone();
     let key = id.clone();
-    match blocking(move || store.get(&key)).await? {
+    match crate::pipeline::blocking(move || store.get(&key)).await? {
         Some(stored) => Ok(Json(stored.response).into_response()),
         None => Err(response_not_found(&id)),
     }
@@ -241,7 +229,7 @@ pub async fn delete(
 ) -> Result<HttpResponse, Refusal> {
     let store = state.store.clone();
     let key = id.clone();
-    if blocking(move || store.delete(&key)).await? {
+    if crate::pipeline::blocking(move || store.delete(&key)).await? {
         Ok(Json(json!({"id": id, "object": "response", "deleted": true})).into_response())
     } else {
         Err(response_not_found(&id))
@@ -284,7 +272,9 @@ pub async fn input_items(
     };
     let store = state.store.clone();
     let key = id.clone();
-    let Some((response, mut items)) = blocking(move || store.load_context(&key)).await? else {
+    let Some((response, mut items)) =
+        crate::pipeline::blocking(move || store.load_context(&key)).await?
+    else {
         return Err(response_not_found(&id));
     };
     items.truncate(items.len() - response.output.len());

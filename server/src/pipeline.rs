@@ -323,13 +323,7 @@ async fn find_previous(
     }
     let store = state.store.clone();
     let key = id.to_string();
-    let loaded = tokio::task::spawn_blocking(move || store.load_context(&key))
-        .await
-        .map_err(|e| Refusal::internal(format!("store task failed: {e}")))?
-        .map_err(|e| {
-            tracing::error!("loading {id} from the store: {e}");
-            Refusal::internal("the response store is unavailable")
-        })?;
+    let loaded = blocking(move || store.load_context(&key)).await?;
     match loaded {
         Some((_, items)) => Ok(Previous {
             items,
@@ -339,6 +333,19 @@ async fn find_previous(
         }),
         None => Err(previous_not_found(id)),
     }
+}
+
+/// Runs a store call off the async workers; a failure is logged and answered 500.
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
+) -> Result<T, Refusal> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Refusal::internal(format!("store task failed: {e}")))?
+        .map_err(|e| {
+            tracing::error!("store: {e}");
+            Refusal::internal("the response store is unavailable")
+        })
 }
 
 /// The error for an unknown `previous_response_id` (PROTOCOL.md §4).
@@ -383,13 +390,7 @@ async fn referenced_elsewhere(
         return Ok(cached);
     }
     let store = state.store.clone();
-    let found = tokio::task::spawn_blocking(move || store.find_items(&missing))
-        .await
-        .map_err(|e| Refusal::internal(format!("store task failed: {e}")))?
-        .map_err(|e| {
-            tracing::error!("looking up referenced items in the store: {e}");
-            Refusal::internal("the response store is unavailable")
-        })?;
+    let found = blocking(move || store.find_items(&missing)).await?;
     cached.extend(found);
     Ok(cached)
 }
