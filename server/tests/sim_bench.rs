@@ -268,6 +268,48 @@ async fn run_all(addr: std::net::SocketAddr) -> bool {
     met
 }
 
+/// The API work of requests sent together: 100 clients send a `response.create` each (the
+/// `instant` profile, two-token answers, so the requests' own frames and pipeline dominate),
+/// wait for all 100 to complete, and repeat; prints the wall time per request. Ignored: real
+/// time, release build (`-- --ignored --nocapture request_bursts`).
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "benchmark: real time, wants --release and an idle machine"]
+async fn request_bursts() {
+    const CLIENTS: usize = 100;
+    const ROUNDS: u32 = 200;
+    let server = common::TestServer::start_with(common::config(":memory:")).await;
+    let mut clients = Vec::with_capacity(CLIENTS);
+    for _ in 0..CLIENTS {
+        clients.push(common::connect(server.addr).await);
+    }
+    let request = json!({"type": "response.create", "model": "instant", "input": "bench",
+        "store": false, "metadata": {"sim_output_tokens": "2"}})
+    .to_string();
+    let started = Instant::now();
+    for _ in 0..ROUNDS {
+        let round: Vec<_> = clients
+            .drain(..)
+            .map(|mut client| {
+                let request = request.clone();
+                tokio::spawn(async move {
+                    client.send(&request).await;
+                    let events = client.response_events().await;
+                    assert_eq!(events.last().unwrap()["type"], "response.completed");
+                    client
+                })
+            })
+            .collect();
+        for client in round {
+            clients.push(client.await.expect("a client panicked"));
+        }
+    }
+    let per_request = started.elapsed() / (ROUNDS * CLIENTS as u32);
+    println!(
+        "{CLIENTS} clients × {ROUNDS} rounds of requests sent together: {per_request:?} per request"
+    );
+    server.stop().await;
+}
+
 /// One short response per profile on one connection, so what a server initialises on first use
 /// is not in the first measurement.
 async fn warm_up(addr: std::net::SocketAddr) {
