@@ -293,8 +293,14 @@ async fn request_bursts() {
                 let request = request.clone();
                 tokio::spawn(async move {
                     client.send(&request).await;
-                    let events = client.response_events().await;
-                    assert_eq!(events.last().unwrap()["type"], "response.completed");
+                    // A prefix test, not a parse: the clients' cost stays small, as in the
+                    // pacing bench.
+                    while let Some(Ok(Message::Text(text))) = client.socket.next().await {
+                        if text.starts_with(r#"{"type":"response.completed""#) {
+                            break;
+                        }
+                        assert!(!text.starts_with(r#"{"type":"error""#), "{text}");
+                    }
                     client
                 })
             })
