@@ -131,16 +131,19 @@ const MIGRATIONS: &[&str] = &[
     );",
     // Where each stored item is, by its id, so an `item_reference` resolves without a
     // `previous_response_id`; filled from the responses already stored.
+    // An id may be in several responses (an input item resent, a referenced item copied into
+    // the input that referenced it): one row per response holding it.
     "CREATE TABLE items (
-        item_id TEXT PRIMARY KEY,
-        response_id TEXT NOT NULL
+        item_id TEXT NOT NULL,
+        response_id TEXT NOT NULL,
+        PRIMARY KEY (item_id, response_id)
     );
     CREATE INDEX items_by_response ON items (response_id);
-    INSERT OR REPLACE INTO items (item_id, response_id)
+    INSERT OR IGNORE INTO items (item_id, response_id)
         SELECT json_extract(item.value, '$.id'), responses.id
         FROM responses, json_each(responses.added_input_json) AS item
         WHERE json_extract(item.value, '$.id') IS NOT NULL;
-    INSERT OR REPLACE INTO items (item_id, response_id)
+    INSERT OR IGNORE INTO items (item_id, response_id)
         SELECT json_extract(item.value, '$.id'), responses.id
         FROM responses, json_each(responses.response_json, '$.output') AS item
         WHERE json_extract(item.value, '$.id') IS NOT NULL;",
@@ -202,7 +205,7 @@ impl ResponseStore for SqliteStore {
         let tx = connection.unchecked_transaction()?;
         {
             let mut index =
-                tx.prepare("INSERT OR REPLACE INTO items (item_id, response_id) VALUES (?1, ?2)")?;
+                tx.prepare("INSERT OR IGNORE INTO items (item_id, response_id) VALUES (?1, ?2)")?;
             for item in stored.added_input.iter().chain(&stored.response.output) {
                 if let Some(item_id) = item.id()
                     && !matches!(item, Item::ItemReference { .. })
@@ -230,8 +233,9 @@ impl ResponseStore for SqliteStore {
         let mut holders = Vec::new();
         {
             let connection = self.lock();
+            // Any response holding the item will do: the item is the same in each.
             let mut lookup =
-                connection.prepare("SELECT response_id FROM items WHERE item_id = ?1")?;
+                connection.prepare("SELECT response_id FROM items WHERE item_id = ?1 LIMIT 1")?;
             for id in ids {
                 if let Some(response_id) = lookup
                     .query_row(params![id], |row| row.get::<_, String>(0))
@@ -372,7 +376,21 @@ mod tests {
         let store = SqliteStore::open(&dir).unwrap();
         assert_eq!(store.find_items(&ids(&["msg_r1"])).unwrap().len(), 1);
         assert_eq!(store.find_items(&ids(&["msg_q1"])).unwrap().len(), 1);
-        // Deleting a response forgets its items.
+        // An item another response holds too stays found when one of them is deleted.
+        let mut copy = Item::user_text("q1");
+        if let Item::Message(message) = &mut copy {
+            message.id = Some("msg_q1".into());
+        }
+        store
+            .put(&StoredResponse {
+                response: response("r2", "a2"),
+                added_input: vec![copy],
+                parent_id: None,
+            })
+            .unwrap();
+        assert!(store.delete("r2").unwrap());
+        assert_eq!(store.find_items(&ids(&["msg_q1"])).unwrap().len(), 1);
+        // Deleting the last response holding it forgets it.
         assert!(store.delete("r1").unwrap());
         assert!(
             store
