@@ -61,7 +61,6 @@ impl ConnectionCache {
         for entry in self.entries.iter().rev() {
             for item in entry.context.iter() {
                 if let Some(id) = item.id()
-                    && !matches!(item, Item::ItemReference { .. })
                     && ids.iter().any(|wanted| wanted == id)
                     && !found.iter().any(|seen| seen.id() == Some(id))
                 {

@@ -376,12 +376,8 @@ async fn referenced_elsewhere(
     prior: &[Item],
     mut cached: Vec<Item>,
 ) -> Result<Vec<Item>, Refusal> {
-    let known = |id: &str, extra: &[Item]| {
-        prior
-            .iter()
-            .chain(extra)
-            .any(|item| !matches!(item, Item::ItemReference { .. }) && item.id() == Some(id))
-    };
+    let known =
+        |id: &str, extra: &[Item]| prior.iter().chain(extra).any(|item| item.id() == Some(id));
     let missing: Vec<String> = reference_ids(new_items)
         .into_iter()
         .filter(|id| !known(id, &cached))
@@ -396,7 +392,8 @@ async fn referenced_elsewhere(
 }
 
 /// Replaces each `item_reference` with the item it names: from the previous context, else from
-/// `elsewhere` (the connection cache's or the store's items).
+/// `elsewhere` (the connection cache's or the store's items). Only new input holds references:
+/// what is cached or stored was resolved here first.
 fn resolve_references(
     items: Vec<Item>,
     prior: &[Item],
@@ -408,10 +405,7 @@ fn resolve_references(
             Item::ItemReference { id } => prior
                 .iter()
                 .chain(elsewhere)
-                .find(|candidate| {
-                    !matches!(candidate, Item::ItemReference { .. })
-                        && candidate.id() == Some(id.as_str())
-                })
+                .find(|candidate| candidate.id() == Some(id.as_str()))
                 .cloned()
                 .ok_or_else(|| {
                     Refusal::bad_request(
@@ -495,47 +489,38 @@ enum Within {
 /// the limit still completes.
 fn within_limit(event: ModelEvent, spent: u64, limit: u64) -> Within {
     let left = limit.saturating_sub(spent);
-    let cut = |delta: crate::sim::Delta| -> Option<crate::sim::Delta> {
-        // Whole pieces (a piece is the fewest tokens that make whole characters) while they fit.
-        let mut text = String::new();
-        let mut tokens = 0usize;
-        for (piece, n) in crate::sim::tokens::pieces(&delta.text) {
-            if (tokens + n) as u64 > left {
-                break;
-            }
-            text.push_str(piece);
-            tokens += n;
-        }
-        (tokens > 0).then(|| crate::sim::Delta::new(text, tokens))
-    };
-    let fits = match &event {
-        ModelEvent::ReasoningDelta(d)
-        | ModelEvent::TextDelta(d)
-        | ModelEvent::ArgumentsDelta(d) => d.tokens as u64 <= left,
-        _ => true,
-    };
-    let rebuilt = match event {
-        ModelEvent::ReasoningDelta(_)
-        | ModelEvent::TextDelta(_)
-        | ModelEvent::ArgumentsDelta(_)
-            if fits =>
-        {
-            return Within::Whole(event);
-        }
-        ModelEvent::ReasoningDelta(d) => cut(d).map(ModelEvent::ReasoningDelta),
-        ModelEvent::TextDelta(d) => cut(d).map(ModelEvent::TextDelta),
-        ModelEvent::ArgumentsDelta(d) => cut(d).map(ModelEvent::ArgumentsDelta),
+    let (delta, rewrap): (crate::sim::Delta, fn(crate::sim::Delta) -> ModelEvent) = match event {
+        ModelEvent::ReasoningDelta(d) => (d, ModelEvent::ReasoningDelta),
+        ModelEvent::TextDelta(d) => (d, ModelEvent::TextDelta),
+        ModelEvent::ArgumentsDelta(d) => (d, ModelEvent::ArgumentsDelta),
         ModelEvent::BeginReasoning
         | ModelEvent::BeginMessage
         | ModelEvent::BeginFunctionCall { .. }
         | ModelEvent::BeginCustomToolCall { .. }
             if left == 0 =>
         {
-            None
+            return Within::Nothing;
         }
         other => return Within::Whole(other),
     };
-    rebuilt.map_or(Within::Nothing, Within::Cut)
+    if delta.tokens as u64 <= left {
+        return Within::Whole(rewrap(delta));
+    }
+    // Whole pieces (a piece is the fewest tokens that make whole characters) while they fit.
+    let mut text = String::new();
+    let mut tokens = 0usize;
+    for (piece, n) in crate::sim::tokens::pieces(&delta.text) {
+        if (tokens + n) as u64 > left {
+            break;
+        }
+        text.push_str(piece);
+        tokens += n;
+    }
+    if tokens == 0 {
+        Within::Nothing
+    } else {
+        Within::Cut(rewrap(crate::sim::Delta::new(text, tokens)))
+    }
 }
 
 /// Generates the response and sends its events to `out`; persists it first when `store` is set

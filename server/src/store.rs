@@ -94,17 +94,16 @@ pub trait ResponseStore: Send + Sync + 'static {
     }
 }
 
-/// The items of `stored` (input, then output) whose id is one of `ids`.
+/// The items of `stored` (input, then output) whose id is one of `ids`. (A stored input holds
+/// no `item_reference`: the pipeline resolves them first.)
 pub fn items_with_ids(stored: &StoredResponse, ids: &[String]) -> Vec<Item> {
     stored
         .added_input
         .iter()
         .chain(&stored.response.output)
         .filter(|item| {
-            !matches!(item, Item::ItemReference { .. })
-                && item
-                    .id()
-                    .is_some_and(|id| ids.iter().any(|wanted| wanted == id))
+            item.id()
+                .is_some_and(|id| ids.iter().any(|wanted| wanted == id))
         })
         .cloned()
         .collect()
@@ -207,9 +206,7 @@ impl ResponseStore for SqliteStore {
             let mut index =
                 tx.prepare("INSERT OR IGNORE INTO items (item_id, response_id) VALUES (?1, ?2)")?;
             for item in stored.added_input.iter().chain(&stored.response.output) {
-                if let Some(item_id) = item.id()
-                    && !matches!(item, Item::ItemReference { .. })
-                {
+                if let Some(item_id) = item.id() {
                     index.execute(params![item_id, stored.response.id])?;
                 }
             }
@@ -344,20 +341,24 @@ mod tests {
         response
     }
 
+    fn question(id: &str) -> Item {
+        let mut question = Item::user_text("q1");
+        if let Item::Message(message) = &mut question {
+            message.id = Some(id.into());
+        }
+        question
+    }
+
     #[test]
     fn items_are_found_by_id_and_indexed_when_an_older_database_opens() {
         let dir = std::env::temp_dir().join(format!("tether-store-{}", rand::random::<u64>()));
         let ids = |ids: &[&str]| ids.iter().map(|id| id.to_string()).collect::<Vec<_>>();
         {
             let store = SqliteStore::open(&dir).unwrap();
-            let mut question = Item::user_text("q1");
-            if let Item::Message(message) = &mut question {
-                message.id = Some("msg_q1".into());
-            }
             store
                 .put(&StoredResponse {
                     response: response("r1", "a1"),
-                    added_input: vec![question],
+                    added_input: vec![question("msg_q1")],
                     parent_id: None,
                 })
                 .unwrap();
@@ -377,14 +378,10 @@ mod tests {
         assert_eq!(store.find_items(&ids(&["msg_r1"])).unwrap().len(), 1);
         assert_eq!(store.find_items(&ids(&["msg_q1"])).unwrap().len(), 1);
         // An item another response holds too stays found when one of them is deleted.
-        let mut copy = Item::user_text("q1");
-        if let Item::Message(message) = &mut copy {
-            message.id = Some("msg_q1".into());
-        }
         store
             .put(&StoredResponse {
                 response: response("r2", "a2"),
-                added_input: vec![copy],
+                added_input: vec![question("msg_q1")],
                 parent_id: None,
             })
             .unwrap();

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use tether_protocol::Tool;
 
 use super::{Context, ModelEvent, Output, ToolCallPlan, tokens};
+use crate::stages::validate::callable_tools;
 
 /// What the echo generator answers in `context`.
 pub fn plan(context: &Context) -> Vec<Output> {
@@ -87,11 +88,12 @@ pub fn answer(prompt: Option<&str>) -> String {
     )
 }
 
-/// Every callable tool in `tools`, in order, descending into namespaces.
-pub fn collect_callable(tools: &[Tool], namespace: Option<&str>, out: &mut Vec<ToolCallPlan>) {
-    for tool in tools {
-        match tool {
-            Tool::Function(function) => out.push(ToolCallPlan {
+/// A plan for every callable tool in `tools`, in order, descending into namespaces.
+pub fn collect_callable(tools: &[Tool]) -> Vec<ToolCallPlan> {
+    callable_tools(tools)
+        .into_iter()
+        .filter_map(|(tool, namespace)| match tool {
+            Tool::Function(function) => Some(ToolCallPlan {
                 begin: ModelEvent::BeginFunctionCall {
                     name: function.name.clone(),
                     namespace: namespace.map(str::to_string),
@@ -99,16 +101,15 @@ pub fn collect_callable(tools: &[Tool], namespace: Option<&str>, out: &mut Vec<T
                 input: arguments_for(function.parameters.as_ref().unwrap_or(&Value::Null))
                     .to_string(),
             }),
-            Tool::Custom(custom) => out.push(ToolCallPlan {
+            Tool::Custom(custom) => Some(ToolCallPlan {
                 begin: ModelEvent::BeginCustomToolCall {
                     name: custom.name.clone(),
                 },
                 input: format!("input for {}", custom.name),
             }),
-            Tool::Namespace(group) => collect_callable(&group.tools, Some(&group.name), out),
-            Tool::Other(_) => {}
-        }
-    }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Arguments that satisfy `schema`: every required property, with the first `enum` value or a

@@ -123,8 +123,7 @@ impl Context {
         if !choice.must_call() && self.trailing_tool_output().is_some() {
             return Vec::new();
         }
-        let mut callable = Vec::new();
-        echo::collect_callable(&self.request.tools, None, &mut callable);
+        let mut callable = echo::collect_callable(&self.request.tools);
         callable.retain(|plan| plan.name().is_some_and(|name| choice.allows(name)));
         let count = match choice {
             ToolChoice::Forced(_) => 1,
@@ -300,6 +299,9 @@ pub trait Model: Send + Sync + 'static {
         Ok(())
     }
 }
+
+/// The generators `metadata.generator` may name ([`Simulator::plan`] dispatches on them).
+const GENERATORS: [&str; 2] = ["echo-tools", "random"];
 
 /// How to build a [`Simulator`].
 #[derive(Debug, Clone)]
@@ -515,12 +517,13 @@ impl Model for Simulator {
             ));
         }
         if let Some(name) = metadata("generator")
-            && !matches!(name, "echo-tools" | "random")
+            && !GENERATORS.contains(&name)
         {
             return Err(ApiError::invalid_request(
                 Some("unknown_generator"),
                 format!(
-                    "No generator is named '{name}' (metadata.generator). Generators: echo-tools, random."
+                    "No generator is named '{name}' (metadata.generator). Generators: {}.",
+                    GENERATORS.join(", ")
                 ),
                 Some("metadata.generator"),
             ));

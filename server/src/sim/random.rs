@@ -103,8 +103,7 @@ pub fn text(count: usize, rng: &mut StdRng) -> String {
 /// (default): none after a tool output, else usually some — several (up to 3) unless
 /// `parallel_tool_calls` is `false` or a tool is forced; at most `metadata.sim_tool_calls`.
 pub fn tool_calls(context: &Context, rng: &mut StdRng) -> Vec<ToolCallPlan> {
-    let mut candidates = Vec::new();
-    echo::collect_callable(&context.request.tools, None, &mut candidates);
+    let mut candidates = echo::collect_callable(&context.request.tools);
     let choice = context.tool_choice();
     candidates.retain(|plan| plan.name().is_some_and(|name| choice.allows(name)));
     let limit = context.sim_tool_calls().unwrap_or(usize::MAX);

@@ -159,15 +159,33 @@ impl ToolChoice {
     }
 }
 
-/// The names of the tools a model can call: functions and custom tools, inside namespaces too.
-fn callable_names<'a>(tools: &'a [Tool], out: &mut Vec<&'a str>) {
-    for tool in tools {
-        match tool {
-            Tool::Function(function) => out.push(&function.name),
-            Tool::Custom(custom) => out.push(&custom.name),
-            Tool::Namespace(group) => callable_names(&group.tools, out),
-            Tool::Other(_) => {}
+/// The tools a model can call, in order — functions and custom tools, descending into
+/// namespaces —, each with the namespace it is in.
+pub fn callable_tools(tools: &[Tool]) -> Vec<(&Tool, Option<&str>)> {
+    fn walk<'a>(
+        tools: &'a [Tool],
+        namespace: Option<&'a str>,
+        out: &mut Vec<(&'a Tool, Option<&'a str>)>,
+    ) {
+        for tool in tools {
+            match tool {
+                Tool::Function(_) | Tool::Custom(_) => out.push((tool, namespace)),
+                Tool::Namespace(group) => walk(&group.tools, Some(&group.name), out),
+                Tool::Other(_) => {}
+            }
         }
+    }
+    let mut out = Vec::new();
+    walk(tools, None, &mut out);
+    out
+}
+
+/// The name of a callable tool (a function or a custom tool).
+fn callable_name(tool: &Tool) -> Option<&str> {
+    match tool {
+        Tool::Function(function) => Some(&function.name),
+        Tool::Custom(custom) => Some(&custom.name),
+        _ => None,
     }
 }
 
@@ -185,8 +203,10 @@ pub fn check_tool_choice(choice: Option<&Value>, tools: &[Tool]) -> Result<ToolC
             Some("tool_choice"),
         )
     })?;
-    let mut callable = Vec::new();
-    callable_names(tools, &mut callable);
+    let callable: Vec<&str> = callable_tools(tools)
+        .into_iter()
+        .filter_map(|(tool, _)| callable_name(tool))
+        .collect();
     let missing = |name: &str| !callable.contains(&name);
     match &parsed {
         ToolChoice::Forced(name) if missing(name) => Err(Refusal::bad_request(
