@@ -2,8 +2,9 @@
 //! WebSocket mode — shared by the server and the playground so both sides agree by construction.
 //!
 //! No I/O lives here: the crate compiles for `wasm32-unknown-unknown` and native alike. The
-//! contract these types follow is `shared/PROTOCOL.md`; where that page leaves a point open the
-//! choice is written down next to the type that makes it.
+//! contract these types follow is `docs/protocol.md`; where the public API leaves a point open,
+//! that page says which choice Tether made, and the choice is written down next to the type
+//! that makes it.
 //!
 //! Decoding is lenient where real clients differ (unknown fields are ignored, the `type` of an
 //! input message may be missing) and strict where a mistake would be silent (a wrong field type
@@ -17,6 +18,7 @@ pub mod items;
 mod lenient;
 pub mod request;
 pub mod response;
+pub mod tool_choice;
 pub mod tools;
 
 pub use builder::ResponseStreamBuilder;
@@ -26,4 +28,5 @@ pub use frames::{ClientFrame, DecodeError, decode_client_frame, decode_request};
 pub use items::{ContentPart, Item, ItemStatus, MessageContent, Role};
 pub use request::{Input, ResponseCreate};
 pub use response::{InputTokensDetails, OutputTokensDetails, Response, ResponseStatus, Usage};
+pub use tool_choice::{Callable, CallableTool, ToolChoice, callable_tools};
 pub use tools::Tool;

@@ -269,7 +269,7 @@ fn bench_scenario() -> String {
 
 /// A distinct tool output of about `OUTPUT_TOKENS_PER_TURN` tokens.
 fn tool_output(turn: usize) -> String {
-    let tokenizer = tether_server::stages::render::tokenizer();
+    let tokenizer = tether_server::tokenizer::tokenizer();
     let mut text = String::new();
     let mut line = 0;
     while tokenizer.count(text.as_str()) < OUTPUT_TOKENS_PER_TURN {
@@ -305,7 +305,7 @@ fn instructions() -> &'static str {
 }
 
 fn build_instructions() -> String {
-    let tokenizer = tether_server::stages::render::tokenizer();
+    let tokenizer = tether_server::tokenizer::tokenizer();
     let mut text = String::from(
         "You are a coding agent working in a repository. Use the shell tool to inspect files and \
          run tests. Keep changes minimal and explain them.\n\n# Project guide (AGENTS.md)\n\n",

@@ -1,9 +1,10 @@
 //! The connection-scoped response cache of WebSocket mode.
 //!
-//! It lives inside one connection's task and dies with it, so it needs no lock and never touches
-//! disk. It keeps the most recent responses (at least the latest of every lane) with the full
-//! logical context after each — input and output items, their rendered tokens and the compiled
-//! tool schemas — so a continuation starts from memory instead of the store and only renders,
+//! One connection owns one cache and drops it when it closes; it never touches disk. Its lanes
+//! share it (behind a mutex held only for a lookup or an insert, never across an await). It
+//! keeps the most recent responses (at least the latest of every lane) with the full logical
+//! context after each — input and output items, their rendered tokens and the compiled tool
+//! schemas — so a continuation starts from memory instead of the store and only renders,
 //! validates and classifies its new items.
 
 use std::collections::VecDeque;
@@ -14,6 +15,14 @@ use tether_protocol::{Item, Response};
 use crate::stages::render::RenderedPrompt;
 use crate::stages::validate::CompiledTools;
 
+/// The work a continuation can reuse: the conversation rendered, the tools compiled (cheap
+/// clones of shared buffers).
+#[derive(Debug, Clone, Default)]
+pub struct Reusable {
+    pub rendered: RenderedPrompt,
+    pub compiled: CompiledTools,
+}
+
 /// How many responses one connection remembers; enough for the latest of many lanes.
 pub const CAPACITY: usize = 64;
 
@@ -23,10 +32,9 @@ pub struct CachedResponse {
     pub response: Response,
     /// The whole conversation after this response: its input context, then its output.
     pub context: Arc<Vec<Item>>,
-    /// That conversation, rendered: a continuation appends only its new items' tokens.
-    pub rendered: RenderedPrompt,
-    /// The response's tools, compiled: reused while a continuation offers the same tools.
-    pub compiled: CompiledTools,
+    /// That conversation rendered (a continuation appends only its new items' tokens) and the
+    /// response's tools compiled (reused while a continuation offers the same tools).
+    pub reusable: Reusable,
 }
 
 /// Recently completed responses of one connection, newest last.
@@ -46,7 +54,7 @@ impl ConnectionCache {
 
     /// Hands response `id` over to a continuation, which extends its context in place rather
     /// than copying it. The continuation's own response replaces it; if the continuation fails,
-    /// it stays evicted, as PROTOCOL.md §4 asks.
+    /// it stays evicted (docs/protocol.md, errors).
     pub fn take(&mut self, id: &str) -> Option<CachedResponse> {
         let position = self
             .entries
@@ -105,8 +113,7 @@ mod tests {
         CachedResponse {
             response: Response::in_progress(id, 0, &ResponseCreate::new("m", "")),
             context: Arc::new(Vec::new()),
-            rendered: RenderedPrompt::default(),
-            compiled: CompiledTools::default(),
+            reusable: Reusable::default(),
         }
     }
 

@@ -397,7 +397,7 @@ async fn max_output_tokens_cuts_the_output_and_ends_incomplete() {
     assert_eq!(cut["incomplete_details"]["reason"], "max_output_tokens");
     assert_eq!(cut["usage"]["output_tokens"], 10);
     assert_eq!(cut["output"][0]["status"], "incomplete");
-    assert_eq!(tether_server::sim::tokens::count(&text_of(&cut)), 10);
+    assert_eq!(tether_server::tokenizer::count(&text_of(&cut)), 10);
     // An answer exactly as long as the limit completes.
     let (_, exact) = create(json!({"model": "m", "input": "x", "max_output_tokens": 12,
         "metadata": {"sim_output_tokens": "12"}}))
@@ -414,7 +414,7 @@ async fn max_output_tokens_cuts_the_output_and_ends_incomplete() {
         8
     );
     assert_eq!(reasoned["usage"]["output_tokens"], 10);
-    assert_eq!(tether_server::sim::tokens::count(&text_of(&reasoned)), 2);
+    assert_eq!(tether_server::tokenizer::count(&text_of(&reasoned)), 2);
     // A tool call's arguments are cut too; the call is incomplete.
     let (_, tool_call) = create(json!({"model": "m", "input": "x", "max_output_tokens": 3,
         "tools": [{"type": "function", "name": "shell", "parameters": {"type": "object",

@@ -61,12 +61,12 @@ async fn a_continuation_counts_the_same_tokens_as_a_full_render() {
 
     let metrics = server.get_text("/metrics").await;
     for series in [
-        "tether_stage_duration_seconds_count{stage=\"render\",path=\"ws_hit\"} 1",
-        "tether_stage_duration_seconds_count{stage=\"render\",path=\"ws_miss\"} 1",
-        "tether_stage_duration_seconds_count{stage=\"render\",path=\"http\"} 1",
-        "tether_stage_duration_seconds_count{stage=\"validate\",path=\"ws_hit\"} 1",
-        "tether_stage_duration_seconds_count{stage=\"classify\",path=\"http\"} 1",
-        "tether_stage_duration_seconds_count{stage=\"bill\",path=\"http\"} 1",
+        "tether_stage_duration_seconds_count{path=\"ws_hit\",stage=\"render\"} 1",
+        "tether_stage_duration_seconds_count{path=\"ws_miss\",stage=\"render\"} 1",
+        "tether_stage_duration_seconds_count{path=\"http\",stage=\"render\"} 1",
+        "tether_stage_duration_seconds_count{path=\"ws_hit\",stage=\"validate\"} 1",
+        "tether_stage_duration_seconds_count{path=\"http\",stage=\"classify\"} 1",
+        "tether_stage_duration_seconds_count{path=\"http\",stage=\"bill\"} 1",
     ] {
         assert!(metrics.contains(series), "missing {series}");
     }

@@ -122,7 +122,7 @@ fn measure(
         let delta = event["delta"].as_str().unwrap();
         arrivals.extend(std::iter::repeat_n(
             *at,
-            tether_server::sim::tokens::count(delta),
+            tether_server::tokenizer::count(delta),
         ));
     }
     Measured {

@@ -76,7 +76,7 @@ async fn a_turn_streams_the_full_event_sequence() {
     assert_eq!(completed["output"][0], *item);
     let usage = &completed["usage"];
     // Output tokens are real o200k tokens of what streamed (a delta holds one or more).
-    let output_tokens = tether_server::sim::tokens::count(&streamed) as u64;
+    let output_tokens = tether_server::tokenizer::count(&streamed) as u64;
     assert!(output_tokens >= deltas as u64);
     assert_eq!(usage["output_tokens"], output_tokens);
     assert!(usage["input_tokens"].as_u64().unwrap() > 0);

@@ -24,10 +24,11 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use parking_lot::{Condvar, Mutex};
 use tokio::time::Instant;
 
 /// The grid precise deadlines are rounded up to.
@@ -134,7 +135,7 @@ impl Timers {
     /// The clock thread: wakes every task whose deadline has come, then sleeps until the next.
     fn fire(&self) {
         let mut due = Vec::new();
-        let mut heap = lock(&self.heap);
+        let mut heap = self.heap.lock();
         loop {
             let now = std::time::Instant::now();
             while let Some(Reverse(first)) = heap.peek()
@@ -146,31 +147,18 @@ impl Timers {
                 // Wake outside the lock: a woken task may register its next deadline at once.
                 drop(heap);
                 due.drain(..).for_each(Waker::wake);
-                heap = lock(&self.heap);
+                heap = self.heap.lock();
                 continue;
             }
-            heap = match heap.peek() {
+            match heap.peek() {
                 Some(Reverse(first)) => {
                     let wait = first.at - now;
-                    self.earlier
-                        .wait_timeout(heap, wait)
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .0
+                    self.earlier.wait_for(&mut heap, wait);
                 }
-                None => self
-                    .earlier
-                    .wait(heap)
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
-            };
+                None => self.earlier.wait(&mut heap),
+            }
         }
     }
-}
-
-/// The heap holds no invariant a panic could break half-way: a poisoned lock is still usable.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A deadline on the precise clock.
@@ -197,7 +185,7 @@ impl Future for Sleep {
         {
             return Poll::Pending;
         }
-        let mut heap = lock(&self.timers.heap);
+        let mut heap = self.timers.heap.lock();
         let earliest = heap.peek().is_none_or(|Reverse(first)| self.at < first.at);
         heap.push(Reverse(Deadline {
             at: self.at,

@@ -55,7 +55,7 @@ impl Simulator {
                 "unknown field '{key}' (expected profiles, failure_rates)"
             ));
         }
-        let _serialised = self.reconfiguring.lock().unwrap_or_else(|e| e.into_inner());
+        let _serialised = self.reconfiguring.lock();
         let mut profiles = Vec::new();
         if let Some(changes) = change.get("profiles") {
             let Some(changes) = changes.as_object() else {

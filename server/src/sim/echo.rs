@@ -7,10 +7,12 @@
 //! returned.
 
 use serde_json::{Map, Value, json};
-use tether_protocol::Tool;
+use tether_protocol::{Callable, Tool, callable_tools};
 
-use super::{Context, ModelEvent, Output, ToolCallPlan, tokens};
-use crate::stages::validate::callable_tools;
+use super::output::{Output, ToolCallPlan};
+use super::request::SimRequest;
+use crate::model::{Context, ModelEvent};
+use crate::tokenizer;
 
 /// What the echo generator answers in `context`.
 pub fn plan(context: &Context) -> Vec<Output> {
@@ -35,16 +37,16 @@ pub fn plan(context: &Context) -> Vec<Output> {
 /// their own and a word never spans a whole copy of the text — so if two copies tokenize as
 /// two copies, and one copy followed by the remainder as the two parts, so does every repeat.
 pub fn exactly(text: &str, count: usize) -> String {
-    let pieces: Vec<(&str, usize)> = tokens::pieces(text).collect();
+    let pieces: Vec<(&str, usize)> = tokenizer::pieces(text).collect();
     let per_copy = pieces.len();
     if per_copy > 0 && pieces.iter().all(|(_, n)| *n == 1) {
         let (copies, rest) = (count / per_copy, count % per_copy);
         let remainder: String = pieces[..rest].iter().map(|(piece, _)| *piece).collect();
         let holds = if copies == 0 {
-            tokens::count(&remainder) == rest
+            tokenizer::count(&remainder) == rest
         } else {
-            (copies < 2 || tokens::count(&text.repeat(2)) == 2 * per_copy)
-                && (rest == 0 || tokens::count(&format!("{text}{remainder}")) == per_copy + rest)
+            (copies < 2 || tokenizer::count(&text.repeat(2)) == 2 * per_copy)
+                && (rest == 0 || tokenizer::count(&format!("{text}{remainder}")) == per_copy + rest)
         };
         if holds {
             return text.repeat(copies) + &remainder;
@@ -92,22 +94,21 @@ pub fn answer(prompt: Option<&str>) -> String {
 pub fn collect_callable(tools: &[Tool]) -> Vec<ToolCallPlan> {
     callable_tools(tools)
         .into_iter()
-        .filter_map(|(tool, namespace)| match tool {
-            Tool::Function(function) => Some(ToolCallPlan {
+        .map(|callable| match callable.tool {
+            Callable::Function(function) => ToolCallPlan {
                 begin: ModelEvent::BeginFunctionCall {
                     name: function.name.clone(),
-                    namespace: namespace.map(str::to_string),
+                    namespace: callable.namespace.map(str::to_string),
                 },
                 input: arguments_for(function.parameters.as_ref().unwrap_or(&Value::Null))
                     .to_string(),
-            }),
-            Tool::Custom(custom) => Some(ToolCallPlan {
+            },
+            Callable::Custom(custom) => ToolCallPlan {
                 begin: ModelEvent::BeginCustomToolCall {
                     name: custom.name.clone(),
                 },
                 input: format!("input for {}", custom.name),
-            }),
-            _ => None,
+            },
         })
         .collect()
 }
@@ -188,7 +189,7 @@ mod tests {
         for text in &texts {
             for count in [0, 1, 7, 100, 1000, 4001] {
                 let exact = exactly(text, count);
-                assert_eq!(tokens::count(&exact), count, "{text:?} × {count}");
+                assert_eq!(tokenizer::count(&exact), count, "{text:?} × {count}");
             }
         }
         assert_eq!(exactly("", 3), " token token token");

@@ -1,5 +1,6 @@
-//! Failure injection: the errors a real model server returns, at configurable rates, forced per
-//! request (`x-tether-fail: TYPE` on HTTP, a scenario step) or drawn from the per-server seed.
+//! Failure injection: the errors a real model server returns ([`FailureKind`]), at configurable
+//! rates drawn from the per-server seed, or forced per request (`x-tether-fail: TYPE`,
+//! `metadata.sim_fail`, a scenario step).
 //!
 //! Refusals a server decides before decoding (rate limit, context length, invalid request) come
 //! before the first token; a server error strikes mid-stream, after some output, so clients see
@@ -8,83 +9,10 @@
 use rand::RngExt;
 use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
-use tether_protocol::ApiError;
 
-/// A kind of injected failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureKind {
-    RateLimit,
-    ServerError,
-    ContextLengthExceeded,
-    InvalidRequest,
-}
-
-impl FailureKind {
-    pub const ALL: [FailureKind; 4] = [
-        FailureKind::RateLimit,
-        FailureKind::ServerError,
-        FailureKind::ContextLengthExceeded,
-        FailureKind::InvalidRequest,
-    ];
-
-    /// The kind named `name` (`rate_limit`, `server_error`, `context_length_exceeded`,
-    /// `invalid_request`).
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|kind| kind.name() == name.trim())
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            FailureKind::RateLimit => "rate_limit",
-            FailureKind::ServerError => "server_error",
-            FailureKind::ContextLengthExceeded => "context_length_exceeded",
-            FailureKind::InvalidRequest => "invalid_request",
-        }
-    }
-
-    /// Whether the failure strikes after some output rather than before the first token.
-    pub fn is_mid_stream(self) -> bool {
-        self == FailureKind::ServerError
-    }
-
-    /// The status and API error a real server sends for this failure.
-    pub fn error(self) -> (u16, ApiError) {
-        match self {
-            FailureKind::RateLimit => (429, rate_limit_exceeded("Rate limit reached (simulated).")),
-            FailureKind::ServerError => (
-                500,
-                ApiError::server(
-                    "The server had an error while processing your request (simulated).",
-                ),
-            ),
-            FailureKind::ContextLengthExceeded => (
-                400,
-                ApiError::invalid_request(
-                    Some("context_length_exceeded"),
-                    "Your input exceeds the context window of this model (simulated).",
-                    Some("input"),
-                ),
-            ),
-            FailureKind::InvalidRequest => (
-                400,
-                ApiError::invalid_request(None, "Invalid request (simulated).", None),
-            ),
-        }
-    }
-}
-
-/// A 429 `rate_limit_exceeded` error.
-pub fn rate_limit_exceeded(message: &str) -> ApiError {
-    ApiError {
-        kind: Some("rate_limit_error".into()),
-        code: Some("rate_limit_exceeded".into()),
-        message: message.into(),
-        param: None,
-    }
-}
+use super::output::Output;
+use crate::model::FailureKind;
+use crate::tokenizer;
 
 /// The probability of each failure per request; all zero by default.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -139,23 +67,36 @@ impl FailureRates {
     }
 }
 
+/// Puts failure `kind` into the outputs: before anything for refusals, somewhere inside the
+/// first output for a mid-stream failure (part of its text streams before the error).
+pub fn inject(mut outputs: Vec<Output>, kind: FailureKind, rng: &mut StdRng) -> Vec<Output> {
+    if !kind.is_mid_stream() {
+        return vec![Output::Fail(kind)];
+    }
+    let Some(first) = outputs.first_mut() else {
+        return vec![Output::Fail(kind)];
+    };
+    let text = match first {
+        Output::Message(text) | Output::Reasoning(text) => text,
+        Output::Call(call) => &mut call.input,
+        Output::Fail(_) => return outputs,
+    };
+    let pieces: Vec<&str> = tokenizer::split(text).collect();
+    let keep = if pieces.len() > 1 {
+        rng.random_range(1..pieces.len())
+    } else {
+        pieces.len()
+    };
+    *text = pieces[..keep].concat();
+    outputs.truncate(1);
+    outputs.push(Output::Fail(kind));
+    outputs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::SeedableRng;
-
-    #[test]
-    fn names_round_trip() {
-        for kind in FailureKind::ALL {
-            assert_eq!(FailureKind::parse(kind.name()), Some(kind));
-        }
-        assert_eq!(FailureKind::parse("nope"), None);
-        assert_eq!(FailureKind::RateLimit.error().0, 429);
-        assert_eq!(
-            FailureKind::RateLimit.error().1.code.as_deref(),
-            Some("rate_limit_exceeded")
-        );
-    }
 
     #[test]
     fn draws_follow_the_rates() {

@@ -8,8 +8,10 @@
 //! recomputed from the current number of running sequences, so a stream slows down while
 //! others start and speeds up when they finish.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+
+use parking_lot::RwLock;
 use std::time::Duration;
 
 use rand::RngExt;
@@ -277,13 +279,13 @@ impl ProfileSlot {
     }
 
     fn read(&self) -> (Arc<Profile>, Arc<Scheduler>) {
-        let guard = self.current.read().unwrap_or_else(|e| e.into_inner());
+        let guard = self.current.read();
         (guard.0.clone(), guard.1.clone())
     }
 
     /// Replaces the profile (already validated).
     pub fn replace(&self, profile: Profile) {
-        let mut guard = self.current.write().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.current.write();
         if guard.0.max_running != profile.max_running || guard.0.max_waiting != profile.max_waiting
         {
             guard.1 = Scheduler::new(profile.max_running, profile.max_waiting);

@@ -8,8 +8,13 @@ use rand::RngExt;
 use rand::rngs::StdRng;
 use serde_json::{Map, Value, json};
 
-use super::{Context, ModelEvent, Output, ToolCallPlan, echo, tokens};
-use crate::stages::validate::ToolChoice;
+use tether_protocol::{Callable, ToolChoice, callable_tools};
+
+use super::echo;
+use super::output::{Output, ToolCallPlan};
+use super::request::SimRequest;
+use crate::model::{Context, ModelEvent};
+use crate::tokenizer;
 
 /// Median answer length in tokens, and the spread of its logarithm.
 const MEDIAN_TOKENS: f64 = 60.0;
@@ -94,7 +99,7 @@ pub fn text(count: usize, rng: &mut StdRng) -> String {
             out.push_str(word);
         }
     }
-    debug_assert_eq!(tokens::count(&out), count);
+    debug_assert_eq!(tokenizer::count(&out), count);
     out
 }
 
@@ -157,16 +162,14 @@ fn find_schema(
     name: &str,
     namespace: Option<&str>,
 ) -> Option<Value> {
-    use tether_protocol::Tool;
-    tools.iter().find_map(|tool| match tool {
-        Tool::Function(f) if namespace.is_none() && f.name == name => {
-            Some(f.parameters.clone().unwrap_or(Value::Null))
-        }
-        Tool::Namespace(group) if namespace == Some(group.name.as_str()) => {
-            find_schema(&group.tools, name, None)
-        }
-        _ => None,
-    })
+    callable_tools(tools)
+        .into_iter()
+        .find_map(|callable| match callable.tool {
+            Callable::Function(f) if f.name == name && callable.namespace == namespace => {
+                Some(f.parameters.clone().unwrap_or(Value::Null))
+            }
+            _ => None,
+        })
 }
 
 /// Random arguments valid against `schema` (the subset tools use: `type` (or a list of
@@ -284,106 +287,35 @@ mod tests {
     use rand::SeedableRng;
     use tether_protocol::{ResponseCreate, Tool};
 
-    /// Checks `value` against the subset of JSON Schema [`arguments`] understands.
+    /// Checks `value` against `schema` with the `jsonschema` crate, every object schema closed
+    /// (`additionalProperties: false`), so a property the schema does not name fails too.
     fn conforms(value: &Value, schema: &Value) -> Result<(), String> {
-        if let Some(c) = schema.get("const") {
-            return if value == c {
-                Ok(())
-            } else {
-                Err(format!("{value} != const {c}"))
-            };
-        }
-        if let Some(choices) = schema.get("enum").and_then(Value::as_array) {
-            return if choices.contains(value) {
-                Ok(())
-            } else {
-                Err(format!("{value} not in enum"))
-            };
-        }
-        for key in ["anyOf", "oneOf"] {
-            if let Some(options) = schema.get(key).and_then(Value::as_array) {
-                return if options.iter().any(|o| conforms(value, o).is_ok()) {
-                    Ok(())
-                } else {
-                    Err(format!("{value} matches no {key} option"))
-                };
+        let validator =
+            jsonschema::validator_for(&closed(schema.clone())).map_err(|e| e.to_string())?;
+        validator
+            .validate(value)
+            .map_err(|e| format!("{value} does not conform: {e}"))
+    }
+
+    /// `schema` with `additionalProperties: false` wherever it lists `properties`.
+    fn closed(mut schema: Value) -> Value {
+        match &mut schema {
+            Value::Object(map) => {
+                if map.contains_key("properties") {
+                    map.entry("additionalProperties").or_insert(json!(false));
+                }
+                for value in map.values_mut() {
+                    *value = closed(value.take());
+                }
             }
+            Value::Array(values) => {
+                for value in values {
+                    *value = closed(value.take());
+                }
+            }
+            _ => {}
         }
-        let kinds: Vec<&str> = match schema.get("type") {
-            Some(Value::String(k)) => vec![k.as_str()],
-            Some(Value::Array(ks)) => ks.iter().filter_map(Value::as_str).collect(),
-            _ => return Ok(()),
-        };
-        let ok = kinds.iter().any(|kind| match *kind {
-            "string" => value.as_str().is_some_and(|s| {
-                let n = s.chars().count() as u64;
-                schema
-                    .get("minLength")
-                    .and_then(Value::as_u64)
-                    .is_none_or(|m| n >= m)
-                    && schema
-                        .get("maxLength")
-                        .and_then(Value::as_u64)
-                        .is_none_or(|m| n <= m)
-            }),
-            "integer" => value.as_i64().is_some_and(|n| {
-                schema
-                    .get("minimum")
-                    .and_then(Value::as_i64)
-                    .is_none_or(|m| n >= m)
-                    && schema
-                        .get("maximum")
-                        .and_then(Value::as_i64)
-                        .is_none_or(|m| n <= m)
-            }),
-            "number" => value.as_f64().is_some_and(|n| {
-                schema
-                    .get("minimum")
-                    .and_then(Value::as_f64)
-                    .is_none_or(|m| n >= m)
-                    && schema
-                        .get("maximum")
-                        .and_then(Value::as_f64)
-                        .is_none_or(|m| n <= m)
-            }),
-            "boolean" => value.is_boolean(),
-            "null" => value.is_null(),
-            "array" => value.as_array().is_some_and(|items| {
-                schema
-                    .get("minItems")
-                    .and_then(Value::as_u64)
-                    .is_none_or(|m| items.len() as u64 >= m)
-                    && schema
-                        .get("maxItems")
-                        .and_then(Value::as_u64)
-                        .is_none_or(|m| items.len() as u64 <= m)
-                    && items
-                        .iter()
-                        .all(|item| conforms(item, &schema["items"]).is_ok())
-            }),
-            "object" => value.as_object().is_some_and(|object| {
-                let properties = schema.get("properties").and_then(Value::as_object);
-                let required_present = schema
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .all(|name| object.contains_key(name));
-                required_present
-                    && object.iter().all(|(name, v)| {
-                        properties
-                            .and_then(|p| p.get(name))
-                            .is_some_and(|s| conforms(v, s).is_ok())
-                    })
-            }),
-            _ => false,
-        });
-        if ok {
-            Ok(())
-        } else {
-            Err(format!("{value} does not conform to {schema}"))
-        }
+        schema
     }
 
     fn nested_schema() -> Value {
@@ -465,7 +397,7 @@ mod tests {
                 capital.clone(),
                 format!(" {capital}"),
             ] {
-                assert_eq!(tokens::count(&form), 1, "{form:?}");
+                assert_eq!(tokenizer::count(&form), 1, "{form:?}");
             }
         }
     }
@@ -474,7 +406,7 @@ mod tests {
     fn random_text_has_the_requested_length() {
         let mut rng = StdRng::seed_from_u64(2);
         for count in [1, 2, 50, 999] {
-            assert_eq!(tokens::count(&text(count, &mut rng)), count);
+            assert_eq!(tokenizer::count(&text(count, &mut rng)), count);
         }
         let lengths: Vec<usize> = (0..2000).map(|_| answer_length(&mut rng)).collect();
         let mut sorted = lengths.clone();
@@ -501,7 +433,7 @@ mod tests {
         request.tools = tools();
         request.tool_choice = choice;
         request.parallel_tool_calls = parallel;
-        Context::new(request)
+        crate::sim::testing::context(request)
     }
 
     #[test]

@@ -25,9 +25,11 @@ use std::sync::Arc;
 use regex::Regex;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
-use tether_protocol::{Item, Role, Tool};
+use tether_protocol::{Callable, Item, Role, Tool, callable_tools};
 
-use super::{Context, FailureKind, ModelEvent, Output, ToolCallPlan};
+use super::output::{Output, ToolCallPlan};
+use crate::items;
+use crate::model::{Context, FailureKind, ModelEvent};
 
 /// The scenarios shipped with the server, compiled in from `server/scenarios/`.
 const BUILTIN: [&str; 1] = [include_str!("../../scenarios/fix-sample-project.json")];
@@ -146,7 +148,7 @@ impl View<'_> {
             .map_or(0, |i| i + 1);
         self.items[start..]
             .iter()
-            .map(super::item_text)
+            .map(|item| items::body(item).into_owned())
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -157,7 +159,7 @@ impl Condition {
         match self {
             Condition::OutputContains(text) => view.trailing_outputs().contains(text.as_str()),
             Condition::OutputMatches(regex) => regex.is_match(&view.trailing_outputs()),
-            Condition::ToolOffered(name) => find_tool(view.tools, name, None).is_some(),
+            Condition::ToolOffered(name) => find_tool(view.tools, name).is_some(),
             Condition::UserSays(text) => view
                 .items
                 .iter()
@@ -191,20 +193,22 @@ fn is_model_item(item: &Item) -> bool {
 }
 
 /// How a tool is offered: a function (maybe in a namespace) or a custom tool.
-enum Offered {
-    Function { namespace: Option<String> },
+enum Offered<'a> {
+    Function { namespace: Option<&'a str> },
     Custom,
 }
 
-fn find_tool(tools: &[Tool], name: &str, namespace: Option<&str>) -> Option<Offered> {
-    tools.iter().find_map(|tool| match tool {
-        Tool::Function(f) if f.name == name => Some(Offered::Function {
-            namespace: namespace.map(str::to_string),
-        }),
-        Tool::Custom(c) if c.name == name => Some(Offered::Custom),
-        Tool::Namespace(group) => find_tool(&group.tools, name, Some(&group.name)),
-        _ => None,
-    })
+/// How the tool named `name` is offered, if it is.
+fn find_tool<'a>(tools: &'a [Tool], name: &str) -> Option<Offered<'a>> {
+    callable_tools(tools)
+        .into_iter()
+        .find(|callable| callable.name() == name)
+        .map(|callable| match callable.tool {
+            Callable::Function(_) => Offered::Function {
+                namespace: callable.namespace,
+            },
+            Callable::Custom(_) => Offered::Custom,
+        })
 }
 
 impl Scenario {
@@ -347,7 +351,7 @@ impl Call {
             (Some(arguments), _) => arguments.to_string(),
             (None, input) => json!({ "input": input }).to_string(),
         };
-        match find_tool(tools, &self.tool, None) {
+        match find_tool(tools, &self.tool) {
             Some(Offered::Custom) => ToolCallPlan {
                 begin: ModelEvent::BeginCustomToolCall {
                     name: self.tool.clone(),
@@ -362,7 +366,7 @@ impl Call {
             Some(Offered::Function { namespace }) => ToolCallPlan {
                 begin: ModelEvent::BeginFunctionCall {
                     name: self.tool.clone(),
-                    namespace,
+                    namespace: namespace.map(str::to_string),
                 },
                 input: as_json(),
             },
@@ -476,7 +480,10 @@ mod tests {
         let request = ResponseCreate::new("m", "go");
         let mut items = vec![Item::user_text("go")];
         let at = |items: &[Item]| {
-            scenario.current_step(&Context::with_items(request.clone(), items.to_vec()))
+            scenario.current_step(&crate::sim::testing::context_with(
+                request.clone(),
+                items.to_vec(),
+            ))
         };
         assert_eq!(at(&items), Some(0));
         items.extend([call("shell", "c1"), output("c1", "1 FAIL")]);
@@ -495,7 +502,10 @@ mod tests {
             tether_protocol::ItemStatus::Completed,
         ));
         assert_eq!(at(&items), None);
-        let plan = scenario.plan(&Context::with_items(request.clone(), items.clone()));
+        let plan = scenario.plan(&crate::sim::testing::context_with(
+            request.clone(),
+            items.clone(),
+        ));
         assert_eq!(plan, [Output::Fail(FailureKind::ServerError)]);
         items.push(Item::user_text("again"));
         assert_eq!(at(&items), None, "the cursor spans the whole conversation");
@@ -511,7 +521,10 @@ mod tests {
         let mut items = vec![Item::user_text("go")];
         let mut said = Vec::new();
         for i in 0..3 {
-            let plan = scenario.plan(&Context::with_items(request.clone(), items.clone()));
+            let plan = scenario.plan(&crate::sim::testing::context_with(
+                request.clone(),
+                items.clone(),
+            ));
             let text = messages(&plan)[0].to_string();
             items.push(Item::assistant_text(
                 format!("m{i}"),

@@ -1,8 +1,17 @@
 //! The simulator's behaviour through the [`Model`] trait, with paused tokio time: no test
 //! sleeps, every duration is exact.
 
-use super::*;
+use std::time::Duration;
+
 use futures_util::StreamExt;
+use tokio::time::Instant;
+
+use super::testing::{context, context_with};
+use super::*;
+use tether_protocol::Item;
+
+use crate::metrics::Metrics;
+use crate::model::ModelEvent;
 use serde_json::Value;
 use serde_json::json;
 use tether_protocol::Tool;
@@ -13,13 +22,21 @@ fn simulator(tokens_per_second: f64) -> Simulator {
 }
 
 fn simulator_on(tokens_per_second: f64, clock: Clock) -> Simulator {
-    Simulator::new(SimulatorConfig {
-        seed: 42,
-        tokens_per_second,
-        scenarios: ScenarioSet::builtin(),
-        aliases: config::Aliases::new(),
-        clock,
-    })
+    simulator_in(tokens_per_second, clock, &Metrics::new())
+}
+
+/// A simulator whose series are in `metrics`.
+fn simulator_in(tokens_per_second: f64, clock: Clock, metrics: &Metrics) -> Simulator {
+    Simulator::new(
+        SimulatorConfig {
+            seed: 42,
+            tokens_per_second,
+            scenarios: ScenarioSet::builtin(),
+            aliases: config::Aliases::new(),
+            clock,
+        },
+        metrics,
+    )
 }
 
 fn text_of(events: &[ModelEvent]) -> String {
@@ -42,6 +59,11 @@ async fn timed(stream: ModelStream) -> Vec<(Duration, ModelEvent)> {
     stream.map(|event| (start.elapsed(), event)).collect().await
 }
 
+/// The profile slot serving `model`.
+fn profile_for<'a>(model: &'a Simulator, name: &str) -> &'a ProfileSlot {
+    &model.entry_for(name).slot
+}
+
 fn request(model: &str, text: &str) -> ResponseCreate {
     ResponseCreate::new(model, text)
 }
@@ -59,7 +81,7 @@ fn with_metadata(mut request: ResponseCreate, pairs: &[(&str, &str)]) -> Respons
 #[tokio::test(start_paused = true)]
 async fn default_profile_paces_tokens_exactly_at_the_configured_rate() {
     let model = simulator(100.0);
-    let context = Context::new(request("tether-sim", "hello there"));
+    let context = context(request("tether-sim", "hello there"));
     let start = Instant::now();
     let events: Vec<_> = model.generate(&context).collect().await;
     assert_eq!(
@@ -79,7 +101,7 @@ async fn default_profile_paces_tokens_exactly_at_the_configured_rate() {
 #[tokio::test(start_paused = true)]
 async fn above_a_thousand_tokens_a_second_a_stream_sends_one_delta_per_millisecond() {
     let model = simulator(4_000.0);
-    let context = Context::new(with_metadata(
+    let context = context(with_metadata(
         request("tether-sim", "hi"),
         &[("sim_output_tokens", "40"), ("sim_tool_calls", "0")],
     ));
@@ -100,36 +122,10 @@ async fn above_a_thousand_tokens_a_second_a_stream_sends_one_delta_per_milliseco
     assert_eq!(times, every_millisecond);
 }
 
-#[test]
-fn only_a_stream_faster_than_a_token_a_millisecond_waits_for_its_delta() {
-    let start = Instant::now();
-    let ms = Duration::from_millis;
-    let us = Duration::from_micros;
-    // 4,000 tokens/s: the token due 0.25 ms after the last delta waits for the millisecond.
-    assert_eq!(
-        delta_due(start + us(250), Some(start), Some(4_000.0)),
-        start + ms(1)
-    );
-    // ... but one due later than that goes at its own time.
-    assert_eq!(
-        delta_due(start + us(1_250), Some(start), Some(4_000.0)),
-        start + us(1_250)
-    );
-    // The first delta never waits.
-    assert_eq!(delta_due(start, None, Some(4_000.0)), start);
-    // 1,000 tokens/s with jitter (`spark`): an interval under 1 ms keeps its own time.
-    assert_eq!(
-        delta_due(start + us(800), Some(start), Some(1_000.0)),
-        start + us(800)
-    );
-    // `instant` (no rate): nothing waits.
-    assert_eq!(delta_due(start, Some(start), None), start);
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_the_precise_clock_a_fast_stream_sends_a_delta_per_millisecond_not_per_token() {
     let model = simulator_on(4_000.0, Clock::Precise);
-    let context = Context::new(with_metadata(
+    let context = context(with_metadata(
         request("tether-sim", "hi"),
         &[("sim_output_tokens", "80"), ("sim_tool_calls", "0")],
     ));
@@ -147,7 +143,7 @@ async fn on_the_precise_clock_a_fast_stream_sends_a_delta_per_millisecond_not_pe
 #[tokio::test(start_paused = true)]
 async fn unknown_models_get_the_default_profile_and_models_are_listed() {
     let model = simulator(100.0);
-    let context = Context::new(request("gpt-unknown", "hi"));
+    let context = context(request("gpt-unknown", "hi"));
     let start = Instant::now();
     let events: Vec<_> = model.generate(&context).collect().await;
     let expected = Duration::from_millis(10) * (token_count(&events) as u32 - 1);
@@ -163,7 +159,7 @@ async fn instant_profile_takes_no_time() {
     let model = simulator(1.0);
     let start = Instant::now();
     let events: Vec<_> = model
-        .generate(&Context::new(request("instant", "hi")))
+        .generate(&context(request("instant", "hi")))
         .collect()
         .await;
     assert!(token_count(&events) > 10);
@@ -173,11 +169,11 @@ async fn instant_profile_takes_no_time() {
 #[tokio::test(start_paused = true)]
 async fn ttft_is_prefill_then_tokens_follow_at_the_profile_rate_within_the_jitter_band() {
     let model = simulator(1000.0);
-    let context = Context::new(with_metadata(
+    let context = context(with_metadata(
         request("spark", &"word ".repeat(1000)),
         &[("sim_output_tokens", "400")],
     ));
-    let profile = model.profile_for("spark").profile();
+    let profile = profile_for(&model, "spark").profile();
     let ttft = profile.ttft(context.input_tokens);
     assert!(ttft > Duration::from_millis(80), "{ttft:?}");
     let events = timed(model.generate(&context)).await;
@@ -226,7 +222,7 @@ async fn ttft_is_prefill_then_tokens_follow_at_the_profile_rate_within_the_jitte
 
 #[tokio::test(start_paused = true)]
 async fn the_same_seed_replays_the_same_timings() {
-    let context = Context::new(request("flagship", "replay me"));
+    let context = context(request("flagship", "replay me"));
     let first: Vec<Duration> = timed(simulator(1000.0).generate(&context))
         .await
         .into_iter()
@@ -243,7 +239,7 @@ async fn the_same_seed_replays_the_same_timings() {
 #[tokio::test(start_paused = true)]
 async fn load_slows_every_running_stream_and_the_queue_is_bounded() {
     let model = Arc::new(simulator(1000.0));
-    let slot = model.profile_for("flagship");
+    let slot = profile_for(&model, "flagship");
     slot.replace(Profile {
         tokens_per_second: Some(100.0),
         prefill_overhead_seconds: 0.0,
@@ -254,7 +250,7 @@ async fn load_slows_every_running_stream_and_the_queue_is_bounded() {
         max_running: 2,
         max_waiting: 1,
     });
-    let context = Context::new(with_metadata(
+    let context = context(with_metadata(
         request("flagship", "go"),
         &[("sim_output_tokens", "11")],
     ));
@@ -302,10 +298,10 @@ async fn exact_output_length_and_suppressed_tool_calls() {
         &[("sim_output_tokens", "137"), ("sim_tool_calls", "0")],
     );
     req.tools = vec![shell_tool()];
-    let events: Vec<_> = model.generate(&Context::new(req)).collect().await;
+    let events: Vec<_> = model.generate(&context(req)).collect().await;
     assert_eq!(events[1], ModelEvent::BeginMessage);
     assert_eq!(token_count(&events), 137);
-    assert_eq!(tokens::count(&text_of(&events)), 137);
+    assert_eq!(crate::tokenizer::count(&text_of(&events)), 137);
 }
 
 fn shell_tool() -> Tool {
@@ -324,7 +320,7 @@ async fn offered_tools_are_called_until_a_tool_output_arrives() {
     let model = simulator(1000.0);
     let mut req = request("m", "list files");
     req.tools = vec![shell_tool()];
-    let events: Vec<_> = model.generate(&Context::new(req.clone())).collect().await;
+    let events: Vec<_> = model.generate(&context(req.clone())).collect().await;
     assert_eq!(
         events[1],
         ModelEvent::BeginFunctionCall {
@@ -343,10 +339,7 @@ async fn offered_tools_are_called_until_a_tool_output_arrives() {
             status: None,
         }),
     ];
-    let events: Vec<_> = model
-        .generate(&Context::with_items(req, items))
-        .collect()
-        .await;
+    let events: Vec<_> = model.generate(&context_with(req, items)).collect().await;
     assert_eq!(events[1], ModelEvent::BeginMessage);
     let text = text_of(&events);
     assert!(text.starts_with("The tool returned \"a.txt\"."), "{text}");
@@ -379,7 +372,7 @@ fn echo_calls_honour_tool_choice() {
         } else {
             vec![Item::user_text("go")]
         };
-        Context::with_items(req, items)
+        context_with(req, items)
             .tools_to_call()
             .iter()
             .map(|plan| plan.name().unwrap().to_string())
@@ -424,7 +417,7 @@ async fn custom_namespaced_and_parallel_calls() {
     .unwrap();
     let mut req = request("m", "go");
     req.tools = tools;
-    let plans = Context::new(req.clone()).tools_to_call();
+    let plans = context(req.clone()).tools_to_call();
     assert_eq!(
         plans.len(),
         1,
@@ -438,10 +431,7 @@ async fn custom_namespaced_and_parallel_calls() {
         }
     );
     req.parallel_tool_calls = Some(true);
-    let events: Vec<_> = simulator(1000.0)
-        .generate(&Context::new(req))
-        .collect()
-        .await;
+    let events: Vec<_> = simulator(1000.0).generate(&context(req)).collect().await;
     let begins: Vec<_> = events
         .iter()
         .filter(|e| {
@@ -467,7 +457,7 @@ async fn custom_namespaced_and_parallel_calls() {
 #[tokio::test(start_paused = true)]
 async fn forced_failures_come_before_or_inside_the_output() {
     let model = simulator(100_000.0);
-    let mut context = Context::new(request("tether-sim", "hi"));
+    let mut context = context(request("tether-sim", "hi"));
     context.forced_failure = Some(FailureKind::RateLimit);
     let events: Vec<_> = model.generate(&context).collect().await;
     assert!(matches!(events[1], ModelEvent::Fail { status: 429, .. }));
@@ -494,7 +484,7 @@ async fn failure_rates_apply_per_request() {
         ..FailureRates::default()
     });
     let events: Vec<_> = model
-        .generate(&Context::new(request("tether-sim", "hi")))
+        .generate(&context(request("tether-sim", "hi")))
         .collect()
         .await;
     match &events[1] {
@@ -509,8 +499,8 @@ async fn failure_rates_apply_per_request() {
 #[tokio::test(start_paused = true)]
 async fn dropping_a_stream_frees_its_slot() {
     let model = simulator(10.0);
-    let slot = model.profile_for("tether-sim");
-    let mut stream = model.generate(&Context::new(request("tether-sim", "hi")));
+    let slot = profile_for(&model, "tether-sim");
+    let mut stream = model.generate(&context(request("tether-sim", "hi")));
     stream.next().await;
     assert_eq!(slot.scheduler().running(), 1);
     drop(stream);
@@ -520,7 +510,7 @@ async fn dropping_a_stream_frees_its_slot() {
 #[tokio::test(start_paused = true)]
 async fn reasoning_comes_first_and_is_paced_like_any_token() {
     let model = simulator(100.0);
-    let context = Context::new(with_metadata(
+    let context = context(with_metadata(
         request("tether-sim", "think"),
         &[("sim_reasoning_tokens", "25"), ("sim_output_tokens", "5")],
     ));
@@ -539,13 +529,14 @@ async fn reasoning_comes_first_and_is_paced_like_any_token() {
 
 #[tokio::test(start_paused = true)]
 async fn metrics_measure_ttft_inter_token_latency_and_queue_time() {
-    let model = simulator(100.0);
-    let context = Context::new(with_metadata(
+    let metrics = Metrics::new();
+    let model = simulator_in(100.0, Clock::Runtime, &metrics);
+    let context = context(with_metadata(
         request("tether-sim", "measure"),
         &[("sim_output_tokens", "11")],
     ));
     let _: Vec<_> = model.generate(&context).collect().await;
-    let text = model.render_metrics();
+    let text = metrics.render();
     let line = |prefix: &str| {
         text.lines()
             .find(|l| l.starts_with(prefix))
@@ -563,24 +554,19 @@ async fn metrics_measure_ttft_inter_token_latency_and_queue_time() {
         )),
         format!("vllm:inter_token_latency_seconds_count{model_label} 10")
     );
-    assert_eq!(
-        line(&format!(
-            "vllm:inter_token_latency_seconds_sum{model_label}"
-        )),
-        format!("vllm:inter_token_latency_seconds_sum{model_label} 0.1")
-    );
+    // Ten intervals of exactly 10 ms (the sum is a float).
+    let seconds = |series: &str| -> f64 {
+        let line = line(&format!("{series}{model_label}"));
+        line.rsplit_once(' ').unwrap().1.parse().unwrap()
+    };
+    assert!((seconds("vllm:inter_token_latency_seconds_sum") - 0.1).abs() < 1e-9);
     assert_eq!(
         line(&format!(
             "vllm:time_to_first_token_seconds_sum{model_label}"
         )),
         format!("vllm:time_to_first_token_seconds_sum{model_label} 0")
     );
-    assert_eq!(
-        line(&format!(
-            "vllm:e2e_request_latency_seconds_sum{model_label}"
-        )),
-        format!("vllm:e2e_request_latency_seconds_sum{model_label} 0.1")
-    );
+    assert!((seconds("vllm:e2e_request_latency_seconds_sum") - 0.1).abs() < 1e-9);
     assert_eq!(
         line(&format!(
             "vllm:request_queue_time_seconds_count{model_label}"
@@ -593,7 +579,7 @@ async fn metrics_measure_ttft_inter_token_latency_and_queue_time() {
 #[tokio::test(start_paused = true)]
 async fn metadata_forces_a_failure_on_any_transport() {
     let model = simulator(100_000.0);
-    let context = Context::new(with_metadata(
+    let context = context(with_metadata(
         request("tether-sim", "hi"),
         &[("sim_fail", "context_length_exceeded")],
     ));

@@ -8,6 +8,10 @@
 
 use aho_corasick::AhoCorasick;
 use regex::Regex;
+use tether_protocol::Item;
+
+use crate::error::ApiFailure;
+use crate::items;
 
 /// What to do with a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -121,6 +125,32 @@ impl Classifier {
         }
         findings
     }
+}
+
+/// Scans the text of `items` under `policy` (not `Off`): every finding is reported to `found`;
+/// with `Refuse`, the first one refuses the request.
+pub fn check(
+    classifier: &Classifier,
+    policy: ClassifierPolicy,
+    items: &[&Item],
+    mut found: impl FnMut(&'static str),
+) -> Result<(), ApiFailure> {
+    for item in items {
+        for finding in classifier.scan(&items::body(item)) {
+            found(finding.rule);
+            if policy == ClassifierPolicy::Refuse {
+                return Err(ApiFailure::bad_request(
+                    Some("sensitive_content"),
+                    format!(
+                        "The input contains what looks like sensitive data ({}); remove it or ask the server operator to relax --classifier.",
+                        finding.rule
+                    ),
+                    Some("input"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The Luhn checksum of the digits in `candidate`.

@@ -1,5 +1,4 @@
-//! Rendering: the conversation as the model sees it, tokenized with the `o200k_base` BPE (the
-//! vocabulary ships inside the `bpe-openai` crate and loads offline).
+//! Rendering: the conversation as the model sees it, tokenized (`crate::tokenizer`).
 //!
 //! The prompt is a preamble — instructions and tool definitions — followed by one framed block
 //! per item (`<|start|>header<|message|>body<|end|>`). Items render independently, so a
@@ -8,15 +7,14 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, Hash, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use parking_lot::Mutex;
+use prometheus::IntCounter;
 use tether_protocol::{Item, Tool};
 
-/// The tokenizer every stage shares.
-pub fn tokenizer() -> &'static bpe_openai::Tokenizer {
-    bpe_openai::o200k_base()
-}
+use crate::items;
+use crate::tokenizer::tokenizer;
 
 /// A rendered prompt: the preamble's tokens and the conversation's tokens.
 #[derive(Debug, Clone, Default)]
@@ -105,8 +103,10 @@ pub struct TokenCache {
     capacity_tokens: usize,
     state: Mutex<TokenCacheState>,
     hasher: std::collections::hash_map::RandomState,
-    pub hits: AtomicU64,
-    pub misses: AtomicU64,
+    /// Blocks found (`tether_token_cache_hits_total`).
+    pub hits: IntCounter,
+    /// Blocks tokenized and added (`tether_token_cache_misses_total`).
+    pub misses: IntCounter,
 }
 
 #[derive(Default)]
@@ -118,28 +118,29 @@ struct TokenCacheState {
 }
 
 impl TokenCache {
-    /// A cache holding up to `capacity_tokens` tokens.
-    pub fn new(capacity_tokens: usize) -> Self {
+    /// A cache holding up to `capacity_tokens` tokens, counting its hits and misses in these
+    /// counters.
+    pub fn new(capacity_tokens: usize, hits: IntCounter, misses: IntCounter) -> Self {
         TokenCache {
             capacity_tokens,
             state: Mutex::new(TokenCacheState::default()),
             hasher: Default::default(),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
+            hits,
+            misses,
         }
     }
 
     /// The tokens of `text`: from the cache, or encoded and remembered.
     fn tokens(&self, text: &str) -> Arc<[u32]> {
         let key = (self.hasher.hash_one(text), text.len());
-        if let Some(found) = self.lock().blocks.get(&key) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
+        if let Some(found) = self.state.lock().blocks.get(&key) {
+            self.hits.inc();
             return found.clone();
         }
-        self.misses.fetch_add(1, Ordering::Relaxed);
+        self.misses.inc();
         let tokens: Arc<[u32]> = tokenizer().encode(text).into();
         if tokens.len() <= self.capacity_tokens {
-            let mut state = self.lock();
+            let mut state = self.state.lock();
             if state.blocks.insert(key, tokens.clone()).is_none() {
                 state.order.push_back(key);
                 state.tokens += tokens.len();
@@ -158,14 +159,7 @@ impl TokenCache {
 
     /// Tokens held now.
     pub fn len_tokens(&self) -> usize {
-        self.lock().tokens
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, TokenCacheState> {
-        // The state stays consistent across a panic elsewhere (each update is complete).
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.lock().tokens
     }
 }
 
@@ -211,8 +205,7 @@ pub fn render_items(items: &[Item], out: &mut Vec<u32>, cache: Option<&TokenCach
     let mut text = String::new();
     for item in items {
         text.clear();
-        let (header, body) = header_and_body(item);
-        frame(&mut text, &header, &body);
+        frame(&mut text, &items::header(item), &items::body(item));
         encode_block(&text, out, cache);
     }
 }
@@ -223,43 +216,6 @@ fn frame(text: &mut String, header: &str, body: &str) {
     text.push_str("<|message|>");
     text.push_str(body);
     text.push_str("<|end|>");
-}
-
-/// The header and body an item renders to.
-pub fn header_and_body(item: &Item) -> (String, String) {
-    match item {
-        Item::Message(m) => (role_name(m.role).to_string(), m.content.text()),
-        Item::FunctionCall(c) => (
-            format!("assistant to=functions.{}", c.name),
-            c.arguments.clone(),
-        ),
-        Item::CustomToolCall(c) => (format!("assistant to=custom.{}", c.name), c.input.clone()),
-        Item::FunctionCallOutput(o) | Item::CustomToolCallOutput(o) => {
-            (format!("tool call_id={}", o.call_id), o.output.text())
-        }
-        Item::Reasoning(r) => (
-            "assistant reasoning".to_string(),
-            r.summary.iter().map(|s| s.text.as_str()).collect(),
-        ),
-        Item::ItemReference { id } => ("reference".to_string(), id.clone()),
-        Item::Unknown(value) => (
-            value
-                .get("type")
-                .and_then(|t| t.as_str())
-                .unwrap_or("item")
-                .to_string(),
-            value.to_string(),
-        ),
-    }
-}
-
-fn role_name(role: tether_protocol::Role) -> &'static str {
-    match role {
-        tether_protocol::Role::User => "user",
-        tether_protocol::Role::Assistant => "assistant",
-        tether_protocol::Role::System => "system",
-        tether_protocol::Role::Developer => "developer",
-    }
 }
 
 #[cfg(test)]
@@ -301,23 +257,20 @@ mod tests {
             .map(|i| Item::user_text(format!("message {i}: {}", "word ".repeat(i * 10))))
             .collect();
         let plain = RenderedPrompt::full(Some("Be brief."), &[], "[]", &items, None);
-        let cache = TokenCache::new(1_000_000);
+        let counter = |name: &str| IntCounter::new(name, name).unwrap();
+        let cache = TokenCache::new(1_000_000, counter("hits"), counter("misses"));
         let first = RenderedPrompt::full(Some("Be brief."), &[], "[]", &items, Some(&cache));
-        assert_eq!(cache.hits.load(Ordering::Relaxed), 0);
+        assert_eq!(cache.hits.get(), 0);
         let again = RenderedPrompt::full(Some("Be brief."), &[], "[]", &items, Some(&cache));
         for rendered in [&first, &again] {
             assert_eq!(rendered.preamble, plain.preamble);
             assert_eq!(rendered.items, plain.items);
         }
-        assert_eq!(
-            cache.hits.load(Ordering::Relaxed),
-            21,
-            "20 items and the preamble"
-        );
+        assert_eq!(cache.hits.get(), 21, "20 items and the preamble");
         assert_eq!(cache.len_tokens(), plain.len());
 
         // A small cache keeps only the newest blocks, within its capacity.
-        let small = TokenCache::new(100);
+        let small = TokenCache::new(100, counter("hits"), counter("misses"));
         let rendered = RenderedPrompt::full(None, &[], "[]", &items, Some(&small));
         assert_eq!(rendered.items, plain.items);
         assert!(small.len_tokens() <= 100 && small.len_tokens() > 0);

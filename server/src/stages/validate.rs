@@ -10,9 +10,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
-use tether_protocol::{Item, Tool};
+use tether_protocol::{Item, Tool, ToolChoice, callable_tools};
 
-use crate::pipeline::Refusal;
+use crate::error::ApiFailure;
+use crate::items;
 
 /// The largest text one item may carry.
 pub const MAX_ITEM_BYTES: usize = 10 * 1024 * 1024;
@@ -42,7 +43,7 @@ pub fn tools_key(tools: &[Tool]) -> String {
 
 /// Compiles every function tool's `parameters` (namespaces included); `key` is
 /// [`tools_key`] of `tools`.
-pub fn compile(tools: &[Tool], key: &str) -> Result<CompiledTools, Refusal> {
+pub fn compile(tools: &[Tool], key: &str) -> Result<CompiledTools, ApiFailure> {
     let mut validators = HashMap::new();
     for (index, tool) in tools.iter().enumerate() {
         let functions: Vec<_> = match tool {
@@ -66,7 +67,7 @@ pub fn compile(tools: &[Tool], key: &str) -> Result<CompiledTools, Refusal> {
                 continue;
             };
             let validator = jsonschema::validator_for(schema).map_err(|error| {
-                Refusal::bad_request(
+                ApiFailure::bad_request(
                     Some("invalid_function_parameters"),
                     format!("Invalid schema for function '{}': {error}", function.name),
                     Some(&param),
@@ -81,119 +82,11 @@ pub fn compile(tools: &[Tool], key: &str) -> Result<CompiledTools, Refusal> {
     })
 }
 
-/// What a request's `tool_choice` allows the model to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolChoice {
-    /// `none`: answer without calling a tool.
-    None,
-    /// `auto` (and absent): the model decides.
-    Auto,
-    /// `required`: call at least one tool.
-    Required,
-    /// `{"type":"function"|"custom","name":N}`: call tool N.
-    Forced(String),
-    /// `{"type":"allowed_tools","mode":"auto"|"required","tools":[…]}`: only these tools, and
-    /// at least one of them when `required`.
-    Allowed { names: Vec<String>, required: bool },
-}
-
-impl ToolChoice {
-    /// Reads `tool_choice`; a choice of a hosted tool (`{"type":"web_search"}`, …) leaves the
-    /// model free, as `auto` does. `None` (the Rust one) for a value no shape matches.
-    pub fn parse(value: Option<&Value>) -> Option<ToolChoice> {
-        let Some(value) = value else {
-            return Some(ToolChoice::Auto);
-        };
-        match value {
-            Value::Null => Some(ToolChoice::Auto),
-            Value::String(mode) => match mode.as_str() {
-                "none" => Some(ToolChoice::None),
-                "auto" => Some(ToolChoice::Auto),
-                "required" => Some(ToolChoice::Required),
-                _ => None,
-            },
-            Value::Object(choice) => match choice.get("type").and_then(Value::as_str)? {
-                "function" | "custom" => choice
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .map(|name| ToolChoice::Forced(name.to_string())),
-                "allowed_tools" => {
-                    let required = match choice.get("mode").and_then(Value::as_str) {
-                        Some("required") => true,
-                        Some("auto") | None => false,
-                        Some(_) => return None,
-                    };
-                    let names = choice
-                        .get("tools")?
-                        .as_array()?
-                        .iter()
-                        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
-                        .map(str::to_string)
-                        .collect();
-                    Some(ToolChoice::Allowed { names, required })
-                }
-                _ => Some(ToolChoice::Auto),
-            },
-            _ => None,
-        }
-    }
-
-    /// Whether a tool named `name` may be called.
-    pub fn allows(&self, name: &str) -> bool {
-        match self {
-            ToolChoice::None => false,
-            ToolChoice::Auto | ToolChoice::Required => true,
-            ToolChoice::Forced(forced) => forced == name,
-            ToolChoice::Allowed { names, .. } => names.iter().any(|allowed| allowed == name),
-        }
-    }
-
-    /// Whether the model must call a tool now.
-    pub fn must_call(&self) -> bool {
-        matches!(
-            self,
-            ToolChoice::Required
-                | ToolChoice::Forced(_)
-                | ToolChoice::Allowed { required: true, .. }
-        )
-    }
-}
-
-/// The tools a model can call, in order — functions and custom tools, descending into
-/// namespaces —, each with the namespace it is in.
-pub fn callable_tools(tools: &[Tool]) -> Vec<(&Tool, Option<&str>)> {
-    fn walk<'a>(
-        tools: &'a [Tool],
-        namespace: Option<&'a str>,
-        out: &mut Vec<(&'a Tool, Option<&'a str>)>,
-    ) {
-        for tool in tools {
-            match tool {
-                Tool::Function(_) | Tool::Custom(_) => out.push((tool, namespace)),
-                Tool::Namespace(group) => walk(&group.tools, Some(&group.name), out),
-                Tool::Other(_) => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(tools, None, &mut out);
-    out
-}
-
-/// The name of a callable tool (a function or a custom tool).
-fn callable_name(tool: &Tool) -> Option<&str> {
-    match tool {
-        Tool::Function(function) => Some(&function.name),
-        Tool::Custom(custom) => Some(&custom.name),
-        _ => None,
-    }
-}
-
 /// Refuses a `tool_choice` that is malformed, names a tool `tools` does not offer, or requires
 /// a call when no tool can be called.
-pub fn check_tool_choice(choice: Option<&Value>, tools: &[Tool]) -> Result<ToolChoice, Refusal> {
+pub fn check_tool_choice(choice: Option<&Value>, tools: &[Tool]) -> Result<ToolChoice, ApiFailure> {
     let parsed = ToolChoice::parse(choice).ok_or_else(|| {
-        Refusal::bad_request(
+        ApiFailure::bad_request(
             None,
             format!(
                 "Invalid value for 'tool_choice': {}. Expected 'none', 'auto', 'required', \
@@ -205,11 +98,11 @@ pub fn check_tool_choice(choice: Option<&Value>, tools: &[Tool]) -> Result<ToolC
     })?;
     let callable: Vec<&str> = callable_tools(tools)
         .into_iter()
-        .filter_map(|(tool, _)| callable_name(tool))
+        .map(|callable| callable.name())
         .collect();
     let missing = |name: &str| !callable.contains(&name);
     match &parsed {
-        ToolChoice::Forced(name) if missing(name) => Err(Refusal::bad_request(
+        ToolChoice::Forced(name) if missing(name) => Err(ApiFailure::bad_request(
             None,
             format!("Tool choice '{name}' is not among the tools of the request ('tools')."),
             Some("tool_choice"),
@@ -220,7 +113,7 @@ pub fn check_tool_choice(choice: Option<&Value>, tools: &[Tool]) -> Result<ToolC
                 .map(String::as_str)
                 .filter(|name| missing(name))
                 .collect();
-            Err(Refusal::bad_request(
+            Err(ApiFailure::bad_request(
                 None,
                 format!(
                     "Allowed tools {} are not among the tools of the request ('tools').",
@@ -230,7 +123,7 @@ pub fn check_tool_choice(choice: Option<&Value>, tools: &[Tool]) -> Result<ToolC
             ))
         }
         _ if parsed.must_call() && !callable.iter().any(|name| parsed.allows(name)) => {
-            Err(Refusal::bad_request(
+            Err(ApiFailure::bad_request(
                 None,
                 "'tool_choice' requires a tool call, but no function or custom tool it allows \
                  is in 'tools'.",
@@ -254,9 +147,9 @@ pub fn check_items(
     offset: usize,
     total: usize,
     tools: &CompiledTools,
-) -> Result<ItemReport, Refusal> {
+) -> Result<ItemReport, ApiFailure> {
     if total > MAX_ITEMS {
-        return Err(Refusal::bad_request(
+        return Err(ApiFailure::bad_request(
             Some("too_many_items"),
             format!("A conversation may hold at most {MAX_ITEMS} items; this one has {total}."),
             Some("input"),
@@ -264,9 +157,9 @@ pub fn check_items(
     }
     let mut report = ItemReport::default();
     for (i, item) in items.iter().enumerate() {
-        let size = item_size(item);
+        let size = items::body(item).len();
         if size > MAX_ITEM_BYTES {
-            return Err(Refusal::bad_request(
+            return Err(ApiFailure::bad_request(
                 Some("item_too_large"),
                 format!(
                     "Item {} carries {size} bytes; the limit is {MAX_ITEM_BYTES}.",
@@ -286,18 +179,6 @@ pub fn check_items(
         }
     }
     Ok(report)
-}
-
-fn item_size(item: &Item) -> usize {
-    match item {
-        Item::Message(m) => m.content.text().len(),
-        Item::FunctionCall(c) => c.arguments.len(),
-        Item::CustomToolCall(c) => c.input.len(),
-        Item::FunctionCallOutput(o) | Item::CustomToolCallOutput(o) => o.output.text().len(),
-        Item::Reasoning(r) => r.summary.iter().map(|s| s.text.len()).sum(),
-        Item::ItemReference { id } => id.len(),
-        Item::Unknown(value) => value.to_string().len(),
-    }
 }
 
 #[cfg(test)]

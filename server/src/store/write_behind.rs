@@ -8,15 +8,17 @@
 //! [`WriteBehindStore::drain`] writes everything queued before the process exits.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Instant;
 
+use parking_lot::Mutex;
 use tether_protocol::Item;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::store::{LedgerEntry, ResponseStore, StoreError, StoredResponse};
-use crate::timing::{PathKind, Stage, StageHistograms, StageTimings};
+use super::{LedgerEntry, ResponseStore, StoreError, StoredResponse, items_with_ids};
+use crate::metrics::StageHistograms;
+use crate::timing::{PathKind, Stage, StageTimings};
 
 /// The writes one response needs.
 #[derive(Debug, Clone)]
@@ -34,13 +36,6 @@ pub struct WriteBehindStore {
     pending: Pending,
     queue: Mutex<Option<mpsc::UnboundedSender<(Record, PathKind)>>>,
     writer: Mutex<Option<JoinHandle<()>>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section is a map or option update that cannot be left half-done.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Performs `record`'s writes, timing the persist and bill stages. A stored response is only
@@ -66,7 +61,7 @@ fn write(
 
 impl WriteBehindStore {
     /// Wraps `inner` and starts the background writer (needs a tokio runtime).
-    pub fn start(inner: Arc<dyn ResponseStore>, histograms: Arc<StageHistograms>) -> Self {
+    pub fn start(inner: Arc<dyn ResponseStore>, histograms: StageHistograms) -> Self {
         let pending: Pending = Arc::default();
         let (queue, mut jobs) = mpsc::unbounded_channel::<(Record, PathKind)>();
         let (store, queued) = (inner.clone(), pending.clone());
@@ -77,7 +72,7 @@ impl WriteBehindStore {
                 let done = tokio::task::spawn_blocking(move || {
                     // Held across the write so a concurrent delete either cancels it or
                     // deletes what it wrote, never races it.
-                    let mut pending = lock(&queued);
+                    let mut pending = queued.lock();
                     let outcome = write(&*store, &record, path, |id| pending.contains_key(id));
                     pending.remove(&record.bill.response_id);
                     outcome
@@ -117,9 +112,11 @@ impl WriteBehindStore {
     /// Queues the writes (the WebSocket path); a stored response is readable at once.
     pub fn write_later(&self, record: Record, path: PathKind) {
         if let Some(stored) = &record.stored {
-            lock(&self.pending).insert(stored.response.id.clone(), stored.clone());
+            self.pending
+                .lock()
+                .insert(stored.response.id.clone(), stored.clone());
         }
-        let refused = match lock(&self.queue).as_ref() {
+        let refused = match self.queue.lock().as_ref() {
             Some(queue) => queue.send((record, path)).err().map(|e| e.0.0),
             None => Some(record),
         };
@@ -127,7 +124,7 @@ impl WriteBehindStore {
         if let Some(record) = refused {
             let (result, _) = write(&*self.inner, &record, path, |_| true);
             if let Some(stored) = &record.stored {
-                lock(&self.pending).remove(&stored.response.id);
+                self.pending.lock().remove(&stored.response.id);
             }
             if let Err(e) = result {
                 tracing::error!("writing {} during shutdown: {e}", record.bill.response_id);
@@ -137,8 +134,8 @@ impl WriteBehindStore {
 
     /// Stops queueing and waits until everything queued is written.
     pub async fn drain(&self) {
-        lock(&self.queue).take();
-        let writer = lock(&self.writer).take();
+        self.queue.lock().take();
+        let writer = self.writer.lock().take();
         if let Some(writer) = writer {
             let _ = writer.await;
         }
@@ -151,7 +148,7 @@ impl ResponseStore for WriteBehindStore {
     }
 
     fn get(&self, id: &str) -> Result<Option<StoredResponse>, StoreError> {
-        if let Some(stored) = lock(&self.pending).get(id) {
+        if let Some(stored) = self.pending.lock().get(id) {
             return Ok(Some(stored.clone()));
         }
         self.inner.get(id)
@@ -159,9 +156,11 @@ impl ResponseStore for WriteBehindStore {
 
     fn find_items(&self, ids: &[String]) -> Result<Vec<Item>, StoreError> {
         // Responses still queued for writing first; then the database, for the ids not found.
-        let mut found: Vec<Item> = lock(&self.pending)
+        let mut found: Vec<Item> = self
+            .pending
+            .lock()
             .values()
-            .flat_map(|stored| crate::store::items_with_ids(stored, ids))
+            .flat_map(|stored| items_with_ids(stored, ids))
             .collect();
         let missing: Vec<String> = ids
             .iter()
@@ -175,7 +174,7 @@ impl ResponseStore for WriteBehindStore {
     }
 
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
-        let was_queued = lock(&self.pending).remove(id).is_some();
+        let was_queued = self.pending.lock().remove(id).is_some();
         Ok(self.inner.delete(id)? || was_queued)
     }
 
@@ -217,7 +216,7 @@ mod tests {
     async fn queued_writes_are_readable_at_once_and_drained_on_shutdown() {
         let inner: Arc<dyn ResponseStore> =
             Arc::new(SqliteStore::open(std::path::Path::new(":memory:")).unwrap());
-        let store = WriteBehindStore::start(inner.clone(), Arc::default());
+        let store = WriteBehindStore::start(inner.clone(), StageHistograms::new());
         for i in 0..50 {
             store.write_later(record(&format!("r{i}")), PathKind::WsHit);
         }
@@ -242,7 +241,7 @@ mod tests {
     async fn deleting_a_queued_response_cancels_its_write() {
         let inner: Arc<dyn ResponseStore> =
             Arc::new(SqliteStore::open(std::path::Path::new(":memory:")).unwrap());
-        let store = WriteBehindStore::start(inner.clone(), Arc::default());
+        let store = WriteBehindStore::start(inner.clone(), StageHistograms::new());
         store.write_later(record("gone"), PathKind::WsMiss);
         assert!(store.delete("gone").unwrap());
         store.drain().await;

@@ -9,119 +9,40 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response as HttpResponse};
 use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tether_protocol::{
-    ErrorBody, ErrorFrame, ResponseStatus, ServerEvent, StreamEvent, decode_request,
-};
+use tether_protocol::{ErrorFrame, ResponseStatus, ServerEvent, StreamEvent, decode_request};
 use tokio::sync::mpsc;
 
+use super::options;
 use crate::AppState;
+use crate::error::ApiFailure;
 use crate::metrics::Transport;
-use crate::pipeline::{self, Origin, Refusal};
-use crate::sim::FailureKind;
-
-impl IntoResponse for Refusal {
-    fn into_response(self) -> HttpResponse {
-        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, Json(ErrorBody { error: self.error })).into_response()
-    }
-}
-
-/// Middleware of the API routes: an error answered outside the handlers — a body over the size
-/// limit (413), a method the route does not have (405), a query that does not parse, a refused
-/// upgrade — comes as plain text from axum; it is rewritten into the API's error shape,
-/// `{"error":{"message","type","param","code"}}`, keeping its status and `Allow` header.
-pub async fn json_errors(
-    State(state): State<AppState>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> HttpResponse {
-    let method = request.method().clone();
-    let path = request.uri().path().to_string();
-    let response = next.run(request).await;
-    let status = response.status();
-    let is_json = response
-        .headers()
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
-        return response;
-    }
-    let allow = response.headers().get(axum::http::header::ALLOW).cloned();
-    let body = axum::body::to_bytes(response.into_body(), 64 * 1024)
-        .await
-        .unwrap_or_default();
-    let text = String::from_utf8_lossy(&body).trim().to_string();
-    let message = if status == StatusCode::METHOD_NOT_ALLOWED {
-        format!("{method} is not allowed on {path}.")
-    } else if status == StatusCode::PAYLOAD_TOO_LARGE {
-        format!(
-            "The request body is larger than this server accepts ({} bytes, --max-frame-bytes).",
-            state.max_frame_bytes
-        )
-    } else if text.is_empty() {
-        status.canonical_reason().unwrap_or("error").to_string()
-    } else {
-        text
-    };
-    let code = match status {
-        StatusCode::PAYLOAD_TOO_LARGE => Some("request_too_large"),
-        StatusCode::METHOD_NOT_ALLOWED => Some("method_not_allowed"),
-        _ => None,
-    };
-    let error = if status.is_server_error() {
-        tether_protocol::ApiError::server(message)
-    } else {
-        tether_protocol::ApiError::invalid_request(code, message, None)
-    };
-    let mut rewritten = Refusal {
-        status: status.as_u16(),
-        error,
-    }
-    .into_response();
-    if let Some(allow) = allow {
-        rewritten
-            .headers_mut()
-            .insert(axum::http::header::ALLOW, allow);
-    }
-    rewritten
-}
+use crate::pipeline::{self, Origin};
+use crate::store;
 
 /// `POST /v1/responses`.
 pub async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<HttpResponse, Refusal> {
+) -> Result<HttpResponse, ApiFailure> {
     let value: Value = serde_json::from_slice(&body).map_err(|e| {
-        Refusal::bad_request(
+        ApiFailure::bad_request(
             None,
             format!("The request body is not valid JSON: {e}"),
             None,
         )
     })?;
-    let request = decode_request(value).map_err(|e| Refusal {
-        status: 400,
-        error: e.to_api_error(),
-    })?;
-    if request.background == Some(true) {
-        return Err(Refusal::bad_request(
-            None,
-            "Background mode is not supported by this server.",
-            Some("background"),
-        ));
-    }
+    let request = decode_request(value).map_err(|e| ApiFailure::new(400, e.to_api_error()))?;
+    pipeline::supported(&request)?;
     let streaming = request.stream == Some(true);
-    let forced_failure = forced_failure(&headers)?;
-    let mut prepared = pipeline::prepare(&state, request, Origin::Http).await?;
-    prepared.context.forced_failure = forced_failure;
-    prepared.report_timing = pipeline::wants_timing(&headers);
+    let options = options::from_request(&headers, None)?;
+    let prepared = pipeline::prepare(&state, request, Origin::Http, options).await?;
     let (out, mut events) = mpsc::channel::<ServerEvent>(256);
     if streaming {
         state.metrics.response_served(Transport::Sse);
@@ -157,15 +78,14 @@ pub async fn create(
         });
         let generated = pipeline::generate(&state, prepared, &out)
             .await
-            .map_err(|_| Refusal::internal("the response was abandoned"))?;
+            .map_err(|_| ApiFailure::internal("the response was abandoned"))?;
         drop(out);
         let (status, timing) = drain.await.unwrap_or_default();
         let response = generated.response;
         match (&response.status, &response.error) {
-            (ResponseStatus::Failed, Some(error)) => Err(Refusal {
-                status: status.unwrap_or(500),
-                error: error.clone(),
-            }),
+            (ResponseStatus::Failed, Some(error)) => {
+                Err(ApiFailure::new(status.unwrap_or(500), error.clone()))
+            }
             _ => {
                 let mut reply = Json(response).into_response();
                 // The JSON body stays exactly the API's; the summary travels in a header.
@@ -178,24 +98,6 @@ pub async fn create(
     }
 }
 
-/// The failure the `x-tether-fail` header forces, if any (400 for an unknown kind).
-pub(crate) fn forced_failure(headers: &HeaderMap) -> Result<Option<FailureKind>, Refusal> {
-    // Read from the request (HTTP) or from the upgrade request (WebSocket mode).
-    let Some(value) = headers.get("x-tether-fail") else {
-        return Ok(None);
-    };
-    let name = value.to_str().unwrap_or_default();
-    FailureKind::parse(name).map(Some).ok_or_else(|| {
-        Refusal::bad_request(
-            None,
-            format!(
-                "x-tether-fail must be one of rate_limit, server_error, context_length_exceeded, invalid_request; got '{name}'."
-            ),
-            None,
-        )
-    })
-}
-
 /// SSE carries errors flat (`{"type":"error","code","message","param"}`), not in the WebSocket
 /// shape the pipeline emits.
 fn flat_error(mut event: ServerEvent) -> ServerEvent {
@@ -205,18 +107,18 @@ fn flat_error(mut event: ServerEvent) -> ServerEvent {
     event
 }
 
-fn response_not_found(id: &str) -> Refusal {
-    Refusal::not_found(None, format!("Response with id '{id}' not found."), None)
+fn response_not_found(id: &str) -> ApiFailure {
+    ApiFailure::not_found(None, format!("Response with id '{id}' not found."), None)
 }
 
 /// `GET /v1/responses/{id}`.
 pub async fn retrieve(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<HttpResponse, Refusal> {
-    let store = state.store.clone();
+) -> Result<HttpResponse, ApiFailure> {
+    let records = state.store.clone();
     let key = id.clone();
-    match crate::pipeline::blocking(move || store.get(&key)).await? {
+    match store::blocking(move || records.get(&key)).await? {
         Some(stored) => Ok(Json(stored.response).into_response()),
         None => Err(response_not_found(&id)),
     }
@@ -226,10 +128,10 @@ pub async fn retrieve(
 pub async fn delete(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<HttpResponse, Refusal> {
-    let store = state.store.clone();
+) -> Result<HttpResponse, ApiFailure> {
+    let records = state.store.clone();
     let key = id.clone();
-    if crate::pipeline::blocking(move || store.delete(&key)).await? {
+    if store::blocking(move || records.delete(&key)).await? {
         Ok(Json(json!({"id": id, "object": "response", "deleted": true})).into_response())
     } else {
         Err(response_not_found(&id))
@@ -250,10 +152,10 @@ pub async fn input_items(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<ListQuery>,
-) -> Result<HttpResponse, Refusal> {
+) -> Result<HttpResponse, ApiFailure> {
     let limit = query.limit.unwrap_or(20);
     if !(1..=100).contains(&limit) {
-        return Err(Refusal::bad_request(
+        return Err(ApiFailure::bad_request(
             None,
             "limit must be between 1 and 100.",
             Some("limit"),
@@ -263,17 +165,16 @@ pub async fn input_items(
         None | Some("desc") => true,
         Some("asc") => false,
         Some(other) => {
-            return Err(Refusal::bad_request(
+            return Err(ApiFailure::bad_request(
                 None,
                 format!("order must be 'asc' or 'desc', not '{other}'."),
                 Some("order"),
             ));
         }
     };
-    let store = state.store.clone();
+    let records = state.store.clone();
     let key = id.clone();
-    let Some((response, mut items)) =
-        crate::pipeline::blocking(move || store.load_context(&key)).await?
+    let Some((response, mut items)) = store::blocking(move || records.load_context(&key)).await?
     else {
         return Err(response_not_found(&id));
     };
@@ -288,7 +189,7 @@ pub async fn input_items(
         {
             Some(position) => position + 1,
             None => {
-                return Err(Refusal::bad_request(
+                return Err(ApiFailure::bad_request(
                     None,
                     format!("No input item with id '{after}' in response '{id}'."),
                     Some("after"),

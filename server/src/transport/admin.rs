@@ -20,11 +20,11 @@ use axum::response::{IntoResponse, Response as HttpResponse};
 use serde_json::Value;
 
 use crate::AppState;
-use crate::pipeline::Refusal;
+use crate::error::ApiFailure;
 
-fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), Refusal> {
+fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), ApiFailure> {
     let Some(key) = state.admin_key.as_deref() else {
-        return Err(Refusal::not_found(
+        return Err(ApiFailure::not_found(
             None,
             "The admin endpoint is disabled.",
             None,
@@ -37,14 +37,10 @@ fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), Refusal> {
     if given == Some(key) {
         Ok(())
     } else {
-        Err(Refusal {
-            status: 401,
-            error: tether_protocol::ApiError::invalid_request(
-                Some("invalid_admin_key"),
-                "The admin endpoint needs `Authorization: Bearer <admin key>`.",
-                None,
-            ),
-        })
+        Err(ApiFailure::unauthorized(
+            "invalid_admin_key",
+            "The admin endpoint needs `Authorization: Bearer <admin key>`.",
+        ))
     }
 }
 
@@ -52,7 +48,7 @@ fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), Refusal> {
 pub async fn show(
     State(state): State<AppState>,
     headers: HeaderMap,
-) -> Result<HttpResponse, Refusal> {
+) -> Result<HttpResponse, ApiFailure> {
     authorize(&state, &headers)?;
     Ok(Json(state.simulator.settings()).into_response())
 }
@@ -62,11 +58,11 @@ pub async fn update(
     State(state): State<AppState>,
     headers: HeaderMap,
     Json(change): Json<Value>,
-) -> Result<HttpResponse, Refusal> {
+) -> Result<HttpResponse, ApiFailure> {
     authorize(&state, &headers)?;
     state
         .simulator
         .reconfigure(&change)
-        .map_err(|e| Refusal::bad_request(Some("invalid_value"), e, None))?;
+        .map_err(|e| ApiFailure::bad_request(Some("invalid_value"), e, None))?;
     Ok(Json(state.simulator.settings()).into_response())
 }

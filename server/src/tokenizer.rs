@@ -1,11 +1,16 @@
-//! Tokenization for the simulator: the `o200k_base` BPE the pipeline renders prompts with, so
-//! streamed deltas are cut at real token boundaries and usage counts are real token counts.
+//! The tokenizer: `o200k_base`, the BPE OpenAI's current models use (its vocabulary ships inside
+//! the `bpe-openai` crate and loads offline). The pipeline renders prompts with it, so
+//! `usage.input_tokens` is a real count; the simulator cuts streamed deltas at its token
+//! boundaries, so `usage.output_tokens` is one too.
 //!
 //! A piece of streamed text is normally one token. A character whose UTF-8 bytes the BPE splits
 //! over several tokens (some emoji, rare CJK) cannot be cut inside, so the piece holding it
 //! carries all of those tokens and says so.
 
-use crate::stages::render::tokenizer;
+/// The tokenizer every stage shares; its vocabulary (200k tokens) loads on first use, ~0.1 s.
+pub fn tokenizer() -> &'static bpe_openai::Tokenizer {
+    bpe_openai::o200k_base()
+}
 
 /// Splits `text` at token boundaries into `(piece, tokens)`: each piece is the fewest whole
 /// tokens that make whole characters (almost always one). Concatenated, the pieces give `text`

@@ -11,10 +11,9 @@ use axum::extract::{Query, Request, State};
 use axum::http::header::{AUTHORIZATION, UPGRADE};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use tether_protocol::ApiError;
 
 use crate::AppState;
-use crate::pipeline::Refusal;
+use crate::error::ApiFailure;
 
 /// Lets the request through when auth is off or its `Authorization: Bearer` key is accepted.
 pub async fn require_api_key(
@@ -56,11 +55,5 @@ fn upgrade_query_key(request: &Request) -> Option<String> {
 }
 
 fn unauthorized(message: &str) -> Response {
-    let error = ApiError {
-        kind: Some("invalid_request_error".into()),
-        code: Some("invalid_api_key".into()),
-        message: message.into(),
-        param: None,
-    };
-    Refusal { status: 401, error }.into_response()
+    ApiFailure::unauthorized("invalid_api_key", message).into_response()
 }

@@ -1,0 +1,110 @@
+//! Streaming a response: the model's events, measured against `max_output_tokens`, turned into
+//! the wire's events by the protocol's builder and sent as they come.
+
+use futures_util::StreamExt;
+use tether_protocol::items::{CustomToolCall, FunctionCall};
+use tether_protocol::{ApiError, Item, ResponseStreamBuilder, ServerEvent};
+use tokio::sync::mpsc;
+
+use super::Disconnected;
+use super::limit::{Within, within_limit};
+use crate::ids::new_id;
+use crate::model::{ModelEvent, ModelStream};
+
+/// How the model's output went.
+#[derive(Debug, Default)]
+pub struct Streamed {
+    pub output_tokens: u64,
+    pub reasoning_tokens: u64,
+    /// The model failed: the status and error to end the response with.
+    pub failure: Option<(u16, ApiError)>,
+    /// The output stopped at `max_output_tokens`.
+    pub cut_short: bool,
+}
+
+/// Sends the wire events of `events` to `out` through `builder`, stopping at `limit` output
+/// tokens; the terminal event is the caller's.
+pub async fn stream(
+    mut events: ModelStream,
+    builder: &mut ResponseStreamBuilder,
+    limit: u64,
+    out: &mpsc::Sender<ServerEvent>,
+) -> Result<Streamed, Disconnected> {
+    let mut streamed = Streamed::default();
+    while let Some(model_event) = events.next().await {
+        let model_event = match within_limit(model_event, streamed.output_tokens, limit) {
+            Within::Whole(event) => event,
+            Within::Cut(event) => {
+                streamed.cut_short = true;
+                event
+            }
+            Within::Nothing => {
+                streamed.cut_short = true;
+                break;
+            }
+        };
+        let wire = match model_event {
+            ModelEvent::Started { queue_time } => {
+                tracing::debug!("admitted after {queue_time:?} in the queue");
+                Vec::new()
+            }
+            ModelEvent::Fail { status, error } => {
+                streamed.failure = Some((status, error));
+                break;
+            }
+            ModelEvent::BeginReasoning => builder.begin_reasoning(new_id("rs")),
+            ModelEvent::ReasoningDelta(delta) => {
+                streamed.output_tokens += delta.tokens as u64;
+                streamed.reasoning_tokens += delta.tokens as u64;
+                vec![builder.reasoning_summary_delta(&delta.text)]
+            }
+            ModelEvent::BeginMessage => builder.begin_message(new_id("msg")),
+            ModelEvent::TextDelta(delta) => {
+                streamed.output_tokens += delta.tokens as u64;
+                vec![builder.text_delta(&delta.text)]
+            }
+            ModelEvent::BeginFunctionCall { name, namespace } => {
+                vec![builder.begin_tool_call(Item::FunctionCall(FunctionCall {
+                    id: Some(new_id("fc")),
+                    call_id: new_id("call"),
+                    name,
+                    arguments: String::new(),
+                    namespace,
+                    status: None,
+                }))]
+            }
+            ModelEvent::BeginCustomToolCall { name } => {
+                vec![
+                    builder.begin_tool_call(Item::CustomToolCall(CustomToolCall {
+                        id: Some(new_id("ctc")),
+                        call_id: new_id("call"),
+                        name,
+                        input: String::new(),
+                        status: None,
+                    })),
+                ]
+            }
+            ModelEvent::ArgumentsDelta(delta) => {
+                streamed.output_tokens += delta.tokens as u64;
+                vec![builder.arguments_delta(&delta.text)]
+            }
+            ModelEvent::EndItem => builder.end_item(),
+        };
+        send_all(out, wire).await?;
+        if streamed.cut_short {
+            break;
+        }
+    }
+    Ok(streamed)
+}
+
+/// Sends `events` in order; the client's going away ends the response.
+pub async fn send_all(
+    out: &mpsc::Sender<ServerEvent>,
+    events: Vec<ServerEvent>,
+) -> Result<(), Disconnected> {
+    for event in events {
+        out.send(event).await.map_err(|_| Disconnected)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,129 @@
+//! The persistent store of `store:true` responses and the usage ledger, behind
+//! [`ResponseStore`]: [`sqlite`] is the implementation, and [`write_behind`] wraps it so the
+//! WebSocket path can answer before its writes land.
+//!
+//! A stored row keeps the Response object (with its output) and the items this response added
+//! to the conversation. When the previous response is stored too, that is only the request's new
+//! input and `parent_id` links the chain; otherwise it is the whole logical input and the chain
+//! starts here. Loading a context walks the chain from the newest row to the oldest.
+//!
+//! Every call is short, synchronous work; async callers run it on the blocking pool through
+//! [`blocking`].
+
+pub mod sqlite;
+pub mod write_behind;
+
+pub use sqlite::SqliteStore;
+pub use write_behind::{Record, WriteBehindStore};
+
+use tether_protocol::{Item, Response};
+
+use crate::error::ApiFailure;
+
+/// What the store keeps of one response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredResponse {
+    pub response: Response,
+    /// The items this response added before its output (see the module docs).
+    pub added_input: Vec<Item>,
+    /// The stored response this one continues, if any.
+    pub parent_id: Option<String>,
+}
+
+/// Why a store operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Database(#[from] rusqlite::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(#[from] serde_json::Error),
+    #[error("the chain of {0} is longer than {MAX_CHAIN} responses or loops")]
+    ChainTooLong(String),
+}
+
+/// The longest chain `load_context` walks; a guard against cycles in corrupt data.
+pub const MAX_CHAIN: usize = 100_000;
+
+/// One line of the usage ledger: what a response cost, for billing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerEntry {
+    pub response_id: String,
+    pub model: String,
+    /// `http`, `sse` or `ws`.
+    pub transport: &'static str,
+    pub input_tokens: u64,
+    pub cached_tokens: u64,
+    pub output_tokens: u64,
+    pub recorded_at: u64,
+}
+
+/// Persists responses and the usage ledger.
+pub trait ResponseStore: Send + Sync + 'static {
+    fn put(&self, stored: &StoredResponse) -> Result<(), StoreError>;
+    /// Appends a usage line (every response is billed, stored or not).
+    fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError>;
+    /// The ledger lines of a response, oldest first.
+    fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError>;
+    fn get(&self, id: &str) -> Result<Option<StoredResponse>, StoreError>;
+    /// Deletes a response; `false` if there was none.
+    fn delete(&self, id: &str) -> Result<bool, StoreError>;
+
+    /// The stored items with these ids (an input item or an output item of any stored
+    /// response), in no particular order; ids no stored response holds are left out.
+    fn find_items(&self, ids: &[String]) -> Result<Vec<Item>, StoreError>;
+
+    /// The full logical context after response `id`: every ancestor's added input and output,
+    /// oldest first, then this response's added input and output. `None` if `id` is not stored.
+    fn load_context(&self, id: &str) -> Result<Option<(Response, Vec<Item>)>, StoreError> {
+        let Some(newest) = self.get(id)? else {
+            return Ok(None);
+        };
+        let mut chain = vec![newest];
+        while let Some(parent) = chain.last().and_then(|s| s.parent_id.clone()) {
+            if chain.len() >= MAX_CHAIN {
+                return Err(StoreError::ChainTooLong(id.to_string()));
+            }
+            match self.get(&parent)? {
+                Some(stored) => chain.push(stored),
+                // A deleted ancestor ends the chain: what remains is still a valid context.
+                None => break,
+            }
+        }
+        let response = chain[0].response.clone();
+        let mut items = Vec::new();
+        for stored in chain.into_iter().rev() {
+            items.extend(stored.added_input);
+            items.extend(stored.response.output);
+        }
+        Ok(Some((response, items)))
+    }
+}
+
+/// The items of `stored` (input, then output) whose id is one of `ids`. (A stored input holds
+/// no `item_reference`: the pipeline resolves them first.)
+pub fn items_with_ids(stored: &StoredResponse, ids: &[String]) -> Vec<Item> {
+    stored
+        .added_input
+        .iter()
+        .chain(&stored.response.output)
+        .filter(|item| {
+            item.id()
+                .is_some_and(|id| ids.iter().any(|wanted| wanted == id))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Runs a store call off the async workers; a failure is logged and answered 500 (its cause is
+/// the operator's business, not the client's).
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, ApiFailure> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiFailure::internal(format!("store task failed: {e}")))?
+        .map_err(|e| {
+            tracing::error!("store: {e}");
+            ApiFailure::internal("the response store is unavailable")
+        })
+}

@@ -1,0 +1,45 @@
+//! The request options a client sets outside the body: `x-tether-fail: KIND` forces an injected
+//! failure, `x-tether-timing: 1` asks for the stage timings on the terminal event. Over HTTP
+//! they come with each request; in WebSocket mode with the upgrade request, for every response
+//! of the connection — and, since a browser cannot set headers on an upgrade, the timing summary
+//! can also be asked for as `?tether_timing=1` on the URL.
+
+use axum::http::HeaderMap;
+
+use crate::error::ApiFailure;
+use crate::model::FailureKind;
+use crate::pipeline::RequestOptions;
+
+/// The options `headers` (and an upgrade URL's `query`) ask for; 400 for an unknown failure
+/// kind.
+pub fn from_request(
+    headers: &HeaderMap,
+    query: Option<&str>,
+) -> Result<RequestOptions, ApiFailure> {
+    Ok(RequestOptions {
+        forced_failure: forced_failure(headers)?,
+        report_timing: headers
+            .get("x-tether-timing")
+            .is_some_and(|v| v.as_bytes() == b"1")
+            || query.is_some_and(|query| query.split('&').any(|pair| pair == "tether_timing=1")),
+    })
+}
+
+/// The failure the `x-tether-fail` header forces, if any.
+fn forced_failure(headers: &HeaderMap) -> Result<Option<FailureKind>, ApiFailure> {
+    let Some(value) = headers.get("x-tether-fail") else {
+        return Ok(None);
+    };
+    let name = value.to_str().unwrap_or_default();
+    FailureKind::parse(name).map(Some).ok_or_else(|| {
+        let kinds: Vec<&str> = FailureKind::ALL.iter().map(|kind| kind.name()).collect();
+        ApiFailure::bad_request(
+            None,
+            format!(
+                "x-tether-fail must be one of {}; got '{name}'.",
+                kinds.join(", ")
+            ),
+            None,
+        )
+    })
+}

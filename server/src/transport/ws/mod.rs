@@ -1,0 +1,331 @@
+//! WebSocket mode on `GET /v1/responses`: one task per connection.
+//!
+//! The connection is split so a slow response never blocks reading: this module's reader decodes
+//! frames and answers bad ones at once; the [`lanes`] run the requests (a second request while
+//! one runs is queued, not rejected), each one a [`turn`] against the connection cache; and the
+//! [`writer`] owns the socket's sending half. When the client goes away the reader ends, the
+//! lanes are aborted (generation stops) and everything the connection held — its cache
+//! included — is dropped. When the connection reaches its lifetime, the requests already
+//! queued finish, then an error frame says why it ends.
+
+mod lanes;
+mod turn;
+mod writer;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response as HttpResponse};
+use futures_util::{Sink, Stream, StreamExt};
+use tether_protocol::{ApiError, ClientFrame, ServerEvent, decode_client_frame};
+use tokio::sync::mpsc;
+
+use super::options;
+use crate::AppState;
+use crate::error::ApiFailure;
+use crate::pipeline::RequestOptions;
+use lanes::{LaneRefusal, Lanes, valid_stream_id};
+use turn::send_error;
+
+/// Bytes tungstenite reads at most per system call. It zeroes that much of its buffer before
+/// every read attempt, so its default (128 KiB) cost several microseconds per frame received.
+const READ_BUFFER_BYTES: usize = 16 * 1024;
+
+/// Upgrades the request to a WebSocket connection. The upgrade request's options
+/// (`x-tether-fail`, `x-tether-timing: 1`, `?tether_timing=1`) apply to every response of the
+/// connection.
+pub async fn upgrade(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    ws: WebSocketUpgrade,
+) -> HttpResponse {
+    if !state.websocket_enabled {
+        // 426 is the refusal Codex understands: it switches the whole session to HTTP.
+        return ApiFailure::new(
+            426,
+            ApiError::invalid_request(
+                Some("websocket_disabled"),
+                "WebSocket mode is disabled on this server; use HTTP (POST /v1/responses).",
+                None,
+            ),
+        )
+        .into_response();
+    }
+    let options = match options::from_request(&headers, query.as_deref()) {
+        Ok(options) => options,
+        Err(failure) => return failure.into_response(),
+    };
+    let max = state.max_frame_bytes;
+    ws.max_message_size(max)
+        .max_frame_size(max)
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .on_upgrade(move |socket: WebSocket| handle_socket(socket, state, options))
+}
+
+/// Serves one connection until the client closes it: reads and decodes frames, answers a bad one
+/// at once with an error frame, and hands requests to their lanes.
+///
+/// Generic over the socket so a test can drive it with channels instead of a network (the test
+/// below does).
+pub async fn handle_socket<S, E>(socket: S, state: AppState, options: RequestOptions)
+where
+    S: Stream<Item = Result<Message, E>> + Sink<Message> + Send + 'static,
+    E: std::fmt::Display,
+{
+    state.metrics.ws_connected();
+    let (sink, mut stream) = socket.split();
+    let (out_tx, out_rx) = mpsc::channel::<ServerEvent>(256);
+    // The close frame the writer ends with, when the reader chose one (a message over the size
+    // limit: 1009); otherwise a close frame without a code.
+    let (close_tx, close_rx) = tokio::sync::oneshot::channel::<CloseFrame>();
+    let writer = writer::spawn(sink, out_rx, close_rx);
+    let mut close_tx = Some(close_tx);
+
+    let mut lanes = Lanes::new(state.clone(), out_tx.clone(), options);
+    // The connection's lifetime is checked between frames; a response already running finishes.
+    let lifetime = tokio::time::sleep(state.ws_lifetime);
+    tokio::pin!(lifetime);
+    let mut expired = false;
+    loop {
+        let message = tokio::select! {
+            biased;
+            _ = &mut lifetime => {
+                expired = true;
+                break;
+            }
+            message = stream.next() => match message {
+                Some(message) => message,
+                None => break,
+            },
+        };
+        let refused = match message {
+            Ok(Message::Text(text)) => match decode_client_frame(text.as_str()) {
+                Ok(ClientFrame::ResponseCreate(request)) => lanes.submit(*request).err(),
+                Err(decode_error) => Some(Box::new(LaneRefusal {
+                    failure: ApiFailure::new(400, decode_error.to_api_error()),
+                    // A frame that names a valid lane gets its error on that lane, so a client
+                    // with several requests in flight knows which one was refused.
+                    stream_id: lane_of_undecodable(text.as_str()),
+                })),
+            },
+            Ok(Message::Binary(_)) => Some(Box::new(LaneRefusal {
+                failure: ApiFailure::bad_request(
+                    None,
+                    "binary frames are not supported; send JSON text frames",
+                    None,
+                ),
+                stream_id: None,
+            })),
+            Ok(Message::Close(_)) => break,
+            Ok(Message::Ping(_) | Message::Pong(_)) => None,
+            Err(err) => {
+                tracing::debug!("websocket read failed: {err}");
+                // A message over the size limit cannot be skipped (its bytes are still on the
+                // wire): say why, then close with 1009 (message too big).
+                if is_too_large(&err.to_string()) {
+                    let max = state.max_frame_bytes;
+                    let failure = ApiFailure::bad_request(
+                        Some("message_too_large"),
+                        format!(
+                            "The WebSocket message is larger than this server accepts ({max} bytes, --max-frame-bytes); the connection closes. Reconnect and send a smaller message."
+                        ),
+                        None,
+                    );
+                    let _ = send_error(&out_tx, failure, None).await;
+                    if let Some(close) = close_tx.take() {
+                        let _ = close.send(CloseFrame {
+                            code: CLOSE_TOO_LARGE,
+                            reason: format!("message larger than {max} bytes").into(),
+                        });
+                    }
+                }
+                break;
+            }
+        };
+        if let Some(refused) = refused
+            && send_error(&out_tx, refused.failure, refused.stream_id)
+                .await
+                .is_err()
+        {
+            break;
+        }
+    }
+    if expired {
+        // Let queued work finish, then tell the client why the connection ends: it reconnects
+        // and continues with `previous_response_id` (stored) or the full context.
+        lanes.finish().await;
+        let seconds = state.ws_lifetime.as_secs_f64();
+        let limit = if seconds >= 60.0 {
+            format!("{:.0}-minute", seconds / 60.0)
+        } else if seconds.fract() == 0.0 {
+            format!("{seconds:.0}-second")
+        } else {
+            format!("{seconds:.1}-second")
+        };
+        let failure = ApiFailure::bad_request(
+            Some("websocket_connection_limit_reached"),
+            format!(
+                "This WebSocket connection reached its {limit} limit. Open a new connection to continue."
+            ),
+            None,
+        );
+        let _ = send_error(&out_tx, failure, None).await;
+    } else {
+        lanes.abort();
+    }
+    drop(out_tx);
+    drop(close_tx);
+    let _ = writer.await;
+    state.metrics.ws_disconnected();
+}
+
+/// The close code for a message larger than the server accepts (RFC 6455, 7.4.1).
+const CLOSE_TOO_LARGE: u16 = 1009;
+
+/// Whether a read error is tungstenite's refusal of a message or frame over the size limit.
+fn is_too_large(error: &str) -> bool {
+    error.contains("Message too long") || error.contains("Space limit exceeded")
+}
+
+/// The `stream_id` of a frame that did not decode as a request, when it is JSON naming a valid
+/// lane.
+fn lane_of_undecodable(text: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let id = value.get("stream_id")?.as_str()?;
+    valid_stream_id(id).then(|| id.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    //! The connection driven through channels instead of a socket (as axum's
+    //! `testing-websockets` example does): what the reader, the lanes and the writer do together,
+    //! without a network.
+
+    use std::convert::Infallible;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use clap::Parser;
+    use serde_json::{Value, json};
+    use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+    use super::*;
+    use crate::Config;
+
+    /// A socket whose other end is the test: frames the test sends arrive on `incoming`, frames
+    /// the server sends go to `outgoing`.
+    struct ChannelSocket {
+        incoming: UnboundedReceiver<Result<Message, Infallible>>,
+        outgoing: UnboundedSender<Message>,
+    }
+
+    impl Stream for ChannelSocket {
+        type Item = Result<Message, Infallible>;
+
+        fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            self.incoming.poll_recv(cx)
+        }
+    }
+
+    impl Sink<Message> for ChannelSocket {
+        type Error = mpsc::error::SendError<Message>;
+
+        fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn start_send(self: Pin<&mut Self>, message: Message) -> Result<(), Self::Error> {
+            self.outgoing.send(message)
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    /// The next frame the server sent, as JSON.
+    async fn next_event(from_server: &mut UnboundedReceiver<Message>) -> Value {
+        let message = tokio::time::timeout(std::time::Duration::from_secs(10), from_server.recv())
+            .await
+            .expect("a frame within 10 s")
+            .expect("the connection is open");
+        match message {
+            Message::Text(text) => serde_json::from_str(text.as_str()).expect("frames are JSON"),
+            other => panic!("unexpected frame {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_connection_serves_turns_answers_bad_frames_and_ends_when_the_client_goes() {
+        let config = Config::parse_from([
+            "tether-server",
+            "--data-dir",
+            ":memory:",
+            "--tokens-per-second",
+            "100000",
+            "--seed",
+            "1",
+        ]);
+        let state = AppState::new(&config).unwrap();
+        let (to_server, incoming) = unbounded_channel();
+        let (outgoing, mut from_server) = unbounded_channel();
+        let connection = tokio::spawn(handle_socket(
+            ChannelSocket { incoming, outgoing },
+            state.clone(),
+            RequestOptions::default(),
+        ));
+        let send = |frame: Value| {
+            to_server
+                .send(Ok(Message::Text(frame.to_string().into())))
+                .unwrap()
+        };
+
+        send(
+            json!({"type": "response.create", "model": "tether-sim", "input": "hi", "store": false}),
+        );
+        let id = loop {
+            let event = next_event(&mut from_server).await;
+            if event["type"] == "response.completed" {
+                break event["response"]["id"].as_str().unwrap().to_string();
+            }
+        };
+        // A bad frame gets an error frame; the connection stays usable and the cache holds the
+        // first response for a continuation.
+        send(json!({"type": "response.nonsense"}));
+        let error = next_event(&mut from_server).await;
+        assert_eq!(error["type"], "error");
+        assert_eq!(error["status"], 400);
+        send(
+            json!({"type": "response.create", "model": "tether-sim", "input": [],
+            "store": false, "previous_response_id": id}),
+        );
+        loop {
+            let event = next_event(&mut from_server).await;
+            assert_ne!(event["type"], "error", "{event}");
+            if event["type"] == "response.completed" {
+                break;
+            }
+        }
+        assert!(
+            state
+                .metrics
+                .render()
+                .contains("tether_cache_lookups_total{result=\"hit\"} 1\n")
+        );
+
+        // The client goes away: the connection ends and is no longer counted.
+        drop(to_server);
+        connection.await.unwrap();
+        assert!(
+            state
+                .metrics
+                .render()
+                .contains("tether_ws_connections_active 0\n")
+        );
+    }
+}
