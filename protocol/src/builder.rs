@@ -1,5 +1,5 @@
 //! Builds the event sequence of one response: sequence numbers, output indexes, item ids and the
-//! final Response object, so every producer emits the full sequence PROTOCOL.md §3 requires
+//! final Response object, so every producer emits the full sequence docs/protocol.md §3 requires
 //! (`created` first, `output_item.added` before content, `output_item.done` for every item, one
 //! terminal event).
 

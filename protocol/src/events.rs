@@ -1,5 +1,5 @@
 //! Server → client stream events: the SSE `data:` payloads and, identically, the WebSocket
-//! text frames (PROTOCOL.md §3).
+//! text frames (docs/protocol.md §3).
 //!
 //! [`ServerEvent`] wraps an event with the fields every event may carry: its `sequence_number`
 //! (absent only on connection-level error frames) and, on a named WebSocket lane, its

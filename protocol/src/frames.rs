@@ -1,7 +1,7 @@
 //! Client → server WebSocket frames and their decoding.
 //!
 //! The one standard frame is `response.create`, whose body sits flat next to `type`. A nested
-//! `response` object is accepted as a leniency (PROTOCOL.md §2) but is never what we send.
+//! `response` object is accepted as a leniency (docs/protocol.md §2) but is never what we send.
 //! Decoding never panics and never gives up silently: every failure is a [`DecodeError`] that
 //! says what was wrong and, for a wrong field, which one — the server turns it into an error
 //! frame and keeps the connection open.

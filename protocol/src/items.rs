@@ -1,8 +1,8 @@
 //! Conversation items: what a request's `input` holds and what a response's `output` holds.
 //!
 //! One [`Item`] type serves both directions because a continuation feeds a response's output
-//! items back in as context verbatim (PROTOCOL.md §2), and Codex builds its next request from the
-//! `response.output_item.done` payloads. Item types we do not model are kept raw
+//! items back in as context verbatim (docs/protocol.md §2), and Codex builds its next request
+//! from the `response.output_item.done` payloads. Item types we do not model are kept raw
 //! ([`Item::Unknown`]) so that replayed history from real clients never fails a request.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -2,7 +2,7 @@
 //!
 //! `function`, `custom` and `namespace` tools are modelled; every other type (`web_search`,
 //! `tool_search`, …) is accepted and kept verbatim, since Codex offers them and a request must not
-//! fail because of them (PROTOCOL.md §3, Items).
+//! fail because of them (docs/protocol.md §3, Items).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;

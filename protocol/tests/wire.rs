@@ -1,4 +1,4 @@
-//! Round-trip and decoding tests on the example payloads of `shared/PROTOCOL.md`.
+//! Round-trip and decoding tests on the example payloads of the wire contract, `docs/protocol.md`.
 
 use serde_json::{Value, json};
 use tether_protocol::events::Part;

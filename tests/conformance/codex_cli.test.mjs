@@ -3,7 +3,7 @@
 // (tests/conformance/codex/scenarios/), whose model runs two commands through Codex's own shell
 // tool, each built on the last one's output, then answers. Codex really runs them, in a
 // temporary work directory, and the files they write are checked. Which transport Codex used is
-// checked server-side through /metrics, as shared/PROTOCOL.md §7 asks: Codex falls back to HTTP
+// checked server-side through /metrics, as docs/protocol.md §7 asks: Codex falls back to HTTP
 // silently, so its success alone proves nothing about WebSocket mode.
 // Needs TETHER_SERVER_BIN; run through tests/conformance/run.sh, which installs the CLI.
 import { after, test } from "node:test";

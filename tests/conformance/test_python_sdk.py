@@ -50,7 +50,7 @@ WEATHER_TOOL: dict[str, Any] = {
 
 
 def assert_text_sequence(types: list[str]) -> None:
-    """The full event sequence of a one-message text answer (PROTOCOL.md §3)."""
+    """The full event sequence of a one-message text answer (docs/protocol.md §3)."""
     head, tail = TEXT_SEQUENCE_HEAD, TEXT_SEQUENCE_TAIL
     middle = types[len(head) : len(types) - len(tail)]
     ok = (
