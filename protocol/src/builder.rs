@@ -44,6 +44,22 @@ impl ResponseStreamBuilder {
         &self.response
     }
 
+    /// The response, to set what the server learned while generating (e.g. the prompt cache's
+    /// diagnostics) before the terminal event carries it.
+    pub fn response_mut(&mut self) -> &mut Response {
+        &mut self.response
+    }
+
+    /// An event outside the numbered sequence (no `sequence_number`), on this response's lane.
+    pub fn unnumbered(&self, event: StreamEvent) -> ServerEvent {
+        ServerEvent {
+            event,
+            sequence_number: None,
+            stream_id: self.stream_id.clone(),
+            tether_timing: None,
+        }
+    }
+
     fn emit(&mut self, event: StreamEvent) -> ServerEvent {
         let sequence_number = Some(self.next_sequence);
         self.next_sequence += 1;

@@ -148,6 +148,12 @@ pub enum StreamEvent {
     },
     #[serde(rename = "error")]
     Error(ErrorFrame),
+    /// The reference's split of a WebSocket turn's time (API, engine, time to first token, time
+    /// between tokens), sent before the terminal event when the upgrade asked for it with
+    /// `x-responsesapi-include-timing-metrics: true`. It names no response: it belongs to the
+    /// response whose terminal event follows.
+    #[serde(rename = "responsesapi.websocket_timing")]
+    WebsocketTiming { timing_metrics: serde_json::Value },
     /// An event type this crate does not know.
     #[serde(other)]
     Unknown,
@@ -194,6 +200,7 @@ impl StreamEvent {
             }
             StreamEvent::ReasoningSummaryTextDone { .. } => "response.reasoning_summary_text.done",
             StreamEvent::Error(_) => "error",
+            StreamEvent::WebsocketTiming { .. } => "responsesapi.websocket_timing",
             StreamEvent::Unknown => "unknown",
         }
     }

@@ -62,8 +62,11 @@ impl MessageContent {
 /// One part of a message's content.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ContentPart {
+    /// `input_text`; `prompt_cache_breakpoint` (`{"mode":"explicit","ttl":"30m"|"12h"}`) marks
+    /// the end of a reusable prompt prefix for the engine's prompt cache.
     InputText {
         text: String,
+        prompt_cache_breakpoint: Option<Value>,
     },
     OutputText(OutputText),
     Refusal {
@@ -95,10 +98,18 @@ impl OutputText {
 }
 
 impl ContentPart {
+    /// An `input_text` part without a cache breakpoint.
+    pub fn input_text(text: impl Into<String>) -> Self {
+        ContentPart::InputText {
+            text: text.into(),
+            prompt_cache_breakpoint: None,
+        }
+    }
+
     /// The text this part carries, if any.
     pub fn text(&self) -> Option<&str> {
         match self {
-            ContentPart::InputText { text } => Some(text),
+            ContentPart::InputText { text, .. } => Some(text),
             ContentPart::OutputText(part) => Some(&part.text),
             ContentPart::Refusal { refusal } => Some(refusal),
             ContentPart::Other(_) => None,
@@ -109,17 +120,28 @@ impl ContentPart {
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum KnownPart {
-    InputText { text: String },
+    InputText {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt_cache_breakpoint: Option<Value>,
+    },
     OutputText(OutputText),
-    Refusal { refusal: String },
+    Refusal {
+        refusal: String,
+    },
 }
 
 impl Serialize for ContentPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            ContentPart::InputText { text } => {
-                KnownPart::InputText { text: text.clone() }.serialize(serializer)
+            ContentPart::InputText {
+                text,
+                prompt_cache_breakpoint,
+            } => KnownPart::InputText {
+                text: text.clone(),
+                prompt_cache_breakpoint: prompt_cache_breakpoint.clone(),
             }
+            .serialize(serializer),
             ContentPart::OutputText(part) => {
                 KnownPart::OutputText(part.clone()).serialize(serializer)
             }
@@ -137,7 +159,13 @@ impl<'de> Deserialize<'de> for ContentPart {
         let value = Value::deserialize(deserializer)?;
         Ok(
             match decode_tagged(value, &["input_text", "output_text", "refusal"], None)? {
-                Tagged::Known(KnownPart::InputText { text }) => ContentPart::InputText { text },
+                Tagged::Known(KnownPart::InputText {
+                    text,
+                    prompt_cache_breakpoint,
+                }) => ContentPart::InputText {
+                    text,
+                    prompt_cache_breakpoint,
+                },
                 Tagged::Known(KnownPart::OutputText(part)) => ContentPart::OutputText(part),
                 Tagged::Known(KnownPart::Refusal { refusal }) => ContentPart::Refusal { refusal },
                 Tagged::Unknown(value) => ContentPart::Other(value),

@@ -27,6 +27,8 @@ pub use events::{ServerEvent, StreamEvent};
 pub use frames::{ClientFrame, DecodeError, decode_client_frame, decode_request};
 pub use items::{ContentPart, Item, ItemStatus, MessageContent, Role};
 pub use request::{Input, ResponseCreate};
-pub use response::{InputTokensDetails, OutputTokensDetails, Response, ResponseStatus, Usage};
+pub use response::{
+    CacheWriteDetails, InputTokensDetails, OutputTokensDetails, Response, ResponseStatus, Usage,
+};
 pub use tool_choice::{Callable, CallableTool, ToolChoice, callable_tools};
 pub use tools::Tool;

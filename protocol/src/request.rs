@@ -62,6 +62,10 @@ pub struct ResponseCreate {
     pub prompt_cache_key: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache_retention: Option<String>,
+    /// `{mode: implicit|explicit, ttl: 30m|12h, prewarm, comparison_response_id}`: the engine's
+    /// prompt cache with breakpoints (see the server's simulator docs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_options: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub safety_identifier: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,6 +113,7 @@ impl ResponseCreate {
             include: None,
             prompt_cache_key: None,
             prompt_cache_retention: None,
+            prompt_cache_options: None,
             safety_identifier: None,
             service_tier: None,
             user: None,

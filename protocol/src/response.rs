@@ -49,6 +49,7 @@ impl Usage {
             input_tokens_details: InputTokensDetails {
                 cached_tokens,
                 cache_write_tokens: 0,
+                cache_write_tokens_details: None,
             },
             output_tokens,
             output_tokens_details: OutputTokensDetails {
@@ -57,15 +58,33 @@ impl Usage {
             total_tokens: input_tokens + output_tokens,
         }
     }
+
+    /// This usage with `written` prompt tokens written to the engine's prompt cache: the total,
+    /// and, when the request chose retentions, how many with each.
+    pub fn with_cache_writes(mut self, written: u64, details: Option<CacheWriteDetails>) -> Self {
+        self.input_tokens_details.cache_write_tokens = written;
+        self.input_tokens_details.cache_write_tokens_details = details;
+        self
+    }
 }
 
-/// How much of the input was served from a cache.
+/// How the input met the engine's prompt cache: tokens read from it (`cached_tokens`) and
+/// written to it (`cache_write_tokens`); both are parts of `input_tokens`, and do not overlap.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct InputTokensDetails {
     #[serde(default)]
     pub cached_tokens: u64,
     #[serde(default)]
     pub cache_write_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens_details: Option<CacheWriteDetails>,
+}
+
+/// Tokens written to the prompt cache, by retention.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheWriteDetails {
+    pub ttl_30m_tokens: u64,
+    pub ttl_12h_tokens: u64,
 }
 
 /// How much of the output was reasoning.
@@ -123,6 +142,17 @@ pub struct Response {
     pub usage: Option<Usage>,
     #[serde(default)]
     pub user: Option<String>,
+    #[serde(default)]
+    pub prompt_cache_key: Option<String>,
+    #[serde(default)]
+    pub prompt_cache_retention: Option<String>,
+    /// The prompt cache options the request set, echoed as `{mode, ttl, comparison_response_id}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_options: Option<Value>,
+    /// What the engine's prompt cache did, when `prompt_cache_options.comparison_response_id`
+    /// asked: `{type: cache_hit | cache_miss | comparison_response_not_found | unavailable, …}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_diagnostics: Option<Value>,
 }
 
 fn response_object() -> String {
@@ -135,6 +165,17 @@ fn default_true() -> bool {
 
 fn default_tool_choice() -> Value {
     Value::String("auto".into())
+}
+
+/// `prompt_cache_options` as a response echoes it: `{mode, ttl, comparison_response_id}`, with
+/// the defaults (`implicit`, `30m`, `null`) filled in.
+fn echo_cache_options(options: &Value) -> Value {
+    let field = |name: &str, default: Value| options.get(name).cloned().unwrap_or(default);
+    serde_json::json!({
+        "mode": field("mode", Value::String("implicit".into())),
+        "ttl": field("ttl", Value::String("30m".into())),
+        "comparison_response_id": field("comparison_response_id", Value::Null),
+    })
 }
 
 impl Response {
@@ -178,6 +219,13 @@ impl Response {
             max_output_tokens: request.max_output_tokens,
             usage: None,
             user: request.user.clone(),
+            prompt_cache_key: request.prompt_cache_key.clone(),
+            prompt_cache_retention: request.prompt_cache_retention.clone(),
+            prompt_cache_options: request
+                .prompt_cache_options
+                .as_ref()
+                .map(echo_cache_options),
+            prompt_cache_diagnostics: None,
         }
     }
 

@@ -37,13 +37,31 @@ pub struct CachedResponse {
     pub reusable: Reusable,
 }
 
-/// Recently completed responses of one connection, newest last.
+/// Recently completed responses of one connection, newest last, and the engine replica each
+/// model's requests went to (the connection keeps its routing, as the reference does).
 #[derive(Debug, Default)]
 pub struct ConnectionCache {
     entries: VecDeque<CachedResponse>,
+    routes: Vec<(String, usize)>,
 }
 
 impl ConnectionCache {
+    /// The replica `model`'s requests on this connection went to.
+    pub fn route(&self, model: &str) -> Option<usize> {
+        self.routes
+            .iter()
+            .find(|(known, _)| known == model)
+            .map(|(_, replica)| *replica)
+    }
+
+    /// Remembers that `model`'s requests go to `replica`.
+    pub fn keep_route(&mut self, model: String, replica: usize) {
+        match self.routes.iter_mut().find(|(known, _)| *known == model) {
+            Some(route) => route.1 = replica,
+            None => self.routes.push((model, replica)),
+        }
+    }
+
     /// The cached response `id`, if still held.
     pub fn get(&self, id: &str) -> Option<&CachedResponse> {
         self.entries

@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use crate::costs::{ApiCostPreset, ApiCosts};
 use crate::sim;
 use crate::stages::classify::ClassifierPolicy;
 
@@ -69,4 +70,28 @@ pub struct Config {
     /// but tokens leave up to 1–2 ms late, bunched on the millisecond ticks).
     #[arg(long, env = "TETHER_SIM_CLOCK", value_enum, default_value = "precise")]
     pub sim_clock: sim::Clock,
+    /// Modelled API services (docs/pipeline.md): `local` models none (only real, measured
+    /// work); `hosted` adds a safety classifier's per-token latency and an engine hop.
+    #[arg(long, env = "TETHER_API_COSTS", value_enum, default_value = "local")]
+    pub api_costs: ApiCostPreset,
+    /// Overrides the preset's classifier latency, in microseconds per scanned token.
+    #[arg(long, env = "TETHER_CLASSIFIER_US_PER_TOKEN")]
+    pub classifier_us_per_token: Option<f64>,
+    /// Overrides the preset's API → engine hop, in milliseconds per engine call.
+    #[arg(long, env = "TETHER_ENGINE_HOP_MS")]
+    pub engine_hop_ms: Option<f64>,
+}
+
+impl Config {
+    /// The modelled API services these flags describe.
+    pub fn api_costs(&self) -> ApiCosts {
+        let mut costs = ApiCosts::preset(self.api_costs);
+        if let Some(us) = self.classifier_us_per_token {
+            costs.classifier_seconds_per_token = us / 1e6;
+        }
+        if let Some(ms) = self.engine_hop_ms {
+            costs.engine_hop_seconds = ms / 1e3;
+        }
+        costs
+    }
 }

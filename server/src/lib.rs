@@ -14,6 +14,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod costs;
 pub mod error;
 pub mod ids;
 pub mod items;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use prometheus::{IntCounter, IntGauge};
 
 use crate::config::Config;
+use crate::costs::ApiCosts;
 use crate::metrics::{Metrics, OnScrape};
 use crate::model::Model;
 use crate::sim::{self, ScenarioSet, Simulator, SimulatorConfig};
@@ -36,6 +37,8 @@ pub struct AppState {
     pub classifier_policy: ClassifierPolicy,
     /// The HTTP path's process-wide token cache (`--token-cache-tokens`), if on.
     pub token_cache: Option<Arc<TokenCache>>,
+    /// The modelled API services (`--api-costs`).
+    pub api_costs: ApiCosts,
 }
 
 impl AppState {
@@ -47,6 +50,8 @@ impl AppState {
             "--tokens-per-second must be a positive number, got {}",
             config.tokens_per_second
         );
+        let api_costs = config.api_costs();
+        api_costs.validate().map_err(|e| anyhow::anyhow!(e))?;
         let ws_lifetime = std::time::Duration::try_from_secs_f64(config.ws_lifetime_seconds)
             .ok()
             .filter(|d| !d.is_zero())
@@ -93,6 +98,7 @@ impl AppState {
                     .collect(),
             ),
             ws_lifetime,
+            api_costs,
         })
     }
 }

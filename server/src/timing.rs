@@ -72,24 +72,79 @@ impl PathKind {
     }
 }
 
-/// What the stages of one request cost, in the order they ran.
-#[derive(Debug, Clone, Serialize)]
-pub struct StageTimings {
-    pub path: PathKind,
-    #[serde(serialize_with = "micros")]
-    pub stages: Vec<(Stage, Duration)>,
+/// Time a request spent waiting on a modelled service (`--api-costs`), apart from measured
+/// work: the safety classifier's per-token latency, the hop to the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Modelled {
+    Classify,
+    EngineHop,
 }
 
-fn micros<S: serde::Serializer>(stages: &[(Stage, Duration)], s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    let mut map = s.serialize_map(Some(stages.len()))?;
-    for (stage, duration) in stages {
-        map.serialize_entry(
-            &format!("{}_us", stage.name()),
-            &(duration.as_micros() as u64),
-        )?;
+impl Modelled {
+    pub fn name(self) -> &'static str {
+        match self {
+            Modelled::Classify => "classify",
+            Modelled::EngineHop => "engine_hop",
+        }
     }
-    map.end()
+}
+
+/// The engine's part in a response, as the API measured it: `service_*` from the engine call
+/// on, `iapi_*` from the API's engine request on (so they include the modelled hop).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EngineTiming {
+    /// Engine calls the response made (0 when it sampled nothing).
+    pub calls: u32,
+    /// The replica that served it.
+    pub replica: usize,
+    /// Waiting for a decoding slot.
+    pub queue: Duration,
+    /// From admission to the first token: prefill of the uncached prompt tokens.
+    pub prefill: Duration,
+    /// From the first token to the last: the time between tokens, across engine calls.
+    pub decode: Duration,
+    pub service_total: Duration,
+    pub service_ttft: Duration,
+    pub iapi_ttft: Duration,
+    pub iapi_total: Duration,
+}
+
+/// Where a prompt's tokens came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenCounts {
+    pub input: u64,
+    /// Read from the engine's prompt cache (`cached_tokens`).
+    pub cached: u64,
+    /// Written to it (`cache_write_tokens`).
+    pub cache_write: u64,
+    /// Rendered tokens the connection cache supplied, so the API did not tokenize them again.
+    pub reused_by_connection: u64,
+}
+
+/// What one request cost: its pipeline stages in the order they ran, the modelled services it
+/// waited on, the engine's part, and the API's own time — the one record behind the timing
+/// summary (`x-tether-timing`), the `responsesapi.websocket_timing` event and the stage
+/// histograms.
+#[derive(Debug, Clone)]
+pub struct StageTimings {
+    pub path: PathKind,
+    pub stages: Vec<(Stage, Duration)>,
+    pub modelled: Vec<(Modelled, Duration)>,
+    pub engine: EngineTiming,
+    pub tokens: TokenCounts,
+    /// When the pipeline received the request.
+    pub received: Instant,
+    /// The response's time in the API, excluding the engine: set once the terminal event is
+    /// ready ([`StageTimings::finish`]).
+    pub api: Duration,
+}
+
+fn micros(duration: Duration) -> u64 {
+    duration.as_micros() as u64
+}
+
+fn millis(duration: Duration) -> f64 {
+    (duration.as_secs_f64() * 1e6).round() / 1e3
 }
 
 impl StageTimings {
@@ -97,6 +152,11 @@ impl StageTimings {
         StageTimings {
             path,
             stages: Vec::new(),
+            modelled: Vec::new(),
+            engine: EngineTiming::default(),
+            tokens: TokenCounts::default(),
+            received: Instant::now(),
+            api: Duration::ZERO,
         }
     }
 
@@ -113,9 +173,105 @@ impl StageTimings {
         self.stages.push((stage, duration));
     }
 
+    /// Records time spent waiting on a modelled service.
+    pub fn record_modelled(&mut self, service: Modelled, duration: Duration) {
+        self.modelled.push((service, duration));
+    }
+
     /// The total of the recorded stages.
     pub fn total(&self) -> Duration {
         self.stages.iter().map(|(_, d)| *d).sum()
+    }
+
+    /// Sets the API's time: since the request was received, less the engine's.
+    pub fn finish(&mut self) {
+        self.api = self
+            .received
+            .elapsed()
+            .saturating_sub(self.engine.iapi_total);
+    }
+
+    /// The timing summary a client asks for with `x-tether-timing: 1`: the measured stages and
+    /// the modelled waits in microseconds, the engine's part, the tokens, the API's own time.
+    pub fn summary(&self) -> serde_json::Value {
+        let stages: serde_json::Map<String, serde_json::Value> = self
+            .stages
+            .iter()
+            .map(|(stage, d)| (format!("{}_us", stage.name()), micros(*d).into()))
+            .collect();
+        let modelled: serde_json::Map<String, serde_json::Value> = self
+            .modelled
+            .iter()
+            .map(|(service, d)| (format!("{}_us", service.name()), micros(*d).into()))
+            .collect();
+        let engine = &self.engine;
+        serde_json::json!({
+            "path": self.path,
+            "stages": stages,
+            "modelled": modelled,
+            "api_us": micros(self.api),
+            "engine": {
+                "calls": engine.calls,
+                "replica": engine.replica,
+                "queue_us": micros(engine.queue),
+                "prefill_us": micros(engine.prefill),
+                "decode_us": micros(engine.decode),
+                "service_total_us": micros(engine.service_total),
+                "service_ttft_us": micros(engine.service_ttft),
+                "iapi_ttft_us": micros(engine.iapi_ttft),
+                "iapi_total_us": micros(engine.iapi_total),
+            },
+            "tokens": {
+                "input": self.tokens.input,
+                "cached": self.tokens.cached,
+                "cache_write": self.tokens.cache_write,
+                "reused_by_connection": self.tokens.reused_by_connection,
+            },
+        })
+    }
+
+    /// The reference's split of a turn, `responsesapi.websocket_timing`'s `timing_metrics`, in
+    /// milliseconds: the API's time excluding the engine (and the client's tools, which are
+    /// between turns), the engine's total, its time to first token and its time between tokens
+    /// as the engine service and as the API's inference client saw them, and the newer fields
+    /// Tether can fill truthfully.
+    pub fn websocket_timing(&self) -> serde_json::Value {
+        let engine = &self.engine;
+        let pre_inference: Duration = self
+            .stages
+            .iter()
+            .filter(|(stage, _)| {
+                matches!(
+                    stage,
+                    Stage::Load
+                        | Stage::Resolve
+                        | Stage::Render
+                        | Stage::Validate
+                        | Stage::Classify
+                )
+            })
+            .map(|(_, d)| *d)
+            .chain(
+                self.modelled
+                    .iter()
+                    .filter(|(service, _)| *service == Modelled::Classify)
+                    .map(|(_, d)| *d),
+            )
+            .sum();
+        serde_json::json!({
+            "responses_duration_excl_engine_and_client_tool_time_ms": millis(self.api),
+            "engine_service_total_ms": millis(engine.service_total),
+            "engine_iapi_ttft_total_ms": millis(engine.iapi_ttft),
+            "engine_service_ttft_total_ms": millis(engine.service_ttft),
+            "engine_iapi_tbt_across_engine_calls_ms": millis(engine.decode),
+            "engine_service_tbt_across_engine_calls_ms": millis(engine.decode),
+            "pre_inference_ms": millis(pre_inference),
+            "num_engine_calls": engine.calls,
+            "engine_uncached_prompt_tokens_total": self.tokens.input - self.tokens.cached,
+            "engine_cached_prompt_tokens_total": self.tokens.cached,
+            "engine_total_prompt_tokens_total": self.tokens.input,
+            "timing_scope": "response",
+        })
     }
 }
 
@@ -129,7 +285,7 @@ mod tests {
         timings.record(Stage::Render, Duration::from_micros(300));
         timings.record(Stage::Render, Duration::from_millis(3));
         assert_eq!(timings.total(), Duration::from_micros(3300));
-        let json = serde_json::to_value(&timings).unwrap();
+        let json = timings.summary();
         assert_eq!(json["path"], "ws_hit");
         assert_eq!(json["stages"]["render_us"], 3000);
     }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 /// Each top-level module and the layer it sits in: a module may use modules of lower layers
 /// and of its own, never of a higher one.
 const LAYERS: &[(&str, u8)] = &[
+    ("costs", 0),
     ("error", 0),
     ("ids", 0),
     ("items", 0),

@@ -34,12 +34,12 @@ function tempDir(prefix) {
 }
 
 /** A tether-server with the Codex scenarios, stopped after the file's tests. */
-async function server(extraArgs = []) {
+async function server(extraArgs = [], tokensPerSecond = 100000) {
   // startServer passes --static-dir $TETHER_DIST; these tests need no static files.
   process.env.TETHER_DIST ||= "/nonexistent";
   const started = await startServer([
     "--tokens-per-second",
-    "100000",
+    String(tokensPerSecond),
     "--scenario-dir",
     SCENARIOS,
     ...extraArgs,
@@ -53,7 +53,7 @@ async function server(extraArgs = []) {
  * whose config.toml names Tether as the model provider. Resolves to the exit code, the output,
  * the last message and the work directory; rejects if Codex has not finished in time.
  */
-function codexExec(url, prompt) {
+function codexExec(url, prompt, { config = [], env = {} } = {}) {
   assert.ok(existsSync(CODEX), `${CODEX} is missing: run tests/conformance/run.sh (it installs the Codex CLI)`);
   const home = tempDir("tether-codex-home-");
   const work = tempDir("tether-codex-work-");
@@ -71,6 +71,8 @@ function codexExec(url, prompt) {
       'env_key = "TETHER_CODEX_KEY"',
       "supports_websockets = true",
       "",
+      ...config,
+      "",
     ].join("\n"),
   );
   const lastMessage = join(home, "last-message.txt");
@@ -80,7 +82,7 @@ function codexExec(url, prompt) {
     // child, and a timeout must stop both (and whatever commands they started).
     const child = spawn(CODEX, args, {
       cwd: work,
-      env: { ...hermeticEnv(), CODEX_HOME: home, TETHER_CODEX_KEY: "test" },
+      env: { ...hermeticEnv(), CODEX_HOME: home, TETHER_CODEX_KEY: "test", ...env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -167,4 +169,96 @@ test("Codex CLI falls back to HTTP when the server refuses the upgrade (426), an
   // Streaming POSTs, each with the whole conversation (Codex sends store: false).
   assert.equal(metric('tether_responses_total{transport="sse"}'), 3);
   assert.equal(metric('tether_responses_total{transport="ws"}'), 0);
+});
+
+/**
+ * An OTLP/HTTP receiver on 127.0.0.1 for Codex's metrics exporter (protocol "json"): it keeps
+ * every exported body and answers at once, so Codex's exit is not delayed. Stopped after the
+ * file's tests.
+ */
+async function otlpReceiver() {
+  const { createServer } = await import("node:http");
+  const bodies = [];
+  const receiver = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      bodies.push(body);
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end("{}");
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  cleanups.push(() => new Promise((resolve) => receiver.close(resolve)));
+  return { endpoint: `http://127.0.0.1:${receiver.address().port}/v1/metrics`, bodies };
+}
+
+/** Count and sum of the histogram `name` over every exported body (delta temporality). */
+function histogram(bodies, name) {
+  let count = 0;
+  let sum = 0;
+  for (const body of bodies) {
+    for (const resource of JSON.parse(body).resourceMetrics ?? []) {
+      for (const scope of resource.scopeMetrics ?? []) {
+        for (const metric of scope.metrics ?? []) {
+          if (metric.name !== name) continue;
+          for (const point of metric.histogram?.dataPoints ?? []) {
+            count += Number(point.count);
+            sum += Number(point.sum);
+          }
+        }
+      }
+    }
+  }
+  return { count, sum };
+}
+
+const TIMING_HISTOGRAMS = [
+  "codex.responses_api_overhead.duration_ms",
+  "codex.responses_api_inference_time.duration_ms",
+  "codex.responses_api_engine_iapi_ttft.duration_ms",
+  "codex.responses_api_engine_service_ttft.duration_ms",
+  "codex.responses_api_engine_iapi_tbt.duration_ms",
+  "codex.responses_api_engine_service_tbt.duration_ms",
+];
+
+test("Codex CLI with runtime metrics on asks for responsesapi.websocket_timing and records all six values of every response", async () => {
+  // 1,000 tokens/s, so the engine's share of each turn is whole milliseconds.
+  const { url } = await server([], 1000);
+  const { endpoint, bodies } = await otlpReceiver();
+  const run = await codexExec(url, "Write proof.txt, then its upper-case copy.", {
+    config: [
+      "suppress_unstable_features_warning = true",
+      "[features]",
+      "runtime_metrics = true",
+      "[otel]",
+      `metrics_exporter = { otlp-http = { endpoint = "${endpoint}", protocol = "json" } }`,
+    ],
+  });
+  assertToolLoopRan(run);
+  const metric = await metrics(url);
+  assert.equal(metric('tether_responses_total{transport="ws"}'), 4);
+  // One timing event per response — the prewarm and the three model turns — each value
+  // recorded by Codex from the event the server sent.
+  for (const name of TIMING_HISTOGRAMS) {
+    const { count } = histogram(bodies, name);
+    assert.equal(count, 4, `${name}: ${bodies.length} export(s) received`);
+  }
+  const inference = histogram(bodies, "codex.responses_api_inference_time.duration_ms");
+  const ttft = histogram(bodies, "codex.responses_api_engine_service_ttft.duration_ms");
+  assert.ok(inference.sum > 0, "the engine's time was recorded");
+  assert.ok(inference.sum >= ttft.sum, "the engine's total includes its time to first token");
+});
+
+test("Codex CLI without runtime metrics does not ask for the timing event, and the server sends none", async () => {
+  const { url } = await server([], 1000);
+  const { endpoint, bodies } = await otlpReceiver();
+  const run = await codexExec(url, "Write proof.txt, then its upper-case copy.", {
+    config: ["[otel]", `metrics_exporter = { otlp-http = { endpoint = "${endpoint}", protocol = "json" } }`],
+  });
+  assertToolLoopRan(run);
+  // Codex records the event whenever it arrives, so its absence shows the server's gate.
+  for (const name of TIMING_HISTOGRAMS) {
+    assert.equal(histogram(bodies, name).count, 0, name);
+  }
 });

@@ -10,13 +10,33 @@ use tether_protocol::ApiError;
 /// A stream of model events.
 pub type ModelStream = Pin<Box<dyn Stream<Item = ModelEvent> + Send>>;
 
+/// How a request was admitted: after how long in the queue, on which replica, and what the
+/// engine's prompt cache supplied and kept of its prompt.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Admission {
+    pub queue_time: Duration,
+    /// The engine replica serving it (0 with one replica).
+    pub replica: usize,
+    pub cache: PromptCacheUse,
+}
+
+/// The prompt cache's part in one request: tokens read from it, tokens written to it (by
+/// retention when the request chose breakpoints), and the diagnostics a request asked for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptCacheUse {
+    pub cached_tokens: u64,
+    pub written_tokens: u64,
+    /// `(ttl_30m_tokens, ttl_12h_tokens)`, when the request used breakpoints.
+    pub written_by_ttl: Option<(u64, u64)>,
+    /// `prompt_cache_diagnostics`, when `prompt_cache_options.comparison_response_id` asked.
+    pub diagnostics: Option<serde_json::Value>,
+}
+
 /// One step of generation, in stream order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelEvent {
-    /// The request got a decoding slot after waiting `queue_time` for one.
-    Started {
-        queue_time: Duration,
-    },
+    /// The request got a decoding slot; prefill starts.
+    Started(Admission),
     /// A reasoning item; its summary streams as [`ModelEvent::ReasoningDelta`]s.
     BeginReasoning,
     ReasoningDelta(Delta),

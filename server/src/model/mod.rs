@@ -6,22 +6,59 @@
 mod events;
 mod failure;
 
-pub use events::{Delta, ModelEvent, ModelStream};
+pub use events::{Admission, Delta, ModelEvent, ModelStream, PromptCacheUse};
 pub use failure::{FailureKind, rate_limit_exceeded};
+
+use std::sync::Arc;
 
 use tether_protocol::{ApiError, Item, ResponseCreate};
 
-/// What a model generates from: the request and its full logical input, as the pipeline
-/// prepared them.
+/// The rendered prompt as token ids: the preamble (instructions and tools), then one block per
+/// item of the conversation. Shared buffers: cloning copies no tokens.
+#[derive(Debug, Clone, Default)]
+pub struct Prompt {
+    pub preamble: Arc<Vec<u32>>,
+    pub items: Arc<Vec<u32>>,
+    /// For each item of the conversation, the offset in `items` just past its block.
+    pub item_ends: Arc<Vec<u32>>,
+}
+
+impl Prompt {
+    /// The prompt's length in tokens (`usage.input_tokens`).
+    pub fn len(&self) -> usize {
+        self.preamble.len() + self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every token, in order.
+    pub fn tokens(&self) -> impl Iterator<Item = u32> + '_ {
+        self.preamble.iter().chain(self.items.iter()).copied()
+    }
+
+    /// Where item `index`'s block ends, counted from the start of the prompt.
+    pub fn item_end(&self, index: usize) -> Option<usize> {
+        let end = *self.item_ends.get(index)?;
+        Some(self.preamble.len() + end as usize)
+    }
+}
+
+/// What a model generates from: the request, its full logical input and its rendered prompt,
+/// as the pipeline prepared them.
 #[derive(Debug, Clone)]
 pub struct Context {
     pub request: ResponseCreate,
+    /// The id the response will have (an engine may remember what it did for it).
+    pub response_id: String,
     /// The whole conversation: previous context plus the request's new input.
     pub items: Vec<Item>,
-    /// The rendered prompt's length (`usage.input_tokens`).
-    pub input_tokens: u64,
-    /// Prompt tokens already in the server's cache (prefill skips them); 0 when unknown.
-    pub cached_tokens: u64,
+    /// The conversation rendered; `items[i]`'s block ends at `prompt.item_end(i)`.
+    pub prompt: Prompt,
+    /// The engine replica this caller's earlier requests went to (a WebSocket connection
+    /// keeps its routing), if any.
+    pub route: Option<usize>,
     /// A failure the client asked for (`x-tether-fail`), overriding the configured rates.
     pub forced_failure: Option<FailureKind>,
 }
@@ -30,6 +67,11 @@ impl Context {
     /// A string value of the request's `metadata`.
     pub fn metadata(&self, key: &str) -> Option<&str> {
         self.request.metadata.as_ref()?.get(key)?.as_str()
+    }
+
+    /// The prompt's length in tokens.
+    pub fn input_tokens(&self) -> u64 {
+        self.prompt.len() as u64
     }
 }
 

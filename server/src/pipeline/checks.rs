@@ -2,6 +2,7 @@
 //! whether the model serves it, and whether its parts agree with each other and with the
 //! conversation (tool outputs answer calls, `tool_choice` names offered tools, limits are sane).
 
+use serde_json::Value;
 use tether_protocol::{Item, ResponseCreate};
 
 use crate::AppState;
@@ -52,6 +53,62 @@ pub fn request(
             "Invalid 'max_output_tokens': expected at least 1 token, got 0.",
             Some("max_output_tokens"),
         ));
+    }
+    prompt_cache(request)
+}
+
+/// `prompt_cache_retention` and `prompt_cache_options` take only the documented values.
+fn prompt_cache(request: &ResponseCreate) -> Result<(), ApiFailure> {
+    let invalid = |param: &str, expected: &str, got: &Value| {
+        ApiFailure::bad_request(
+            Some("invalid_value"),
+            format!("Invalid value for '{param}': expected {expected}, got {got}."),
+            Some(param),
+        )
+    };
+    if let Some(retention) = &request.prompt_cache_retention
+        && !matches!(retention.as_str(), "in_memory" | "24h")
+    {
+        return Err(invalid(
+            "prompt_cache_retention",
+            "'in_memory' or '24h'",
+            &Value::String(retention.clone()),
+        ));
+    }
+    let Some(options) = &request.prompt_cache_options else {
+        return Ok(());
+    };
+    let Some(options) = options.as_object() else {
+        return Err(invalid("prompt_cache_options", "an object", options));
+    };
+    let allowed: [(&str, fn(&Value) -> bool, &str); 4] = [
+        (
+            "mode",
+            |v| matches!(v.as_str(), Some("implicit" | "explicit")),
+            "'implicit' or 'explicit'",
+        ),
+        (
+            "ttl",
+            |v| matches!(v.as_str(), Some("30m" | "12h")),
+            "'30m' or '12h'",
+        ),
+        (
+            "comparison_response_id",
+            |v| v.is_string() || v.is_null(),
+            "a response id",
+        ),
+        ("prewarm", |v| v.is_boolean() || v.is_null(), "a boolean"),
+    ];
+    for (field, valid, expected) in allowed {
+        if let Some(value) = options.get(field)
+            && !valid(value)
+        {
+            return Err(invalid(
+                &format!("prompt_cache_options.{field}"),
+                expected,
+                value,
+            ));
+        }
     }
     Ok(())
 }

@@ -19,7 +19,10 @@ pub use previous::reference_ids;
 
 use std::sync::Arc;
 
-use tether_protocol::{Item, Response, ResponseCreate, ResponseStreamBuilder, ServerEvent, Usage};
+use tether_protocol::{
+    CacheWriteDetails, Item, Response, ResponseCreate, ResponseStreamBuilder, ServerEvent,
+    StreamEvent, Usage,
+};
 use tokio::sync::mpsc;
 
 use crate::AppState;
@@ -29,7 +32,7 @@ use crate::ids::{new_id, unix_now};
 use crate::metrics::CacheLookup;
 use crate::model::{Context, FailureKind};
 use crate::stages::validate::tools_key;
-use crate::timing::{PathKind, Stage, StageTimings};
+use crate::timing::{EngineTiming, Modelled, PathKind, Stage, StageTimings};
 use stages::Conversation;
 use stream::send_all;
 
@@ -39,8 +42,11 @@ use stream::send_all;
 pub struct RequestOptions {
     /// `x-tether-fail`: a failure to force.
     pub forced_failure: Option<FailureKind>,
-    /// `x-tether-timing: 1`: attach the stage timings to the terminal event.
+    /// `x-tether-timing: 1`: attach the timing summary to the terminal event.
     pub report_timing: bool,
+    /// `x-responsesapi-include-timing-metrics: true` (WebSocket upgrade): send
+    /// `responsesapi.websocket_timing` before each terminal event.
+    pub timing_metrics: bool,
 }
 
 /// Where a request comes from, which decides where its previous context may be found.
@@ -49,9 +55,11 @@ pub enum Origin {
     Http,
     /// WebSocket mode: `cached` is the previous response if the connection cache held it;
     /// `referenced`, the items of the connection cache that the input's `item_reference`s name.
+    /// `route`, the engine replica the connection's earlier responses went to.
     WebSocket {
         cached: Option<Box<CachedResponse>>,
         referenced: Vec<Item>,
+        route: Option<usize>,
     },
 }
 
@@ -80,9 +88,14 @@ pub async fn prepare(
     origin: Origin,
     options: RequestOptions,
 ) -> Result<Prepared, ApiFailure> {
-    let (cached, referenced, websocket) = match origin {
-        Origin::Http => (None, Vec::new(), false),
-        Origin::WebSocket { cached, referenced } => (cached.map(|c| *c), referenced, true),
+    let received = std::time::Instant::now();
+    let (cached, referenced, route, websocket) = match origin {
+        Origin::Http => (None, Vec::new(), None, false),
+        Origin::WebSocket {
+            cached,
+            referenced,
+            route,
+        } => (cached.map(|c| *c), referenced, route, true),
     };
     let resolve_started = std::time::Instant::now();
     checks::model(state, &request)?;
@@ -104,6 +117,7 @@ pub async fn prepare(
         (true, true) => PathKind::WsHit,
         (true, false) => PathKind::WsMiss,
     });
+    timings.received = received;
     timings.record(Stage::Resolve, resolve_time);
     if lookup == Some(CacheLookup::Store) {
         timings.record(Stage::Load, load_time);
@@ -139,6 +153,14 @@ pub async fn prepare(
         stages::validate(&request, &tools_key, &conversation, cached_compiled)
     })?;
     timings.time(Stage::Classify, || stages::classify(state, &conversation))?;
+    // The modelled classifier (`--api-costs`) takes its time per token the stage scanned.
+    let scanned = stages::scanned_tokens(&rendered, &conversation);
+    let modelled = state.api_costs.classifier(scanned);
+    if !modelled.is_zero() {
+        tokio::time::sleep(modelled).await;
+        timings.record_modelled(Modelled::Classify, modelled);
+    }
+    timings.tokens.reused_by_connection = cached_tokens as u64;
 
     let stored_parent = request
         .previous_response_id
@@ -154,10 +176,10 @@ pub async fn prepare(
     items.extend(new_items);
     let context = Context {
         request,
+        response_id: new_id("resp"),
         items,
-        input_tokens: rendered.len() as u64,
-        // The simulator's prefill skips what the connection cache already holds.
-        cached_tokens: cached_tokens as u64,
+        prompt: rendered.prompt(),
+        route,
         forced_failure: options.forced_failure,
     };
     Ok(Prepared {
@@ -183,6 +205,8 @@ pub struct Generated {
     pub context: Arc<Vec<Item>>,
     /// The request's rendered prompt and compiled tools, for the connection cache.
     reusable: Reusable,
+    /// The engine replica that served it (a WebSocket connection keeps it for its next turns).
+    pub replica: usize,
 }
 
 impl Generated {
@@ -220,16 +244,23 @@ pub async fn generate(
     } = prepared;
     let generate_started = std::time::Instant::now();
     let request = &context.request;
-    let response = Response::in_progress(new_id("resp"), unix_now(), request);
+    let response = Response::in_progress(context.response_id.clone(), unix_now(), request);
     let mut builder = ResponseStreamBuilder::new(response, request.stream_id.clone());
     send_all(out, builder.start()).await?;
 
-    let streamed = if request.generates() {
+    let prewarm = request
+        .prompt_cache_options
+        .as_ref()
+        .and_then(|o| o.get("prewarm"))
+        .and_then(|p| p.as_bool())
+        == Some(true);
+    let streamed = if request.generates() || prewarm {
         let limit = request.max_output_tokens.unwrap_or(u64::MAX);
-        stream::stream(state.model.generate(&context), &mut builder, limit, out).await?
+        call_engine(state, &context, &mut builder, limit, out, &mut timings).await?
     } else {
         stream::Streamed::default()
     };
+    let replica = streamed.admission.replica;
     if let Some((status, error)) = streamed.failure {
         // The WebSocket shape (with `status`); the SSE transport flattens it.
         send_all(out, builder.fail(Some(status), error)).await?;
@@ -237,15 +268,29 @@ pub async fn generate(
             builder.response().clone(),
             context.items,
             reusable,
+            replica,
         ));
     }
+    let cache = &streamed.admission.cache;
     let usage = Usage::new(
-        context.input_tokens,
-        // The prompt tokens the connection cache supplied.
-        context.cached_tokens,
+        context.input_tokens(),
+        cache.cached_tokens,
         streamed.output_tokens,
         streamed.reasoning_tokens,
+    )
+    .with_cache_writes(
+        cache.written_tokens,
+        cache
+            .written_by_ttl
+            .map(|(ttl_30m_tokens, ttl_12h_tokens)| CacheWriteDetails {
+                ttl_30m_tokens,
+                ttl_12h_tokens,
+            }),
     );
+    timings.tokens.input = context.input_tokens();
+    timings.tokens.cached = cache.cached_tokens;
+    timings.tokens.cache_write = cache.written_tokens;
+    builder.response_mut().prompt_cache_diagnostics = cache.diagnostics.clone();
     let mut terminal = if streamed.cut_short {
         builder.incomplete("max_output_tokens", usage.clone())
     } else {
@@ -267,21 +312,73 @@ pub async fn generate(
         state.records.write_later(record, timings.path);
     }
     state.metrics.stages.observe(&timings);
+    timings.finish();
+    if options.timing_metrics {
+        let timing = StreamEvent::WebsocketTiming {
+            timing_metrics: timings.websocket_timing(),
+        };
+        send_all(out, vec![builder.unnumbered(timing)]).await?;
+    }
     if options.report_timing
         && let Some(last) = terminal.last_mut()
     {
-        last.tether_timing = serde_json::to_value(&timings).ok();
+        last.tether_timing = Some(timings.summary());
     }
     send_all(out, terminal).await?;
-    Ok(finished(response, context.items, reusable))
+    Ok(finished(response, context.items, reusable, replica))
 }
 
-/// The outcome: `response`, the conversation after it, what the cache may keep of it.
-fn finished(response: Response, mut items: Vec<Item>, reusable: Reusable) -> Generated {
+/// One engine call: the modelled hop, then the model's events streamed to `out`; the engine's
+/// part of the response's time recorded in `timings`.
+async fn call_engine(
+    state: &AppState,
+    context: &Context,
+    builder: &mut ResponseStreamBuilder,
+    limit: u64,
+    out: &mpsc::Sender<ServerEvent>,
+    timings: &mut StageTimings,
+) -> Result<stream::Streamed, Disconnected> {
+    let requested = std::time::Instant::now();
+    let hop = state.api_costs.engine_hop();
+    if !hop.is_zero() {
+        tokio::time::sleep(hop).await;
+        timings.record_modelled(Modelled::EngineHop, hop);
+    }
+    let called = std::time::Instant::now();
+    let streamed = stream::stream(state.model.generate(context), builder, limit, out).await?;
+    let ended = std::time::Instant::now();
+    let first = streamed.first_token_at.unwrap_or(ended);
+    timings.engine = EngineTiming {
+        calls: 1,
+        replica: streamed.admission.replica,
+        queue: streamed.admission.queue_time,
+        prefill: streamed
+            .admitted_at
+            .map_or(std::time::Duration::ZERO, |admitted| first - admitted),
+        decode: streamed
+            .last_token_at
+            .map_or(std::time::Duration::ZERO, |last| last - first),
+        service_total: ended - called,
+        service_ttft: first - called,
+        iapi_ttft: first - requested,
+        iapi_total: ended - requested,
+    };
+    Ok(streamed)
+}
+
+/// The outcome: `response`, the conversation after it, what the cache may keep of it, the
+/// engine replica that served it.
+fn finished(
+    response: Response,
+    mut items: Vec<Item>,
+    reusable: Reusable,
+    replica: usize,
+) -> Generated {
     items.extend(response.output.iter().cloned());
     Generated {
         response,
         context: Arc::new(items),
         reusable,
+        replica,
     }
 }

@@ -28,6 +28,7 @@ pub fn record(
             transport,
             input_tokens: usage.input_tokens,
             cached_tokens: usage.input_tokens_details.cached_tokens,
+            cache_write_tokens: usage.input_tokens_details.cache_write_tokens,
             output_tokens: usage.output_tokens,
             recorded_at: unix_now(),
         },
@@ -45,7 +46,7 @@ fn with_listing_shape(items: Vec<Item>) -> Vec<Item> {
                 if let MessageContent::Text(text) = &message.content {
                     let part = match message.role {
                         Role::Assistant => ContentPart::OutputText(OutputText::new(text.clone())),
-                        _ => ContentPart::InputText { text: text.clone() },
+                        _ => ContentPart::input_text(text.clone()),
                     };
                     message.content = MessageContent::Parts(vec![part]);
                 }

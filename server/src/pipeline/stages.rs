@@ -85,6 +85,20 @@ pub fn validate(
     Ok(compiled)
 }
 
+/// The rendered tokens of the items the classify stage scanned: the new items on a hit, the
+/// whole conversation otherwise (their blocks in `rendered`, framing included).
+pub fn scanned_tokens(rendered: &RenderedPrompt, conversation: &Conversation<'_>) -> u64 {
+    let end = rendered.items.len() as u64;
+    if !conversation.hit {
+        return end;
+    }
+    let before_new = match conversation.prior.len() {
+        0 => 0,
+        n => rendered.ends.get(n - 1).copied().map_or(0, u64::from),
+    };
+    end - before_new
+}
+
 /// Classify: the text not yet scanned on this connection, under the configured policy; each
 /// finding is counted in `/metrics`.
 pub fn classify(state: &AppState, conversation: &Conversation<'_>) -> Result<(), ApiFailure> {

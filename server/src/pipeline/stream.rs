@@ -1,6 +1,8 @@
 //! Streaming a response: the model's events, measured against `max_output_tokens`, turned into
 //! the wire's events by the protocol's builder and sent as they come.
 
+use std::time::Instant;
+
 use futures_util::StreamExt;
 use tether_protocol::items::{CustomToolCall, FunctionCall};
 use tether_protocol::{ApiError, Item, ResponseStreamBuilder, ServerEvent};
@@ -9,7 +11,7 @@ use tokio::sync::mpsc;
 use super::Disconnected;
 use super::limit::{Within, within_limit};
 use crate::ids::new_id;
-use crate::model::{ModelEvent, ModelStream};
+use crate::model::{Admission, ModelEvent, ModelStream};
 
 /// How the model's output went.
 #[derive(Debug, Default)]
@@ -20,6 +22,12 @@ pub struct Streamed {
     pub failure: Option<(u16, ApiError)>,
     /// The output stopped at `max_output_tokens`.
     pub cut_short: bool,
+    /// How the engine admitted the request (its queue time, replica and prompt cache use).
+    pub admission: Admission,
+    /// When the engine admitted it, and when the first and the last token arrived.
+    pub admitted_at: Option<Instant>,
+    pub first_token_at: Option<Instant>,
+    pub last_token_at: Option<Instant>,
 }
 
 /// Sends the wire events of `events` to `out` through `builder`, stopping at `limit` output
@@ -43,9 +51,20 @@ pub async fn stream(
                 break;
             }
         };
+        if model_event.tokens() > 0 {
+            let now = Instant::now();
+            streamed.first_token_at.get_or_insert(now);
+            streamed.last_token_at = Some(now);
+        }
         let wire = match model_event {
-            ModelEvent::Started { queue_time } => {
-                tracing::debug!("admitted after {queue_time:?} in the queue");
+            ModelEvent::Started(admission) => {
+                tracing::debug!(
+                    "admitted after {:?} in the queue, replica {}",
+                    admission.queue_time,
+                    admission.replica
+                );
+                streamed.admitted_at = Some(Instant::now());
+                streamed.admission = admission;
                 Vec::new()
             }
             ModelEvent::Fail { status, error } => {

@@ -62,15 +62,15 @@ impl Simulator {
                 return Err("profiles must be an object by model id".into());
             };
             for (name, fields) in changes {
-                let Some((_, slot)) = self.profiles().find(|(n, _)| n == name) else {
+                let Some(entry) = self.profiles().find(|entry| entry.name == *name) else {
                     return Err(format!("unknown profile '{name}'"));
                 };
-                let profile: Profile = merged(json!(*slot.profile()), fields)
+                let profile: Profile = merged(json!(*entry.slot.profile()), fields)
                     .map_err(|e| format!("profiles.{name}: {e}"))?;
                 profile
                     .validate()
                     .map_err(|e| format!("profiles.{name}: {e}"))?;
-                profiles.push((slot, profile));
+                profiles.push((entry, profile));
             }
         }
         let rates = match change.get("failure_rates") {
@@ -84,8 +84,8 @@ impl Simulator {
             }
             None => None,
         };
-        for (slot, profile) in profiles {
-            slot.replace(profile);
+        for (entry, profile) in profiles {
+            entry.replace(profile);
         }
         if let Some(rates) = rates {
             self.set_failure_rates(rates);
@@ -97,7 +97,7 @@ impl Simulator {
     pub fn settings(&self) -> Value {
         let profiles: Map<String, Value> = self
             .profiles()
-            .map(|(name, slot)| (name.to_string(), json!(*slot.profile())))
+            .map(|entry| (entry.name.clone(), json!(*entry.slot.profile())))
             .collect();
         json!({
             "seed": self.seed(),

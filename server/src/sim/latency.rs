@@ -19,6 +19,9 @@ use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::prompt_cache::CacheSettings;
+use super::prompt_cache::positions::Sizes;
+
 /// The timing of one model server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -45,6 +48,51 @@ pub struct Profile {
     pub max_running: usize,
     /// Requests allowed to wait for a slot; more are refused with 429.
     pub max_waiting: usize,
+    /// Prompt cache: prompts shorter than this many tokens are not cached.
+    #[serde(default = "defaults::min_tokens")]
+    pub prompt_cache_min_tokens: usize,
+    /// Prompt cache: a request without breakpoints hits in steps of this many tokens.
+    #[serde(default = "defaults::block_tokens")]
+    pub prompt_cache_block_tokens: usize,
+    /// Prompt cache: tokens one replica holds at most (least recently used leave first).
+    #[serde(default = "defaults::capacity_tokens")]
+    pub prompt_cache_capacity_tokens: u64,
+    /// Prompt cache: how long a prefix written without breakpoints or retention lives idle.
+    #[serde(default = "defaults::ttl_seconds")]
+    pub prompt_cache_ttl_seconds: f64,
+    /// Engine replicas, each with its own prompt cache; a request goes to one by a hash of its
+    /// prompt's beginning and `prompt_cache_key`.
+    #[serde(default = "defaults::replicas")]
+    pub replicas: usize,
+    /// Requests a minute one prefix-and-key pair sends one replica before it spills to the
+    /// next.
+    #[serde(default = "defaults::spill_requests_per_minute")]
+    pub spill_requests_per_minute: f64,
+}
+
+/// The prompt cache's defaults, as OpenAI documents its caching: 1,024 tokens at least, hits
+/// in 128-token steps, an in-memory prefix cleared after 5–10 minutes idle (10 here), about
+/// 15 requests a minute per prefix and key on one machine. The capacity is Tether's choice:
+/// enough for a few dozen long agent conversations per replica.
+mod defaults {
+    pub fn min_tokens() -> usize {
+        1024
+    }
+    pub fn block_tokens() -> usize {
+        128
+    }
+    pub fn capacity_tokens() -> u64 {
+        4_000_000
+    }
+    pub fn ttl_seconds() -> f64 {
+        600.0
+    }
+    pub fn replicas() -> usize {
+        1
+    }
+    pub fn spill_requests_per_minute() -> f64 {
+        15.0
+    }
 }
 
 impl Profile {
@@ -59,6 +107,26 @@ impl Profile {
             load_slowdown: 0.0,
             max_running: 4096,
             max_waiting: 4096,
+            prompt_cache_min_tokens: defaults::min_tokens(),
+            prompt_cache_block_tokens: defaults::block_tokens(),
+            prompt_cache_capacity_tokens: defaults::capacity_tokens(),
+            prompt_cache_ttl_seconds: defaults::ttl_seconds(),
+            replicas: defaults::replicas(),
+            spill_requests_per_minute: defaults::spill_requests_per_minute(),
+        }
+    }
+
+    /// The prompt cache settings of this profile.
+    pub fn cache_settings(&self) -> CacheSettings {
+        CacheSettings {
+            sizes: Sizes {
+                min_tokens: self.prompt_cache_min_tokens,
+                block_tokens: self.prompt_cache_block_tokens,
+                in_memory_ttl: Duration::from_secs_f64(self.prompt_cache_ttl_seconds),
+            },
+            capacity_tokens: self.prompt_cache_capacity_tokens,
+            replicas: self.replicas,
+            spill_per_minute: self.spill_requests_per_minute,
         }
     }
 
@@ -79,6 +147,7 @@ impl Profile {
             load_slowdown: 0.5,
             max_running,
             max_waiting: 4 * max_running,
+            ..Profile::exact(tokens_per_second)
         }
     }
 
@@ -135,6 +204,29 @@ impl Profile {
         }
         if self.max_running == 0 {
             return Err("max_running must be at least 1".into());
+        }
+        if self.prompt_cache_min_tokens == 0 || self.prompt_cache_block_tokens == 0 {
+            return Err(
+                "prompt_cache_min_tokens and prompt_cache_block_tokens must be at least 1".into(),
+            );
+        }
+        if !(self.prompt_cache_ttl_seconds.is_finite() && self.prompt_cache_ttl_seconds > 0.0) {
+            return Err(format!(
+                "prompt_cache_ttl_seconds must be a positive number, got {}",
+                self.prompt_cache_ttl_seconds
+            ));
+        }
+        if !(1..=64).contains(&self.replicas) {
+            return Err(format!(
+                "replicas must be between 1 and 64, got {}",
+                self.replicas
+            ));
+        }
+        if !(self.spill_requests_per_minute.is_finite() && self.spill_requests_per_minute > 0.0) {
+            return Err(format!(
+                "spill_requests_per_minute must be a positive number, got {}",
+                self.spill_requests_per_minute
+            ));
         }
         Ok(())
     }

@@ -1,13 +1,15 @@
 //! The simulator's Prometheus series, named like vLLM's (`vllm:…` with a `model_name` label) so
 //! dashboards and load-test tooling built for a real vLLM server read them unchanged: time to
 //! first token, inter-token latency, end-to-end latency and queue time histograms, running and
-//! waiting gauges, prompt and generation token counters. They live in the server's one registry
+//! waiting gauges, prompt and generation token counters, and the prompt cache's queries, hits,
+//! usage, writes and evictions. They live in the server's one registry
 //! (`crate::metrics`).
 
 use prometheus::{
-    Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts,
+    GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts,
 };
 
+use super::prompt_cache::CacheCounters;
 use crate::metrics::{Metrics, OnScrape};
 
 const TTFT_BUCKETS: &[f64] = &[
@@ -33,6 +35,8 @@ pub struct ModelMetrics {
     pub prompt_tokens: IntCounter,
     pub generation_tokens: IntCounter,
     pub request_success: IntCounter,
+    /// The prompt cache's counters.
+    pub prompt_cache: CacheCounters,
 }
 
 /// The vLLM-named families, registered once.
@@ -45,6 +49,11 @@ pub struct SimulatorMetrics {
     prompt_tokens: IntCounterVec,
     generation_tokens: IntCounterVec,
     request_success: IntCounterVec,
+    prefix_cache_queries: IntCounterVec,
+    prefix_cache_hits: IntCounterVec,
+    prompt_cache_written: IntCounterVec,
+    prompt_cache_requests: IntCounterVec,
+    prompt_cache_evictions: IntCounterVec,
 }
 
 fn histogram(name: &str, help: &str, buckets: &[f64]) -> HistogramVec {
@@ -89,6 +98,34 @@ impl SimulatorMetrics {
                 "vllm:request_success_total",
                 "Requests that finished generating.",
             ),
+            prefix_cache_queries: counter(
+                "vllm:prefix_cache_queries_total",
+                "Prompt tokens looked up in the prefix (prompt) cache.",
+            ),
+            prefix_cache_hits: counter(
+                "vllm:prefix_cache_hits_total",
+                "Prompt tokens found in the prefix (prompt) cache.",
+            ),
+            prompt_cache_written: counter(
+                "tether_prompt_cache_written_tokens_total",
+                "Prompt tokens written to the engine's prompt cache.",
+            ),
+            prompt_cache_requests: IntCounterVec::new(
+                Opts::new(
+                    "tether_prompt_cache_requests_total",
+                    "Requests by what the prompt cache did: hit, miss, or ineligible (too short to cache).",
+                ),
+                &["model_name", "result"],
+            )
+            .expect("valid metric"),
+            prompt_cache_evictions: IntCounterVec::new(
+                Opts::new(
+                    "tether_prompt_cache_evictions_total",
+                    "Cached prefixes dropped, by reason: capacity (least recently used) or expired.",
+                ),
+                &["model_name", "reason"],
+            )
+            .expect("valid metric"),
         };
         metrics.register(families.time_to_first_token.clone());
         metrics.register(families.inter_token_latency.clone());
@@ -97,6 +134,11 @@ impl SimulatorMetrics {
         metrics.register(families.prompt_tokens.clone());
         metrics.register(families.generation_tokens.clone());
         metrics.register(families.request_success.clone());
+        metrics.register(families.prefix_cache_queries.clone());
+        metrics.register(families.prefix_cache_hits.clone());
+        metrics.register(families.prompt_cache_written.clone());
+        metrics.register(families.prompt_cache_requests.clone());
+        metrics.register(families.prompt_cache_evictions.clone());
         families
     }
 
@@ -111,8 +153,54 @@ impl SimulatorMetrics {
             prompt_tokens: self.prompt_tokens.with_label_values(&labels),
             generation_tokens: self.generation_tokens.with_label_values(&labels),
             request_success: self.request_success.with_label_values(&labels),
+            prompt_cache: CacheCounters {
+                queried_tokens: self.prefix_cache_queries.with_label_values(&labels),
+                hit_tokens: self.prefix_cache_hits.with_label_values(&labels),
+                written_tokens: self.prompt_cache_written.with_label_values(&labels),
+                requests_hit: self.prompt_cache_requests.with_label_values(&[name, "hit"]),
+                requests_miss: self
+                    .prompt_cache_requests
+                    .with_label_values(&[name, "miss"]),
+                requests_ineligible: self
+                    .prompt_cache_requests
+                    .with_label_values(&[name, "ineligible"]),
+                evicted_capacity: self
+                    .prompt_cache_evictions
+                    .with_label_values(&[name, "capacity"]),
+                evicted_expired: self
+                    .prompt_cache_evictions
+                    .with_label_values(&[name, "expired"]),
+            },
         }
     }
+}
+
+/// Registers `vllm:kv_cache_usage_perc`, the fraction of each model's prompt cache in use, read
+/// from `usage` — `(model_name, held tokens, capacity)` — at each scrape.
+pub fn register_cache_usage(
+    metrics: &Metrics,
+    usage: impl Fn() -> Vec<(String, u64, u64)> + Send + Sync + 'static,
+) {
+    metrics.register(OnScrape::new(
+        GaugeVec::new(
+            Opts::new(
+                "vllm:kv_cache_usage_perc",
+                "Fraction of the prompt cache's capacity in use (1 = 100%).",
+            ),
+            &["model_name"],
+        )
+        .expect("valid metric"),
+        move |gauges: &GaugeVec| {
+            for (model, held, capacity) in usage() {
+                let fraction = if capacity == 0 {
+                    0.0
+                } else {
+                    held as f64 / capacity as f64
+                };
+                gauges.with_label_values(&[&model]).set(fraction);
+            }
+        },
+    ));
 }
 
 /// Registers `vllm:num_requests_running` and `vllm:num_requests_waiting`, read from `load` —

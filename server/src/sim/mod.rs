@@ -20,6 +20,7 @@ pub mod latency;
 pub mod metrics;
 pub mod output;
 pub mod pacing;
+pub mod prompt_cache;
 pub mod random;
 pub mod request;
 pub mod scenario;
@@ -62,12 +63,22 @@ pub struct SimulatorConfig {
     pub clock: Clock,
 }
 
-/// One profile: the model id it serves, its current settings and scheduler, its series.
+/// One profile: the model id it serves, its current settings and scheduler, its prompt
+/// cache, its series.
 #[derive(Debug)]
 pub struct ProfileEntry {
     pub name: String,
     pub slot: ProfileSlot,
+    caches: Arc<prompt_cache::PromptCaches>,
     metrics: Arc<metrics::ModelMetrics>,
+}
+
+impl ProfileEntry {
+    /// Replaces the profile (already validated); its prompt cache follows the new settings.
+    pub fn replace(&self, profile: Profile) {
+        self.caches.reconfigure(&profile.cache_settings());
+        self.slot.replace(profile);
+    }
 }
 
 /// The inference simulator: latency profiles by model, generators, failure injection.
@@ -90,12 +101,28 @@ impl Simulator {
         let families = metrics::SimulatorMetrics::register(metrics);
         let profiles: Arc<[ProfileEntry]> = Profile::builtin(config.tokens_per_second)
             .into_iter()
-            .map(|(name, profile)| ProfileEntry {
-                metrics: Arc::new(families.model(&name)),
-                slot: ProfileSlot::new(profile),
-                name,
+            .map(|(name, profile)| {
+                let metrics = families.model(&name);
+                ProfileEntry {
+                    caches: Arc::new(prompt_cache::PromptCaches::new(
+                        &profile.cache_settings(),
+                        metrics.prompt_cache.clone(),
+                    )),
+                    metrics: Arc::new(metrics),
+                    slot: ProfileSlot::new(profile),
+                    name,
+                }
             })
             .collect();
+        let held = profiles.clone();
+        metrics::register_cache_usage(metrics, move || {
+            held.iter()
+                .map(|entry| {
+                    let (tokens, capacity) = entry.caches.held_tokens();
+                    (entry.name.clone(), tokens, capacity)
+                })
+                .collect()
+        });
         let load = profiles.clone();
         metrics::register_load_gauges(metrics, move || {
             load.iter()
@@ -135,10 +162,8 @@ impl Simulator {
     }
 
     /// Every profile, by model id.
-    pub fn profiles(&self) -> impl Iterator<Item = (&str, &ProfileSlot)> {
-        self.profiles
-            .iter()
-            .map(|entry| (entry.name.as_str(), &entry.slot))
+    pub fn profiles(&self) -> impl Iterator<Item = &ProfileEntry> {
+        self.profiles.iter()
     }
 
     pub fn failure_rates(&self) -> FailureRates {
@@ -174,14 +199,26 @@ impl Simulator {
 impl Model for Simulator {
     fn generate(&self, context: &Context) -> ModelStream {
         let entry = self.entry_for(&context.request.model);
-        entry.metrics.prompt_tokens.inc_by(context.input_tokens);
+        entry.metrics.prompt_tokens.inc_by(context.input_tokens());
+        let profile = entry.slot.profile();
+        let lookup = entry
+            .caches
+            .lookup(context, &entry.name, &profile.cache_settings());
         let mut rng = seed::rng_for(self.seed, context);
         let failure = match context.forced_failure.or_else(|| context.sim_fail()) {
             Some(kind) => Some(kind),
             None => self.failure_rates().draw(&mut rng),
         };
-        let mut outputs = self.plan(context, &mut rng);
-        if let Some(count) = context.sim_reasoning_tokens() {
+        let mut outputs = if context.prewarm() {
+            // `prompt_cache_options.prewarm`: the prompt is prefilled and cached, nothing sampled.
+            Vec::new()
+        } else {
+            self.plan(context, &mut rng)
+        };
+        if let Some(count) = context
+            .sim_reasoning_tokens()
+            .filter(|_| !context.prewarm())
+        {
             outputs.retain(|output| !matches!(output, Output::Reasoning(_)));
             outputs.insert(0, Output::Reasoning(random::text(count, &mut rng)));
         }
@@ -190,9 +227,10 @@ impl Model for Simulator {
         }
         pacing::Run::new(
             events::Events::new(outputs),
-            entry.slot.profile(),
+            profile,
             entry.slot.scheduler(),
-            context.input_tokens.saturating_sub(context.cached_tokens),
+            context.input_tokens(),
+            Some((entry.caches.clone(), lookup)),
             rng,
             self.clock,
             entry.metrics.clone(),

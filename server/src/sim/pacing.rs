@@ -13,7 +13,8 @@ use super::clock::Clock;
 use super::events::Events;
 use super::latency::{self, Profile, QueueFull};
 use super::metrics::ModelMetrics;
-use crate::model::{ModelEvent, ModelStream, rate_limit_exceeded};
+use super::prompt_cache::{Lookup, PromptCaches};
+use crate::model::{Admission, ModelEvent, ModelStream, rate_limit_exceeded};
 
 /// The shortest time between two deltas of a stream faster than 1,000 tokens/s: the tokens due
 /// within it share a delta, so a 4,000 tokens/s stream is 1,000 frames a second of about four
@@ -56,6 +57,8 @@ pub struct Run {
     events: Events,
     profile: Arc<Profile>,
     scheduler: Arc<latency::Scheduler>,
+    /// What the prompt cache supplies and keeps; written at admission.
+    cache: Option<(Arc<PromptCaches>, Lookup)>,
     uncached_tokens: u64,
     rng: StdRng,
     state: RunState,
@@ -66,23 +69,29 @@ pub struct Run {
 }
 
 impl Run {
-    /// A run of `events` on a server with `profile` and `scheduler`, whose prompt has
-    /// `uncached_tokens` to prefill; `arrived` is when the request reached the model.
+    /// A run of `events` on a server with `profile` and `scheduler`, for a prompt of
+    /// `input_tokens` of which `cache`'s lookup supplies some (prefill is charged for the
+    /// rest).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         events: Events,
         profile: Arc<Profile>,
         scheduler: Arc<latency::Scheduler>,
-        uncached_tokens: u64,
+        input_tokens: u64,
+        cache: Option<(Arc<PromptCaches>, Lookup)>,
         rng: StdRng,
         clock: Clock,
         metrics: Arc<ModelMetrics>,
     ) -> Self {
+        let cached = cache
+            .as_ref()
+            .map_or(0, |(_, lookup)| lookup.usage.cached_tokens);
         Run {
             events,
             profile,
             scheduler,
-            uncached_tokens,
+            cache,
+            uncached_tokens: input_tokens.saturating_sub(cached),
             rng,
             state: RunState::Waiting,
             clock,
@@ -139,9 +148,16 @@ impl Run {
                             next_due: first_due,
                             last_delta: None,
                         };
-                        Some(ModelEvent::Started {
+                        let mut admission = Admission {
                             queue_time: started - queued_at,
-                        })
+                            ..Admission::default()
+                        };
+                        if let Some((caches, lookup)) = self.cache.take() {
+                            caches.commit(&lookup);
+                            admission.replica = lookup.replica;
+                            admission.cache = lookup.usage;
+                        }
+                        Some(ModelEvent::Started(admission))
                     }
                     Err(QueueFull) => {
                         self.state = RunState::Done;

@@ -31,6 +31,8 @@ pub trait SimRequest {
     fn tools_to_call(&self) -> Vec<ToolCallPlan>;
     /// The text of the last user message, if any.
     fn last_user_text(&self) -> Option<String>;
+    /// `prompt_cache_options.prewarm: true`: prefill and cache the prompt, sample nothing.
+    fn prewarm(&self) -> bool;
 }
 
 impl SimRequest for Context {
@@ -75,6 +77,14 @@ impl SimRequest for Context {
         };
         callable.truncate(count.min(self.sim_tool_calls().unwrap_or(count)));
         callable
+    }
+
+    fn prewarm(&self) -> bool {
+        let options = self.request.prompt_cache_options.as_ref();
+        options
+            .and_then(|o| o.get("prewarm"))
+            .and_then(|p| p.as_bool())
+            == Some(true)
     }
 
     fn last_user_text(&self) -> Option<String> {

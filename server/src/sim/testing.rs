@@ -2,9 +2,10 @@
 
 use tether_protocol::{Item, ResponseCreate};
 
-use crate::items;
+use crate::ids::new_id;
 use crate::model::Context;
-use crate::tokenizer;
+use crate::stages::render::RenderedPrompt;
+use crate::stages::validate;
 
 /// The context of a request without history.
 pub fn context(request: ResponseCreate) -> Context {
@@ -12,18 +13,22 @@ pub fn context(request: ResponseCreate) -> Context {
     context_with(request, items)
 }
 
-/// The context of a request over a whole conversation (its input tokens counted from the items'
-/// text, without the rendered framing).
+/// The context of a request over a whole conversation, rendered as the pipeline renders it.
 pub fn context_with(request: ResponseCreate, items: Vec<Item>) -> Context {
-    let input_tokens = items
-        .iter()
-        .map(|item| tokenizer::count(&items::body(item)) as u64)
-        .sum();
+    let tools_key = validate::tools_key(&request.tools);
+    let rendered = RenderedPrompt::full(
+        request.instructions.as_deref(),
+        &request.tools,
+        &tools_key,
+        &items,
+        None,
+    );
     Context {
         request,
+        response_id: new_id("resp"),
         items,
-        input_tokens,
-        cached_tokens: 0,
+        prompt: rendered.prompt(),
+        route: None,
         forced_failure: None,
     }
 }

@@ -86,9 +86,8 @@ async fn default_profile_paces_tokens_exactly_at_the_configured_rate() {
     let events: Vec<_> = model.generate(&context).collect().await;
     assert_eq!(
         events.first(),
-        Some(&ModelEvent::Started {
-            queue_time: Duration::ZERO
-        })
+        Some(&ModelEvent::Started(crate::model::Admission::default())),
+        "admitted at once; a short prompt neither reads nor writes the prompt cache"
     );
     assert_eq!(events[1], ModelEvent::BeginMessage);
     assert_eq!(events.last(), Some(&ModelEvent::EndItem));
@@ -174,7 +173,7 @@ async fn ttft_is_prefill_then_tokens_follow_at_the_profile_rate_within_the_jitte
         &[("sim_output_tokens", "400")],
     ));
     let profile = profile_for(&model, "spark").profile();
-    let ttft = profile.ttft(context.input_tokens);
+    let ttft = profile.ttft(context.input_tokens());
     assert!(ttft > Duration::from_millis(80), "{ttft:?}");
     let events = timed(model.generate(&context)).await;
     // A delta carries the tokens that were due when it went out (several per millisecond tick
@@ -249,6 +248,7 @@ async fn load_slows_every_running_stream_and_the_queue_is_bounded() {
         load_slowdown: 1.0,
         max_running: 2,
         max_waiting: 1,
+        ..Profile::exact(100.0)
     });
     let context = context(with_metadata(
         request("flagship", "go"),
@@ -272,7 +272,9 @@ async fn load_slows_every_running_stream_and_the_queue_is_bounded() {
     let queued = results
         .iter()
         .filter_map(|events| match &events[0].1 {
-            ModelEvent::Started { queue_time } if !queue_time.is_zero() => Some(*queue_time),
+            ModelEvent::Started(admission) if !admission.queue_time.is_zero() => {
+                Some(admission.queue_time)
+            }
             _ => None,
         })
         .collect::<Vec<_>>();
@@ -586,4 +588,47 @@ async fn metadata_forces_a_failure_on_any_transport() {
     let events: Vec<_> = model.generate(&context).collect().await;
     assert!(matches!(&events[1], ModelEvent::Fail { status: 400, error }
         if error.code.as_deref() == Some("context_length_exceeded")));
+}
+
+#[tokio::test(start_paused = true)]
+async fn prefill_is_charged_only_for_tokens_the_prompt_cache_does_not_hold() {
+    let model = simulator(1000.0);
+    profile_for(&model, "flagship").replace(Profile {
+        prefill_overhead_seconds: 0.01,
+        prefill_seconds_per_token: 0.001,
+        jitter: 0.0,
+        jitter_clamp: 0.0,
+        ..Profile::exact(100.0)
+    });
+    let request = with_metadata(
+        request("flagship", &"word ".repeat(2000)),
+        &[("sim_output_tokens", "1")],
+    );
+    let ttft = |events: &[(Duration, ModelEvent)]| {
+        events
+            .iter()
+            .find(|(_, event)| event.tokens() > 0)
+            .map(|(at, _)| *at)
+            .unwrap()
+    };
+    let admission = |events: &[(Duration, ModelEvent)]| match &events[0].1 {
+        ModelEvent::Started(admission) => admission.clone(),
+        other => panic!("{other:?}"),
+    };
+    let first_context = context(request.clone());
+    let input = first_context.input_tokens();
+    let first = timed(model.generate(&first_context)).await;
+    assert_eq!(admission(&first).cache.cached_tokens, 0);
+    assert_eq!(
+        ttft(&first),
+        Duration::from_secs_f64(0.01 + 0.001 * input as f64)
+    );
+    // The same prompt again: whole 128-token blocks come from the cache, the rest is prefilled.
+    let second = timed(model.generate(&context(request))).await;
+    let cached = admission(&second).cache.cached_tokens;
+    assert_eq!(cached, input / 128 * 128);
+    assert_eq!(
+        ttft(&second),
+        Duration::from_secs_f64(0.01 + 0.001 * (input - cached) as f64)
+    );
 }

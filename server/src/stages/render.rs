@@ -14,18 +14,31 @@ use prometheus::IntCounter;
 use tether_protocol::{Item, Tool};
 
 use crate::items;
+use crate::model::Prompt;
 use crate::tokenizer::tokenizer;
 
-/// A rendered prompt: the preamble's tokens and the conversation's tokens.
+/// A rendered prompt: the preamble's tokens and the conversation's tokens, with where each
+/// item's block ends.
 #[derive(Debug, Clone, Default)]
 pub struct RenderedPrompt {
     /// Identifies the instructions and tools the preamble was rendered from.
     pub preamble_key: u64,
     pub preamble: Arc<Vec<u32>>,
     pub items: Arc<Vec<u32>>,
+    /// For each item, the offset in `items` just past its block.
+    pub ends: Arc<Vec<u32>>,
 }
 
 impl RenderedPrompt {
+    /// The prompt as the model reads it (shared buffers, no copy).
+    pub fn prompt(&self) -> Prompt {
+        Prompt {
+            preamble: self.preamble.clone(),
+            items: self.items.clone(),
+            item_ends: self.ends.clone(),
+        }
+    }
+
     /// The prompt length in tokens.
     pub fn len(&self) -> usize {
         self.preamble.len() + self.items.len()
@@ -46,12 +59,13 @@ impl RenderedPrompt {
         items: &[Item],
         cache: Option<&TokenCache>,
     ) -> Self {
-        let mut tokens = Vec::new();
-        render_items(items, &mut tokens, cache);
+        let (mut tokens, mut ends) = (Vec::new(), Vec::new());
+        render_items(items, &mut tokens, &mut ends, cache);
         RenderedPrompt {
             preamble_key: preamble_key(instructions, tools_key),
             preamble: Arc::new(render_preamble(instructions, tools, cache)),
             items: Arc::new(tokens),
+            ends: Arc::new(ends),
         }
     }
 
@@ -75,13 +89,19 @@ impl RenderedPrompt {
             (Arc::new(render_preamble(instructions, tools, cache)), 0)
         };
         let reused = reused_preamble + self.items.len();
-        let mut items = self.items;
-        render_items(new_items, Arc::make_mut(&mut items), cache);
+        let (mut items, mut ends) = (self.items, self.ends);
+        render_items(
+            new_items,
+            Arc::make_mut(&mut items),
+            Arc::make_mut(&mut ends),
+            cache,
+        );
         (
             RenderedPrompt {
                 preamble_key: key,
                 preamble,
                 items,
+                ends,
             },
             reused,
         )
@@ -89,7 +109,12 @@ impl RenderedPrompt {
 
     /// This prompt with `items` (a response's output) appended, in place when unshared.
     pub fn with_items(mut self, items: &[Item]) -> Self {
-        render_items(items, Arc::make_mut(&mut self.items), None);
+        render_items(
+            items,
+            Arc::make_mut(&mut self.items),
+            Arc::make_mut(&mut self.ends),
+            None,
+        );
         self
     }
 }
@@ -200,13 +225,19 @@ fn render_preamble(
     tokens
 }
 
-/// Appends the tokens of `items`, one framed block each.
-pub fn render_items(items: &[Item], out: &mut Vec<u32>, cache: Option<&TokenCache>) {
+/// Appends the tokens of `items`, one framed block each, and where each block ends.
+fn render_items(
+    items: &[Item],
+    out: &mut Vec<u32>,
+    ends: &mut Vec<u32>,
+    cache: Option<&TokenCache>,
+) {
     let mut text = String::new();
     for item in items {
         text.clear();
         frame(&mut text, &items::header(item), &items::body(item));
         encode_block(&text, out, cache);
+        ends.push(out.len() as u32);
     }
 }
 

@@ -52,7 +52,10 @@ pub struct LedgerEntry {
     /// `http`, `sse` or `ws`.
     pub transport: &'static str,
     pub input_tokens: u64,
+    /// Read from the engine's prompt cache.
     pub cached_tokens: u64,
+    /// Written to the engine's prompt cache.
+    pub cache_write_tokens: u64,
     pub output_tokens: u64,
     pub recorded_at: u64,
 }

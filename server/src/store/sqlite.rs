@@ -50,6 +50,9 @@ const MIGRATIONS: &[&str] = &[
         SELECT json_extract(item.value, '$.id'), responses.id
         FROM responses, json_each(responses.response_json, '$.output') AS item
         WHERE json_extract(item.value, '$.id') IS NOT NULL;",
+    // The engine's prompt cache writes, billed apart from the tokens read from it; lines
+    // recorded before the cache existed wrote nothing.
+    "ALTER TABLE usage_ledger ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// SQLite-backed store.
@@ -186,13 +189,15 @@ impl ResponseStore for SqliteStore {
     fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
         self.lock().execute(
             "INSERT INTO usage_ledger (response_id, model, transport, input_tokens, cached_tokens,
-             output_tokens, recorded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+             cache_write_tokens, output_tokens, recorded_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 entry.response_id,
                 entry.model,
                 entry.transport,
                 entry.input_tokens as i64,
                 entry.cached_tokens as i64,
+                entry.cache_write_tokens as i64,
                 entry.output_tokens as i64,
                 entry.recorded_at as i64
             ],
@@ -203,8 +208,8 @@ impl ResponseStore for SqliteStore {
     fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
         let connection = self.lock();
         let mut statement = connection.prepare(
-            "SELECT model, transport, input_tokens, cached_tokens, output_tokens, recorded_at
-             FROM usage_ledger WHERE response_id = ?1 ORDER BY seq",
+            "SELECT model, transport, input_tokens, cached_tokens, output_tokens, recorded_at,
+             cache_write_tokens FROM usage_ledger WHERE response_id = ?1 ORDER BY seq",
         )?;
         let rows = statement.query_map(params![response_id], |row| {
             let transport: String = row.get(1)?;
@@ -218,6 +223,7 @@ impl ResponseStore for SqliteStore {
                 },
                 input_tokens: row.get::<_, i64>(2)? as u64,
                 cached_tokens: row.get::<_, i64>(3)? as u64,
+                cache_write_tokens: row.get::<_, i64>(6)? as u64,
                 output_tokens: row.get::<_, i64>(4)? as u64,
                 recorded_at: row.get::<_, i64>(5)? as u64,
             })
@@ -271,7 +277,11 @@ mod tests {
             // As a database from before the index: the migration fills it from the responses.
             let connection = store.lock();
             connection
-                .execute_batch("DROP TABLE items; PRAGMA user_version = 2;")
+                .execute_batch(
+                    "DROP TABLE items;
+                     ALTER TABLE usage_ledger DROP COLUMN cache_write_tokens;
+                     PRAGMA user_version = 2;",
+                )
                 .unwrap();
         }
         let store = SqliteStore::open(&dir).unwrap();

@@ -206,6 +206,7 @@ mod tests {
                 transport: "ws",
                 input_tokens: 10,
                 cached_tokens: 4,
+                cache_write_tokens: 0,
                 output_tokens: 2,
                 recorded_at: 1,
             },

@@ -41,7 +41,7 @@ pub async fn create(
     let request = decode_request(value).map_err(|e| ApiFailure::new(400, e.to_api_error()))?;
     pipeline::supported(&request)?;
     let streaming = request.stream == Some(true);
-    let options = options::from_request(&headers, None)?;
+    let options = options::for_http(&headers)?;
     let prepared = pipeline::prepare(&state, request, Origin::Http, options).await?;
     let (out, mut events) = mpsc::channel::<ServerEvent>(256);
     if streaming {

@@ -1,8 +1,11 @@
 //! The request options a client sets outside the body: `x-tether-fail: KIND` forces an injected
-//! failure, `x-tether-timing: 1` asks for the stage timings on the terminal event. Over HTTP
-//! they come with each request; in WebSocket mode with the upgrade request, for every response
-//! of the connection — and, since a browser cannot set headers on an upgrade, the timing summary
-//! can also be asked for as `?tether_timing=1` on the URL.
+//! failure, `x-tether-timing: 1` asks for Tether's timing summary on the terminal event. Over
+//! HTTP they come with each request; in WebSocket mode with the upgrade request, for every
+//! response of the connection — and, since a browser cannot set headers on an upgrade, the
+//! timing summary can also be asked for as `?tether_timing=1` on the URL. Only an upgrade can
+//! ask for the reference's `responsesapi.websocket_timing` event
+//! (`x-responsesapi-include-timing-metrics: true`, which Codex sends with its runtime metrics
+//! on).
 
 use axum::http::HeaderMap;
 
@@ -10,19 +13,33 @@ use crate::error::ApiFailure;
 use crate::model::FailureKind;
 use crate::pipeline::RequestOptions;
 
-/// The options `headers` (and an upgrade URL's `query`) ask for; 400 for an unknown failure
-/// kind.
-pub fn from_request(
-    headers: &HeaderMap,
-    query: Option<&str>,
-) -> Result<RequestOptions, ApiFailure> {
+/// The options an HTTP request's `headers` ask for; 400 for an unknown failure kind.
+pub fn for_http(headers: &HeaderMap) -> Result<RequestOptions, ApiFailure> {
     Ok(RequestOptions {
         forced_failure: forced_failure(headers)?,
-        report_timing: headers
-            .get("x-tether-timing")
-            .is_some_and(|v| v.as_bytes() == b"1")
-            || query.is_some_and(|query| query.split('&').any(|pair| pair == "tether_timing=1")),
+        report_timing: wants_summary(headers),
+        timing_metrics: false,
     })
+}
+
+/// The options an upgrade request's `headers` and URL `query` ask for, for every response of
+/// its connection; 400 for an unknown failure kind.
+pub fn for_upgrade(headers: &HeaderMap, query: Option<&str>) -> Result<RequestOptions, ApiFailure> {
+    Ok(RequestOptions {
+        forced_failure: forced_failure(headers)?,
+        report_timing: wants_summary(headers)
+            || query.is_some_and(|query| query.split('&').any(|pair| pair == "tether_timing=1")),
+        timing_metrics: headers
+            .get("x-responsesapi-include-timing-metrics")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
+    })
+}
+
+fn wants_summary(headers: &HeaderMap) -> bool {
+    headers
+        .get("x-tether-timing")
+        .is_some_and(|v| v.as_bytes() == b"1")
 }
 
 /// The failure the `x-tether-fail` header forces, if any.

@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::Path;
 
+use clap::Parser;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use tether_server::{AppState, Config, app};
@@ -11,25 +12,17 @@ use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
 
+/// The configuration tests start from: every flag at its default, then a free port, no
+/// playground, a fast default profile (100,000 tokens/s), a 1 MiB frame limit and seed 1.
 pub fn config(data_dir: &str) -> Config {
-    Config {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        static_dir: "does-not-exist".into(),
-        tokens_per_second: 100_000.0,
-        data_dir: data_dir.into(),
-        max_frame_bytes: 1 << 20,
-        no_websocket: false,
-        api_keys: Vec::new(),
-        ws_lifetime_seconds: 3600.0,
-        reject_unknown_models: false,
-        classifier: tether_server::stages::classify::ClassifierPolicy::Flag,
-        seed: Some(1),
-        scenario_dir: None,
-        sim_config: None,
-        admin_key: None,
-        token_cache_tokens: 0,
-        sim_clock: tether_server::sim::Clock::Precise,
-    }
+    let mut config = Config::parse_from(["tether-server"]);
+    config.addr = "127.0.0.1:0".parse().unwrap();
+    config.static_dir = "does-not-exist".into();
+    config.tokens_per_second = 100_000.0;
+    config.data_dir = data_dir.into();
+    config.max_frame_bytes = 1 << 20;
+    config.seed = Some(1);
+    config
 }
 
 /// A server running for one test; dropping it stops the server.
@@ -82,7 +75,32 @@ impl TestServer {
 /// read buffer of 8 KiB: tungstenite zero-fills the buffer's free space before every read, and
 /// at its default 128 KiB that memset costs more than the frames a test client reads.
 pub async fn connect(addr: SocketAddr) -> Client {
-    let url = format!("ws://{addr}/v1/responses");
+    connect_to(addr, "/v1/responses").await
+}
+
+/// A WebSocket client of `/v1/responses` at `addr` whose upgrade request carries `headers`.
+pub async fn connect_with_headers(addr: SocketAddr, headers: &[(&str, &str)]) -> Client {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = format!("ws://{addr}/v1/responses")
+        .into_client_request()
+        .unwrap();
+    for (name, value) in headers {
+        request.headers_mut().insert(
+            axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            value.parse().unwrap(),
+        );
+    }
+    let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .read_buffer_size(8 * 1024);
+    let (socket, _) = tokio_tungstenite::connect_async_with_config(request, Some(config), true)
+        .await
+        .expect("upgrade");
+    Client { socket }
+}
+
+/// A WebSocket client of `path_and_query` (e.g. `/v1/responses?tether_timing=1`) at `addr`.
+pub async fn connect_to(addr: SocketAddr, path_and_query: &str) -> Client {
+    let url = format!("ws://{addr}{path_and_query}");
     let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
         .read_buffer_size(8 * 1024);
     let (socket, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true)

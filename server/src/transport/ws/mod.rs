@@ -52,7 +52,7 @@ pub async fn upgrade(
         )
         .into_response();
     }
-    let options = match options::from_request(&headers, query.as_deref()) {
+    let options = match options::for_upgrade(&headers, query.as_deref()) {
         Ok(options) => options,
         Err(failure) => return failure.into_response(),
     };

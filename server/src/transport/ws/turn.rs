@@ -44,13 +44,21 @@ pub async fn serve(
     } else {
         cache.lock().find_items(&references)
     };
-    let origin = Origin::WebSocket { cached, referenced };
+    // The engine replica this connection's earlier responses of the model went to.
+    let route = cache.lock().route(&request.model);
+    let model = request.model.clone();
+    let origin = Origin::WebSocket {
+        cached,
+        referenced,
+        route,
+    };
     match pipeline::prepare(state, request, origin, options).await {
         Ok(prepared) => {
             if let Some(lookup) = prepared.lookup {
                 state.metrics.cache_lookup(lookup);
             }
             let generated = pipeline::generate(state, prepared, out).await?;
+            cache.lock().keep_route(model, generated.replica);
             // A failed response cannot be continued; the one it continued stays evicted. (An
             // incomplete one, cut at `max_output_tokens`, can.)
             if matches!(
