@@ -57,6 +57,9 @@ pub fn request(
     prompt_cache(request)
 }
 
+/// A field, whether a value of it is valid, and what is expected.
+type FieldCheck = (&'static str, fn(&Value) -> bool, &'static str);
+
 /// `prompt_cache_retention` and `prompt_cache_options` take only the documented values.
 fn prompt_cache(request: &ResponseCreate) -> Result<(), ApiFailure> {
     let invalid = |param: &str, expected: &str, got: &Value| {
@@ -81,7 +84,7 @@ fn prompt_cache(request: &ResponseCreate) -> Result<(), ApiFailure> {
     let Some(options) = options.as_object() else {
         return Err(invalid("prompt_cache_options", "an object", options));
     };
-    let allowed: [(&str, fn(&Value) -> bool, &str); 4] = [
+    let allowed: [FieldCheck; 4] = [
         (
             "mode",
             |v| matches!(v.as_str(), Some("implicit" | "explicit")),

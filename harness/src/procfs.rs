@@ -1,0 +1,165 @@
+//! What the harness reads from `/proc`: a process's resident memory and CPU time, the process
+//! listening on a local TCP port, and the open-files limit.
+//!
+//! Everything here is Linux-only and best-effort: a value that cannot be read is `None`, and the
+//! report says so instead of failing the run.
+
+use std::time::Duration;
+
+/// `VmRSS` of process `pid`, in bytes.
+pub fn rss_bytes(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status_field_kib(&status, "VmRSS:").map(|kib| kib * 1024)
+}
+
+/// A `kB` field of `/proc/PID/status`, e.g. `VmRSS:`, in KiB.
+fn status_field_kib(status: &str, field: &str) -> Option<u64> {
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// User plus system CPU time of process `pid` so far (`/proc/PID/stat` utime + stime).
+pub fn cpu_time(pid: u32) -> Option<Duration> {
+    cpu_time_of(&format!("/proc/{pid}/stat"))
+}
+
+/// User plus system CPU time of this process so far (`/proc/self/stat` utime + stime; all its
+/// threads).
+pub fn own_cpu_time() -> Option<Duration> {
+    cpu_time_of("/proc/self/stat")
+}
+
+fn cpu_time_of(path: &str) -> Option<Duration> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    let ticks = stat_cpu_ticks(&stat)?;
+    // SAFETY: sysconf has no preconditions.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let per_second = if per_second > 0 {
+        per_second as f64
+    } else {
+        100.0
+    };
+    Some(Duration::from_secs_f64(ticks as f64 / per_second))
+}
+
+/// utime + stime (fields 14 and 15) of a `/proc/PID/stat` line. The command name (field 2)
+/// is in parentheses and may hold spaces, so fields are counted after its closing `)`.
+fn stat_cpu_ticks(stat: &str) -> Option<u64> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after_name.split_whitespace();
+    // After the name: field 3 (state) is the first; utime is field 14, stime field 15.
+    let utime: u64 = fields.nth(11)?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
+}
+
+/// The process listening on TCP `port` on this machine: the socket's inode from
+/// `/proc/net/tcp` (and `tcp6`), then the process holding an fd `socket:[inode]`. Needs
+/// permission to read the other process's fds (same user, or root).
+pub fn pid_listening_on(port: u16) -> Option<u32> {
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        if let Ok(text) = std::fs::read_to_string(table) {
+            inodes.extend(listening_inodes(&text, port));
+        }
+    }
+    if inodes.is_empty() {
+        return None;
+    }
+    let targets: Vec<String> = inodes.iter().map(|i| format!("socket:[{i}]")).collect();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if let Ok(link) = std::fs::read_link(fd.path())
+                && targets.iter().any(|t| link.as_os_str() == t.as_str())
+            {
+                return Some(pid);
+            }
+        }
+    }
+    None
+}
+
+/// Inodes of sockets in state LISTEN (`0A`) on `port` in a `/proc/net/tcp`-format table.
+fn listening_inodes(table: &str, port: u16) -> Vec<u64> {
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let local = fields.get(1)?;
+            let state = fields.get(3)?;
+            let inode = fields.get(9)?;
+            let local_port = u16::from_str_radix(local.rsplit(':').next()?, 16).ok()?;
+            (local_port == port && *state == "0A")
+                .then(|| inode.parse().ok())
+                .flatten()
+        })
+        .collect()
+}
+
+/// Raises the soft limit of open files to the hard limit; returns the new soft limit.
+pub fn raise_nofile_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, writable rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return None;
+    }
+    if limit.rlim_cur < limit.rlim_max {
+        let raised = libc::rlimit {
+            rlim_cur: limit.rlim_max,
+            rlim_max: limit.rlim_max,
+        };
+        // SAFETY: `raised` is a valid rlimit.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            limit = raised;
+        }
+    }
+    #[allow(clippy::unnecessary_cast)] // `rlim_t` is not `u64` on every target
+    Some(limit.rlim_cur as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_cpu_ticks_after_a_name_with_spaces() {
+        let stat = "1234 (tokio rt) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 4 0 1 1 1";
+        assert_eq!(stat_cpu_ticks(stat), Some(300));
+    }
+
+    #[test]
+    fn finds_listening_sockets_by_port() {
+        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
+   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4242 1 0000000000000000 100 0 0 10 0\n\
+   1: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 4343 1 0000000000000000 100 0 0 10 0\n";
+        assert_eq!(listening_inodes(table, 8080), vec![4242]);
+        assert!(listening_inodes(table, 8081).is_empty());
+    }
+
+    #[test]
+    fn reads_this_process() {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        assert!(status_field_kib(&status, "VmRSS:").unwrap() > 0);
+        assert!(own_cpu_time().is_some());
+        assert!(raise_nofile_limit().unwrap() > 0);
+    }
+}
