@@ -231,6 +231,17 @@ impl Settings {
             .join("&")
     }
 
+    /// What a run of these settings is, in one line (an embedded view shows no form):
+    /// `transport · profile · scenario`.
+    pub fn summary(&self) -> String {
+        let scenario = if self.scenario.is_empty() {
+            "echo generator".to_string()
+        } else {
+            format!("scenario {}", self.scenario)
+        };
+        format!("{} · {} · {scenario}", self.transport.label(), self.profile)
+    }
+
     /// The server's base URL: the setting, else the page's origin.
     pub fn base_url(&self, page_origin: &str) -> Result<String, String> {
         let raw = self.server_url.trim();
@@ -501,6 +512,25 @@ mod tests {
             }
         );
         assert!(UrlParams::parse(&query).autorun);
+    }
+
+    #[test]
+    fn the_summary_names_the_transport_the_profile_and_the_scenario() {
+        let mut settings = Settings {
+            profile: "spark".into(),
+            transport: TransportChoice::Compare,
+            ..Settings::default()
+        };
+        assert_eq!(
+            settings.summary(),
+            "Compare: WebSocket, then HTTP stateless · spark · scenario fix-sample-project"
+        );
+        settings.scenario.clear();
+        settings.transport = TransportChoice::Ws;
+        assert_eq!(
+            settings.summary(),
+            "WebSocket (previous_response_id, store:false) · spark · echo generator"
+        );
     }
 
     #[test]

@@ -19,6 +19,15 @@ impl Comparison {
     pub const LEGS: [ContinuationMode; 2] = [ContinuationMode::WebSocket, COMPARE_HTTP_MODE];
 
     /// The leg of `mode`.
+    pub fn leg(&self, mode: ContinuationMode) -> &AgentRun {
+        if mode == ContinuationMode::WebSocket {
+            &self.ws
+        } else {
+            &self.http
+        }
+    }
+
+    /// The leg of `mode`, to change.
     pub fn leg_mut(&mut self, mode: ContinuationMode) -> &mut AgentRun {
         if mode == ContinuationMode::WebSocket {
             &mut self.ws

@@ -1,14 +1,19 @@
 //! The agent side of the playground, independent of the DOM and of the transport: one turn of the
-//! chat view ([`Turn`]), and the agent loop ([`run_agent`]) that drives a [`Transport`] and a
-//! sandbox until the task is answered, recording what it saw ([`AgentRun`]).
+//! chat view ([`Turn`]), the agent loop ([`run_agent`]) that drives a [`Transport`] and a sandbox
+//! until the task is answered, recording what it saw ([`AgentRun`]), and the agent view's
+//! [`Session`] around it: what Run, Stop and Reset do and what the page keeps.
 //!
 //! [`Transport`]: crate::transport::Transport
 
 mod compare;
+mod duration;
 mod files;
+mod frame_batch;
 mod frames;
 mod record;
 mod run;
+mod session;
+mod shown;
 mod snapshot;
 mod stop;
 mod timing;
@@ -16,14 +21,17 @@ mod totals;
 mod turn;
 
 pub use compare::{COMPARE_HTTP_MODE, Comparison, format_speedup};
+pub use duration::{Precision, format_duration};
 pub use files::{ChangeLog, FileBody, FileChangeRecord, FileSnapshot, TreeRow};
 pub use frames::{
     AppendLog, Direction, DirectionFilter, Frame, FrameFilter, FrameLog, pretty_json,
 };
 pub use record::{AgentRun, CallKind, Entry, Resume, ToolCallEntry, TurnRecord};
 pub use run::{AgentConfig, ContinuationMode, SharedRun, run_agent, run_agent_shared};
+pub use session::{Browser, Memory, Screen, Session};
+pub use shown::Shown;
 pub use snapshot::{LastRun, RunSnapshot};
 pub use stop::{StopSignal, Stopped};
-pub use timing::{ServerTimings, format_ms};
+pub use timing::ServerTimings;
 pub use totals::{RunTotals, turn_durations};
 pub use turn::{RunStatus, Turn};

@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use crate::agent::duration::{Precision, format_duration};
+
 /// Pipeline stages in the order they run (server/src/timing.rs); stages the playground does not
 /// know yet are shown after these.
 const STAGE_ORDER: [&str; 8] = [
@@ -66,21 +68,10 @@ impl ServerTimings {
         let mut parts: Vec<String> = self
             .stages
             .iter()
-            .map(|(name, ms)| format!("{name} {}", format_ms(*ms)))
+            .map(|(name, ms)| format!("{name} {}", format_duration(*ms, Precision::BySize)))
             .collect();
         parts.push(format!("path {}", self.path));
         parts.join(" · ")
-    }
-}
-
-/// Milliseconds with the precision that matters at their size: `0.21 ms`, `3.4 ms`, `812 ms`.
-pub fn format_ms(ms: f64) -> String {
-    if ms < 1.0 {
-        format!("{ms:.2} ms")
-    } else if ms < 100.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.0} ms")
     }
 }
 

@@ -1,117 +1,22 @@
 //! The agent view: the task and the settings, Run and Stop; then the run's status, its totals
 //! (or, in compare mode, both legs side by side and the speedup), its conversation and its
-//! per-turn timeline. The loop itself is [`crate::agent::run_agent`]; this component only opens
-//! the transport, hands the loop a sandbox, and renders each state the loop reports. The settings,
-//! the files and the last run are kept in `localStorage` (not by an embedded view).
+//! per-turn timeline. What Run, Stop, Reset and leaving the page do is the agent
+//! [`Session`]'s; this component hands it the page ([`BrowserPage`]) and renders the signals it
+//! writes. The settings, the files and the last run are kept in `localStorage` (not by an
+//! embedded view).
+
+mod browser;
+
+use std::rc::Rc;
 
 use leptos::prelude::*;
-use tether_sandbox::{Sandbox, Vfs, sample_project};
 
-use crate::agent::{
-    AgentConfig, AgentRun, Comparison, ContinuationMode, LastRun, RunSnapshot, RunStatus,
-    SharedRun, StopSignal, run_agent_shared,
-};
-use crate::components::frame_batch::FrameBatch;
+use crate::PageContext;
+use crate::agent::{Comparison, RunStatus, Session, Shown};
 use crate::components::settings::{ModelChoices, SettingsPanel, model_choices};
 use crate::components::{CompareView, Conversation, RunDetails, Timeline, TotalsView};
-use crate::js::WorkerRuntime;
-use crate::settings::{Settings, TransportChoice, http_responses_url, ws_responses_url};
-use crate::storage;
-use crate::transport::Transport;
-use crate::transport::http::HttpTransport;
-use crate::transport::ws::WsTransport;
-use crate::{PageContext, now_ms};
-
-/// Opens the transport `mode` runs on, against the server at `base` (`http://host:port`).
-fn open_transport(
-    mode: ContinuationMode,
-    base: &str,
-    api_key: &str,
-) -> Result<Box<dyn Transport>, String> {
-    Ok(match mode {
-        ContinuationMode::WebSocket => Box::new(
-            WsTransport::connect(&ws_responses_url(base, api_key)).map_err(|e| e.to_string())?,
-        ),
-        ContinuationMode::HttpChained | ContinuationMode::HttpStateless => {
-            Box::new(HttpTransport::new(&http_responses_url(base)).with_api_key(api_key))
-        }
-    })
-}
-
-/// A run that failed before its first request.
-fn failed_run(error: String) -> AgentRun {
-    AgentRun {
-        status: RunStatus::Failed,
-        error: Some(error),
-        ..AgentRun::default()
-    }
-}
-
-/// A run that has started but not reported yet (so `run-status` says running at once).
-fn starting_run() -> AgentRun {
-    AgentRun {
-        status: RunStatus::Running,
-        ..AgentRun::default()
-    }
-}
-
-/// One run of the loop over `mode` from the files `vfs`; returns its final state and the files
-/// it left. The state goes to `publish` at most once per animation frame while the run goes,
-/// and at once when it ends.
-async fn run_leg(
-    mode: ContinuationMode,
-    settings: &Settings,
-    base: &str,
-    vfs: Vfs,
-    stop: &StopSignal,
-    publish: impl Fn(&AgentRun) + 'static,
-) -> (AgentRun, Option<Vfs>) {
-    let mut config = AgentConfig::new(settings.profile.trim(), mode);
-    config.max_turns = settings.max_turns;
-    config.scenario = Some(settings.scenario.trim().to_string()).filter(|s| !s.is_empty());
-    let mut transport = match open_transport(mode, base, &settings.api_key) {
-        Ok(transport) => transport,
-        Err(error) => {
-            let run = failed_run(format!("cannot open the transport: {error}"));
-            publish(&run);
-            return (run, None);
-        }
-    };
-    // The clock starts with the connection open: a WebSocket's handshake is paid once per
-    // session, not by the first turn (HTTP's kept-alive connection is already open). A failed
-    // open shows again at the first send, where the loop reports it.
-    let _ = futures::future::select(transport.ready(), stop.stopped()).await;
-    let mut sandbox = Sandbox::new(vfs).with_js_runtime(Box::new(WorkerRuntime));
-    // One copy of the state and one DOM update per animation frame, not per event.
-    let shared = SharedRun::default();
-    let latest = shared.clone();
-    let batch = FrameBatch::per_animation_frame(move || latest.with(&publish));
-    let run = run_agent_shared(
-        transport.as_mut(),
-        &mut sandbox,
-        &config,
-        &settings.task,
-        &now_ms,
-        stop,
-        &shared,
-        &mut |state| {
-            if state.status == RunStatus::Running {
-                batch.changed();
-            } else {
-                batch.flush();
-            }
-        },
-    )
-    .await;
-    (run, Some(sandbox.into_vfs()))
-}
-
-/// Which kind of run the view shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shown {
-    Single,
-    Compare,
-}
+use crate::settings::{Settings, TransportChoice};
+use browser::BrowserPage;
 
 /// The agent page: task (`data-testid="task"`), settings ([`SettingsPanel`]), Run (`run`),
 /// Stop (`stop`), Copy link (`copy-link`), Reset (`reset`); status (`run-status`: idle,
@@ -124,33 +29,26 @@ pub fn AgentView() -> impl IntoView {
     let settings = page.settings;
     let notices = page.notices;
     let embed = page.embed;
-    let persist = page.persist;
     let origin = StoredValue::new(crate::page_origin_url().unwrap_or_default());
     let models = model_choices(settings, origin.get_value());
 
-    let (initial_run, initial_comparison, initial_shown) = match page.last_run.get_value() {
-        Some(LastRun::Single { ref run }) => (run.restore(), Comparison::default(), Shown::Single),
-        Some(LastRun::Compare { ref ws, ref http }) => {
-            let comparison = Comparison {
-                ws: ws.restore(),
-                http: http.restore(),
-            };
-            let shown = if comparison.http.status == RunStatus::Idle {
-                comparison.ws.clone()
-            } else {
-                comparison.http.clone()
-            };
-            (shown, comparison, Shown::Compare)
-        }
-        None => (AgentRun::default(), Comparison::default(), Shown::Single),
-    };
+    let (initial_shown, initial_run, initial_comparison) = page
+        .last_run
+        .with_value(|last| Shown::restore(last.as_ref()));
+    let shown = RwSignal::new(initial_shown);
     let run = RwSignal::new(initial_run);
     let comparison = RwSignal::new(initial_comparison);
-    let shown = RwSignal::new(initial_shown);
-    let files = page.files;
-    let last_run = page.last_run;
-    let stop = StoredValue::new_local(None::<StopSignal>);
     let share_link = RwSignal::new(None::<(String, String)>);
+    let browser = BrowserPage {
+        shown,
+        run,
+        comparison,
+        settings,
+        notices,
+        files: page.files,
+        last_run: page.last_run,
+    };
+    let session = StoredValue::new_local(Session::new(Rc::new(browser), page.persist));
 
     let status = Memo::new(move |_| match shown.get() {
         Shown::Single => run.with(|r| r.status),
@@ -161,112 +59,19 @@ pub fn AgentView() -> impl IntoView {
         Shown::Single => run.with(|r| r.error.clone()),
         Shown::Compare => comparison.with(Comparison::error),
     };
-    let note = move |message: String| notices.update(|n| n.push(message));
-    let remember = move |last: LastRun| {
-        last_run.try_set_value(Some(last.clone()));
-        if persist && let Err(why) = storage::save(storage::LAST_RUN_KEY, &last.to_json()) {
-            note(format!("The run was not kept: {why}"));
-        }
-    };
 
     let start = move || {
-        if status.get_untracked() == RunStatus::Running {
-            return;
-        }
         let current = settings.get_untracked();
-        if current.task.trim().is_empty() {
-            return;
-        }
-        let base = match current.base_url(&origin.get_value()) {
-            Ok(base) => base,
-            Err(error) => {
-                shown.set(Shown::Single);
-                run.set(failed_run(error));
-                return;
-            }
-        };
-        let signal = StopSignal::new();
-        stop.set_value(Some(signal.clone()));
-        match current.transport.mode() {
-            Some(mode) => {
-                shown.set(Shown::Single);
-                run.set(starting_run());
-                let vfs = current
-                    .keep_files
-                    .then(|| files.get_value())
-                    .flatten()
-                    .unwrap_or_else(sample_project);
-                leptos::task::spawn_local(async move {
-                    // `try_set`: the view may be gone (tab switched) while the run winds down.
-                    let (done, left) = run_leg(mode, &current, &base, vfs, &signal, move |state| {
-                        run.try_set(state.clone());
-                    })
-                    .await;
-                    if let Some(left) = left {
-                        if persist
-                            && let Err(why) = storage::save(storage::FILES_KEY, &left.to_json())
-                        {
-                            note(format!("The files were not kept: {why}"));
-                        }
-                        files.try_set_value(Some(left));
-                    }
-                    remember(LastRun::Single {
-                        run: RunSnapshot::of(&done),
-                    });
-                });
-            }
-            None => {
-                shown.set(Shown::Compare);
-                run.set(starting_run());
-                comparison.set(Comparison {
-                    ws: starting_run(),
-                    http: AgentRun::default(),
-                });
-                leptos::task::spawn_local(async move {
-                    for mode in Comparison::LEGS {
-                        if signal.is_stopped() {
-                            comparison.try_update(|c| c.leg_mut(mode).status = RunStatus::Stopped);
-                            break;
-                        }
-                        let publish = move |state: &AgentRun| {
-                            run.try_set(state.clone());
-                            comparison.try_update(|c| *c.leg_mut(mode) = state.clone());
-                        };
-                        let (done, _) =
-                            run_leg(mode, &current, &base, sample_project(), &signal, publish)
-                                .await;
-                        let finished = done.status == RunStatus::Done;
-                        comparison.try_update(|c| *c.leg_mut(mode) = done);
-                        if !finished {
-                            break;
-                        }
-                    }
-                    if let Some(c) = comparison.try_get_untracked() {
-                        remember(LastRun::Compare {
-                            ws: RunSnapshot::of(&c.ws),
-                            http: RunSnapshot::of(&c.http),
-                        });
-                    }
-                });
-            }
+        let started = session.with_value(|s| s.start(current, &origin.get_value()));
+        if let Some(run) = started {
+            leptos::task::spawn_local(run);
         }
     };
-
+    let stop = move || session.with_value(Session::stop);
     let reset = move || {
-        if status.get_untracked() == RunStatus::Running {
-            return;
+        if session.with_value(Session::reset) {
+            share_link.set(None);
         }
-        storage::clear();
-        settings.set(Settings::default());
-        run.set(AgentRun::default());
-        comparison.set(Comparison::default());
-        shown.set(Shown::Single);
-        files.set_value(None);
-        last_run.set_value(None);
-        share_link.set(None);
-        notices.set(vec![
-            "Reset: the settings, the files and the last run are back to their defaults.".into(),
-        ]);
     };
 
     let copy_link = move || {
@@ -284,30 +89,13 @@ pub fn AgentView() -> impl IntoView {
 
     // Leaving the view stops its run (the transport closes when the loop returns).
     on_cleanup(move || {
-        stop.try_with_value(|s| s.iter().for_each(StopSignal::stop));
+        session.try_with_value(Session::stop);
     });
-
-    // A reload or a navigation away ends a running run without its end being remembered: keep
-    // it as it stands, so the next load shows it (as stopped, `RunSnapshot::restore`).
-    if persist {
-        let hidden = window_event_listener(leptos::ev::pagehide, move |_| {
-            if status.try_get_untracked() != Some(RunStatus::Running) {
-                return;
-            }
-            let last = match shown.get_untracked() {
-                Shown::Single => LastRun::Single {
-                    run: RunSnapshot::of(&run.get_untracked()),
-                },
-                Shown::Compare => comparison.with_untracked(|c| LastRun::Compare {
-                    ws: RunSnapshot::of(&c.ws),
-                    http: RunSnapshot::of(&c.http),
-                }),
-            };
-            // Nothing can be shown any more if this fails: the page is going away.
-            let _ = storage::save(storage::LAST_RUN_KEY, &last.to_json());
-        });
-        on_cleanup(move || hidden.remove());
-    }
+    // A reload or a navigation away: the session keeps a run under way for the next load.
+    let hidden = window_event_listener(leptos::ev::pagehide, move |_| {
+        session.try_with_value(Session::page_hidden);
+    });
+    on_cleanup(move || hidden.remove());
 
     if page.autorun {
         // Start once the page has settled — the model list answered (or failed) and a frame
@@ -324,24 +112,9 @@ pub fn AgentView() -> impl IntoView {
         });
     }
 
-    let summary = move || {
-        settings.with(|s| {
-            let scenario = if s.scenario.is_empty() {
-                "echo generator".to_string()
-            } else {
-                format!("scenario {}", s.scenario)
-            };
-            format!("{} · {} · {scenario}", s.transport.label(), s.profile)
-        })
-    };
+    let summary = move || settings.with(Settings::summary);
     let is_compare = move || shown.get() == Shown::Compare;
-    let timeline_heading = move || match shown.get() {
-        Shown::Compare if comparison.with(|c| c.http.status != RunStatus::Idle) => {
-            "Timeline (HTTP stateless leg)"
-        }
-        Shown::Compare => "Timeline (WebSocket leg)",
-        Shown::Single => "Timeline",
-    };
+    let timeline_heading = move || comparison.with(|c| shown.get().timeline_heading(c));
 
     view! {
         <section class="agent-view" class:embed=embed>
@@ -390,7 +163,7 @@ pub fn AgentView() -> impl IntoView {
                         type="button"
                         data-testid="stop"
                         disabled=move || !running()
-                        on:click=move |_| stop.with_value(|s| s.iter().for_each(StopSignal::stop))
+                        on:click=move |_| stop()
                     >
                         "Stop"
                     </button>

@@ -2,11 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::agent::Turn;
-
-fn format_ms(value: Option<f64>) -> String {
-    value.map_or_else(|| "–".to_string(), |ms| format!("{ms:.0} ms"))
-}
+use crate::agent::{Precision, Turn, format_duration};
 
 /// Shows `turn`: its status (`data-testid="run-status"`), the answer text as it streams
 /// (`answer`), any error (`error`), and once complete the time to first token (`ttft`), the
@@ -39,7 +35,7 @@ pub fn AnswerView(
             <dl class="stats">
                 <div>
                     <dt>"Time to first token"</dt>
-                    <dd data-testid="ttft">{move || turn.with(|t| format_ms(t.ttft_ms()))}</dd>
+                    <dd data-testid="ttft">{move || turn.with(|t| format_duration(t.ttft_ms(), Precision::WholeMs))}</dd>
                 </div>
                 <div>
                     <dt>"Decoding speed"</dt>
@@ -54,7 +50,7 @@ pub fn AnswerView(
                 </div>
                 <div>
                     <dt>"Total"</dt>
-                    <dd data-testid="total">{move || turn.with(|t| format_ms(t.total_ms()))}</dd>
+                    <dd data-testid="total">{move || turn.with(|t| format_duration(t.total_ms(), Precision::WholeMs))}</dd>
                 </div>
                 <div>
                     <dt>"Tokens in / out"</dt>

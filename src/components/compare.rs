@@ -3,7 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{Comparison, RunStatus, RunTotals, format_speedup, turn_durations};
+use crate::agent::{
+    Comparison, Precision, RunStatus, RunTotals, format_duration, format_speedup, turn_durations,
+};
 use crate::components::totals::totals_cells;
 
 const ROWS: [&str; 6] = [
@@ -14,10 +16,6 @@ const ROWS: [&str; 6] = [
     "Tokens out",
     "Tokens/s",
 ];
-
-fn ms(value: Option<f64>) -> String {
-    value.map_or_else(|| "–".to_string(), |ms| format!("{ms:.0} ms"))
-}
 
 /// Both legs of `comparison`.
 #[component]
@@ -57,11 +55,14 @@ pub fn CompareView(
             let http = turn_durations(&c.http);
             (0..ws.len().max(http.len()))
                 .map(|i| {
+                    let leg = |durations: &[Option<f64>]| {
+                        format_duration(durations.get(i).copied().flatten(), Precision::WholeMs)
+                    };
                     view! {
                         <tr data-testid="compare-turn">
                             <th scope="row">{i + 1}</th>
-                            <td>{ms(ws.get(i).copied().flatten())}</td>
-                            <td>{ms(http.get(i).copied().flatten())}</td>
+                            <td>{leg(&ws)}</td>
+                            <td>{leg(&http)}</td>
                         </tr>
                     }
                 })

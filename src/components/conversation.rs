@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{AgentRun, CallKind, Entry, ToolCallEntry};
+use crate::agent::{AgentRun, CallKind, Entry, Precision, ToolCallEntry, format_duration};
 
 fn tool_call_view(call: &ToolCallEntry) -> impl IntoView + use<> {
     let kind = match call.kind {
@@ -17,7 +17,7 @@ fn tool_call_view(call: &ToolCallEntry) -> impl IntoView + use<> {
     };
     let timing = call
         .tool_ms
-        .map(|ms| format!("{ms:.1} ms"))
+        .map(|ms| format_duration(ms, Precision::TenthMs))
         .unwrap_or_default();
     let changes = call.changes.join(", ");
     view! {

@@ -9,7 +9,10 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{AgentRun, DirectionFilter, Frame, FrameFilter, FrameLog, pretty_json};
+use crate::agent::{
+    AgentRun, DirectionFilter, Frame, FrameFilter, FrameLog, Precision, format_duration,
+    pretty_json,
+};
 
 /// Rows in the DOM at most.
 pub const WINDOW: usize = 200;
@@ -37,7 +40,7 @@ fn frame_row(index: usize, frame: Frame, start: f64, status: RwSignal<String>) -
             <div class="frame-head">
                 <span class="frame-dir">{if direction == "sent" { "↑ sent" } else { "↓ received" }}</span>
                 <span class="frame-time" title="since the first request">
-                    {format!("+{:.1} ms", frame.at_ms - start)}
+                    {format!("+{}", format_duration(frame.at_ms - start, Precision::TenthMs))}
                 </span>
                 <span class="frame-turn">{format!("turn {}", frame.turn)}</span>
                 <span class="frame-kind">{frame.kind.clone()}</span>

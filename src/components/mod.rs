@@ -1,5 +1,5 @@
-//! Components render state owned elsewhere; they hold no logic worth testing natively, except
-//! the frame batching of updates ([`frame_batch`]), tested with a scheduler run by hand.
+//! Components render state owned elsewhere ([`crate::agent`]); they hold no logic worth testing
+//! natively.
 
 mod agent;
 mod answer;
@@ -7,7 +7,6 @@ mod compare;
 mod conversation;
 mod details;
 pub mod files;
-pub mod frame_batch;
 pub mod inspector;
 pub mod settings;
 mod timeline;

@@ -4,10 +4,11 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{AgentRun, Resume, TurnRecord, format_ms};
+use crate::agent::{AgentRun, Precision, Resume, TurnRecord, format_duration};
 
+/// A time the page measured of a turn.
 fn ms(value: Option<f64>) -> String {
-    value.map_or_else(|| "–".to_string(), |ms| format!("{ms:.0} ms"))
+    format_duration(value, Precision::WholeMs)
 }
 
 fn how_sent(turn: &TurnRecord) -> String {
@@ -48,7 +49,7 @@ fn server_view(turn: &TurnRecord) -> impl IntoView + use<> {
                 <span
                     class=format!("stage stage-{name}")
                     style=format!("width: {share:.2}%")
-                    title=format!("{name} {}", format_ms(ms))
+                    title=format!("{name} {}", format_duration(ms, Precision::BySize))
                 ></span>
             }
         })
@@ -57,7 +58,10 @@ fn server_view(turn: &TurnRecord) -> impl IntoView + use<> {
         <span
             class="stage-bar"
             role="img"
-            aria-label=format!("server overhead {} before generation", format_ms(overhead))
+            aria-label=format!(
+                "server overhead {} before generation",
+                format_duration(overhead, Precision::BySize)
+            )
         >
             {segments}
         </span>
@@ -71,11 +75,10 @@ fn turn_rows(turn: &TurnRecord) -> impl IntoView + use<> {
         "{} ({} cached) / {}",
         turn.input_tokens, turn.cached_tokens, turn.output_tokens
     );
-    let tool = if turn.tool_ms > 0.0 {
-        format!("{:.1} ms", turn.tool_ms)
-    } else {
-        "–".to_string()
-    };
+    let tool = format_duration(
+        (turn.tool_ms > 0.0).then_some(turn.tool_ms),
+        Precision::TenthMs,
+    );
     view! {
         <tbody class="turn">
             <tr data-testid="timeline-row" class:resumed=turn.resumed.is_some()>

@@ -2,10 +2,10 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{AgentRun, RunTotals};
+use crate::agent::{AgentRun, Precision, RunTotals, format_duration};
 
 fn seconds(ms: Option<f64>) -> String {
-    ms.map_or_else(|| "–".to_string(), |ms| format!("{:.2} s", ms / 1000.0))
+    format_duration(ms, Precision::Seconds)
 }
 
 fn rate(value: Option<f64>) -> String {

@@ -1,11 +1,11 @@
 //! At most one publication per animation frame. The agent loop reports a change for every event —
-//! thousands a second while tokens stream — but the screen only changes once per frame, so the
-//! view marks itself dirty on each report and a single scheduled frame callback copies the latest
-//! state into the signal the components read. A final state (done, failed, stopped) is published
+//! thousands a second while tokens stream — but the screen only changes once per frame, so a
+//! report only marks the state dirty and a single scheduled frame callback copies the latest
+//! state to the screen. A final state (done, failed, stopped) is published
 //! at once, so the last thing on screen is never a state the loop has already left.
 //!
-//! The scheduler is injected: the page passes `requestAnimationFrame`, the native tests a queue
-//! they run by hand.
+//! The scheduler is injected: the session passes the page's `requestAnimationFrame`
+//! ([`super::session::Browser::next_frame`]), the native tests a queue they run by hand.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -47,11 +47,6 @@ impl FrameBatch {
                 publish: RefCell::new(Box::new(publish)),
             }),
         }
-    }
-
-    /// A batch that publishes at the browser's next animation frame.
-    pub fn per_animation_frame(publish: impl FnMut() + 'static) -> Self {
-        FrameBatch::new(Box::new(leptos::prelude::request_animation_frame), publish)
     }
 
     /// Something changed: publish it at the next frame (one frame callback however many changes

@@ -1,0 +1,77 @@
+//! How the playground prints a duration. Every time on the page goes through
+//! [`format_duration`], so one quantity never shows two ways; the precision says what kind of
+//! time it is, since a turn's network time, a tool run and a server stage differ by orders of
+//! magnitude.
+
+/// How precisely a duration is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precision {
+    /// `812 ms`: a turn's times as the page measured them, where a fraction of a millisecond is
+    /// noise.
+    WholeMs,
+    /// `3.4 ms`: a tool run in the sandbox, a frame's offset in the inspector.
+    TenthMs,
+    /// `0.21 ms`, `3.4 ms`, `812 ms`, by size: the server's stages, which run from microseconds
+    /// (resolving a cached response) to the model's seconds.
+    BySize,
+    /// `1.23 s`: a whole run.
+    Seconds,
+}
+
+/// What a duration not measured (yet) shows.
+const NOT_MEASURED: &str = "–";
+
+/// `ms` milliseconds as `precision` says; `–` for `None`.
+pub fn format_duration(ms: impl Into<Option<f64>>, precision: Precision) -> String {
+    let Some(ms) = ms.into() else {
+        return NOT_MEASURED.to_string();
+    };
+    match precision {
+        Precision::WholeMs => format!("{ms:.0} ms"),
+        Precision::TenthMs => format!("{ms:.1} ms"),
+        Precision::BySize if ms < 1.0 => format!("{ms:.2} ms"),
+        Precision::BySize if ms < 100.0 => format!("{ms:.1} ms"),
+        Precision::BySize => format!("{ms:.0} ms"),
+        Precision::Seconds => format!("{:.2} s", ms / 1000.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_precision_prints_its_own_way() {
+        assert_eq!(format_duration(14.4, Precision::WholeMs), "14 ms");
+        assert_eq!(format_duration(1499.5, Precision::WholeMs), "1500 ms");
+        assert_eq!(format_duration(3.44, Precision::TenthMs), "3.4 ms");
+        assert_eq!(format_duration(812.0, Precision::TenthMs), "812.0 ms");
+        assert_eq!(format_duration(1234.0, Precision::Seconds), "1.23 s");
+        assert_eq!(format_duration(0.0, Precision::Seconds), "0.00 s");
+    }
+
+    #[test]
+    fn by_size_keeps_the_digits_that_matter() {
+        assert_eq!(format_duration(0.0, Precision::BySize), "0.00 ms");
+        assert_eq!(format_duration(0.21, Precision::BySize), "0.21 ms");
+        assert_eq!(format_duration(0.999, Precision::BySize), "1.00 ms");
+        assert_eq!(format_duration(1.0, Precision::BySize), "1.0 ms");
+        assert_eq!(format_duration(3.44, Precision::BySize), "3.4 ms");
+        assert_eq!(format_duration(99.9, Precision::BySize), "99.9 ms");
+        assert_eq!(format_duration(100.0, Precision::BySize), "100 ms");
+        assert_eq!(format_duration(812_000.4, Precision::BySize), "812000 ms");
+    }
+
+    #[test]
+    fn nothing_measured_is_a_dash_whatever_the_precision() {
+        for precision in [
+            Precision::WholeMs,
+            Precision::TenthMs,
+            Precision::BySize,
+            Precision::Seconds,
+        ] {
+            assert_eq!(format_duration(None, precision), "–");
+        }
+        assert_eq!(format_duration(Some(7.0), Precision::WholeMs), "7 ms");
+    }
+}

@@ -1,0 +1,975 @@
+//! The agent view's session: what Run does — one run over the chosen transport, or a comparison:
+//! the WebSocket leg, then the HTTP one if the first finished, each from a fresh sample project —
+//! what Stop and Reset do, what the page keeps of a run and when, and what a page closed mid-run
+//! leaves for its next load.
+//!
+//! The browser's part comes in through three small traits, so the session runs natively in tests
+//! against replayed transports: [`Browser`] (transports, the sandbox with its JavaScript runtime,
+//! the clock, animation frames), [`Memory`] (what the page keeps while it is open and in
+//! `localStorage`) and [`Screen`] (what the view shows). The agent view implements them over its
+//! signals and only renders.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::future::{LocalBoxFuture, select};
+use tether_sandbox::{Sandbox, Vfs, sample_project};
+
+use crate::agent::frame_batch::FrameBatch;
+use crate::agent::{
+    AgentConfig, AgentRun, COMPARE_HTTP_MODE, Comparison, ContinuationMode, LastRun, RunSnapshot,
+    RunStatus, SharedRun, Shown, StopSignal, run_agent_shared,
+};
+use crate::settings::Settings;
+use crate::storage::{FILES_KEY, LAST_RUN_KEY};
+use crate::transport::Transport;
+
+/// The notice a reset leaves.
+const RESET_NOTICE: &str =
+    "Reset: the settings, the files and the last run are back to their defaults.";
+
+/// What a run needs from the browser.
+pub trait Browser {
+    /// Opens the transport `mode` runs on, against the server at `base` (`http://host:port`).
+    fn open_transport(
+        &self,
+        mode: ContinuationMode,
+        base: &str,
+        api_key: &str,
+    ) -> Result<Box<dyn Transport>, String>;
+
+    /// A sandbox over `files`, with the page's JavaScript runtime.
+    fn sandbox(&self, files: Vfs) -> Sandbox;
+
+    /// Milliseconds on the clock every timing is measured by.
+    fn now_ms(&self) -> f64;
+
+    /// Runs `frame` at the next animation frame.
+    fn next_frame(&self, frame: Box<dyn FnOnce()>);
+}
+
+/// What the page keeps of its runs: the last run and the files it left, for as long as the page
+/// is open (switching tabs rebuilds the view), and in `localStorage` for the next visit.
+pub trait Memory {
+    /// The files the last run left, if the page has them.
+    fn files(&self) -> Option<Vfs>;
+
+    /// Keeps `files` (`None`: forgets them) while the page is open.
+    fn keep_files(&self, files: Option<Vfs>);
+
+    /// Keeps `last` (`None`: forgets it) while the page is open.
+    fn keep_last_run(&self, last: Option<LastRun>);
+
+    /// Stores `json` under `key` in `localStorage`; the error says why it could not.
+    fn store(&self, key: &str, json: &str) -> Result<(), String>;
+
+    /// Forgets everything the page stored in `localStorage`.
+    fn clear_store(&self);
+}
+
+/// What the session changes on screen.
+pub trait Screen {
+    /// Shows a single run or a comparison.
+    fn show(&self, shown: Shown);
+
+    /// The run the status line, the conversation and the timeline follow: the single run, or
+    /// the comparison's leg under way.
+    fn show_run(&self, run: &AgentRun);
+
+    /// One leg of the comparison.
+    fn show_leg(&self, mode: ContinuationMode, run: &AgentRun);
+
+    /// Adds `message` to the page's notices.
+    fn notice(&self, message: String);
+
+    /// Empties the page's notices.
+    fn clear_notices(&self);
+
+    /// Puts the settings form at `settings`.
+    fn show_settings(&self, settings: Settings);
+}
+
+/// A run that failed before its first request.
+fn failed_run(error: String) -> AgentRun {
+    AgentRun {
+        status: RunStatus::Failed,
+        error: Some(error),
+        ..AgentRun::default()
+    }
+}
+
+/// A run that has started but not reported yet (so the status says running at once).
+fn starting_run() -> AgentRun {
+    AgentRun {
+        status: RunStatus::Running,
+        ..AgentRun::default()
+    }
+}
+
+/// What one leg runs: the settings' model, turn limit and scenario over `mode`.
+fn leg_config(settings: &Settings, mode: ContinuationMode) -> AgentConfig {
+    let mut config = AgentConfig::new(settings.profile.trim(), mode);
+    config.max_turns = settings.max_turns;
+    config.scenario = Some(settings.scenario.trim().to_string()).filter(|s| !s.is_empty());
+    config
+}
+
+/// The run under way.
+struct Live {
+    stop: StopSignal,
+    /// The leg the loop is running and its state as the loop keeps it; `None` until the loop
+    /// has started (a WebSocket handshake goes first) and between legs.
+    leg: Option<(ContinuationMode, SharedRun)>,
+    /// A comparison's legs as they stood when the last one began or ended; `None` for a single
+    /// run.
+    comparison: Option<Comparison>,
+}
+
+impl Live {
+    /// The run as it stands, as the page keeps it.
+    fn last_run(&self) -> LastRun {
+        match (&self.comparison, &self.leg) {
+            (None, Some((_, shared))) => LastRun::Single {
+                run: shared.with(RunSnapshot::of),
+            },
+            (None, None) => LastRun::Single {
+                run: RunSnapshot::of(&starting_run()),
+            },
+            (Some(legs), leg) => {
+                // The leg under way as the loop has it, the other as it stood.
+                let now = |mode: ContinuationMode| match leg {
+                    Some((running, shared)) if *running == mode => shared.with(RunSnapshot::of),
+                    _ => RunSnapshot::of(legs.leg(mode)),
+                };
+                LastRun::Compare {
+                    ws: now(ContinuationMode::WebSocket),
+                    http: now(COMPARE_HTTP_MODE),
+                }
+            }
+        }
+    }
+}
+
+/// One agent view's runs, on the page `P`. Clones share the session.
+pub struct Session<P> {
+    page: Rc<P>,
+    /// Whether runs and files go to `localStorage` (an embedded page keeps nothing).
+    persist: bool,
+    live: Rc<RefCell<Option<Live>>>,
+}
+
+impl<P> Clone for Session<P> {
+    fn clone(&self) -> Self {
+        Session {
+            page: self.page.clone(),
+            persist: self.persist,
+            live: self.live.clone(),
+        }
+    }
+}
+
+impl<P: Browser + Memory + Screen + 'static> Session<P> {
+    pub fn new(page: Rc<P>, persist: bool) -> Self {
+        Session {
+            page,
+            persist,
+            live: Rc::default(),
+        }
+    }
+
+    /// Whether a run is under way.
+    pub fn is_running(&self) -> bool {
+        self.live.borrow().is_some()
+    }
+
+    /// Run: starts a run of `settings` (against the server at `page_origin` unless the settings
+    /// name another) and returns it, to be driven to its end; `None` when nothing starts — a run
+    /// is under way, there is no task, or the server URL is unusable (then the view says so).
+    pub fn start(
+        &self,
+        settings: Settings,
+        page_origin: &str,
+    ) -> Option<LocalBoxFuture<'static, ()>> {
+        if self.is_running() || settings.task.trim().is_empty() {
+            return None;
+        }
+        let base = match settings.base_url(page_origin) {
+            Ok(base) => base,
+            Err(error) => {
+                self.page.show(Shown::Single);
+                self.page.show_run(&failed_run(error));
+                return None;
+            }
+        };
+        let stop = StopSignal::new();
+        let session = self.clone();
+        let mode = settings.transport.mode();
+        let comparison = mode.is_none().then(|| Comparison {
+            ws: starting_run(),
+            http: AgentRun::default(),
+        });
+        self.page.show(match mode {
+            Some(_) => Shown::Single,
+            None => Shown::Compare,
+        });
+        self.page.show_run(&starting_run());
+        if let Some(legs) = &comparison {
+            for mode in Comparison::LEGS {
+                self.page.show_leg(mode, legs.leg(mode));
+            }
+        }
+        *self.live.borrow_mut() = Some(Live {
+            stop: stop.clone(),
+            leg: None,
+            comparison,
+        });
+        Some(match mode {
+            Some(mode) => {
+                let files = settings
+                    .keep_files
+                    .then(|| self.page.files())
+                    .flatten()
+                    .unwrap_or_else(sample_project);
+                Box::pin(async move { session.single(mode, settings, base, files, stop).await })
+            }
+            None => Box::pin(async move { session.compare(settings, base, stop).await }),
+        })
+    }
+
+    /// Stop: the run under way ends at its next step.
+    pub fn stop(&self) {
+        if let Some(live) = self.live.borrow().as_ref() {
+            live.stop.stop();
+        }
+    }
+
+    /// Reset: the default settings, no run, the sample project's files, nothing stored. Refused
+    /// while a run is under way; returns whether it reset.
+    pub fn reset(&self) -> bool {
+        if self.is_running() {
+            return false;
+        }
+        self.page.clear_store();
+        self.page.show_settings(Settings::default());
+        self.page.show(Shown::Single);
+        self.page.show_run(&AgentRun::default());
+        for mode in Comparison::LEGS {
+            self.page.show_leg(mode, &AgentRun::default());
+        }
+        self.page.keep_files(None);
+        self.page.keep_last_run(None);
+        self.page.clear_notices();
+        self.page.notice(RESET_NOTICE.to_string());
+        true
+    }
+
+    /// The page is going away (a reload, a navigation: `pagehide`). A run under way would end
+    /// without its end being kept: store it as it stands, so the next load shows it, stopped
+    /// ([`RunSnapshot::restore`]).
+    pub fn page_hidden(&self) {
+        if !self.persist {
+            return;
+        }
+        let Some(last) = self.live.borrow().as_ref().map(Live::last_run) else {
+            return;
+        };
+        // Nothing can be shown any more if this fails: the page is going away.
+        let _ = self.page.store(LAST_RUN_KEY, &last.to_json());
+    }
+
+    /// A single run over `mode`; the files it leaves are kept for the next run that keeps them.
+    async fn single(
+        self,
+        mode: ContinuationMode,
+        settings: Settings,
+        base: String,
+        files: Vfs,
+        stop: StopSignal,
+    ) {
+        let page = self.page.clone();
+        let publish = move |state: &AgentRun| page.show_run(state);
+        let (done, left) = self
+            .leg(mode, &settings, &base, files, &stop, publish)
+            .await;
+        if let Some(left) = left {
+            self.keep_files(left);
+        }
+        self.live.borrow_mut().take();
+        self.remember(LastRun::Single {
+            run: RunSnapshot::of(&done),
+        });
+    }
+
+    /// A comparison: the legs in order, each from a fresh sample project, until one does not
+    /// finish.
+    async fn compare(self, settings: Settings, base: String, stop: StopSignal) {
+        for mode in Comparison::LEGS {
+            if stop.is_stopped() {
+                let stopped = self.end_leg(mode, |leg| {
+                    leg.status = RunStatus::Stopped;
+                    leg.clone()
+                });
+                self.page.show_leg(mode, &stopped);
+                break;
+            }
+            let page = self.page.clone();
+            let publish = move |state: &AgentRun| {
+                page.show_run(state);
+                page.show_leg(mode, state);
+            };
+            let (done, _) = self
+                .leg(mode, &settings, &base, sample_project(), &stop, publish)
+                .await;
+            let finished = done.status == RunStatus::Done;
+            self.end_leg(mode, |leg| *leg = done);
+            if !finished {
+                break;
+            }
+        }
+        let legs = self
+            .live
+            .borrow_mut()
+            .take()
+            .and_then(|live| live.comparison)
+            .unwrap_or_default();
+        self.remember(LastRun::Compare {
+            ws: RunSnapshot::of(&legs.ws),
+            http: RunSnapshot::of(&legs.http),
+        });
+    }
+
+    /// One run of the loop over `mode` from `files`; returns its final state and the files it
+    /// left (none if the transport did not open). The state goes to `publish` at most once per
+    /// animation frame while the run goes, and at once when it ends.
+    async fn leg(
+        &self,
+        mode: ContinuationMode,
+        settings: &Settings,
+        base: &str,
+        files: Vfs,
+        stop: &StopSignal,
+        publish: impl Fn(&AgentRun) + 'static,
+    ) -> (AgentRun, Option<Vfs>) {
+        let config = leg_config(settings, mode);
+        let mut transport = match self.page.open_transport(mode, base, &settings.api_key) {
+            Ok(transport) => transport,
+            Err(error) => {
+                let run = failed_run(format!("cannot open the transport: {error}"));
+                publish(&run);
+                return (run, None);
+            }
+        };
+        // The clock starts with the connection open: a WebSocket's handshake is paid once per
+        // session, not by the first turn (HTTP's kept-alive connection is already open). A failed
+        // open shows again at the first send, where the loop reports it.
+        let _ = select(transport.ready(), stop.stopped()).await;
+        let mut sandbox = self.page.sandbox(files);
+        let shared = SharedRun::default();
+        // From here a page hidden keeps this leg as the loop has it.
+        if let Some(live) = self.live.borrow_mut().as_mut() {
+            live.leg = Some((mode, shared.clone()));
+        }
+        // One copy of the state and one screen update per animation frame, not per event.
+        let latest = shared.clone();
+        let page = self.page.clone();
+        let batch = FrameBatch::new(Box::new(move |frame| page.next_frame(frame)), move || {
+            latest.with(&publish)
+        });
+        let clock = || self.page.now_ms();
+        let run = run_agent_shared(
+            transport.as_mut(),
+            &mut sandbox,
+            &config,
+            &settings.task,
+            &clock,
+            stop,
+            &shared,
+            &mut |state| {
+                if state.status == RunStatus::Running {
+                    batch.changed();
+                } else {
+                    batch.flush();
+                }
+            },
+        )
+        .await;
+        (run, Some(sandbox.into_vfs()))
+    }
+
+    /// Ends the comparison's leg of `mode` with `end`.
+    fn end_leg<R>(&self, mode: ContinuationMode, end: impl FnOnce(&mut AgentRun) -> R) -> R {
+        let mut live = self.live.borrow_mut();
+        let Some(Live {
+            leg,
+            comparison: Some(legs),
+            ..
+        }) = live.as_mut()
+        else {
+            unreachable!("only a comparison under way has legs");
+        };
+        *leg = None;
+        end(legs.leg_mut(mode))
+    }
+
+    /// Keeps the files a run left, for the next run that starts from them.
+    fn keep_files(&self, files: Vfs) {
+        if self.persist
+            && let Err(why) = self.page.store(FILES_KEY, &files.to_json())
+        {
+            self.page.notice(format!("The files were not kept: {why}"));
+        }
+        self.page.keep_files(Some(files));
+    }
+
+    /// Keeps `last` for the next view and the next visit.
+    fn remember(&self, last: LastRun) {
+        if self.persist
+            && let Err(why) = self.page.store(LAST_RUN_KEY, &last.to_json())
+        {
+            self.page.notice(format!("The run was not kept: {why}"));
+        }
+        self.page.keep_last_run(Some(last));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::collections::{BTreeMap, VecDeque};
+
+    use futures::executor::{LocalPool, block_on};
+    use futures::task::LocalSpawnExt;
+    use tether_protocol::{Response, ResponseCreate, ResponseStreamBuilder, Usage};
+
+    use super::*;
+    use crate::agent::Entry;
+    use crate::settings::TransportChoice;
+    use crate::transport::replay::{ReplayTransport, Script};
+    use crate::transport::{Received, TransportError, TransportKind, wire_text};
+
+    const ORIGIN: &str = "http://127.0.0.1:8080";
+
+    /// A page whose server is a queue of transports, whose frames run at once and whose
+    /// `localStorage` is a map; it records what the session shows and keeps.
+    #[derive(Default)]
+    struct FakePage {
+        /// Handed out by `open_transport` in order; when none is left, the open fails.
+        transports: RefCell<VecDeque<Box<dyn Transport>>>,
+        opened: RefCell<Vec<(ContinuationMode, String)>>,
+        clock: Cell<f64>,
+        shown: Cell<Option<Shown>>,
+        run: RefCell<AgentRun>,
+        comparison: RefCell<Comparison>,
+        /// The mode of every leg update shown, in order.
+        leg_updates: RefCell<Vec<ContinuationMode>>,
+        /// A session to stop as soon as the WebSocket leg shows done.
+        stop_when_websocket_is_done: RefCell<Option<Session<FakePage>>>,
+        notices: RefCell<Vec<String>>,
+        settings: RefCell<Option<Settings>>,
+        files: RefCell<Option<Vfs>>,
+        last_run: RefCell<Option<LastRun>>,
+        stored: RefCell<BTreeMap<String, String>>,
+        /// Why `localStorage` refuses every write, if it does.
+        store_refuses: Option<&'static str>,
+    }
+
+    impl FakePage {
+        fn serving(transports: impl IntoIterator<Item = Box<dyn Transport>>) -> Rc<FakePage> {
+            Rc::new(FakePage {
+                transports: RefCell::new(transports.into_iter().collect()),
+                ..FakePage::default()
+            })
+        }
+
+        fn opened_modes(&self) -> Vec<ContinuationMode> {
+            self.opened.borrow().iter().map(|(mode, _)| *mode).collect()
+        }
+
+        fn stored_last_run(&self) -> Option<LastRun> {
+            let stored = self.stored.borrow();
+            stored
+                .get(LAST_RUN_KEY)
+                .map(|json| LastRun::from_json(json).unwrap())
+        }
+    }
+
+    impl Browser for FakePage {
+        fn open_transport(
+            &self,
+            mode: ContinuationMode,
+            base: &str,
+            _api_key: &str,
+        ) -> Result<Box<dyn Transport>, String> {
+            self.opened.borrow_mut().push((mode, base.to_string()));
+            (self.transports.borrow_mut().pop_front()).ok_or_else(|| "no server here".to_string())
+        }
+
+        fn sandbox(&self, files: Vfs) -> Sandbox {
+            Sandbox::new(files)
+        }
+
+        fn now_ms(&self) -> f64 {
+            self.clock.set(self.clock.get() + 1.0);
+            self.clock.get()
+        }
+
+        fn next_frame(&self, frame: Box<dyn FnOnce()>) {
+            frame();
+        }
+    }
+
+    impl Memory for FakePage {
+        fn files(&self) -> Option<Vfs> {
+            self.files.borrow().clone()
+        }
+
+        fn keep_files(&self, files: Option<Vfs>) {
+            *self.files.borrow_mut() = files;
+        }
+
+        fn keep_last_run(&self, last: Option<LastRun>) {
+            *self.last_run.borrow_mut() = last;
+        }
+
+        fn store(&self, key: &str, json: &str) -> Result<(), String> {
+            if let Some(why) = self.store_refuses {
+                return Err(why.to_string());
+            }
+            self.stored.borrow_mut().insert(key.into(), json.into());
+            Ok(())
+        }
+
+        fn clear_store(&self) {
+            self.stored.borrow_mut().clear();
+        }
+    }
+
+    impl Screen for FakePage {
+        fn show(&self, shown: Shown) {
+            self.shown.set(Some(shown));
+        }
+
+        fn show_run(&self, run: &AgentRun) {
+            *self.run.borrow_mut() = run.clone();
+        }
+
+        fn show_leg(&self, mode: ContinuationMode, run: &AgentRun) {
+            *self.comparison.borrow_mut().leg_mut(mode) = run.clone();
+            self.leg_updates.borrow_mut().push(mode);
+            if mode == ContinuationMode::WebSocket
+                && run.status == RunStatus::Done
+                && let Some(session) = self.stop_when_websocket_is_done.borrow().as_ref()
+            {
+                session.stop();
+            }
+        }
+
+        fn notice(&self, message: String) {
+            self.notices.borrow_mut().push(message);
+        }
+
+        fn clear_notices(&self) {
+            self.notices.borrow_mut().clear();
+        }
+
+        fn show_settings(&self, settings: Settings) {
+            *self.settings.borrow_mut() = Some(settings);
+        }
+    }
+
+    /// A server that answers with `text` and no tool call.
+    fn answering(mode: ContinuationMode, text: &str) -> Box<dyn Transport> {
+        let request = ResponseCreate::new("m", "x");
+        let mut b = ResponseStreamBuilder::new(Response::in_progress("resp_1", 1, &request), None);
+        let mut events = b.start();
+        events.extend(b.begin_message("msg_1"));
+        events.push(b.text_delta(text));
+        events.extend(b.complete(Usage::new(10, 0, 2, 0), 2));
+        let script: Script = events.into_iter().map(Ok).collect();
+        Box::new(ReplayTransport::new(mode.transport_kind(), [script]))
+    }
+
+    /// A server that takes every request and never answers; with `handshake`, a WebSocket
+    /// whose handshake never ends either.
+    struct Silent {
+        handshake: bool,
+    }
+
+    impl Transport for Silent {
+        fn kind(&self) -> TransportKind {
+            TransportKind::WebSocket
+        }
+
+        fn send<'a>(
+            &'a mut self,
+            request: &'a ResponseCreate,
+        ) -> LocalBoxFuture<'a, Result<String, TransportError>> {
+            Box::pin(async move { Ok(wire_text(TransportKind::WebSocket, request)) })
+        }
+
+        fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
+            Box::pin(futures::future::pending())
+        }
+
+        fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
+            Box::pin(async { Ok(()) })
+        }
+
+        fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
+            if self.handshake {
+                Box::pin(futures::future::pending())
+            } else {
+                Box::pin(async { Ok(()) })
+            }
+        }
+    }
+
+    fn silent() -> Box<dyn Transport> {
+        Box::new(Silent { handshake: false })
+    }
+
+    fn over(transport: TransportChoice) -> Settings {
+        Settings {
+            transport,
+            profile: "spark".into(),
+            ..Settings::default()
+        }
+    }
+
+    fn answer_of(run: &AgentRun) -> Option<&str> {
+        run.entries.iter().find_map(|entry| match entry {
+            Entry::Assistant(text) => Some(text.as_str()),
+            _ => None,
+        })
+    }
+
+    /// Runs `settings` to its end.
+    fn run_to_end(session: &Session<FakePage>, settings: Settings) {
+        block_on(session.start(settings, ORIGIN).expect("the run starts"));
+    }
+
+    /// Starts `settings` on `pool`, to be driven by `run_until_stalled`.
+    fn spawn(pool: &LocalPool, session: &Session<FakePage>, settings: Settings) {
+        let run = session.start(settings, ORIGIN).expect("the run starts");
+        pool.spawner().spawn_local(run).unwrap();
+    }
+
+    #[test]
+    fn a_single_run_shows_its_progress_and_keeps_the_run_and_the_files() {
+        let page = FakePage::serving([answering(ContinuationMode::HttpChained, "Fixed.")]);
+        let kept = Vfs::from_files([("/notes.txt", &b"from the last run"[..])]);
+        *page.files.borrow_mut() = Some(kept.clone());
+        let session = Session::new(page.clone(), true);
+        let settings = Settings {
+            keep_files: true,
+            ..over(TransportChoice::HttpChained)
+        };
+
+        run_to_end(&session, settings);
+
+        assert!(!session.is_running());
+        assert_eq!(
+            *page.opened.borrow(),
+            [(ContinuationMode::HttpChained, ORIGIN.to_string())]
+        );
+        assert_eq!(page.shown.get(), Some(Shown::Single));
+        let run = page.run.borrow().clone();
+        assert_eq!(run.status, RunStatus::Done);
+        assert_eq!(answer_of(&run), Some("Fixed."));
+        let sent = run.frames.get(0).unwrap().json;
+        assert!(sent.contains(r#""model":"spark""#), "{sent}");
+        assert!(
+            sent.contains(r#""scenario":"fix-sample-project""#),
+            "{sent}"
+        );
+        assert!(page.leg_updates.borrow().is_empty(), "no comparison");
+
+        // The run started from the kept files, and what it left is kept.
+        let left = page.files.borrow().clone().unwrap();
+        assert_eq!(left.to_json(), kept.to_json());
+        assert_eq!(page.stored.borrow()[FILES_KEY], kept.to_json());
+        let last = LastRun::Single {
+            run: RunSnapshot::of(&run),
+        };
+        assert_eq!(*page.last_run.borrow(), Some(last.clone()));
+        assert_eq!(page.stored_last_run(), Some(last));
+        assert!(page.notices.borrow().is_empty());
+    }
+
+    #[test]
+    fn a_run_that_does_not_keep_files_starts_from_the_sample_project() {
+        let page = FakePage::serving([answering(ContinuationMode::WebSocket, "Fine.")]);
+        *page.files.borrow_mut() = Some(Vfs::from_files([("/notes.txt", &b"old"[..])]));
+        let session = Session::new(page.clone(), true);
+        run_to_end(&session, over(TransportChoice::Ws));
+        let left = page.files.borrow().clone().unwrap();
+        assert_eq!(left.to_json(), sample_project().to_json());
+    }
+
+    #[test]
+    fn a_comparison_runs_websocket_then_http_and_reports_both() {
+        let page = FakePage::serving([
+            answering(ContinuationMode::WebSocket, "Done over WebSocket."),
+            answering(COMPARE_HTTP_MODE, "Done over HTTP."),
+        ]);
+        let session = Session::new(page.clone(), true);
+
+        run_to_end(&session, over(TransportChoice::Compare));
+
+        assert_eq!(page.shown.get(), Some(Shown::Compare));
+        assert_eq!(page.opened_modes(), Comparison::LEGS);
+        let updates = page.leg_updates.borrow().clone();
+        assert_eq!(
+            updates[..2],
+            Comparison::LEGS,
+            "both legs show at the start"
+        );
+        let run = &updates[2..];
+        let first_http = run.iter().position(|m| *m == COMPARE_HTTP_MODE).unwrap();
+        assert!(
+            first_http > 0 && run[first_http..].iter().all(|m| *m == COMPARE_HTTP_MODE),
+            "the HTTP leg runs after the WebSocket leg: {updates:?}"
+        );
+        let comparison = page.comparison.borrow().clone();
+        assert_eq!(comparison.status(), RunStatus::Done);
+        assert_eq!(answer_of(&comparison.ws), Some("Done over WebSocket."));
+        assert_eq!(answer_of(&comparison.http), Some("Done over HTTP."));
+        assert!(comparison.speedup().is_some());
+        assert_eq!(
+            *page.run.borrow(),
+            comparison.http,
+            "the run shown is the last leg"
+        );
+
+        let last = LastRun::Compare {
+            ws: RunSnapshot::of(&comparison.ws),
+            http: RunSnapshot::of(&comparison.http),
+        };
+        assert_eq!(*page.last_run.borrow(), Some(last.clone()));
+        assert_eq!(page.stored_last_run(), Some(last));
+        assert!(page.files.borrow().is_none(), "a comparison keeps no files");
+    }
+
+    #[test]
+    fn a_failed_first_leg_ends_the_comparison() {
+        let page = FakePage::serving([]);
+        let session = Session::new(page.clone(), true);
+
+        run_to_end(&session, over(TransportChoice::Compare));
+
+        assert_eq!(page.opened_modes(), [ContinuationMode::WebSocket]);
+        let comparison = page.comparison.borrow().clone();
+        assert_eq!(comparison.ws.status, RunStatus::Failed);
+        assert_eq!(comparison.http.status, RunStatus::Idle);
+        assert_eq!(
+            comparison.error().as_deref(),
+            Some("WebSocket run: cannot open the transport: no server here")
+        );
+        let Some(LastRun::Compare { ws, http }) = page.stored_last_run() else {
+            panic!("the comparison is kept")
+        };
+        assert_eq!(ws.restore().status, RunStatus::Failed);
+        assert_eq!(http.restore().status, RunStatus::Idle);
+    }
+
+    #[test]
+    fn stop_during_the_first_leg_stops_the_comparison() {
+        let page = FakePage::serving([silent(), answering(COMPARE_HTTP_MODE, "never")]);
+        let session = Session::new(page.clone(), true);
+        let mut pool = LocalPool::new();
+        spawn(&pool, &session, over(TransportChoice::Compare));
+
+        pool.run_until_stalled();
+        assert!(session.is_running());
+        assert_eq!(page.comparison.borrow().ws.status, RunStatus::Running);
+        assert_eq!(
+            page.comparison.borrow().ws.turns.len(),
+            1,
+            "turn 1 was sent"
+        );
+        assert!(session.start(over(TransportChoice::Ws), ORIGIN).is_none());
+
+        session.stop();
+        pool.run_until_stalled();
+
+        assert!(!session.is_running());
+        assert_eq!(page.opened_modes(), [ContinuationMode::WebSocket]);
+        let comparison = page.comparison.borrow().clone();
+        assert_eq!(comparison.ws.status, RunStatus::Stopped);
+        assert_eq!(comparison.http.status, RunStatus::Idle);
+        assert_eq!(comparison.status(), RunStatus::Stopped);
+        let Some(LastRun::Compare { ws, .. }) = page.last_run.borrow().clone() else {
+            panic!("the comparison is kept")
+        };
+        assert_eq!(ws.restore().status, RunStatus::Stopped);
+    }
+
+    #[test]
+    fn a_stop_as_the_first_leg_ends_keeps_the_second_from_starting() {
+        let page = FakePage::serving([
+            answering(ContinuationMode::WebSocket, "Done over WebSocket."),
+            answering(COMPARE_HTTP_MODE, "never"),
+        ]);
+        let session = Session::new(page.clone(), true);
+        *page.stop_when_websocket_is_done.borrow_mut() = Some(session.clone());
+
+        run_to_end(&session, over(TransportChoice::Compare));
+
+        assert_eq!(page.opened_modes(), [ContinuationMode::WebSocket]);
+        let comparison = page.comparison.borrow().clone();
+        assert_eq!(comparison.ws.status, RunStatus::Done);
+        assert_eq!(comparison.http.status, RunStatus::Stopped);
+        assert_eq!(comparison.status(), RunStatus::Stopped);
+        // The page held the session: let both go.
+        page.stop_when_websocket_is_done.borrow_mut().take();
+    }
+
+    #[test]
+    fn a_page_hidden_mid_run_keeps_the_run_for_the_next_load_as_stopped() {
+        let page = FakePage::serving([silent()]);
+        let session = Session::new(page.clone(), true);
+        session.page_hidden();
+        assert!(page.stored.borrow().is_empty(), "no run, nothing to keep");
+
+        let mut pool = LocalPool::new();
+        spawn(&pool, &session, over(TransportChoice::Ws));
+        pool.run_until_stalled();
+        session.page_hidden();
+
+        let Some(LastRun::Single { run }) = page.stored_last_run() else {
+            panic!("the run under way is stored")
+        };
+        let restored = run.restore();
+        assert_eq!(restored.status, RunStatus::Stopped);
+        assert_eq!(restored.turns.len(), 1);
+        assert_eq!(restored.entries, [Entry::Task(Settings::default().task)]);
+        assert!(
+            page.last_run.borrow().is_none(),
+            "only stored for the next load"
+        );
+    }
+
+    #[test]
+    fn a_page_hidden_during_the_handshake_keeps_a_started_run() {
+        let page = FakePage::serving([Box::new(Silent { handshake: true }) as Box<dyn Transport>]);
+        let session = Session::new(page.clone(), true);
+        let mut pool = LocalPool::new();
+        spawn(&pool, &session, over(TransportChoice::Ws));
+        pool.run_until_stalled();
+        session.page_hidden();
+        let Some(LastRun::Single { run }) = page.stored_last_run() else {
+            panic!("the run under way is stored")
+        };
+        assert_eq!(run.restore().status, RunStatus::Stopped);
+    }
+
+    #[test]
+    fn a_page_hidden_during_the_http_leg_keeps_both_legs() {
+        let page = FakePage::serving([
+            answering(ContinuationMode::WebSocket, "Done over WebSocket."),
+            silent(),
+        ]);
+        let session = Session::new(page.clone(), true);
+        let mut pool = LocalPool::new();
+        spawn(&pool, &session, over(TransportChoice::Compare));
+        pool.run_until_stalled();
+        session.page_hidden();
+
+        let Some(LastRun::Compare { ws, http }) = page.stored_last_run() else {
+            panic!("the comparison under way is stored")
+        };
+        let (ws, http) = (ws.restore(), http.restore());
+        assert_eq!(ws.status, RunStatus::Done);
+        assert_eq!(answer_of(&ws), Some("Done over WebSocket."));
+        assert_eq!(http.status, RunStatus::Stopped);
+        assert_eq!(http.turns.len(), 1);
+    }
+
+    #[test]
+    fn an_embedded_page_keeps_its_runs_in_memory_only() {
+        let page = FakePage::serving([silent(), answering(ContinuationMode::WebSocket, "Hi.")]);
+        let session = Session::new(page.clone(), false);
+        let mut pool = LocalPool::new();
+        spawn(&pool, &session, over(TransportChoice::Ws));
+        pool.run_until_stalled();
+        session.page_hidden();
+        session.stop();
+        pool.run_until_stalled();
+        run_to_end(&session, over(TransportChoice::Ws));
+
+        assert!(page.stored.borrow().is_empty());
+        assert!(page.last_run.borrow().is_some() && page.files.borrow().is_some());
+    }
+
+    #[test]
+    fn storage_that_refuses_is_reported_and_the_page_still_keeps_the_run() {
+        let page = Rc::new(FakePage {
+            transports: RefCell::new([answering(ContinuationMode::WebSocket, "Hi.")].into()),
+            store_refuses: Some("the quota is full"),
+            ..FakePage::default()
+        });
+        let session = Session::new(page.clone(), true);
+        run_to_end(&session, over(TransportChoice::Ws));
+        assert_eq!(
+            *page.notices.borrow(),
+            [
+                "The files were not kept: the quota is full",
+                "The run was not kept: the quota is full"
+            ]
+        );
+        assert!(page.last_run.borrow().is_some() && page.files.borrow().is_some());
+    }
+
+    #[test]
+    fn nothing_starts_without_a_task_or_a_usable_server_url() {
+        let page = FakePage::serving([]);
+        let session = Session::new(page.clone(), true);
+        let untasked = Settings {
+            task: "  ".into(),
+            ..Settings::default()
+        };
+        assert!(session.start(untasked, ORIGIN).is_none());
+        assert_eq!(page.shown.get(), None, "nothing shown");
+
+        let elsewhere = Settings {
+            server_url: "ftp://nowhere".into(),
+            ..Settings::default()
+        };
+        assert!(session.start(elsewhere, ORIGIN).is_none());
+        assert_eq!(page.shown.get(), Some(Shown::Single));
+        let run = page.run.borrow().clone();
+        assert_eq!(run.status, RunStatus::Failed);
+        assert!(run.error.unwrap().contains("must start with http"));
+        assert!(!session.is_running() && page.opened.borrow().is_empty());
+    }
+
+    #[test]
+    fn reset_forgets_the_run_the_files_and_the_settings() {
+        let page = FakePage::serving([answering(ContinuationMode::WebSocket, "Hi."), silent()]);
+        let session = Session::new(page.clone(), true);
+        run_to_end(&session, over(TransportChoice::Ws));
+        page.stored.borrow_mut().insert(
+            crate::storage::SETTINGS_KEY.into(),
+            over(TransportChoice::Ws).to_json(),
+        );
+        page.notice("an old notice".into());
+
+        // Refused while a run is under way.
+        let mut pool = LocalPool::new();
+        spawn(&pool, &session, over(TransportChoice::Ws));
+        pool.run_until_stalled();
+        assert!(!session.reset());
+        assert_eq!(page.stored.borrow().len(), 3);
+        session.stop();
+        pool.run_until_stalled();
+
+        assert!(session.reset());
+        assert!(page.stored.borrow().is_empty(), "localStorage is cleared");
+        assert!(page.files.borrow().is_none() && page.last_run.borrow().is_none());
+        assert_eq!(*page.settings.borrow(), Some(Settings::default()));
+        assert_eq!(page.shown.get(), Some(Shown::Single));
+        assert_eq!(*page.run.borrow(), AgentRun::default());
+        assert_eq!(*page.comparison.borrow(), Comparison::default());
+        assert_eq!(*page.notices.borrow(), [RESET_NOTICE]);
+    }
+}

@@ -1,0 +1,109 @@
+//! The agent session's page in the browser: WebSocket-mode and HTTP transports, a sandbox whose
+//! `node` runs in a Web Worker, `performance.now()`, `requestAnimationFrame`, `localStorage`, and
+//! the signals the session writes and the view renders.
+
+use leptos::prelude::*;
+use tether_sandbox::{Sandbox, Vfs};
+
+use crate::agent::{
+    AgentRun, Browser, Comparison, ContinuationMode, LastRun, Memory, Screen, Shown,
+};
+use crate::js::WorkerRuntime;
+use crate::settings::{Settings, http_responses_url, ws_responses_url};
+use crate::storage;
+use crate::transport::Transport;
+use crate::transport::http::HttpTransport;
+use crate::transport::ws::WsTransport;
+
+/// The page as the agent view's session sees it. The view's own signals may be gone (a tab
+/// switch) while a run winds down: writes to them are then dropped.
+#[derive(Clone, Copy)]
+pub struct BrowserPage {
+    pub shown: RwSignal<Shown>,
+    pub run: RwSignal<AgentRun>,
+    pub comparison: RwSignal<Comparison>,
+    pub settings: RwSignal<Settings>,
+    pub notices: RwSignal<Vec<String>>,
+    pub files: StoredValue<Option<Vfs>>,
+    pub last_run: StoredValue<Option<LastRun>>,
+}
+
+impl Browser for BrowserPage {
+    fn open_transport(
+        &self,
+        mode: ContinuationMode,
+        base: &str,
+        api_key: &str,
+    ) -> Result<Box<dyn Transport>, String> {
+        Ok(match mode {
+            ContinuationMode::WebSocket => Box::new(
+                WsTransport::connect(&ws_responses_url(base, api_key))
+                    .map_err(|e| e.to_string())?,
+            ),
+            ContinuationMode::HttpChained | ContinuationMode::HttpStateless => {
+                Box::new(HttpTransport::new(&http_responses_url(base)).with_api_key(api_key))
+            }
+        })
+    }
+
+    fn sandbox(&self, files: Vfs) -> Sandbox {
+        Sandbox::new(files).with_js_runtime(Box::new(WorkerRuntime))
+    }
+
+    fn now_ms(&self) -> f64 {
+        crate::now_ms()
+    }
+
+    fn next_frame(&self, frame: Box<dyn FnOnce()>) {
+        request_animation_frame(frame);
+    }
+}
+
+impl Memory for BrowserPage {
+    fn files(&self) -> Option<Vfs> {
+        self.files.try_get_value().flatten()
+    }
+
+    fn keep_files(&self, files: Option<Vfs>) {
+        self.files.try_set_value(files);
+    }
+
+    fn keep_last_run(&self, last: Option<LastRun>) {
+        self.last_run.try_set_value(last);
+    }
+
+    fn store(&self, key: &str, json: &str) -> Result<(), String> {
+        storage::save(key, json)
+    }
+
+    fn clear_store(&self) {
+        storage::clear();
+    }
+}
+
+impl Screen for BrowserPage {
+    fn show(&self, shown: Shown) {
+        self.shown.try_set(shown);
+    }
+
+    fn show_run(&self, run: &AgentRun) {
+        self.run.try_set(run.clone());
+    }
+
+    fn show_leg(&self, mode: ContinuationMode, run: &AgentRun) {
+        self.comparison
+            .try_update(|c| *c.leg_mut(mode) = run.clone());
+    }
+
+    fn notice(&self, message: String) {
+        self.notices.try_update(|n| n.push(message));
+    }
+
+    fn clear_notices(&self) {
+        self.notices.try_set(Vec::new());
+    }
+
+    fn show_settings(&self, settings: Settings) {
+        self.settings.try_set(settings);
+    }
+}
