@@ -34,9 +34,14 @@ pub struct Config {
     /// Refuse WebSocket upgrades with 426, so clients such as Codex fall back to HTTP.
     #[arg(long, env = "TETHER_NO_WEBSOCKET", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
     pub no_websocket: bool,
-    /// Accepted API keys (repeat the flag, or comma-separate in the env); none means no auth.
+    /// Accepted API keys (repeat the flag, or comma-separate in the env), each its own project;
+    /// none (and no keys file) means no auth.
     #[arg(long = "api-key", env = "TETHER_API_KEYS", value_delimiter = ',')]
     pub api_keys: Vec<String>,
+    /// A JSON file grouping API keys into projects: `{"project": ["key", …], …}`; a project's
+    /// keys share its stored responses, other projects see none of them.
+    #[arg(long, env = "TETHER_KEYS_FILE")]
+    pub keys_file: Option<PathBuf>,
     /// Lifetime of a WebSocket connection in seconds (the reference service allows 60 minutes).
     #[arg(long, env = "TETHER_WS_LIFETIME_SECONDS", default_value_t = 3600.0)]
     pub ws_lifetime_seconds: f64,

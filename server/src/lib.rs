@@ -25,6 +25,7 @@ pub mod sim;
 pub mod stages;
 pub mod state;
 pub mod store;
+pub mod tenancy;
 pub mod timing;
 pub mod tokenizer;
 pub mod transport;

@@ -12,6 +12,7 @@ use crate::sim::{self, ScenarioSet, Simulator, SimulatorConfig};
 use crate::stages::classify::{Classifier, ClassifierPolicy};
 use crate::stages::render::TokenCache;
 use crate::store::{ResponseStore, SqliteStore, WriteBehindStore};
+use crate::tenancy::KeyRing;
 use crate::tokenizer;
 
 /// What every request handler shares.
@@ -30,7 +31,8 @@ pub struct AppState {
     pub metrics: Metrics,
     pub max_frame_bytes: usize,
     pub websocket_enabled: bool,
-    pub api_keys: Arc<Vec<String>>,
+    /// The accepted API keys and their projects; empty: authentication is off.
+    pub keys: KeyRing,
     pub ws_lifetime: std::time::Duration,
     pub reject_unknown_models: bool,
     pub classifier: Arc<Classifier>,
@@ -50,6 +52,14 @@ impl AppState {
             "--tokens-per-second must be a positive number, got {}",
             config.tokens_per_second
         );
+        let keys = KeyRing::new(&config.api_keys, config.keys_file.as_deref())
+            .map_err(|e| anyhow::anyhow!("API keys: {e}"))?;
+        if let Some(admin) = config.admin_key.as_deref().filter(|k| !k.is_empty()) {
+            anyhow::ensure!(
+                !keys.contains(admin),
+                "the admin key must not also be an API key (--admin-key, --api-key, --keys-file)"
+            );
+        }
         let api_costs = config.api_costs();
         api_costs.validate().map_err(|e| anyhow::anyhow!(e))?;
         let ws_lifetime = std::time::Duration::try_from_secs_f64(config.ws_lifetime_seconds)
@@ -89,14 +99,7 @@ impl AppState {
                 .then(|| token_cache(config.token_cache_tokens, &metrics)),
             metrics,
             websocket_enabled: !config.no_websocket,
-            api_keys: Arc::new(
-                config
-                    .api_keys
-                    .iter()
-                    .filter(|k| !k.is_empty())
-                    .cloned()
-                    .collect(),
-            ),
+            keys,
             ws_lifetime,
             api_costs,
         })

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("costs", 0),
     ("error", 0),
+    ("tenancy", 0),
     ("ids", 0),
     ("items", 0),
     ("tokenizer", 0),

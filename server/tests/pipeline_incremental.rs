@@ -149,7 +149,7 @@ async fn websocket_responses_are_billed_and_stored_behind_the_reply() {
     use tether_server::store::ResponseStore;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
-        let ledger = store.ledger(&id).unwrap();
+        let ledger = store.ledger(&id).await.unwrap();
         if ledger.len() == 1 {
             assert_eq!(ledger[0].transport, "ws");
             assert!(ledger[0].input_tokens > 0);
@@ -159,9 +159,9 @@ async fn websocket_responses_are_billed_and_stored_behind_the_reply() {
             std::time::Instant::now() < deadline,
             "the ledger line was never written"
         );
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    assert!(store.get(&id).unwrap().is_some());
+    assert!(store.get("default", &id).await.unwrap().is_some());
     std::fs::remove_dir_all(dir).unwrap();
 }
 

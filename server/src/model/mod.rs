@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use tether_protocol::{ApiError, Item, ResponseCreate};
 
+use crate::tenancy::Project;
+
 /// The rendered prompt as token ids: the preamble (instructions and tools), then one block per
 /// item of the conversation. Shared buffers: cloning copies no tokens.
 #[derive(Debug, Clone, Default)]
@@ -61,6 +63,8 @@ pub struct Context {
     pub route: Option<usize>,
     /// A failure the client asked for (`x-tether-fail`), overriding the configured rates.
     pub forced_failure: Option<FailureKind>,
+    /// The caller's project: an engine keeps projects' cached prompts apart.
+    pub project: Project,
 }
 
 impl Context {

@@ -32,14 +32,17 @@ use crate::ids::{new_id, unix_now};
 use crate::metrics::CacheLookup;
 use crate::model::{Context, FailureKind};
 use crate::stages::validate::tools_key;
+use crate::tenancy::Project;
 use crate::timing::{EngineTiming, Modelled, PathKind, Stage, StageTimings};
 use stages::Conversation;
 use stream::send_all;
 
 /// What the client asked of a request besides its body: from the request's headers over HTTP,
 /// from the upgrade request's (or URL's) for every response of a WebSocket connection.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct RequestOptions {
+    /// The project of the request's API key: it sees only this project's stored responses.
+    pub project: Project,
     /// `x-tether-fail`: a failure to force.
     pub forced_failure: Option<FailureKind>,
     /// `x-tether-timing: 1`: attach the timing summary to the terminal event.
@@ -103,7 +106,7 @@ pub async fn prepare(
 
     let load_started = std::time::Instant::now();
     let previous = match &request.previous_response_id {
-        Some(id) => Some(previous::find(state, id, cached).await?),
+        Some(id) => Some(previous::find(state, &options.project, id, cached).await?),
         None => None,
     };
     let load_time = load_started.elapsed();
@@ -124,7 +127,9 @@ pub async fn prepare(
     }
 
     let new_items = request.input.clone().into_items();
-    let referenced = previous::referenced_elsewhere(state, &new_items, &items, referenced).await?;
+    let referenced =
+        previous::referenced_elsewhere(state, &options.project, &new_items, &items, referenced)
+            .await?;
     let new_items = previous::resolve_references(new_items, &items, &referenced)?;
     checks::request(&request, &items, &new_items)?;
 
@@ -181,6 +186,7 @@ pub async fn prepare(
         prompt: rendered.prompt(),
         route,
         forced_failure: options.forced_failure,
+        project: options.project.clone(),
     };
     Ok(Prepared {
         context,
@@ -303,13 +309,20 @@ pub async fn generate(
         PathKind::Http => "http",
         PathKind::WsHit | PathKind::WsMiss => "ws",
     };
-    let record = record::record(&response, &usage, added_input, stored_parent, transport);
+    let record = record::record(
+        &context.project,
+        &response,
+        &usage,
+        added_input,
+        stored_parent,
+        transport,
+    );
     if timings.path == PathKind::Http {
         // Over HTTP the response is final once stored and billed.
         state.records.write_now(record, &mut timings).await;
     } else {
         // Queued before the terminal event, so a continuation can always find it; written after.
-        state.records.write_later(record, timings.path);
+        state.records.write_later(record, timings.path).await;
     }
     state.metrics.stages.observe(&timings);
     timings.finish();

@@ -9,7 +9,7 @@ use crate::AppState;
 use crate::cache::{CachedResponse, Reusable};
 use crate::error::ApiFailure;
 use crate::metrics::CacheLookup;
-use crate::store;
+use crate::tenancy::Project;
 
 /// The previous response's context, from wherever it was found.
 pub struct Previous {
@@ -22,9 +22,11 @@ pub struct Previous {
     pub reuse: Option<Reusable>,
 }
 
-/// The context of response `id`: `cached` if it is that response, else the store's.
+/// The context of response `id`: `cached` if it is that response, else the store's (of
+/// `project`: another project's response is not found).
 pub async fn find(
     state: &AppState,
+    project: &Project,
     id: &str,
     cached: Option<CachedResponse>,
 ) -> Result<Previous, ApiFailure> {
@@ -36,9 +38,7 @@ pub async fn find(
             reuse: Some(cached.reusable),
         });
     }
-    let records = state.store.clone();
-    let key = id.to_string();
-    match store::blocking(move || records.load_context(&key)).await? {
+    match state.store.load_context(project.as_str(), id).await? {
         Some((_, items)) => Ok(Previous {
             items,
             stored: true,
@@ -64,6 +64,7 @@ pub fn reference_ids(items: &[Item]) -> Vec<String> {
 /// hold: from `cached` (the connection cache's, WebSocket mode), then from the store.
 pub async fn referenced_elsewhere(
     state: &AppState,
+    project: &Project,
     new_items: &[Item],
     prior: &[Item],
     mut cached: Vec<Item>,
@@ -77,8 +78,7 @@ pub async fn referenced_elsewhere(
     if missing.is_empty() {
         return Ok(cached);
     }
-    let records = state.store.clone();
-    let found = store::blocking(move || records.find_items(&missing)).await?;
+    let found = state.store.find_items(project.as_str(), &missing).await?;
     cached.extend(found);
     Ok(cached)
 }

@@ -6,10 +6,12 @@ use tether_protocol::{Item, Response, Role, Usage};
 
 use crate::ids::{new_id, unix_now};
 use crate::store::{LedgerEntry, Record, StoredResponse};
+use crate::tenancy::Project;
 
-/// The writes `response` needs: its row (if stored) with the input it added and its stored
+/// The writes `response` (of `project`) needs: its row (if stored) with the input it added and its stored
 /// parent, and its bill for `usage` over `transport` (`http`, `sse` or `ws`).
 pub fn record(
+    project: &Project,
     response: &Response,
     usage: &Usage,
     added_input: Vec<Item>,
@@ -18,11 +20,13 @@ pub fn record(
 ) -> Record {
     Record {
         stored: response.store.then(|| StoredResponse {
+            project: project.as_str().to_string(),
             response: response.clone(),
             added_input: with_listing_shape(added_input),
             parent_id,
         }),
         bill: LedgerEntry {
+            project: project.as_str().to_string(),
             response_id: response.id.clone(),
             model: response.model.clone(),
             transport,

@@ -30,5 +30,6 @@ pub fn context_with(request: ResponseCreate, items: Vec<Item>) -> Context {
         prompt: rendered.prompt(),
         route: None,
         forced_failure: None,
+        project: Default::default(),
     }
 }

@@ -7,8 +7,9 @@
 //! input and `parent_id` links the chain; otherwise it is the whole logical input and the chain
 //! starts here. Loading a context walks the chain from the newest row to the oldest.
 //!
-//! Every call is short, synchronous work; async callers run it on the blocking pool through
-//! [`blocking`].
+//! Every stored row belongs to a project (`crate::tenancy`), and every read names the project
+//! it is for. A failure becomes an [`ApiFailure`] through `?`: 503 while the database is
+//! unavailable, 500 otherwise.
 
 pub mod sqlite;
 pub mod write_behind;
@@ -23,6 +24,8 @@ use crate::error::ApiFailure;
 /// What the store keeps of one response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredResponse {
+    /// The project it belongs to (`crate::tenancy`): only that project sees it.
+    pub project: String,
     pub response: Response,
     /// The items this response added before its output (see the module docs).
     pub added_input: Vec<Item>,
@@ -33,12 +36,39 @@ pub struct StoredResponse {
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The database cannot be reached (down, restarting, out of connections): the request may
+    /// succeed later, and is answered 503.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(String),
     #[error("database error: {0}")]
-    Database(#[from] rusqlite::Error),
+    Database(String),
     #[error("stored data is corrupt: {0}")]
     Corrupt(#[from] serde_json::Error),
     #[error("the chain of {0} is longer than {MAX_CHAIN} responses or loops")]
     ChainTooLong(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        StoreError::Database(error.to_string())
+    }
+}
+
+/// The API's answer to a store failure: logged, and 503 (retry later) when the database is
+/// unavailable, else 500 — its cause is the operator's business, not the client's.
+impl From<StoreError> for ApiFailure {
+    fn from(error: StoreError) -> Self {
+        tracing::error!("store: {error}");
+        match error {
+            StoreError::Unavailable(_) => ApiFailure::new(
+                503,
+                tether_protocol::ApiError::server(
+                    "The response store is unavailable; retry the request.",
+                ),
+            ),
+            _ => ApiFailure::internal("the response store failed"),
+        }
+    }
 }
 
 /// The longest chain `load_context` walks; a guard against cycles in corrupt data.
@@ -47,6 +77,7 @@ pub const MAX_CHAIN: usize = 100_000;
 /// One line of the usage ledger: what a response cost, for billing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LedgerEntry {
+    pub project: String,
     pub response_id: String,
     pub model: String,
     /// `http`, `sse` or `ws`.
@@ -60,25 +91,38 @@ pub struct LedgerEntry {
     pub recorded_at: u64,
 }
 
-/// Persists responses and the usage ledger.
+/// Persists responses and the usage ledger. Every read is scoped to a project: another
+/// project's response is not there.
+#[async_trait::async_trait]
 pub trait ResponseStore: Send + Sync + 'static {
-    fn put(&self, stored: &StoredResponse) -> Result<(), StoreError>;
-    /// Appends a usage line (every response is billed, stored or not).
-    fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError>;
+    async fn put(&self, stored: &StoredResponse) -> Result<(), StoreError>;
+    /// Appends a usage line (every completed response is billed, stored or not). A response is
+    /// billed once: a second line for the same response id is ignored.
+    async fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError>;
     /// The ledger lines of a response, oldest first.
-    fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError>;
-    fn get(&self, id: &str) -> Result<Option<StoredResponse>, StoreError>;
-    /// Deletes a response; `false` if there was none.
-    fn delete(&self, id: &str) -> Result<bool, StoreError>;
+    async fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError>;
+    async fn get(&self, project: &str, id: &str) -> Result<Option<StoredResponse>, StoreError>;
+    /// Deletes a response; `false` if there was none (in this project).
+    async fn delete(&self, project: &str, id: &str) -> Result<bool, StoreError>;
 
-    /// The stored items with these ids (an input item or an output item of any stored
-    /// response), in no particular order; ids no stored response holds are left out.
-    fn find_items(&self, ids: &[String]) -> Result<Vec<Item>, StoreError>;
+    /// The stored items of this project with these ids (an input item or an output item of any
+    /// of its stored responses), in no particular order; ids it does not hold are left out.
+    async fn find_items(&self, project: &str, ids: &[String]) -> Result<Vec<Item>, StoreError>;
+
+    /// Whether the store can serve requests now (readiness).
+    async fn ready(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     /// The full logical context after response `id`: every ancestor's added input and output,
-    /// oldest first, then this response's added input and output. `None` if `id` is not stored.
-    fn load_context(&self, id: &str) -> Result<Option<(Response, Vec<Item>)>, StoreError> {
-        let Some(newest) = self.get(id)? else {
+    /// oldest first, then this response's added input and output. `None` if `id` is not stored
+    /// in `project`.
+    async fn load_context(
+        &self,
+        project: &str,
+        id: &str,
+    ) -> Result<Option<(Response, Vec<Item>)>, StoreError> {
+        let Some(newest) = self.get(project, id).await? else {
             return Ok(None);
         };
         let mut chain = vec![newest];
@@ -86,7 +130,7 @@ pub trait ResponseStore: Send + Sync + 'static {
             if chain.len() >= MAX_CHAIN {
                 return Err(StoreError::ChainTooLong(id.to_string()));
             }
-            match self.get(&parent)? {
+            match self.get(project, &parent).await? {
                 Some(stored) => chain.push(stored),
                 // A deleted ancestor ends the chain: what remains is still a valid context.
                 None => break,
@@ -115,18 +159,4 @@ pub fn items_with_ids(stored: &StoredResponse, ids: &[String]) -> Vec<Item> {
         })
         .cloned()
         .collect()
-}
-
-/// Runs a store call off the async workers; a failure is logged and answered 500 (its cause is
-/// the operator's business, not the client's).
-pub async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, ApiFailure> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ApiFailure::internal(format!("store task failed: {e}")))?
-        .map_err(|e| {
-            tracing::error!("store: {e}");
-            ApiFailure::internal("the response store is unavailable")
-        })
 }

@@ -1,13 +1,14 @@
 //! The SQLite store: one database file (`DIR/tether.sqlite3`, WAL) or an in-memory database,
 //! its schema versioned by `user_version` and migrated at open.
 //!
-//! The connection sits behind a mutex: every call is short, synchronous work that the async
-//! callers run on the blocking pool, so an async mutex would buy nothing, and a panic while it
-//! is held cannot leave SQLite inconsistent (transactions roll back).
+//! The connection sits behind a mutex: every call is short, synchronous work run on the blocking
+//! pool ([`SqliteStore::run`]), so an async mutex would buy nothing, and a panic while it is
+//! held cannot leave SQLite inconsistent (transactions roll back).
 
 use std::path::Path;
+use std::sync::Arc;
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 use rusqlite::{Connection, OptionalExtension, params};
 use tether_protocol::Item;
 
@@ -53,11 +54,20 @@ const MIGRATIONS: &[&str] = &[
     // The engine's prompt cache writes, billed apart from the tokens read from it; lines
     // recorded before the cache existed wrote nothing.
     "ALTER TABLE usage_ledger ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;",
+    // Tenancy: every row belongs to a project (rows from before belong to `default`, the
+    // project of a server without keys); and a response is billed once.
+    "ALTER TABLE responses ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
+    ALTER TABLE items ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
+    ALTER TABLE usage_ledger ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
+    DELETE FROM usage_ledger
+        WHERE seq NOT IN (SELECT MIN(seq) FROM usage_ledger GROUP BY response_id);
+    CREATE UNIQUE INDEX usage_ledger_once ON usage_ledger (response_id);",
 ];
 
 /// SQLite-backed store.
+#[derive(Clone)]
 pub struct SqliteStore {
-    connection: Mutex<Connection>,
+    connection: Arc<Mutex<Connection>>,
 }
 
 impl SqliteStore {
@@ -78,13 +88,59 @@ impl SqliteStore {
         };
         migrate(&connection)?;
         Ok(SqliteStore {
-            connection: Mutex::new(connection),
+            connection: Arc::new(Mutex::new(connection)),
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, Connection> {
-        self.connection.lock()
+    /// Runs `work` on the connection, off the async workers.
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let connection = self.connection.clone();
+        tokio::task::spawn_blocking(move || work(&mut connection.lock()))
+            .await
+            .map_err(|e| StoreError::Database(format!("store task failed: {e}")))?
     }
+
+    /// The schema version (`user_version`): how many migrations have been applied.
+    pub fn schema_version(&self) -> Result<usize, StoreError> {
+        let version: i64 =
+            self.connection
+                .lock()
+                .pragma_query_value(None, "user_version", |row| row.get(0))?;
+        Ok(usize::try_from(version).unwrap_or(0))
+    }
+}
+
+fn get(
+    connection: &Connection,
+    project: &str,
+    id: &str,
+) -> Result<Option<StoredResponse>, StoreError> {
+    let row = connection
+        .query_row(
+            "SELECT response_json, added_input_json, parent_id FROM responses
+             WHERE id = ?1 AND project = ?2",
+            params![id, project],
+            |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get(2)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((response_json, input_json, parent_id)) = row else {
+        return Ok(None);
+    };
+    Ok(Some(StoredResponse {
+        project: project.to_string(),
+        response: serde_json::from_str(&response_json)?,
+        added_input: serde_json::from_str(&input_json)?,
+        parent_id,
+    }))
 }
 
 fn migrate(connection: &Connection) -> Result<(), StoreError> {
@@ -99,136 +155,148 @@ fn migrate(connection: &Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
+#[async_trait::async_trait]
 impl ResponseStore for SqliteStore {
-    fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
+    async fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
         let response_json = serde_json::to_string(&stored.response)?;
         let input_json = serde_json::to_string(&stored.added_input)?;
-        let connection = self.lock();
-        let tx = connection.unchecked_transaction()?;
-        {
-            let mut index =
-                tx.prepare("INSERT OR IGNORE INTO items (item_id, response_id) VALUES (?1, ?2)")?;
-            for item in stored.added_input.iter().chain(&stored.response.output) {
-                if let Some(item_id) = item.id() {
-                    index.execute(params![item_id, stored.response.id])?;
+        let stored = stored.clone();
+        self.run(move |connection| {
+            let tx = connection.transaction()?;
+            {
+                let mut index = tx.prepare(
+                    "INSERT OR IGNORE INTO items (item_id, response_id, project) VALUES (?1, ?2, ?3)",
+                )?;
+                for item in stored.added_input.iter().chain(&stored.response.output) {
+                    if let Some(item_id) = item.id() {
+                        index.execute(params![item_id, stored.response.id, stored.project])?;
+                    }
                 }
             }
-        }
-        tx.execute(
-            "INSERT OR REPLACE INTO responses (id, parent_id, created_at, response_json, added_input_json)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
-                stored.response.id,
-                stored.parent_id,
-                stored.response.created_at as i64,
-                response_json,
-                input_json
-            ],
-        )?;
-        tx.commit()?;
-        Ok(())
+            tx.execute(
+                "INSERT OR REPLACE INTO responses
+                 (id, parent_id, created_at, response_json, added_input_json, project)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    stored.response.id,
+                    stored.parent_id,
+                    stored.response.created_at as i64,
+                    response_json,
+                    input_json,
+                    stored.project
+                ],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })
+        .await
     }
 
-    fn find_items(&self, ids: &[String]) -> Result<Vec<Item>, StoreError> {
-        let mut holders = Vec::new();
-        {
-            let connection = self.lock();
-            // Any response holding the item will do: the item is the same in each.
-            let mut lookup =
-                connection.prepare("SELECT response_id FROM items WHERE item_id = ?1 LIMIT 1")?;
-            for id in ids {
-                if let Some(response_id) = lookup
-                    .query_row(params![id], |row| row.get::<_, String>(0))
-                    .optional()?
-                    && !holders.contains(&response_id)
-                {
-                    holders.push(response_id);
+    async fn find_items(&self, project: &str, ids: &[String]) -> Result<Vec<Item>, StoreError> {
+        let (project, ids) = (project.to_string(), ids.to_vec());
+        self.run(move |connection| {
+            let mut holders = Vec::new();
+            {
+                // Any response holding the item will do: the item is the same in each.
+                let mut lookup = connection.prepare(
+                    "SELECT response_id FROM items WHERE item_id = ?1 AND project = ?2 LIMIT 1",
+                )?;
+                for id in &ids {
+                    if let Some(response_id) = lookup
+                        .query_row(params![id, project], |row| row.get::<_, String>(0))
+                        .optional()?
+                        && !holders.contains(&response_id)
+                    {
+                        holders.push(response_id);
+                    }
                 }
             }
-        }
-        let mut found = Vec::new();
-        for response_id in holders {
-            if let Some(stored) = self.get(&response_id)? {
-                found.extend(items_with_ids(&stored, ids));
+            let mut found = Vec::new();
+            for response_id in holders {
+                if let Some(stored) = get(connection, &project, &response_id)? {
+                    found.extend(items_with_ids(&stored, &ids));
+                }
             }
-        }
-        Ok(found)
+            Ok(found)
+        })
+        .await
     }
 
-    fn get(&self, id: &str) -> Result<Option<StoredResponse>, StoreError> {
-        let row = self
-            .lock()
-            .query_row(
-                "SELECT response_json, added_input_json, parent_id FROM responses WHERE id = ?1",
-                params![id],
-                |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get(2)?,
-                    ))
-                },
-            )
-            .optional()?;
-        let Some((response_json, input_json, parent_id)) = row else {
-            return Ok(None);
-        };
-        Ok(Some(StoredResponse {
-            response: serde_json::from_str(&response_json)?,
-            added_input: serde_json::from_str(&input_json)?,
-            parent_id,
-        }))
+    async fn get(&self, project: &str, id: &str) -> Result<Option<StoredResponse>, StoreError> {
+        let (project, id) = (project.to_string(), id.to_string());
+        self.run(move |connection| get(connection, &project, &id))
+            .await
     }
 
-    fn delete(&self, id: &str) -> Result<bool, StoreError> {
-        let connection = self.lock();
-        connection.execute("DELETE FROM items WHERE response_id = ?1", params![id])?;
-        Ok(connection.execute("DELETE FROM responses WHERE id = ?1", params![id])? > 0)
+    async fn delete(&self, project: &str, id: &str) -> Result<bool, StoreError> {
+        let (project, id) = (project.to_string(), id.to_string());
+        self.run(move |connection| {
+            let tx = connection.transaction()?;
+            let deleted = tx.execute(
+                "DELETE FROM responses WHERE id = ?1 AND project = ?2",
+                params![id, project],
+            )? > 0;
+            if deleted {
+                tx.execute("DELETE FROM items WHERE response_id = ?1", params![id])?;
+            }
+            tx.commit()?;
+            Ok(deleted)
+        })
+        .await
     }
 
-    fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
-        self.lock().execute(
-            "INSERT INTO usage_ledger (response_id, model, transport, input_tokens, cached_tokens,
-             cache_write_tokens, output_tokens, recorded_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![
-                entry.response_id,
-                entry.model,
-                entry.transport,
-                entry.input_tokens as i64,
-                entry.cached_tokens as i64,
-                entry.cache_write_tokens as i64,
-                entry.output_tokens as i64,
-                entry.recorded_at as i64
-            ],
-        )?;
-        Ok(())
+    async fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
+        let entry = entry.clone();
+        self.run(move |connection| {
+            connection.execute(
+                "INSERT OR IGNORE INTO usage_ledger (response_id, model, transport, input_tokens,
+                 cached_tokens, cache_write_tokens, output_tokens, recorded_at, project)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    entry.response_id,
+                    entry.model,
+                    entry.transport,
+                    entry.input_tokens as i64,
+                    entry.cached_tokens as i64,
+                    entry.cache_write_tokens as i64,
+                    entry.output_tokens as i64,
+                    entry.recorded_at as i64,
+                    entry.project
+                ],
+            )?;
+            Ok(())
+        })
+        .await
     }
 
-    fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
-        let connection = self.lock();
-        let mut statement = connection.prepare(
-            "SELECT model, transport, input_tokens, cached_tokens, output_tokens, recorded_at,
-             cache_write_tokens FROM usage_ledger WHERE response_id = ?1 ORDER BY seq",
-        )?;
-        let rows = statement.query_map(params![response_id], |row| {
-            let transport: String = row.get(1)?;
-            Ok(LedgerEntry {
-                response_id: response_id.to_string(),
-                model: row.get(0)?,
-                transport: match transport.as_str() {
-                    "http" => "http",
-                    "sse" => "sse",
-                    _ => "ws",
-                },
-                input_tokens: row.get::<_, i64>(2)? as u64,
-                cached_tokens: row.get::<_, i64>(3)? as u64,
-                cache_write_tokens: row.get::<_, i64>(6)? as u64,
-                output_tokens: row.get::<_, i64>(4)? as u64,
-                recorded_at: row.get::<_, i64>(5)? as u64,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+    async fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
+        let response_id = response_id.to_string();
+        self.run(move |connection| {
+            let mut statement = connection.prepare(
+                "SELECT model, transport, input_tokens, cached_tokens, output_tokens, recorded_at,
+                 cache_write_tokens, project FROM usage_ledger WHERE response_id = ?1 ORDER BY seq",
+            )?;
+            let rows = statement.query_map(params![response_id], |row| {
+                let transport: String = row.get(1)?;
+                Ok(LedgerEntry {
+                    response_id: response_id.clone(),
+                    model: row.get(0)?,
+                    transport: match transport.as_str() {
+                        "http" => "http",
+                        "sse" => "sse",
+                        _ => "ws",
+                    },
+                    input_tokens: row.get::<_, i64>(2)? as u64,
+                    cached_tokens: row.get::<_, i64>(3)? as u64,
+                    cache_write_tokens: row.get::<_, i64>(6)? as u64,
+                    output_tokens: row.get::<_, i64>(4)? as u64,
+                    recorded_at: row.get::<_, i64>(5)? as u64,
+                    project: row.get(7)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
     }
 }
 
@@ -255,82 +323,92 @@ mod tests {
         question
     }
 
-    #[test]
-    fn items_are_found_by_id_and_indexed_when_an_older_database_opens() {
-        let dir = std::env::temp_dir().join(format!("tether-store-{}", rand::random::<u64>()));
-        let ids = |ids: &[&str]| ids.iter().map(|id| id.to_string()).collect::<Vec<_>>();
+    fn stored(project: &str, id: &str, input: Vec<Item>, parent: Option<&str>) -> StoredResponse {
+        StoredResponse {
+            project: project.into(),
+            response: response(id, &format!("a-{id}")),
+            added_input: input,
+            parent_id: parent.map(str::to_string),
+        }
+    }
+
+    fn temp_dir() -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("tether-store-{}", rand::random::<u64>()))
+    }
+
+    fn ids(ids: &[&str]) -> Vec<String> {
+        ids.iter().map(|id| id.to_string()).collect()
+    }
+
+    #[tokio::test]
+    async fn items_are_found_by_id_and_indexed_when_an_older_database_opens() {
+        let dir = temp_dir();
         {
             let store = SqliteStore::open(&dir).unwrap();
             store
-                .put(&StoredResponse {
-                    response: response("r1", "a1"),
-                    added_input: vec![question("msg_q1")],
-                    parent_id: None,
-                })
+                .put(&stored("default", "r1", vec![question("msg_q1")], None))
+                .await
                 .unwrap();
             let found = store
-                .find_items(&ids(&["msg_r1", "msg_q1", "msg_none"]))
+                .find_items("default", &ids(&["msg_r1", "msg_q1", "msg_none"]))
+                .await
                 .unwrap();
             let mut found: Vec<_> = found.iter().filter_map(Item::id).collect();
             found.sort_unstable();
             assert_eq!(found, ["msg_q1", "msg_r1"]);
-            // As a database from before the index: the migration fills it from the responses.
-            let connection = store.lock();
-            connection
+            // As a database of schema version 2 (before the item index, the prompt cache's
+            // writes and tenancy): the migrations fill the index from the responses.
+            store
+                .connection
+                .lock()
                 .execute_batch(
-                    "DROP TABLE items;
+                    "DROP INDEX usage_ledger_once;
+                     DROP TABLE items;
+                     ALTER TABLE usage_ledger DROP COLUMN project;
+                     ALTER TABLE responses DROP COLUMN project;
                      ALTER TABLE usage_ledger DROP COLUMN cache_write_tokens;
                      PRAGMA user_version = 2;",
                 )
                 .unwrap();
         }
         let store = SqliteStore::open(&dir).unwrap();
-        assert_eq!(store.find_items(&ids(&["msg_r1"])).unwrap().len(), 1);
-        assert_eq!(store.find_items(&ids(&["msg_q1"])).unwrap().len(), 1);
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len());
+        let find = |wanted: &'static [&'static str]| {
+            let store = store.clone();
+            async move { store.find_items("default", &ids(wanted)).await.unwrap() }
+        };
+        assert_eq!(find(&["msg_r1"]).await.len(), 1);
+        assert_eq!(find(&["msg_q1"]).await.len(), 1);
         // An item another response holds too stays found when one of them is deleted.
         store
-            .put(&StoredResponse {
-                response: response("r2", "a2"),
-                added_input: vec![question("msg_q1")],
-                parent_id: None,
-            })
+            .put(&stored("default", "r2", vec![question("msg_q1")], None))
+            .await
             .unwrap();
-        assert!(store.delete("r2").unwrap());
-        assert_eq!(store.find_items(&ids(&["msg_q1"])).unwrap().len(), 1);
+        assert!(store.delete("default", "r2").await.unwrap());
+        assert_eq!(find(&["msg_q1"]).await.len(), 1);
         // Deleting the last response holding it forgets it.
-        assert!(store.delete("r1").unwrap());
-        assert!(
-            store
-                .find_items(&ids(&["msg_r1", "msg_q1"]))
-                .unwrap()
-                .is_empty()
-        );
+        assert!(store.delete("default", "r1").await.unwrap());
+        assert!(find(&["msg_r1", "msg_q1"]).await.is_empty());
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    #[test]
-    fn chains_load_oldest_first_and_survive_a_reopen() {
-        let dir = std::env::temp_dir().join(format!("tether-store-{}", rand::random::<u64>()));
+    #[tokio::test]
+    async fn chains_load_oldest_first_and_survive_a_reopen() {
+        let dir = temp_dir();
         {
             let store = SqliteStore::open(&dir).unwrap();
             store
-                .put(&StoredResponse {
-                    response: response("r1", "a1"),
-                    added_input: vec![Item::user_text("q1")],
-                    parent_id: None,
-                })
+                .put(&stored("p", "r1", vec![Item::user_text("q1")], None))
+                .await
                 .unwrap();
             store
-                .put(&StoredResponse {
-                    response: response("r2", "a2"),
-                    added_input: vec![Item::user_text("q2")],
-                    parent_id: Some("r1".into()),
-                })
+                .put(&stored("p", "r2", vec![Item::user_text("q2")], Some("r1")))
+                .await
                 .unwrap();
         }
         let store = SqliteStore::open(&dir).unwrap();
-        let (latest, items) = store.load_context("r2").unwrap().unwrap();
+        let (latest, items) = store.load_context("p", "r2").await.unwrap().unwrap();
         assert_eq!(latest.id, "r2");
         let texts: Vec<String> = items
             .iter()
@@ -339,16 +417,58 @@ mod tests {
                 other => panic!("unexpected {other:?}"),
             })
             .collect();
-        assert_eq!(texts, ["q1", "a1", "q2", "a2"]);
-        assert!(store.delete("r2").unwrap());
-        assert!(!store.delete("r2").unwrap());
-        assert!(store.load_context("r2").unwrap().is_none());
+        assert_eq!(texts, ["q1", "a-r1", "q2", "a-r2"]);
+        assert!(store.delete("p", "r2").await.unwrap());
+        assert!(!store.delete("p", "r2").await.unwrap());
+        assert!(store.load_context("p", "r2").await.unwrap().is_none());
         std::fs::remove_dir_all(dir).unwrap();
     }
 
-    #[test]
-    fn memory_store_works_and_misses_are_none() {
+    #[tokio::test]
+    async fn another_project_sees_nothing_and_deletes_nothing() {
         let store = SqliteStore::open(Path::new(":memory:")).unwrap();
-        assert!(store.get("nope").unwrap().is_none());
+        store
+            .put(&stored("a", "r1", vec![question("msg_q1")], None))
+            .await
+            .unwrap();
+        assert!(store.get("b", "r1").await.unwrap().is_none());
+        assert!(store.load_context("b", "r1").await.unwrap().is_none());
+        assert!(
+            store
+                .find_items("b", &ids(&["msg_q1"]))
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        assert!(!store.delete("b", "r1").await.unwrap());
+        assert!(
+            store.get("a", "r1").await.unwrap().is_some(),
+            "still there for its owner"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_response_is_billed_once() {
+        let store = SqliteStore::open(Path::new(":memory:")).unwrap();
+        let entry = LedgerEntry {
+            project: "p".into(),
+            response_id: "r1".into(),
+            model: "m".into(),
+            transport: "ws",
+            input_tokens: 10,
+            cached_tokens: 0,
+            cache_write_tokens: 0,
+            output_tokens: 2,
+            recorded_at: 1,
+        };
+        store.bill(&entry).await.unwrap();
+        store.bill(&entry).await.unwrap();
+        assert_eq!(store.ledger("r1").await.unwrap(), vec![entry]);
+    }
+
+    #[tokio::test]
+    async fn memory_store_works_and_misses_are_none() {
+        let store = SqliteStore::open(Path::new(":memory:")).unwrap();
+        assert!(store.get("default", "nope").await.unwrap().is_none());
     }
 }

@@ -28,7 +28,8 @@ pub struct Record {
     pub bill: LedgerEntry,
 }
 
-type Pending = Arc<Mutex<HashMap<String, StoredResponse>>>;
+/// Queued stored responses by id, readable until written.
+type Pending = Arc<tokio::sync::Mutex<HashMap<String, StoredResponse>>>;
 
 /// A store whose writes can be queued behind the response.
 pub struct WriteBehindStore {
@@ -40,21 +41,21 @@ pub struct WriteBehindStore {
 
 /// Performs `record`'s writes, timing the persist and bill stages. A stored response is only
 /// written while it is still `wanted` (a delete may have cancelled it).
-fn write(
+async fn write(
     store: &dyn ResponseStore,
     record: &Record,
     path: PathKind,
-    wanted: impl Fn(&str) -> bool,
+    wanted: bool,
 ) -> (Result<(), StoreError>, StageTimings) {
     let mut timings = StageTimings::new(path);
     let mut result = Ok(());
-    if let Some(stored) = record.stored.as_ref().filter(|s| wanted(&s.response.id)) {
+    if let Some(stored) = record.stored.as_ref().filter(|_| wanted) {
         let started = Instant::now();
-        result = store.put(stored);
+        result = store.put(stored).await;
         timings.record(Stage::Persist, started.elapsed());
     }
     let started = Instant::now();
-    let billed = store.bill(&record.bill);
+    let billed = store.bill(&record.bill).await;
     timings.record(Stage::Bill, started.elapsed());
     (result.and(billed), timings)
 }
@@ -67,21 +68,20 @@ impl WriteBehindStore {
         let (store, queued) = (inner.clone(), pending.clone());
         let writer = tokio::spawn(async move {
             while let Some((record, path)) = jobs.recv().await {
-                let (store, queued) = (store.clone(), queued.clone());
                 let id = record.bill.response_id.clone();
-                let done = tokio::task::spawn_blocking(move || {
-                    // Held across the write so a concurrent delete either cancels it or
-                    // deletes what it wrote, never races it.
-                    let mut pending = queued.lock();
-                    let outcome = write(&*store, &record, path, |id| pending.contains_key(id));
-                    pending.remove(&record.bill.response_id);
-                    outcome
-                })
-                .await;
-                match done {
-                    Ok((Ok(()), timings)) => histograms.observe(&timings),
-                    Ok((Err(e), _)) => tracing::error!("writing {id} in the background: {e}"),
-                    Err(e) => tracing::error!("writing {id} in the background: task failed: {e}"),
+                // Held across the write so a concurrent delete either cancels it or deletes
+                // what it wrote, never races it.
+                let mut pending = queued.lock().await;
+                let wanted = record
+                    .stored
+                    .as_ref()
+                    .is_some_and(|s| pending.contains_key(&s.response.id));
+                let (result, timings) = write(&*store, &record, path, wanted).await;
+                pending.remove(&id);
+                drop(pending);
+                match result {
+                    Ok(()) => histograms.observe(&timings),
+                    Err(e) => tracing::error!("writing {id} in the background: {e}"),
                 }
             }
         });
@@ -95,25 +95,20 @@ impl WriteBehindStore {
 
     /// Writes now (the HTTP path), adding the persist and bill stages to `timings`.
     pub async fn write_now(&self, record: Record, timings: &mut StageTimings) {
-        let store = self.inner.clone();
-        let path = timings.path;
         let id = record.bill.response_id.clone();
-        match tokio::task::spawn_blocking(move || write(&*store, &record, path, |_| true)).await {
-            Ok((result, written)) => {
-                timings.stages.extend(written.stages);
-                if let Err(e) = result {
-                    tracing::error!("writing {id}: {e}");
-                }
-            }
-            Err(e) => tracing::error!("writing {id}: task failed: {e}"),
+        let (result, written) = write(&*self.inner, &record, timings.path, true).await;
+        timings.stages.extend(written.stages);
+        if let Err(e) = result {
+            tracing::error!("writing {id}: {e}");
         }
     }
 
     /// Queues the writes (the WebSocket path); a stored response is readable at once.
-    pub fn write_later(&self, record: Record, path: PathKind) {
+    pub async fn write_later(&self, record: Record, path: PathKind) {
         if let Some(stored) = &record.stored {
             self.pending
                 .lock()
+                .await
                 .insert(stored.response.id.clone(), stored.clone());
         }
         let refused = match self.queue.lock().as_ref() {
@@ -122,9 +117,9 @@ impl WriteBehindStore {
         };
         // Draining for shutdown: nobody takes new work, so write it in place.
         if let Some(record) = refused {
-            let (result, _) = write(&*self.inner, &record, path, |_| true);
+            let (result, _) = write(&*self.inner, &record, path, true).await;
             if let Some(stored) = &record.stored {
-                self.pending.lock().remove(&stored.response.id);
+                self.pending.lock().await.remove(&stored.response.id);
             }
             if let Err(e) = result {
                 tracing::error!("writing {} during shutdown: {e}", record.bill.response_id);
@@ -142,24 +137,27 @@ impl WriteBehindStore {
     }
 }
 
+#[async_trait::async_trait]
 impl ResponseStore for WriteBehindStore {
-    fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
-        self.inner.put(stored)
+    async fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
+        self.inner.put(stored).await
     }
 
-    fn get(&self, id: &str) -> Result<Option<StoredResponse>, StoreError> {
-        if let Some(stored) = self.pending.lock().get(id) {
-            return Ok(Some(stored.clone()));
+    async fn get(&self, project: &str, id: &str) -> Result<Option<StoredResponse>, StoreError> {
+        if let Some(stored) = self.pending.lock().await.get(id) {
+            return Ok((stored.project == project).then(|| stored.clone()));
         }
-        self.inner.get(id)
+        self.inner.get(project, id).await
     }
 
-    fn find_items(&self, ids: &[String]) -> Result<Vec<Item>, StoreError> {
+    async fn find_items(&self, project: &str, ids: &[String]) -> Result<Vec<Item>, StoreError> {
         // Responses still queued for writing first; then the database, for the ids not found.
         let mut found: Vec<Item> = self
             .pending
             .lock()
+            .await
             .values()
+            .filter(|stored| stored.project == project)
             .flat_map(|stored| items_with_ids(stored, ids))
             .collect();
         let missing: Vec<String> = ids
@@ -168,22 +166,32 @@ impl ResponseStore for WriteBehindStore {
             .cloned()
             .collect();
         if !missing.is_empty() {
-            found.extend(self.inner.find_items(&missing)?);
+            found.extend(self.inner.find_items(project, &missing).await?);
         }
         Ok(found)
     }
 
-    fn delete(&self, id: &str) -> Result<bool, StoreError> {
-        let was_queued = self.pending.lock().remove(id).is_some();
-        Ok(self.inner.delete(id)? || was_queued)
+    async fn delete(&self, project: &str, id: &str) -> Result<bool, StoreError> {
+        let was_queued = {
+            let mut pending = self.pending.lock().await;
+            match pending.get(id) {
+                Some(stored) if stored.project == project => pending.remove(id).is_some(),
+                _ => false,
+            }
+        };
+        Ok(self.inner.delete(project, id).await? || was_queued)
     }
 
-    fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
-        self.inner.bill(entry)
+    async fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
+        self.inner.bill(entry).await
     }
 
-    fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
-        self.inner.ledger(response_id)
+    async fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
+        self.inner.ledger(response_id).await
+    }
+
+    async fn ready(&self) -> Result<(), StoreError> {
+        self.inner.ready().await
     }
 }
 
@@ -196,11 +204,13 @@ mod tests {
     fn record(id: &str) -> Record {
         Record {
             stored: Some(StoredResponse {
+                project: "p".into(),
                 response: Response::in_progress(id, 1, &ResponseCreate::new("m", "x")),
                 added_input: Vec::new(),
                 parent_id: None,
             }),
             bill: LedgerEntry {
+                project: "p".into(),
                 response_id: id.into(),
                 model: "m".into(),
                 transport: "ws",
@@ -219,23 +229,29 @@ mod tests {
             Arc::new(SqliteStore::open(std::path::Path::new(":memory:")).unwrap());
         let store = WriteBehindStore::start(inner.clone(), StageHistograms::new());
         for i in 0..50 {
-            store.write_later(record(&format!("r{i}")), PathKind::WsHit);
+            store
+                .write_later(record(&format!("r{i}")), PathKind::WsHit)
+                .await;
         }
         assert!(
-            store.get("r49").unwrap().is_some(),
+            store.get("p", "r49").await.unwrap().is_some(),
             "visible before it is written"
+        );
+        assert!(
+            store.get("q", "r49").await.unwrap().is_none(),
+            "and only to its project"
         );
         store.drain().await;
         for i in 0..50 {
             assert!(
-                inner.get(&format!("r{i}")).unwrap().is_some(),
+                inner.get("p", &format!("r{i}")).await.unwrap().is_some(),
                 "r{i} reached the database"
             );
-            assert_eq!(inner.ledger(&format!("r{i}")).unwrap().len(), 1);
+            assert_eq!(inner.ledger(&format!("r{i}")).await.unwrap().len(), 1);
         }
         // After the drain, writes still land (in place).
-        store.write_later(record("late"), PathKind::WsHit);
-        assert!(inner.get("late").unwrap().is_some());
+        store.write_later(record("late"), PathKind::WsHit).await;
+        assert!(inner.get("p", "late").await.unwrap().is_some());
     }
 
     #[tokio::test]
@@ -243,10 +259,18 @@ mod tests {
         let inner: Arc<dyn ResponseStore> =
             Arc::new(SqliteStore::open(std::path::Path::new(":memory:")).unwrap());
         let store = WriteBehindStore::start(inner.clone(), StageHistograms::new());
-        store.write_later(record("gone"), PathKind::WsMiss);
-        assert!(store.delete("gone").unwrap());
+        store.write_later(record("gone"), PathKind::WsMiss).await;
+        assert!(
+            !store.delete("q", "gone").await.unwrap(),
+            "not another project's to delete"
+        );
+        assert!(store.delete("p", "gone").await.unwrap());
         store.drain().await;
-        assert!(inner.get("gone").unwrap().is_none());
-        assert_eq!(inner.ledger("gone").unwrap().len(), 1, "it is still billed");
+        assert!(inner.get("p", "gone").await.unwrap().is_none());
+        assert_eq!(
+            inner.ledger("gone").await.unwrap().len(),
+            1,
+            "it is still billed"
+        );
     }
 }

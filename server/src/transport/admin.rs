@@ -34,7 +34,13 @@ fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), ApiFailure> {
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
-    if given == Some(key) {
+    let matches = given.is_some_and(|given| {
+        bool::from(subtle::ConstantTimeEq::ct_eq(
+            given.as_bytes(),
+            key.as_bytes(),
+        ))
+    });
+    if matches {
         Ok(())
     } else {
         Err(ApiFailure::unauthorized(

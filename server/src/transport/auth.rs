@@ -1,6 +1,9 @@
 //! Optional API-key authentication of the `/v1` routes, the WebSocket upgrade included (a bad
 //! key gets a plain HTTP 401 before any upgrade). With no keys configured everything is open.
 //!
+//! An accepted key's project (`crate::tenancy`) goes with the request to the handlers: what it
+//! stores belongs to that project, and it sees only that project's responses.
+//!
 //! The key comes as `Authorization: Bearer <key>`. A browser cannot set headers on a WebSocket
 //! upgrade, so an upgrade request may carry it as the `api_key` query parameter instead (the
 //! playground does); plain HTTP requests must use the header, so keys stay out of URLs there.
@@ -14,14 +17,17 @@ use axum::response::{IntoResponse, Response};
 
 use crate::AppState;
 use crate::error::ApiFailure;
+use crate::tenancy::Project;
 
-/// Lets the request through when auth is off or its `Authorization: Bearer` key is accepted.
+/// Lets the request through when auth is off or its `Authorization: Bearer` key is accepted,
+/// with the key's [`Project`] as a request extension (`default` when auth is off).
 pub async fn require_api_key(
     State(state): State<AppState>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
-    if state.api_keys.is_empty() {
+    if state.keys.is_empty() {
+        request.extensions_mut().insert(Project::open());
         return next.run(request).await;
     }
     let presented = request
@@ -32,11 +38,12 @@ pub async fn require_api_key(
         .map(str::trim)
         .map(str::to_string)
         .or_else(|| upgrade_query_key(&request));
-    match presented.as_deref() {
-        Some(key) if state.api_keys.iter().any(|accepted| accepted == key) => {
+    match presented.as_deref().map(|key| state.keys.project_of(key)) {
+        Some(Some(project)) => {
+            request.extensions_mut().insert(project);
             next.run(request).await
         }
-        Some(_) => unauthorized("Incorrect API key provided."),
+        Some(None) => unauthorized("Incorrect API key provided."),
         None => unauthorized(
             "Missing bearer authentication in header: send 'Authorization: Bearer <key>' \
              (on a WebSocket upgrade, the api_key query parameter also works).",

@@ -6,12 +6,12 @@
 //! (`{"error":{"message","type","param","code"}}`) with the matching status. The handlers never
 //! look at `Accept`: the official SDKs send `application/json` even when they stream.
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response as HttpResponse};
+use axum::{Extension, Json};
 use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -23,11 +23,12 @@ use crate::AppState;
 use crate::error::ApiFailure;
 use crate::metrics::Transport;
 use crate::pipeline::{self, Origin};
-use crate::store;
+use crate::tenancy::Project;
 
 /// `POST /v1/responses`.
 pub async fn create(
     State(state): State<AppState>,
+    Extension(project): Extension<Project>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<HttpResponse, ApiFailure> {
@@ -41,7 +42,7 @@ pub async fn create(
     let request = decode_request(value).map_err(|e| ApiFailure::new(400, e.to_api_error()))?;
     pipeline::supported(&request)?;
     let streaming = request.stream == Some(true);
-    let options = options::for_http(&headers)?;
+    let options = options::for_http(&headers, project)?;
     let prepared = pipeline::prepare(&state, request, Origin::Http, options).await?;
     let (out, mut events) = mpsc::channel::<ServerEvent>(256);
     if streaming {
@@ -114,11 +115,10 @@ fn response_not_found(id: &str) -> ApiFailure {
 /// `GET /v1/responses/{id}`.
 pub async fn retrieve(
     State(state): State<AppState>,
+    Extension(project): Extension<Project>,
     Path(id): Path<String>,
 ) -> Result<HttpResponse, ApiFailure> {
-    let records = state.store.clone();
-    let key = id.clone();
-    match store::blocking(move || records.get(&key)).await? {
+    match state.store.get(project.as_str(), &id).await? {
         Some(stored) => Ok(Json(stored.response).into_response()),
         None => Err(response_not_found(&id)),
     }
@@ -127,11 +127,10 @@ pub async fn retrieve(
 /// `DELETE /v1/responses/{id}`.
 pub async fn delete(
     State(state): State<AppState>,
+    Extension(project): Extension<Project>,
     Path(id): Path<String>,
 ) -> Result<HttpResponse, ApiFailure> {
-    let records = state.store.clone();
-    let key = id.clone();
-    if store::blocking(move || records.delete(&key)).await? {
+    if state.store.delete(project.as_str(), &id).await? {
         Ok(Json(json!({"id": id, "object": "response", "deleted": true})).into_response())
     } else {
         Err(response_not_found(&id))
@@ -150,6 +149,7 @@ pub struct ListQuery {
 /// first by default, `limit` (1–100, default 20) at a time, continuing `after` an item id.
 pub async fn input_items(
     State(state): State<AppState>,
+    Extension(project): Extension<Project>,
     Path(id): Path<String>,
     Query(query): Query<ListQuery>,
 ) -> Result<HttpResponse, ApiFailure> {
@@ -172,10 +172,7 @@ pub async fn input_items(
             ));
         }
     };
-    let records = state.store.clone();
-    let key = id.clone();
-    let Some((response, mut items)) = store::blocking(move || records.load_context(&key)).await?
-    else {
+    let Some((response, mut items)) = state.store.load_context(project.as_str(), &id).await? else {
         return Err(response_not_found(&id));
     };
     items.truncate(items.len() - response.output.len());

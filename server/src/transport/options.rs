@@ -12,10 +12,13 @@ use axum::http::HeaderMap;
 use crate::error::ApiFailure;
 use crate::model::FailureKind;
 use crate::pipeline::RequestOptions;
+use crate::tenancy::Project;
 
-/// The options an HTTP request's `headers` ask for; 400 for an unknown failure kind.
-pub fn for_http(headers: &HeaderMap) -> Result<RequestOptions, ApiFailure> {
+/// The options an HTTP request's `headers` ask for, for the key's `project`; 400 for an unknown
+/// failure kind.
+pub fn for_http(headers: &HeaderMap, project: Project) -> Result<RequestOptions, ApiFailure> {
     Ok(RequestOptions {
+        project,
         forced_failure: forced_failure(headers)?,
         report_timing: wants_summary(headers),
         timing_metrics: false,
@@ -23,9 +26,14 @@ pub fn for_http(headers: &HeaderMap) -> Result<RequestOptions, ApiFailure> {
 }
 
 /// The options an upgrade request's `headers` and URL `query` ask for, for every response of
-/// its connection; 400 for an unknown failure kind.
-pub fn for_upgrade(headers: &HeaderMap, query: Option<&str>) -> Result<RequestOptions, ApiFailure> {
+/// its connection (all of the key's `project`); 400 for an unknown failure kind.
+pub fn for_upgrade(
+    headers: &HeaderMap,
+    query: Option<&str>,
+    project: Project,
+) -> Result<RequestOptions, ApiFailure> {
     Ok(RequestOptions {
+        project,
         forced_failure: forced_failure(headers)?,
         report_timing: wants_summary(headers)
             || query.is_some_and(|query| query.split('&').any(|pair| pair == "tether_timing=1")),

@@ -141,7 +141,7 @@ impl PromptCaches {
     /// profile `profile` with `settings`.
     pub fn lookup(&self, context: &Context, profile: &str, settings: &CacheSettings) -> Lookup {
         let now = Instant::now();
-        let key = KeyParts::of(&context.request, profile);
+        let key = KeyParts::of(&context.request, profile, context.project.as_str());
         let input_tokens = context.input_tokens();
         let options = context.request.prompt_cache_options.as_ref();
         let comparison = options
@@ -224,12 +224,17 @@ impl PromptCaches {
         self.counters.queried_tokens.inc_by(input_tokens);
         self.counters.hit_tokens.inc_by(cached as u64);
         let diagnostics = comparison.map(|id| {
+            // Another project's response is answered like one that does not exist.
+            let comparison = state
+                .memory
+                .get(id)
+                .filter(|c| c.key.project == key.project);
             diagnostics::compare(
                 &key,
                 &plan.blocks,
                 input_tokens,
                 cached as u64,
-                state.memory.get(id),
+                comparison,
                 settings.sizes.min_tokens,
             )
         });

@@ -36,6 +36,8 @@ pub const TTL_24H: Duration = Duration::from_secs(24 * 60 * 60);
 /// What the cache key is made of; two requests whose parts differ never share a prefix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyParts {
+    /// The caller's project: projects never share a cached prompt.
+    pub project: String,
     pub model: String,
     pub prompt_cache_key: Option<String>,
     pub tools: String,
@@ -47,9 +49,10 @@ pub struct KeyParts {
 
 impl KeyParts {
     /// The parts of `request`'s key, for the profile named `profile`.
-    pub fn of(request: &ResponseCreate, profile: &str) -> Self {
+    pub fn of(request: &ResponseCreate, profile: &str, project: &str) -> Self {
         let field = |value: Option<&Value>| value.map(Value::to_string).unwrap_or_default();
         KeyParts {
+            project: project.to_string(),
             model: profile.to_string(),
             prompt_cache_key: request.prompt_cache_key.clone(),
             tools: serde_json::to_string(&request.tools).unwrap_or_default(),
@@ -62,6 +65,7 @@ impl KeyParts {
 
     /// The first part that differs from `other`'s, as the reason a diagnostics miss names.
     pub fn first_difference(&self, other: &KeyParts) -> Option<&'static str> {
+        // Another project's response is never a comparison (`comparison_response_not_found`).
         if self.model != other.model {
             Some("model_changed")
         } else if self.prompt_cache_key != other.prompt_cache_key {
@@ -84,6 +88,7 @@ impl KeyParts {
     fn seed(&self) -> u64 {
         let mut hash = Chain::new(0x7e74_6865_725f_7063);
         for part in [
+            self.project.as_str(),
             self.model.as_str(),
             self.prompt_cache_key.as_deref().unwrap_or("\u{0}"),
             &self.tools,

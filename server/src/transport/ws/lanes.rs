@@ -90,7 +90,7 @@ impl Lanes {
                 self.out.clone(),
                 self.in_flight.clone(),
                 self.cache.clone(),
-                self.options,
+                self.options.clone(),
             ));
             self.queues.insert(lane.clone(), queue);
         }
@@ -146,7 +146,7 @@ async fn run_lane(
         let Ok(_slot) = in_flight.acquire().await else {
             return;
         };
-        if turn::serve(&state, request, &cache, &out, options)
+        if turn::serve(&state, request, &cache, &out, options.clone())
             .await
             .is_err()
         {

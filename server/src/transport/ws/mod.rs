@@ -12,6 +12,7 @@ mod lanes;
 mod turn;
 mod writer;
 
+use axum::Extension;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
@@ -24,6 +25,7 @@ use super::options;
 use crate::AppState;
 use crate::error::ApiFailure;
 use crate::pipeline::RequestOptions;
+use crate::tenancy::Project;
 use lanes::{LaneRefusal, Lanes, valid_stream_id};
 use turn::send_error;
 
@@ -36,6 +38,7 @@ const READ_BUFFER_BYTES: usize = 16 * 1024;
 /// connection.
 pub async fn upgrade(
     State(state): State<AppState>,
+    Extension(project): Extension<Project>,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
     ws: WebSocketUpgrade,
@@ -52,7 +55,7 @@ pub async fn upgrade(
         )
         .into_response();
     }
-    let options = match options::for_upgrade(&headers, query.as_deref()) {
+    let options = match options::for_upgrade(&headers, query.as_deref(), project) {
         Ok(options) => options,
         Err(failure) => return failure.into_response(),
     };
