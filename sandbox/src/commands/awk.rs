@@ -6,9 +6,14 @@
 //! `tolower`, `toupper`, `int`, `sprintf`, `sub`, `gsub`. No arrays or user functions.
 //! Numbers print as integers when whole, otherwise with `%.6g`, as awk's `OFMT`. Regular
 //! expressions are POSIX extended, translated like `grep -E`. A program is stopped after
-//! [`MAX_STEPS`] statements so an endless loop cannot hang the sandbox.
+//! [`MAX_STEPS`] statements, or once it has moved [`MAX_TEXT_WORK`] bytes of text (compiling a
+//! run-time regular expression counts as [`REGEX_COMPILE_WORK`] of them), so neither an endless
+//! loop nor one that copies ever longer strings or compiles a regex every step can hang the
+//! sandbox; no string may grow past [`MAX_STRING_BYTES`]. `x = x …` appends to `x` in place,
+//! so building a string piece by piece stays linear, and run-time regexes are compiled once.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use regex::Regex;
 
@@ -18,6 +23,21 @@ use super::{Ctx, usage_error};
 
 /// Statements one `awk` run may execute.
 const MAX_STEPS: u64 = 2_000_000;
+
+/// The longest string a value or the record may hold.
+const MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
+
+/// Bytes of text one run may move in total — every string value read or built, every record
+/// split or rebuilt — so that a few steps on long strings cannot take as long as billions.
+const MAX_TEXT_WORK: u64 = 1 << 30;
+
+/// What compiling a regular expression computed at run time (`$0 ~ s`, `gsub(s, …)`, a regex
+/// `FS`) counts against [`MAX_TEXT_WORK`], beyond its length: a compile costs about as much as
+/// moving this many bytes, so a program may compile some 16000 different ones.
+const REGEX_COMPILE_WORK: usize = 64 * 1024;
+
+/// How many compiled run-time regular expressions are kept for reuse.
+const REGEX_CACHE: usize = 64;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Token {
@@ -146,7 +166,9 @@ fn lex(src: &str) -> Result<Vec<Token>, String> {
 enum Expr {
     Num(f64),
     Str(String),
-    Regex(Regex),
+    /// Shared, not cloned: a cloned `Regex` starts with empty match caches, which a search
+    /// then has to build again.
+    Regex(Rc<Regex>),
     Field(Box<Expr>),
     Var(String),
     Assign(Box<Expr>, &'static str, Box<Expr>),
@@ -605,7 +627,7 @@ impl Parser {
         Ok(match token {
             Token::Num(n) => Expr::Num(n),
             Token::Str(s) => Expr::Str(s),
-            Token::Regex(r) => Expr::Regex(compile(&r)?),
+            Token::Regex(r) => Expr::Regex(Rc::new(compile(&r)?)),
             Token::Punct("$") => Expr::Field(Box::new(self.postfix_operand()?)),
             Token::Punct("(") => {
                 let inner = self.expr()?;
@@ -790,6 +812,10 @@ struct Machine {
     fields: Vec<String>,
     nr: usize,
     steps: u64,
+    /// Bytes of text moved so far (see [`MAX_TEXT_WORK`]).
+    work: u64,
+    /// Regular expressions computed at run time, compiled (or refused), by source text.
+    regexes: BTreeMap<String, Result<Rc<Regex>, String>>,
     exit_code: i32,
     out: Vec<u8>,
     err: Vec<u8>,
@@ -815,8 +841,9 @@ impl Machine {
         self.vars.get("FS").map_or(" ".into(), Value::text)
     }
 
-    fn split_record(&mut self) {
+    fn split_record(&mut self) -> Result<(), String> {
         let fs = self.fs();
+        self.charge(self.record.len() + fs.len())?;
         self.fields = if fs == " " {
             self.record.split_whitespace().map(str::to_string).collect()
         } else if self.record.is_empty() {
@@ -824,16 +851,50 @@ impl Machine {
         } else if fs.chars().count() == 1 && fs != "\\" {
             self.record.split(fs.as_str()).map(str::to_string).collect()
         } else {
-            match compile(&fs) {
+            match self.regex(&fs)? {
                 Ok(re) => re.split(&self.record).map(str::to_string).collect(),
                 Err(_) => vec![self.record.clone()],
             }
         };
+        Ok(())
     }
 
-    fn rebuild_record(&mut self) {
+    fn rebuild_record(&mut self) -> Result<(), String> {
         let ofs = self.vars.get("OFS").map_or(" ".into(), Value::text);
+        let size = self.fields.iter().map(String::len).sum::<usize>()
+            + ofs.len() * self.fields.len().saturating_sub(1);
+        check_size(size)?;
+        self.charge(size)?;
         self.record = self.fields.join(&ofs);
+        Ok(())
+    }
+
+    /// `source` compiled as a regular expression (the outer error: the work budget is used
+    /// up; the inner one: `source` does not compile). Compiled once per distinct source while
+    /// it stays among the last [`REGEX_CACHE`] ones: compiling takes far longer than a step.
+    fn regex(&mut self, source: &str) -> Result<Result<Rc<Regex>, String>, String> {
+        if let Some(compiled) = self.regexes.get(source) {
+            return Ok(compiled.clone());
+        }
+        self.charge(REGEX_COMPILE_WORK + source.len())?;
+        let compiled = compile(source).map(Rc::new);
+        if self.regexes.len() >= REGEX_CACHE {
+            self.regexes.clear();
+        }
+        self.regexes.insert(source.to_string(), compiled.clone());
+        Ok(compiled)
+    }
+
+    /// Counts `bytes` of text moved against [`MAX_TEXT_WORK`].
+    fn charge(&mut self, bytes: usize) -> Result<(), String> {
+        self.work = self.work.saturating_add(bytes as u64);
+        if self.work > MAX_TEXT_WORK {
+            return Err(format!(
+                "program stopped after moving {} MiB of text (sandbox limit)",
+                MAX_TEXT_WORK >> 20
+            ));
+        }
+        Ok(())
     }
 
     fn field(&self, index: usize) -> Value {
@@ -846,8 +907,9 @@ impl Machine {
 
     fn set_field(&mut self, index: usize, value: String) -> Result<(), String> {
         if index == 0 {
+            check_size(value.len())?;
             self.record = value;
-            self.split_record();
+            self.split_record()?;
         } else {
             if index > 100_000 {
                 return Err(format!("field index {index} too large"));
@@ -856,7 +918,7 @@ impl Machine {
                 self.fields.resize(index, String::new());
             }
             self.fields[index - 1] = value;
-            self.rebuild_record();
+            self.rebuild_record()?;
         }
         Ok(())
     }
@@ -866,8 +928,7 @@ impl Machine {
             Expr::Var(name) if name == "NF" => {
                 let n = value.number().max(0.0) as usize;
                 self.fields.resize(n.min(100_000), String::new());
-                self.rebuild_record();
-                Ok(())
+                self.rebuild_record()
             }
             Expr::Var(name) if name == "NR" => {
                 self.nr = value.number().max(0.0) as usize;
@@ -885,11 +946,53 @@ impl Machine {
         }
     }
 
+    /// Evaluates `expr` for its effects only: `x = x …` then appends to `x` in place rather
+    /// than copying it (its value, a copy, is not needed).
+    fn eval_for_effect(&mut self, expr: &Expr) -> Result<(), String> {
+        let Expr::Assign(target, "=", value) = expr else {
+            return self.eval(expr).map(drop);
+        };
+        let (Expr::Var(name), Some(operands)) = (target.as_ref(), appended_to(target, value))
+        else {
+            return self.eval(expr).map(drop);
+        };
+        // The operands cannot change `name`, so evaluating them first is what awk does.
+        let mut tail = String::new();
+        for operand in operands {
+            tail.push_str(&self.eval(operand)?.text());
+            check_size(tail.len())?;
+        }
+        let mut text = match self.vars.remove(name) {
+            Some(Value::Str(text) | Value::Data(text)) => text,
+            Some(Value::Num(n)) => format_number(n),
+            None => String::new(),
+        };
+        let size = text.len() + tail.len();
+        let fits = check_size(size).and_then(|()| self.charge(tail.len()));
+        if fits.is_ok() {
+            text.push_str(&tail);
+        }
+        self.vars.insert(name.clone(), Value::Str(text));
+        fits
+    }
+
+    /// Evaluates `expr`; every string it reads or builds counts against [`MAX_TEXT_WORK`].
     fn eval(&mut self, expr: &Expr) -> Result<Value, String> {
+        let value = self.eval_uncounted(expr)?;
+        if let Value::Str(text) | Value::Data(text) = &value {
+            self.charge(text.len())?;
+        }
+        Ok(value)
+    }
+
+    fn eval_uncounted(&mut self, expr: &Expr) -> Result<Value, String> {
         Ok(match expr {
             Expr::Num(n) => Value::Num(*n),
             Expr::Str(s) => Value::Str(s.clone()),
-            Expr::Regex(re) => Value::Num(f64::from(u8::from(re.is_match(&self.record)))),
+            Expr::Regex(re) => {
+                self.charge(self.record.len())?;
+                Value::Num(f64::from(u8::from(re.is_match(&self.record))))
+            }
             Expr::Field(index) => {
                 let index = self.eval(index)?.number();
                 if index < 0.0 {
@@ -952,17 +1055,19 @@ impl Machine {
                 }
             },
             Expr::Concat(left, right) => {
-                let text = self.eval(left)?.text() + &self.eval(right)?.text();
-                if text.len() > 16 * 1024 * 1024 {
-                    return Err("string grew past 16 MiB".into());
-                }
-                Value::Str(text)
+                let left = self.eval(left)?.text();
+                let right = self.eval(right)?.text();
+                check_size(left.len() + right.len())?;
+                Value::Str(left + &right)
             }
             Expr::Match(left, pattern, negate) => {
                 let text = self.eval(left)?.text();
                 let matched = match pattern.as_ref() {
                     Expr::Regex(re) => re.is_match(&text),
-                    other => compile(&self.eval(other)?.text())?.is_match(&text),
+                    other => {
+                        let source = self.eval(other)?.text();
+                        self.regex(&source)??.is_match(&text)
+                    }
                 };
                 Value::Num(f64::from(u8::from(matched != *negate)))
             }
@@ -990,7 +1095,10 @@ impl Machine {
         Ok(match name {
             "length" => Value::Num(match values.first() {
                 Some(v) => v.text().chars().count(),
-                None => self.record.chars().count(),
+                None => {
+                    self.charge(self.record.len())?;
+                    self.record.chars().count()
+                }
             } as f64),
             "substr" => {
                 let chars: Vec<char> = text(0).chars().collect();
@@ -1020,7 +1128,7 @@ impl Machine {
             _ => {
                 let pattern = match args.first() {
                     Some(Expr::Regex(re)) => re.clone(),
-                    _ => compile(&text(0))?,
+                    _ => self.regex(&text(0))??,
                 };
                 let target = args
                     .get(2)
@@ -1031,19 +1139,26 @@ impl Machine {
                 let mut count = 0;
                 let mut result = String::new();
                 let mut last = 0;
+                let literal = !replacement.contains(['&', '\\']);
                 for found in pattern.find_iter(&current) {
                     result.push_str(&current[last..found.start()]);
-                    let mut chars = replacement.chars().peekable();
-                    while let Some(c) = chars.next() {
-                        match c {
-                            '\\' if chars.peek() == Some(&'&') => {
-                                result.push('&');
-                                chars.next();
+                    if literal {
+                        result.push_str(&replacement);
+                    } else {
+                        let mut chars = replacement.chars().peekable();
+                        while let Some(c) = chars.next() {
+                            match c {
+                                '\\' if chars.peek() == Some(&'&') => {
+                                    result.push('&');
+                                    chars.next();
+                                }
+                                '&' => result.push_str(found.as_str()),
+                                _ => result.push(c),
                             }
-                            '&' => result.push_str(found.as_str()),
-                            _ => result.push(c),
+                            check_size(result.len())?;
                         }
                     }
+                    check_size(result.len() + current.len() - found.end())?;
                     last = found.end();
                     count += 1;
                     if name == "sub" {
@@ -1052,6 +1167,7 @@ impl Machine {
                 }
                 if count > 0 {
                     result.push_str(&current[last..]);
+                    self.charge(result.len())?;
                     self.assign(&target, Value::Str(result))?;
                 }
                 Value::Num(count as f64)
@@ -1118,10 +1234,12 @@ impl Machine {
                     let mut parts = Vec::new();
                     for arg in args {
                         parts.push(self.eval(arg)?.text());
+                        self.charge(ofs.len())?;
                     }
                     parts.join(&ofs)
                 };
                 let ors = self.vars.get("ORS").map_or("\n".into(), Value::text);
+                self.charge(line.len() + ors.len())?;
                 self.write_to(redirect.as_ref(), &format!("{line}{ors}"))?;
             }
             Stmt::Printf(args, redirect) => {
@@ -1132,9 +1250,7 @@ impl Machine {
                 let text = sprintf(&values)?;
                 self.write_to(redirect.as_ref(), &text)?;
             }
-            Stmt::Eval(expr) => {
-                self.eval(expr)?;
-            }
+            Stmt::Eval(expr) => self.eval_for_effect(expr)?,
             Stmt::If(condition, then, otherwise) => {
                 if self.eval(condition)?.truthy() {
                     return self.exec(then);
@@ -1153,7 +1269,7 @@ impl Machine {
             }
             Stmt::For(init, condition, step, body) => {
                 if let Some(init) = init {
-                    self.eval(init)?;
+                    self.eval_for_effect(init)?;
                 }
                 loop {
                     self.tick()?;
@@ -1167,7 +1283,7 @@ impl Machine {
                         other => return Ok(other),
                     }
                     if let Some(step) = step {
-                        self.eval(step)?;
+                        self.eval_for_effect(step)?;
                     }
                 }
             }
@@ -1181,6 +1297,50 @@ impl Machine {
             }
         }
         Ok(Flow::Normal)
+    }
+}
+
+/// Refuses a string longer than [`MAX_STRING_BYTES`] before it is built.
+fn check_size(bytes: usize) -> Result<(), String> {
+    if bytes > MAX_STRING_BYTES {
+        return Err(format!("string grew past {} MiB", MAX_STRING_BYTES >> 20));
+    }
+    Ok(())
+}
+
+/// For `name = name a b …` (a variable assigned itself with more appended), the appended
+/// operands — when evaluating them cannot change the variable (no assignment, `++`, `sub` or
+/// `gsub` among them), so appending them in place gives what copying would.
+fn appended_to<'e>(target: &Expr, value: &'e Expr) -> Option<Vec<&'e Expr>> {
+    let Expr::Var(name) = target else {
+        return None;
+    };
+    if matches!(name.as_str(), "NF" | "NR" | "FNR") {
+        return None;
+    }
+    let mut operands = Vec::new();
+    let mut left = value;
+    while let Expr::Concat(inner, right) = left {
+        operands.push(right.as_ref());
+        left = inner;
+    }
+    let appends = matches!(left, Expr::Var(first) if first == name);
+    if !appends || operands.is_empty() || !operands.iter().all(|e| pure(e)) {
+        return None;
+    }
+    operands.reverse();
+    Some(operands)
+}
+
+/// Whether evaluating `expr` changes no variable, field or record.
+fn pure(expr: &Expr) -> bool {
+    match expr {
+        Expr::Num(_) | Expr::Str(_) | Expr::Regex(_) | Expr::Var(_) => true,
+        Expr::Field(inner) | Expr::Neg(inner) | Expr::Not(inner) => pure(inner),
+        Expr::Binary(_, a, b) | Expr::Concat(a, b) | Expr::Match(a, b, _) => pure(a) && pure(b),
+        Expr::Cond(a, b, c) => pure(a) && pure(b) && pure(c),
+        Expr::Call(name, args) => !matches!(name.as_str(), "sub" | "gsub") && args.iter().all(pure),
+        Expr::Assign(..) | Expr::Step { .. } => false,
     }
 }
 
@@ -1335,6 +1495,8 @@ pub fn awk(ctx: &mut Ctx, args: &[String]) -> i32 {
         fields: Vec::new(),
         nr: 0,
         steps: 0,
+        work: 0,
+        regexes: BTreeMap::new(),
         exit_code: i32::from(failed) * 2,
         out: Vec::new(),
         err: Vec::new(),
@@ -1386,7 +1548,7 @@ fn execute(
                 machine.tick()?;
                 machine.nr += 1;
                 machine.record = line.to_string();
-                machine.split_record();
+                machine.split_record()?;
                 for (index, rule) in rules.iter().enumerate() {
                     let selected = match &rule.pattern {
                         Pattern::Begin | Pattern::End => false,

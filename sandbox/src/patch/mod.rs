@@ -132,15 +132,26 @@ pub fn apply(vfs: &mut Vfs, cwd: &str, patch: &str) -> Result<PatchSummary, Patc
     Ok(summary)
 }
 
-/// Writes the overlay to the tree; on any failure restores what was already written.
+/// Writes the overlay to the tree; on any failure restores what was already written, and
+/// removes the directories it created for it.
 fn commit(vfs: &mut Vfs, overlay: BTreeMap<String, Option<Vec<u8>>>) -> Result<(), PatchError> {
     let mut undo: Vec<(String, Option<Vec<u8>>)> = Vec::new();
+    // Directories that did not exist before, outermost first.
+    let mut created: Vec<String> = Vec::new();
     for (path, content) in overlay {
         let before = vfs.read(&path).ok().map(<[u8]>::to_vec);
         let result = match content {
-            Some(data) => vfs
-                .mkdir_all(vfs::parent(&path))
-                .and_then(|()| vfs.write(&path, data)),
+            Some(data) => {
+                let dir = vfs::parent(&path);
+                let mut missing: Vec<String> =
+                    std::iter::successors(Some(dir), |d| (*d != "/").then(|| vfs::parent(d)))
+                        .take_while(|d| !vfs.exists(d))
+                        .map(str::to_string)
+                        .collect();
+                missing.reverse();
+                created.extend(missing);
+                vfs.mkdir_all(dir).and_then(|()| vfs.write(&path, data))
+            }
             None if before.is_some() => vfs.remove(&path),
             None => Ok(()),
         };
@@ -150,6 +161,11 @@ fn commit(vfs: &mut Vfs, overlay: BTreeMap<String, Option<Vec<u8>>>) -> Result<(
                     Some(data) => vfs.write(&undo_path, data),
                     None => vfs.remove(&undo_path),
                 };
+            }
+            for dir in created.iter().rev() {
+                if vfs.is_dir(dir) {
+                    let _ = vfs.remove(dir);
+                }
             }
             return Err(PatchError::File {
                 action: "Failed to write",

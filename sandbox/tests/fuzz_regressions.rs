@@ -1,0 +1,127 @@
+//! Inputs the fuzz targets (`fuzz/`, `cargo xtask fuzz`) found to crash or to break a property,
+//! each reduced to the smallest case that shows it, with the target that found it. A test here
+//! fails on the code before its fix.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use tether_sandbox::native::block_on;
+use tether_sandbox::patch::apply;
+use tether_sandbox::{Sandbox, ShellOutput, Vfs};
+
+/// Runs `line` in a fresh sandbox on another thread; fails the test if it has not ended after
+/// `seconds` (the thread is left behind, which the test process's exit ends).
+fn run_within(seconds: u64, line: &'static str) -> ShellOutput {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sandbox = Sandbox::new(Vfs::new());
+        let _ = send.send(block_on(sandbox.run_shell(line)));
+    });
+    receive
+        .recv_timeout(Duration::from_secs(seconds))
+        .unwrap_or_else(|_| panic!("`{line}` still runs after {seconds} s"))
+}
+
+fn tree(vfs: &Vfs) -> (Vec<(String, Vec<u8>)>, Vec<String>) {
+    (
+        vfs.files()
+            .map(|(path, data)| (path.to_string(), data.to_vec()))
+            .collect(),
+        vfs.dirs().map(str::to_string).collect(),
+    )
+}
+
+/// `apply_patch`: a failing patch left behind the directories it had created for the files it
+/// wrote before the failure (the files were undone, their new parents were not).
+#[test]
+fn a_failed_patch_removes_the_directories_it_created() {
+    let mut vfs = Vfs::from_files([("/keep.txt", &b"k\n"[..])]);
+    let before = tree(&vfs);
+    let patch = "*** Begin Patch\n\
+                 *** Add File: new/dir/a\n+x\n\
+                 *** Add File: new/dir/a/b\n+y\n\
+                 *** End Patch";
+    let error = apply(&mut vfs, "/", patch).unwrap_err();
+    assert!(error.to_string().contains("Failed to write"), "{error}");
+    assert_eq!(tree(&vfs), before);
+}
+
+/// `awk`: a string grown by appending to itself was copied whole at every step, so the step
+/// limit still allowed about 10^12 bytes of copying — minutes of a sandbox call, past any
+/// budget. An append now extends the variable in place.
+#[test]
+fn awk_appending_to_a_variable_is_linear() {
+    let output = run_within(20, "awk 'BEGIN { while (1) x = x \"ab\" }'");
+    assert_eq!(output.exit_code, 2);
+    assert!(output.stderr.contains("sandbox limit"), "{}", output.stderr);
+}
+
+/// `awk`: the same growth through a copy (which in-place appending cannot help) is ended by the
+/// budget on the text a program may move around.
+#[test]
+fn awk_copying_a_growing_string_is_bounded() {
+    let output = run_within(20, "awk 'BEGIN { while (1) { y = x; x = y \"ab\" } }'");
+    assert_eq!(output.exit_code, 2);
+    assert!(output.stderr.contains("sandbox limit"), "{}", output.stderr);
+}
+
+/// `awk`: `gsub` multiplying the record every step grew it without bound (exponentially: out
+/// of memory within seconds, or minutes of work first). Its result is held to the string cap;
+/// with a 4096-fold replacement the second step would pass it.
+#[test]
+fn awk_gsub_cannot_grow_a_string_past_the_cap() {
+    let output = run_within(
+        20,
+        "echo a | awk '{ r = \"a\"; while (length(r) < 4096) r = r r; while (1) gsub(/a/, r) }'",
+    );
+    assert_eq!(output.exit_code, 2);
+    assert!(output.stderr.contains("16 MiB"), "{}", output.stderr);
+}
+
+/// `awk`: rebuilding `$0` from 100000 fields joined by a 1 MB `OFS` asked for a 100 GB string
+/// and aborted the process. The record is now held to the string cap before it is built.
+#[test]
+fn awk_rebuilding_a_record_cannot_exceed_the_cap() {
+    let output = run_within(
+        20,
+        "echo a | awk 'BEGIN { s = \"x\"; while (length(s) < 1000000) s = s s; OFS = s } \
+         { NF = 100000; print length($0) }'",
+    );
+    assert_eq!(output.exit_code, 2);
+    assert!(output.stderr.contains("16 MiB"), "{}", output.stderr);
+}
+
+/// `awk` (a `timeout-…` artifact of the awk target): a regular expression computed at run time
+/// (`"x" ~ y`) was compiled again at every step, so a loop the step limit ends took 2 million
+/// compiles — seconds natively, more in the browser. It is compiled once now.
+#[test]
+fn awk_compiles_a_run_time_regex_once() {
+    let output = run_within(20, "awk 'BEGIN { while (1) if (\"x\" ~ y) n++ }'");
+    assert_eq!(output.exit_code, 2);
+    assert!(output.stderr.contains("2000000 steps"), "{}", output.stderr);
+}
+
+/// `awk`: a loop compiling a different regular expression at every step is ended by the work
+/// budget, each compile counting as 64 KiB of text.
+#[test]
+fn awk_compiling_ever_new_regexes_is_bounded() {
+    let output = run_within(20, "awk 'BEGIN { while (1) if (\"x\" ~ i++) n++ }'");
+    assert_eq!(output.exit_code, 2);
+    assert!(output.stderr.contains("MiB of text"), "{}", output.stderr);
+}
+
+/// The in-place append of the fix above gives what copying gave: numbers turn into text, the
+/// appended operands may read the variable itself, and an operand that assigns the variable
+/// takes the ordinary path.
+#[test]
+fn awk_in_place_append_keeps_awk_semantics() {
+    let output = run_within(
+        20,
+        "awk 'BEGIN { x = 5; x = x \"a\" x; y = \"q\"; y = y y y; z = z; \
+         w = \"a\"; w = w (w = \"b\"); print x, y, \"[\" z \"]\", w }'",
+    );
+    assert_eq!(output.stdout, "5a5 qqq [] ab\n", "{}", output.stderr);
+    assert_eq!(output.exit_code, 0);
+}
