@@ -39,6 +39,24 @@ impl ApiError {
             param: None,
         }
     }
+
+    /// This error with a `type` and a string `code` whatever it had: a missing type is taken
+    /// from `status` (`server_error` from 500 up, else `invalid_request_error`), a missing code
+    /// is the type. Error events, WebSocket error frames and `response.error` carry it so, as
+    /// Open Responses requires (docs/protocol.md §4); the codes a failure has are kept.
+    pub fn with_code(mut self, status: Option<u16>) -> Self {
+        let kind = self.kind.get_or_insert_with(|| {
+            match status {
+                Some(status) if status >= 500 => "server_error",
+                _ => "invalid_request_error",
+            }
+            .to_string()
+        });
+        if self.code.is_none() {
+            self.code = Some(kind.clone());
+        }
+        self
+    }
 }
 
 /// The body of an HTTP error response: `{"error": {...}}`.
@@ -50,8 +68,9 @@ pub struct ErrorBody {
 /// The payload of an `error` event.
 ///
 /// On WebSocket it is `{"type":"error","status":400,"error":{…}}` — Codex ignores error frames
-/// without `status`. On SSE the API sends the fields flat (`code`, `message`, `param`); both
-/// shapes decode into this one type and [`ErrorFrame::api_error`] reads either.
+/// without `status`. On SSE openai-python reads the fields flat (`code`, `message`, `param`)
+/// while Open Responses nests them under `error`, so SSE sends both. Every shape decodes into
+/// this one type and [`ErrorFrame::api_error`] reads any of them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorFrame {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,25 +86,28 @@ pub struct ErrorFrame {
 }
 
 impl ErrorFrame {
-    /// The WebSocket shape: an HTTP-like status and the nested error object.
+    /// The WebSocket shape: an HTTP-like status and the nested error object, whose `type` and
+    /// `code` are always strings ([`ApiError::with_code`]).
     pub fn websocket(status: u16, error: ApiError) -> Self {
         ErrorFrame {
             status: Some(status),
-            error: Some(error),
+            error: Some(error.with_code(Some(status))),
             code: None,
             message: None,
             param: None,
         }
     }
 
-    /// The SSE shape: the error's fields flat.
+    /// The SSE shape: the error's fields flat, as openai-python reads them, and the same error
+    /// nested under `error` with its `type`, as Open Responses' `ErrorStreamingEvent` has it.
     pub fn sse(error: ApiError) -> Self {
+        let error = error.with_code(None);
         ErrorFrame {
             status: None,
-            code: error.code,
-            message: Some(error.message),
-            param: error.param,
-            error: None,
+            code: error.code.clone(),
+            message: Some(error.message.clone()),
+            param: error.param.clone(),
+            error: Some(error),
         }
     }
 

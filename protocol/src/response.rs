@@ -1,15 +1,21 @@
 //! The Response object, as returned by `POST /v1/responses` and carried by the lifecycle events.
 //!
-//! Fields the official SDKs declare as required are always serialized, `null` where the API
-//! allows it, because `openai-python` with `_strict_response_validation=True` checks them.
+//! Every field Open Responses' `ResponseResource` requires (all 31 of them) is always
+//! serialized, `null` only where that schema allows it, and the echoed settings take the
+//! schema's shapes: `text` always has a `format`, `reasoning` is `null` or has both `effort` and
+//! `summary`, function tools spell out `description`, `parameters` and `strict`
+//! (docs/protocol.md §3, The Response object). The same shapes satisfy `openai-python` with
+//! `_strict_response_validation=True`. Decoding is lenient: a field missing or `null` (an older
+//! stored response, another server) takes its default.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
 
 use crate::error::ApiError;
 use crate::items::{Item, Metadata};
+use crate::lenient::null_as_default;
 use crate::request::ResponseCreate;
-use crate::tools::Tool;
+use crate::tools::{Tool, serialize_echoed};
 
 /// Where a response is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,20 +134,45 @@ pub struct Response {
     pub temperature: Option<f64>,
     #[serde(default)]
     pub top_p: Option<f64>,
+    /// Not read by the simulator; always `0`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub presence_penalty: f64,
+    /// Not read by the simulator; always `0`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub frequency_penalty: f64,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub top_logprobs: u32,
+    /// `{format, verbosity?}`, `format` always present.
     #[serde(default)]
     pub text: Option<Value>,
     #[serde(default = "default_tool_choice")]
     pub tool_choice: Value,
-    #[serde(default)]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        serialize_with = "serialize_echoed"
+    )]
     pub tools: Vec<Tool>,
     #[serde(default)]
     pub truncation: Option<String>,
     #[serde(default)]
     pub max_output_tokens: Option<u64>,
     #[serde(default)]
+    pub max_tool_calls: Option<u64>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub background: bool,
+    /// The tier that served the response: `default` unless the request named another.
+    #[serde(
+        default = "default_service_tier",
+        deserialize_with = "service_tier_or_default"
+    )]
+    pub service_tier: String,
+    #[serde(default)]
     pub usage: Option<Usage>,
     #[serde(default)]
     pub user: Option<String>,
+    #[serde(default)]
+    pub safety_identifier: Option<String>,
     #[serde(default)]
     pub prompt_cache_key: Option<String>,
     #[serde(default)]
@@ -165,6 +196,73 @@ fn default_true() -> bool {
 
 fn default_tool_choice() -> Value {
     Value::String("auto".into())
+}
+
+fn default_service_tier() -> String {
+    "default".into()
+}
+
+fn service_tier_or_default<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(deserializer)?.unwrap_or_else(default_service_tier))
+}
+
+/// The service tier a response reports for a request's `service_tier`: the one it named when
+/// that is a tier openai-python knows, `default` for `auto`, none or anything else (the
+/// simulator serves every tier alike).
+fn service_tier(requested: Option<&str>) -> String {
+    match requested {
+        Some(tier @ ("default" | "flex" | "scale" | "priority" | "fast" | "ultrafast")) => {
+            tier.to_string()
+        }
+        _ => default_service_tier(),
+    }
+}
+
+/// `text` as a response echoes it: the request's object with `format` always present (`text`
+/// when absent), a `json_schema` format with `description` (`null`), `schema` (`null`) and
+/// `strict` (`false`) filled in when the request left them out, and no `verbosity: null`.
+fn echo_text(text: Option<&Value>) -> Value {
+    let mut text = match text {
+        Some(Value::Object(text)) => text.clone(),
+        _ => Map::new(),
+    };
+    let format = match text.remove("format") {
+        Some(Value::Object(mut format)) => {
+            if format.get("type").and_then(Value::as_str) == Some("json_schema") {
+                format.entry("description").or_insert(Value::Null);
+                format.entry("schema").or_insert(Value::Null);
+                if !format.get("strict").is_some_and(Value::is_boolean) {
+                    format.insert("strict".into(), Value::Bool(false));
+                }
+            }
+            Value::Object(format)
+        }
+        _ => serde_json::json!({"type": "text"}),
+    };
+    text.insert("format".into(), format);
+    if text.get("verbosity").is_some_and(Value::is_null) {
+        text.remove("verbosity");
+    }
+    Value::Object(text)
+}
+
+/// `reasoning` as a response echoes it: `null` without a reasoning object, else the request's
+/// object with both `effort` and `summary` present (`null` when unset; `summary` falls back to
+/// the older `generate_summary`).
+fn echo_reasoning(reasoning: Option<&Value>) -> Option<Value> {
+    let Some(Value::Object(reasoning)) = reasoning else {
+        return None;
+    };
+    let mut reasoning = reasoning.clone();
+    reasoning.entry("effort").or_insert(Value::Null);
+    if reasoning.get("summary").is_none_or(Value::is_null) {
+        let summary = reasoning
+            .get("generate_summary")
+            .cloned()
+            .unwrap_or(Value::Null);
+        reasoning.insert("summary".into(), summary);
+    }
+    Some(Value::Object(reasoning))
 }
 
 /// `prompt_cache_options` as a response echoes it: `{mode, ttl, comparison_response_id}`, with
@@ -195,16 +293,14 @@ impl Response {
             output: Vec::new(),
             parallel_tool_calls: request.parallel_tool_calls.unwrap_or(true),
             previous_response_id: request.previous_response_id.clone(),
-            reasoning: request.reasoning.clone(),
+            reasoning: echo_reasoning(request.reasoning.as_ref()),
             store: request.stores(),
             temperature: Some(request.temperature.unwrap_or(1.0)),
             top_p: Some(request.top_p.unwrap_or(1.0)),
-            text: Some(
-                request
-                    .text
-                    .clone()
-                    .unwrap_or_else(|| serde_json::json!({"format": {"type": "text"}})),
-            ),
+            presence_penalty: 0.0,
+            frequency_penalty: 0.0,
+            top_logprobs: request.top_logprobs.unwrap_or(0),
+            text: Some(echo_text(request.text.as_ref())),
             tool_choice: request
                 .tool_choice
                 .clone()
@@ -217,8 +313,12 @@ impl Response {
                     .unwrap_or_else(|| "disabled".into()),
             ),
             max_output_tokens: request.max_output_tokens,
+            max_tool_calls: request.max_tool_calls,
+            background: request.background.unwrap_or(false),
+            service_tier: service_tier(request.service_tier.as_deref()),
             usage: None,
             user: request.user.clone(),
+            safety_identifier: request.safety_identifier.clone(),
             prompt_cache_key: request.prompt_cache_key.clone(),
             prompt_cache_retention: request.prompt_cache_retention.clone(),
             prompt_cache_options: request

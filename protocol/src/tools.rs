@@ -3,6 +3,9 @@
 //! `function`, `custom` and `namespace` tools are modelled; every other type (`web_search`,
 //! `tool_search`, …) is accepted and kept verbatim, since Codex offers them and a request must not
 //! fail because of them (docs/protocol.md §3, Items).
+//!
+//! A request's tools serialize as they were given; a response echoes them through
+//! [`serialize_echoed`], which spells out what a function tool left unsaid.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -94,5 +97,47 @@ impl<'de> Deserialize<'de> for Tool {
                 Tagged::Unknown(value) => Tool::Other(value),
             },
         )
+    }
+}
+
+/// Serializes a response's `tools`: as a request gives them, except that every function tool
+/// (also inside a namespace) carries `description`, `parameters` and `strict`, `null` when the
+/// request had none — Open Responses' `FunctionTool` requires all three keys.
+pub(crate) fn serialize_echoed<S: Serializer>(
+    tools: &[Tool],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(tools.iter().map(Echoed))
+}
+
+/// A tool as a response echoes it.
+struct Echoed<'a>(&'a Tool);
+
+impl Serialize for Echoed<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self.0 {
+            Tool::Function(tool) => {
+                let mut map = serializer.serialize_map(Some(5))?;
+                map.serialize_entry("type", "function")?;
+                map.serialize_entry("name", &tool.name)?;
+                map.serialize_entry("description", &tool.description)?;
+                map.serialize_entry("parameters", &tool.parameters)?;
+                map.serialize_entry("strict", &tool.strict)?;
+                map.end()
+            }
+            Tool::Namespace(tool) => {
+                let mut map = serializer.serialize_map(None)?;
+                map.serialize_entry("type", "namespace")?;
+                map.serialize_entry("name", &tool.name)?;
+                if let Some(description) = &tool.description {
+                    map.serialize_entry("description", description)?;
+                }
+                let tools: Vec<Echoed> = tool.tools.iter().map(Echoed).collect();
+                map.serialize_entry("tools", &tools)?;
+                map.end()
+            }
+            other => other.serialize(serializer),
+        }
     }
 }

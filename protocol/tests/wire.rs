@@ -18,6 +18,8 @@ fn roundtrip_event(value: Value) -> ServerEvent {
 fn create(frame: Value) -> ResponseCreate {
     match decode_client_frame(&frame.to_string()).expect("decodes") {
         ClientFrame::ResponseCreate(request) => *request,
+        #[allow(unreachable_patterns)]
+        other => panic!("a response.create frame expected, got {other:?}"),
     }
 }
 
@@ -327,31 +329,176 @@ fn builder_emits_the_full_sequence() {
     }
 }
 
+/// The 31 fields Open Responses' `ResponseResource` requires, all of which Tether always sends.
+const RESPONSE_RESOURCE_FIELDS: [&str; 31] = [
+    "id",
+    "object",
+    "created_at",
+    "completed_at",
+    "status",
+    "incomplete_details",
+    "model",
+    "previous_response_id",
+    "instructions",
+    "output",
+    "error",
+    "tools",
+    "tool_choice",
+    "truncation",
+    "parallel_tool_calls",
+    "text",
+    "top_p",
+    "presence_penalty",
+    "frequency_penalty",
+    "top_logprobs",
+    "temperature",
+    "reasoning",
+    "usage",
+    "max_output_tokens",
+    "max_tool_calls",
+    "store",
+    "background",
+    "service_tier",
+    "metadata",
+    "safety_identifier",
+    "prompt_cache_key",
+];
+
+/// Fields of `ResponseResource` that must never be `null`.
+const NOT_NULL: [&str; 17] = [
+    "id",
+    "object",
+    "created_at",
+    "status",
+    "model",
+    "output",
+    "tools",
+    "tool_choice",
+    "truncation",
+    "parallel_tool_calls",
+    "text",
+    "top_p",
+    "presence_penalty",
+    "frequency_penalty",
+    "top_logprobs",
+    "temperature",
+    "store",
+];
+
 #[test]
 fn response_object_has_the_fields_strict_clients_require() {
     let (_, builder) = built_sequence();
     let value = serde_json::to_value(builder.response()).unwrap();
-    for field in [
-        "id",
-        "object",
-        "created_at",
-        "status",
-        "error",
-        "incomplete_details",
-        "instructions",
-        "metadata",
-        "model",
-        "output",
-        "parallel_tool_calls",
-        "temperature",
-        "tool_choice",
-        "tools",
-        "top_p",
-    ] {
+    for field in RESPONSE_RESOURCE_FIELDS {
         assert!(value.get(field).is_some(), "missing {field}");
+    }
+    for field in NOT_NULL.iter().chain(&["background", "service_tier"]) {
+        assert!(!value[field].is_null(), "{field} is null");
     }
     assert_eq!(value["object"], "response");
     assert_eq!(value["status"], "completed");
+    assert_eq!(value["service_tier"], "default");
+    assert_eq!(value["background"], false);
+    assert_eq!(value["top_logprobs"], 0);
+    assert_eq!(value["text"], json!({"format": {"type": "text"}}));
+    assert_eq!(value["reasoning"], Value::Null);
+}
+
+#[test]
+fn a_response_echoes_settings_in_the_open_responses_shapes() {
+    let request = create(json!({
+        "type": "response.create", "model": "m", "input": "hi",
+        "tools": [
+            {"type": "function", "name": "bare"},
+            {"type": "function", "name": "full", "description": "d",
+             "parameters": {"type": "object"}, "strict": true},
+            {"type": "namespace", "name": "ns", "tools": [{"type": "function", "name": "inner"}]},
+            {"type": "web_search"}
+        ],
+        "text": {"format": {"type": "json_schema", "name": "answer", "schema": {"type": "object"}},
+                 "verbosity": null},
+        "reasoning": {"effort": "low"},
+        "service_tier": "auto", "safety_identifier": "u1", "top_logprobs": 3, "max_tool_calls": 2
+    }));
+    let response = tether_protocol::Response::in_progress("resp_1", 1, &request);
+    let value = serde_json::to_value(&response).unwrap();
+    assert_eq!(
+        value["tools"],
+        json!([
+            {"type": "function", "name": "bare", "description": null, "parameters": null, "strict": null},
+            {"type": "function", "name": "full", "description": "d",
+             "parameters": {"type": "object"}, "strict": true},
+            {"type": "namespace", "name": "ns", "tools": [
+                {"type": "function", "name": "inner", "description": null, "parameters": null, "strict": null}]},
+            {"type": "web_search"}
+        ])
+    );
+    assert_eq!(
+        value["text"],
+        json!({"format": {"type": "json_schema", "name": "answer", "schema": {"type": "object"},
+                          "description": null, "strict": false}})
+    );
+    assert_eq!(
+        value["reasoning"],
+        json!({"effort": "low", "summary": null})
+    );
+    assert_eq!(value["service_tier"], "default");
+    assert_eq!(value["safety_identifier"], "u1");
+    assert_eq!(value["top_logprobs"], 3);
+    assert_eq!(value["max_tool_calls"], 2);
+    // The request itself still serializes its tools as given.
+    let encoded = serde_json::to_value(&request).unwrap();
+    assert_eq!(
+        encoded["tools"][0],
+        json!({"type": "function", "name": "bare"})
+    );
+    // A response decodes back to itself, and one without the newer fields (an older stored
+    // response) or with them null takes the defaults.
+    let decoded: tether_protocol::Response = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&decoded).unwrap(), value);
+    let mut old = value;
+    for field in [
+        "presence_penalty",
+        "top_logprobs",
+        "background",
+        "service_tier",
+        "max_tool_calls",
+    ] {
+        old.as_object_mut().unwrap().remove(field);
+    }
+    old["frequency_penalty"] = Value::Null;
+    let decoded: tether_protocol::Response = serde_json::from_value(old).unwrap();
+    assert_eq!(decoded.service_tier, "default");
+    assert_eq!(decoded.frequency_penalty, 0.0);
+    assert!(!decoded.background);
+}
+
+#[test]
+fn error_events_carry_a_code_and_both_shapes_over_sse() {
+    // No code of its own: the type stands in, on WebSocket and SSE alike.
+    let untyped = ApiError::invalid_request(None, "bad", Some("input"));
+    let frame = serde_json::to_value(ErrorFrame::websocket(400, untyped.clone())).unwrap();
+    assert_eq!(
+        frame,
+        json!({"status": 400, "error": {"type": "invalid_request_error",
+               "code": "invalid_request_error", "message": "bad", "param": "input"}})
+    );
+    let sse = serde_json::to_value(ErrorFrame::sse(ApiError::server("boom"))).unwrap();
+    assert_eq!(
+        sse,
+        json!({"code": "server_error", "message": "boom",
+               "error": {"type": "server_error", "code": "server_error", "message": "boom", "param": null}})
+    );
+    // A code of its own is kept; a missing type follows the status.
+    let coded = ApiError {
+        kind: None,
+        code: Some("rate_limit_exceeded".into()),
+        message: "slow down".into(),
+        param: None,
+    };
+    let filled = coded.with_code(Some(503));
+    assert_eq!(filled.kind.as_deref(), Some("server_error"));
+    assert_eq!(filled.code.as_deref(), Some("rate_limit_exceeded"));
 }
 
 #[test]
@@ -367,6 +514,18 @@ fn failure_is_error_then_failed() {
     let json: Value = serde_json::from_str(&events[0].to_json()).unwrap();
     assert_eq!(json["status"], 500);
     assert_eq!(json["stream_id"], "lane");
+
+    // `response.error.code` is a string even when the failure has no code.
+    let mut builder = ResponseStreamBuilder::new(
+        tether_protocol::Response::in_progress("resp_2", 1, &request),
+        None,
+    );
+    builder.start();
+    let events = builder.fail(Some(400), ApiError::invalid_request(None, "no", None));
+    let failed: Value = serde_json::from_str(&events[1].to_json()).unwrap();
+    assert_eq!(failed["response"]["error"]["code"], "invalid_request_error");
+    let error: Value = serde_json::from_str(&events[0].to_json()).unwrap();
+    assert_eq!(error["error"]["code"], "invalid_request_error");
 }
 
 #[test]

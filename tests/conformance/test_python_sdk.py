@@ -161,6 +161,64 @@ def test_http_continuation_of_unstored_response_fails(client: OpenAI) -> None:
     assert raised.value.code == "previous_response_not_found", raised.value.body
 
 
+# Every field Open Responses' ResponseResource requires (tests/conformance/open_responses/).
+OPEN_RESPONSES_FIELDS = {
+    "id", "object", "created_at", "completed_at", "status", "incomplete_details", "model",
+    "previous_response_id", "instructions", "output", "error", "tools", "tool_choice", "truncation",
+    "parallel_tool_calls", "text", "top_p", "presence_penalty", "frequency_penalty", "top_logprobs",
+    "temperature", "reasoning", "usage", "max_output_tokens", "max_tool_calls", "store", "background",
+    "service_tier", "metadata", "safety_identifier", "prompt_cache_key",
+}
+
+
+def test_http_response_carries_the_open_responses_fields(client: OpenAI) -> None:
+    """The Open Responses shapes are what the strict SDK validates too."""
+    bare_tool = {"type": "function", "name": "lookup", "parameters": {"type": "object"}}
+    raw = client.responses.with_raw_response.create(
+        model=MODEL,
+        input="hi",
+        tools=[WEATHER_TOOL, bare_tool],
+        tool_choice="none",
+        reasoning={"effort": "low"},
+        text={"format": {"type": "json_schema", "name": "answer", "schema": {"type": "object"}}},
+        store=False,
+    )
+    body = raw.http_response.json()
+    missing = OPEN_RESPONSES_FIELDS - body.keys()
+    assert not missing, f"missing {sorted(missing)}: {body}"
+    assert body["tools"][1] == {**bare_tool, "description": None, "strict": None}, body["tools"]
+    assert body["reasoning"] == {"effort": "low", "summary": None}, body["reasoning"]
+    assert body["text"]["format"]["description"] is None and body["text"]["format"]["strict"] is False
+    response = raw.parse()  # strict validation of the same body
+    assert response.status == "completed"
+    assert response.text is not None and response.text.format.type == "json_schema"
+
+
+def test_http_sse_failure_raises_api_error_after_valid_events(client: OpenAI) -> None:
+    """An `error` event nests the error (Open Responses, as OpenAI's API does) and keeps the flat
+    fields; the SDK raises APIError on it, having validated every event before."""
+    stream = client.responses.create(
+        model=MODEL, input="fail mid-stream", stream=True, metadata={"sim_fail": "server_error"}
+    )
+    types: list[str] = []
+    with pytest.raises(openai.APIError) as raised:
+        for event in stream:
+            types.append(event.type)
+    assert "response.output_text.delta" in types, types
+    assert raised.value.code == "server_error", raised.value.body
+    assert "simulated" in raised.value.message, raised.value.message
+
+
+def test_http_parameters_out_of_range_are_refused(client: OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.responses.create(model=MODEL, input="hi", temperature=2.5)
+    assert raised.value.code == "decimal_above_max_value", raised.value.body
+    assert raised.value.param == "temperature", raised.value.body
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.responses.create(model=MODEL, input=[{"type": "no_such_item", "id": "x"}])  # type: ignore[list-item]
+    assert raised.value.param == "input[0].type", raised.value.body
+
+
 # --- WebSocket mode ------------------------------------------------------------------------------
 
 
@@ -380,3 +438,36 @@ def test_ws_sync_client_iteration(client: OpenAI, metrics: Metrics) -> None:
             assert_lookup(metrics, before, "hit")
         finally:
             watchdog.cancel()
+
+
+def test_ws_failure_events_validate_strictly(async_client: AsyncOpenAI) -> None:
+    """A failed response over WebSocket: `error` (status, sequence_number, string code), then
+    `response.failed` whose `error.code` is one the SDK knows; every frame validated strictly."""
+
+    async def scenario() -> None:
+        async with async_client.responses.connect() as connection:
+            events = await run_turn(connection, input="fail", store=False, metadata={"sim_fail": "rate_limit"})
+            types = [event.type for event in events]
+            assert types[0] == "response.created" and types[-2:] == ["error", "response.failed"], types
+            error = error_of(events)
+            assert error.status == 429 and error.sequence_number is not None, error
+            assert error.error.code == "rate_limit_exceeded" and error.error.type == "rate_limit_error", error
+            assert events[-1].response.error.code == "rate_limit_exceeded", events[-1].response.error
+
+    asyncio.run(scenario())
+
+
+def test_ws_refusal_names_the_parameter_with_a_code(async_client: AsyncOpenAI) -> None:
+    async def scenario() -> None:
+        async with async_client.responses.connect() as connection:
+            events = await run_turn(connection, input="hi", store=False, top_p=1.5)
+            error = error_of(events)
+            assert error.status == 400 and error.sequence_number is None, error
+            assert error.error.param == "top_p" and error.error.code == "decimal_above_max_value", error
+            # A frame that does not decode has a string code too (Open Responses' WebSocketErrorEvent).
+            events = await run_turn(connection, input=5, store=False)
+            error = error_of(events)
+            assert error.status == 400 and isinstance(error.error.code, str), error
+            completed(await run_turn(connection, input="still usable", store=False))
+
+    asyncio.run(scenario())

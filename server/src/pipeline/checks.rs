@@ -1,9 +1,10 @@
 //! The checks a request passes before any work is done on it: what this server supports at all,
 //! whether the model serves it, and whether its parts agree with each other and with the
-//! conversation (tool outputs answer calls, `tool_choice` names offered tools, limits are sane).
+//! conversation (tool outputs answer calls, `tool_choice` names offered tools, parameters are in
+//! their ranges, input items have a type the API knows, compaction items are sealed here).
 
 use serde_json::Value;
-use tether_protocol::{Item, ResponseCreate};
+use tether_protocol::{Input, Item, ResponseCreate};
 
 use crate::AppState;
 use crate::error::ApiFailure;
@@ -39,12 +40,28 @@ pub fn model(state: &AppState, request: &ResponseCreate) -> Result<(), ApiFailur
         .map_err(|error| ApiFailure::new(400, error))
 }
 
+/// A compaction item in the input must be one this server sealed for the project
+/// ([`crate::compaction`]): anything else is refused, naming it.
+pub fn compactions(state: &AppState, project: &str, new_items: &[Item]) -> Result<(), ApiFailure> {
+    match state.compaction.first_unsealed(project, new_items) {
+        None => Ok(()),
+        Some(index) => Err(ApiFailure::bad_request(
+            Some("invalid_encrypted_content"),
+            "The compaction item's encrypted_content was not produced by this server for this \
+             project, or was altered: send the output of /v1/responses/compact as it came.",
+            Some(&format!("input[{index}].encrypted_content")),
+        )),
+    }
+}
+
 /// The request's parts against each other and against the conversation before it (`prior`).
 pub fn request(
     request: &ResponseCreate,
     prior: &[Item],
     new_items: &[Item],
 ) -> Result<(), ApiFailure> {
+    input_item_types(request)?;
+    parameters(request)?;
     tool_outputs(prior, new_items)?;
     validate::check_tool_choice(request.tool_choice.as_ref(), &request.tools)?;
     if request.max_output_tokens == Some(0) {
@@ -55,6 +72,125 @@ pub fn request(
         ));
     }
     prompt_cache(request)
+}
+
+/// Every `type` an item of a request's `input` may have: the union `ResponseInputItemParam` of
+/// openai-python 3.57 (`types/responses/response_input_item_param.py`, which
+/// `response_input_param.py` repeats). Tether models a few of them (`protocol/src/items.rs`) and
+/// keeps the others verbatim, since Codex replays items such as `web_search_call`, `reasoning`,
+/// `compaction` or `local_shell_call`; only a type outside this list is refused.
+const INPUT_ITEM_TYPES: &[&str] = &[
+    "message",
+    "file_search_call",
+    "computer_call",
+    "computer_call_output",
+    "web_search_call",
+    "function_call",
+    "function_call_output",
+    "tool_search_call",
+    "tool_search_output",
+    "additional_tools",
+    "configuration_update",
+    "reasoning",
+    "compaction",
+    "image_generation_call",
+    "code_interpreter_call",
+    "local_shell_call",
+    "local_shell_call_output",
+    "shell_call",
+    "shell_call_output",
+    "apply_patch_call",
+    "apply_patch_call_output",
+    "mcp_list_tools",
+    "mcp_approval_request",
+    "mcp_approval_response",
+    "mcp_call",
+    "custom_tool_call_output",
+    "custom_tool_call",
+    "compaction_trigger",
+    "item_reference",
+    "program",
+    "program_output",
+];
+
+/// An input item whose `type` is no Responses input item type is refused, naming
+/// `input[i].type`.
+fn input_item_types(request: &ResponseCreate) -> Result<(), ApiFailure> {
+    let Input::Items(items) = &request.input else {
+        return Ok(());
+    };
+    for (index, item) in items.iter().enumerate() {
+        let Item::Unknown(_) = item else { continue };
+        let kind = item.type_name();
+        if !INPUT_ITEM_TYPES.contains(&kind) {
+            return Err(ApiFailure::bad_request(
+                Some("invalid_value"),
+                format!(
+                    "Invalid value: '{kind}'. Supported values are: {}.",
+                    INPUT_ITEM_TYPES
+                        .iter()
+                        .map(|t| format!("'{t}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Some(&format!("input[{index}].type")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Sampling and limit parameters must be in the ranges the API accepts: `temperature` 0–2,
+/// `top_p` 0–1, `top_logprobs` 0–20, `max_tool_calls` at least 1, `truncation` `auto` or
+/// `disabled`.
+fn parameters(request: &ResponseCreate) -> Result<(), ApiFailure> {
+    let decimal = |param: &str, value: Option<f64>, max: f64| match value {
+        Some(value) if value < 0.0 => Err(ApiFailure::bad_request(
+            Some("decimal_below_min_value"),
+            format!(
+                "Invalid '{param}': decimal below minimum value. Expected a value >= 0, but got {value} instead."
+            ),
+            Some(param),
+        )),
+        Some(value) if value > max => Err(ApiFailure::bad_request(
+            Some("decimal_above_max_value"),
+            format!(
+                "Invalid '{param}': decimal above maximum value. Expected a value <= {max}, but got {value} instead."
+            ),
+            Some(param),
+        )),
+        _ => Ok(()),
+    };
+    decimal("temperature", request.temperature, 2.0)?;
+    decimal("top_p", request.top_p, 1.0)?;
+    if let Some(top_logprobs) = request.top_logprobs
+        && top_logprobs > 20
+    {
+        return Err(ApiFailure::bad_request(
+            Some("integer_above_max_value"),
+            format!(
+                "Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got {top_logprobs} instead."
+            ),
+            Some("top_logprobs"),
+        ));
+    }
+    if request.max_tool_calls == Some(0) {
+        return Err(ApiFailure::bad_request(
+            Some("integer_below_min_value"),
+            "Invalid 'max_tool_calls': integer below minimum value. Expected a value >= 1, but got 0 instead.",
+            Some("max_tool_calls"),
+        ));
+    }
+    if let Some(truncation) = &request.truncation
+        && !matches!(truncation.as_str(), "auto" | "disabled")
+    {
+        return Err(ApiFailure::bad_request(
+            Some("invalid_value"),
+            format!("Invalid value: '{truncation}'. Supported values are: 'auto' and 'disabled'."),
+            Some("truncation"),
+        ));
+    }
+    Ok(())
 }
 
 /// A field, whether a value of it is valid, and what is expected.
