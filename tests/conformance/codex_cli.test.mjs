@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startServer } from "../e2e/server.mjs";
+import { metricSamples, startServer } from "../e2e/server.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CODEX = join(HERE, "codex", "node_modules", ".bin", "codex");
@@ -120,19 +120,19 @@ function hermeticEnv() {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !steering.test(name)));
 }
 
-/** The value of every sample in /metrics, by its name and labels as printed. */
-async function metrics(url) {
-  const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) });
-  assert.equal(response.status, 200, "GET /metrics");
-  const samples = new Map();
-  for (const line of (await response.text()).split("\n")) {
-    const match = line.match(/^([^#\s]\S*) (\S+)$/);
-    if (match) samples.set(match[1], Number(match[2]));
-  }
-  return (name) => {
+/**
+ * The value of every sample in /metrics, by its name and labels as printed, less its value in
+ * `before` (an earlier call's samples): what one run added, also on a deployment that other
+ * tests used first (summed over its replicas).
+ */
+async function metrics(started, before = new Map()) {
+  const samples = await metricSamples(started);
+  const metric = (name) => {
     assert.ok(samples.has(name), `/metrics has no ${name}`);
-    return samples.get(name);
+    return samples.get(name) - (before.get(name) ?? 0);
   };
+  metric.samples = samples;
+  return metric;
 }
 
 /** The scenario ran to its answer and both commands really ran in the work directory. */
@@ -144,10 +144,11 @@ function assertToolLoopRan({ code, output, last, work }) {
 }
 
 test("Codex CLI over WebSocket mode: one connection, a prewarm, then every turn a continuation from the connection cache", async () => {
-  const { url } = await server();
-  const run = await codexExec(url, "Write proof.txt, then its upper-case copy.");
+  const started = await server();
+  const before = (await metrics(started)).samples;
+  const run = await codexExec(started.url, "Write proof.txt, then its upper-case copy.");
   assertToolLoopRan(run);
-  const metric = await metrics(url);
+  const metric = await metrics(started, before);
   assert.equal(metric("tether_ws_connections_total"), 1, "one WebSocket for the whole session");
   assert.equal(metric('tether_responses_total{transport="http"}'), 0, "no HTTP fallback");
   assert.equal(metric('tether_responses_total{transport="sse"}'), 0, "no HTTP fallback");
@@ -161,10 +162,11 @@ test("Codex CLI over WebSocket mode: one connection, a prewarm, then every turn 
 });
 
 test("Codex CLI falls back to HTTP when the server refuses the upgrade (426), and the same loop runs", async () => {
-  const { url } = await server(["--no-websocket"]);
-  const run = await codexExec(url, "Write proof.txt, then its upper-case copy.");
+  const started = await server(["--no-websocket"]);
+  const before = (await metrics(started)).samples;
+  const run = await codexExec(started.url, "Write proof.txt, then its upper-case copy.");
   assertToolLoopRan(run);
-  const metric = await metrics(url);
+  const metric = await metrics(started, before);
   assert.equal(metric("tether_ws_connections_total"), 0);
   // Streaming POSTs, each with the whole conversation (Codex sends store: false).
   assert.equal(metric('tether_responses_total{transport="sse"}'), 3);
@@ -224,9 +226,10 @@ const TIMING_HISTOGRAMS = [
 
 test("Codex CLI with runtime metrics on asks for responsesapi.websocket_timing and records all six values of every response", async () => {
   // 1,000 tokens/s, so the engine's share of each turn is whole milliseconds.
-  const { url } = await server([], 1000);
+  const started = await server([], 1000);
+  const before = (await metrics(started)).samples;
   const { endpoint, bodies } = await otlpReceiver();
-  const run = await codexExec(url, "Write proof.txt, then its upper-case copy.", {
+  const run = await codexExec(started.url, "Write proof.txt, then its upper-case copy.", {
     config: [
       "suppress_unstable_features_warning = true",
       "[features]",
@@ -236,7 +239,7 @@ test("Codex CLI with runtime metrics on asks for responsesapi.websocket_timing a
     ],
   });
   assertToolLoopRan(run);
-  const metric = await metrics(url);
+  const metric = await metrics(started, before);
   assert.equal(metric('tether_responses_total{transport="ws"}'), 4);
   // One timing event per response — the prewarm and the three model turns — each value
   // recorded by Codex from the event the server sent.

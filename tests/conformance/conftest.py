@@ -4,6 +4,11 @@ The server binary comes from the env var TETHER_SERVER_BIN (`tests/conformance/r
 too). It binds 127.0.0.1 port 0 and prints `Tether listening on http://HOST:PORT` as its first
 stdout line; we read the URL from there and keep draining stdout (the server logs to it) so the
 pipe never fills up.
+
+With TETHER_BASE_URL set, no server is started: the tests run against that URL (a deployment:
+`cargo xtask deploy --test` points them at nginx), and /metrics is the sum over the replicas
+listed in TETHER_METRICS_URLS (comma-separated; default the base URL), since a balancer sends
+each scrape to one replica only.
 """
 
 from __future__ import annotations
@@ -37,6 +42,10 @@ def _server_bin() -> str:
 
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    base_url = os.environ.get("TETHER_BASE_URL")
+    if base_url:
+        yield base_url.rstrip("/")
+        return
     data_dir = tmp_path_factory.mktemp("tether-data")
     args = [
         _server_bin(),
@@ -109,27 +118,43 @@ def async_client(server_url: str) -> AsyncOpenAI:
     )
 
 
+def metrics_urls(server_url: str) -> list[str]:
+    """Where /metrics is read: every replica of a deployment, or the one server."""
+    listed = os.environ.get("TETHER_METRICS_URLS", "")
+    urls = [url.strip().rstrip("/") for url in listed.split(",") if url.strip()]
+    return urls if os.environ.get("TETHER_BASE_URL") and urls else [server_url]
+
+
 class Metrics:
-    """Reads Prometheus text from `GET /metrics`."""
+    """Reads Prometheus text from `GET /metrics` (summed over a deployment's replicas)."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, urls: list[str]) -> None:
+        self.urls = urls
 
-    def text(self) -> str:
-        with urllib.request.urlopen(f"{self.url}/metrics", timeout=TIMEOUT) as response:
-            assert response.status == 200, f"GET /metrics answered {response.status}"
-            return response.read().decode()
+    def texts(self) -> list[str]:
+        texts = []
+        for url in self.urls:
+            with urllib.request.urlopen(f"{url}/metrics", timeout=TIMEOUT) as response:
+                assert response.status == 200, f"GET {url}/metrics answered {response.status}"
+                texts.append(response.read().decode())
+        return texts
 
     def value(self, series: str) -> float:
         """The value of one series, e.g. `tether_cache_lookups_total{result="hit"}`."""
-        text = self.text()
-        for line in text.splitlines():
-            if line.startswith("#"):
-                continue
-            name, _, rest = line.rpartition(" ")
-            if name.replace(" ", "") == series.replace(" ", ""):
-                return float(rest)
-        raise AssertionError(f"/metrics has no series {series}; it has:\n{text}")
+        total, found = 0.0, False
+        texts = self.texts()
+        for text in texts:
+            for line in text.splitlines():
+                if line.startswith("#"):
+                    continue
+                name, _, rest = line.rpartition(" ")
+                if name.replace(" ", "") == series.replace(" ", ""):
+                    total += float(rest)
+                    found = True
+                    break
+        if not found:
+            raise AssertionError(f"/metrics has no series {series}; it has:\n{texts[0]}")
+        return total
 
     def cache_lookups(self) -> dict[str, float]:
         return {
@@ -140,4 +165,4 @@ class Metrics:
 
 @pytest.fixture
 def metrics(server_url: str) -> Metrics:
-    return Metrics(server_url)
+    return Metrics(metrics_urls(server_url))

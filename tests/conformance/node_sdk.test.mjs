@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { ResponsesWS } from "openai/resources/responses/ws";
-import { startServer } from "../e2e/server.mjs";
+import { metricSamples, startServer } from "../e2e/server.mjs";
 
 const TIMEOUT_MS = 10_000;
 const MODEL = "tether-conformance";
@@ -43,14 +43,13 @@ after(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** The cache lookups counted in /metrics (summed over a deployment's replicas). */
 async function cacheLookups() {
-  const response = await fetch(`${server.url}/metrics`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
-  assert.equal(response.status, 200, "GET /metrics");
-  const text = await response.text();
+  const samples = await metricSamples(server, TIMEOUT_MS);
   const value = (result) => {
-    const match = text.match(new RegExp(`^tether_cache_lookups_total\\{result="${result}"\\} (\\S+)$`, "m"));
-    assert.ok(match, `/metrics has no tether_cache_lookups_total{result="${result}"}; it has:\n${text}`);
-    return Number(match[1]);
+    const name = `tether_cache_lookups_total{result="${result}"}`;
+    assert.ok(samples.has(name), `/metrics has no ${name}`);
+    return samples.get(name);
   };
   return { hit: value("hit"), store: value("store"), miss: value("miss") };
 }
@@ -186,6 +185,63 @@ test("WebSocket: continuing an unknown response is an error frame with status 40
     assert.ok(error, `expected an error frame, got ${events.map((e) => e.type).join(", ")}`);
     assert.equal(error.status, 400);
     assert.equal(error.error.code, "previous_response_not_found");
+  } finally {
+    rws.close();
+  }
+});
+
+// Every field Open Responses' ResponseResource requires (tests/conformance/open_responses/).
+const OPEN_RESPONSES_FIELDS = [
+  "id", "object", "created_at", "completed_at", "status", "incomplete_details", "model",
+  "previous_response_id", "instructions", "output", "error", "tools", "tool_choice", "truncation",
+  "parallel_tool_calls", "text", "top_p", "presence_penalty", "frequency_penalty", "top_logprobs",
+  "temperature", "reasoning", "usage", "max_output_tokens", "max_tool_calls", "store", "background",
+  "service_tier", "metadata", "safety_identifier", "prompt_cache_key",
+];
+
+test("HTTP: a response carries every Open Responses field, function tools in full", async () => {
+  const bare = { type: "function", name: "lookup", parameters: { type: "object" } };
+  const response = await client.responses.create({
+    model: MODEL,
+    input: "hi",
+    tools: [WEATHER_TOOL, bare],
+    tool_choice: "none",
+    store: false,
+  });
+  const missing = OPEN_RESPONSES_FIELDS.filter((field) => !(field in response));
+  assert.deepEqual(missing, [], `missing fields: ${JSON.stringify(response)}`);
+  assert.deepEqual(response.tools[1], { ...bare, description: null, strict: null });
+  assert.deepEqual(response.text, { format: { type: "text" } });
+});
+
+test("SSE: a failure mid-stream throws the APIError the error event carries", async () => {
+  const stream = await client.responses.create({
+    model: MODEL,
+    input: "fail mid-stream",
+    stream: true,
+    metadata: { sim_fail: "server_error" },
+  });
+  const types = [];
+  await assert.rejects(
+    (async () => {
+      for await (const event of stream) types.push(event.type);
+    })(),
+    (error) => error instanceof OpenAI.APIError && error.code === "server_error" && /simulated/.test(error.message),
+  );
+  assert.ok(types.includes("response.output_text.delta"), types.join(", "));
+});
+
+test("WebSocket: a parameter out of range is an error frame with status, param and a code", async () => {
+  const rws = openWS();
+  try {
+    const events = await turn(rws, { input: "hi", temperature: 3, store: false });
+    const error = events.find((event) => event.type === "error");
+    assert.ok(error, `expected an error frame, got ${events.map((e) => e.type).join(", ")}`);
+    assert.equal(error.status, 400);
+    assert.equal(error.error.param, "temperature");
+    assert.equal(error.error.code, "decimal_above_max_value");
+    const after = await turn(rws, { input: "still usable", store: false });
+    completed(after);
   } finally {
     rws.close();
   }

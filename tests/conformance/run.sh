@@ -10,21 +10,35 @@
 # (tests/conformance/codex/package-lock.json) only when its lock file changed. Both runners
 # (pytest, then node --test for openai-node and the Codex CLI) always run; the exit code is
 # non-zero if either failed.
+#
+# Against a server that is already running (a deployment: `cargo xtask deploy --test` points it
+# at nginx), set TETHER_BASE_URL instead of TETHER_SERVER_BIN; TETHER_NO_WEBSOCKET_URL is a URL
+# of the same deployment that refuses WebSocket upgrades (Codex's HTTP fallback), and
+# TETHER_METRICS_URLS the replicas whose /metrics the checks add up. The test files then run one
+# at a time, since they share the deployment's counters.
+#
+#   TETHER_BASE_URL=http://127.0.0.1:8080 TETHER_METRICS_URLS=http://127.0.0.1:9001,… bash tests/conformance/run.sh
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
-if [[ -z "${TETHER_SERVER_BIN:-}" ]]; then
-  echo "run.sh: TETHER_SERVER_BIN is not set (path to the tether-server binary)" >&2
-  exit 2
+NODE_TEST_ARGS=()
+if [[ -n "${TETHER_BASE_URL:-}" ]]; then
+  echo "run.sh: against the running server at $TETHER_BASE_URL"
+  NODE_TEST_ARGS=(--test-concurrency=1)
+else
+  if [[ -z "${TETHER_SERVER_BIN:-}" ]]; then
+    echo "run.sh: TETHER_SERVER_BIN is not set (path to the tether-server binary), nor TETHER_BASE_URL" >&2
+    exit 2
+  fi
+  if [[ ! -x "$TETHER_SERVER_BIN" ]]; then
+    echo "run.sh: TETHER_SERVER_BIN=$TETHER_SERVER_BIN is not an executable file" >&2
+    exit 2
+  fi
+  TETHER_SERVER_BIN="$(cd "$(dirname "$TETHER_SERVER_BIN")" && pwd)/$(basename "$TETHER_SERVER_BIN")"
+  export TETHER_SERVER_BIN
 fi
-if [[ ! -x "$TETHER_SERVER_BIN" ]]; then
-  echo "run.sh: TETHER_SERVER_BIN=$TETHER_SERVER_BIN is not an executable file" >&2
-  exit 2
-fi
-TETHER_SERVER_BIN="$(cd "$(dirname "$TETHER_SERVER_BIN")" && pwd)/$(basename "$TETHER_SERVER_BIN")"
-export TETHER_SERVER_BIN
 
 REQUIREMENTS="tests/conformance/requirements.txt"
 VENV="$ROOT/.venv"
@@ -79,7 +93,7 @@ elif [[ $py -ne 0 ]]; then
 fi
 
 echo "== openai-node and Codex CLI conformance"
-if ! node --test --test-reporter=spec --test-timeout=120000 tests/conformance/; then
+if ! node --test --test-reporter=spec --test-timeout=120000 "${NODE_TEST_ARGS[@]}" tests/conformance/; then
   status=1
 fi
 

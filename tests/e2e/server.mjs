@@ -24,8 +24,16 @@ function required(name) {
   return value;
 }
 
-/** Starts the server with extra CLI arguments; resolves to { url, stop }. */
+/**
+ * Starts the server with extra CLI arguments; resolves to { url, metricsUrls, stop }.
+ *
+ * With TETHER_BASE_URL set (a deployment, `cargo xtask deploy --test`), nothing is started: the
+ * tests run against that URL, `--no-websocket` maps to TETHER_NO_WEBSOCKET_URL (a port of the
+ * balancer that refuses upgrades), and `metricsUrls` lists every replica (TETHER_METRICS_URLS)
+ * so that /metrics can be summed over them ({@link metricSamples}).
+ */
 export async function startServer(extraArgs = []) {
+  if (process.env.TETHER_BASE_URL) return existingServer(process.env.TETHER_BASE_URL, extraArgs);
   // Each test server gets a private in-memory store unless the caller picks a directory.
   const store = extraArgs.includes("--data-dir") ? [] : ["--data-dir", ":memory:"];
   const child = spawn(
@@ -51,13 +59,54 @@ export async function startServer(extraArgs = []) {
   });
   return {
     url,
+    metricsUrls: [url],
     async stop() {
       if (child.exitCode === null) {
         child.kill("SIGTERM");
         await once(child, "exit");
       }
     },
+    /** Ends the server at once, as a crash would: no graceful end of the responses under way. */
+    async kill() {
+      if (child.exitCode === null) {
+        child.kill("SIGKILL");
+        await once(child, "exit");
+      }
+    },
   };
+}
+
+/** The deployment at `base` as a started server; the flags it cannot honour are refused. */
+function existingServer(base, extraArgs) {
+  let url = base.replace(/\/$/, "");
+  // The deployment runs with the conformance suite's scenarios and a store of its own; the
+  // speed it was started with serves these tests as well.
+  const ignored = new Set(["--tokens-per-second", "--data-dir", "--scenario-dir"]);
+  for (let i = 0; i < extraArgs.length; i++) {
+    if (extraArgs[i] === "--no-websocket") {
+      url = required("TETHER_NO_WEBSOCKET_URL").replace(/\/$/, "");
+    } else if (ignored.has(extraArgs[i])) {
+      i++;
+    } else {
+      throw new Error(`startServer: ${extraArgs[i]} cannot be applied to the deployment at ${base}`);
+    }
+  }
+  const listed = (process.env.TETHER_METRICS_URLS || "").split(",").filter(Boolean);
+  return { url, metricsUrls: listed.length ? listed : [url], async stop() {} };
+}
+
+/** Every sample of /metrics by its name and labels as printed, summed over `server.metricsUrls`. */
+export async function metricSamples(server, timeoutMs = 10_000) {
+  const samples = new Map();
+  for (const url of server.metricsUrls ?? [server.url]) {
+    const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (response.status !== 200) throw new Error(`GET ${url}/metrics answered ${response.status}`);
+    for (const line of (await response.text()).split("\n")) {
+      const match = line.match(/^([^#\s]\S*) (\S+)$/);
+      if (match) samples.set(match[1], (samples.get(match[1]) ?? 0) + Number(match[2]));
+    }
+  }
+  return samples;
 }
 
 export async function launchBrowser() {
@@ -73,4 +122,81 @@ export function artifactPath(name) {
   const dir = process.env.TETHER_ARTIFACTS || "test-artifacts";
   mkdirSync(dir, { recursive: true });
   return `${dir}/${name}`;
+}
+
+/** A port on 127.0.0.1 where nothing listens (one the OS just handed out and took back). */
+export async function closedPort() {
+  const { createServer } = await import("node:net");
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * Records every layout shift of `page` from its first paint on (call before `goto`); read them
+ * with `layoutShiftSince`.
+ */
+export async function recordLayoutShifts(page) {
+  await page.addInitScript(() => {
+    window.__layoutShifts = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        window.__layoutShifts.push({
+          value: entry.value,
+          at: entry.startTime,
+          recentInput: entry.hadRecentInput,
+          sources: (entry.sources ?? []).map((s) => s.node?.className || s.node?.nodeName || "?"),
+        });
+      }
+    }).observe({ type: "layout-shift", buffered: true });
+  });
+}
+
+/**
+ * The layout shifts since `since` (a `performance.now()` of the page), summed — all of them,
+ * even those right after an input, which CLS itself leaves out: stricter than CLS.
+ */
+export async function layoutShiftSince(page, since) {
+  const shifts = await page.evaluate(
+    (since) => window.__layoutShifts.filter((s) => s.at >= since),
+    since,
+  );
+  return { total: shifts.reduce((sum, s) => sum + s.value, 0), shifts };
+}
+
+/**
+ * Runs axe-core (from node_modules, pinned in package.json) on `page` or a frame; resolves to
+ * the serious and critical violations, each as "rule: targets".
+ */
+export async function axeViolations(target) {
+  const { createRequire } = await import("node:module");
+  const require = createRequire(import.meta.url);
+  await target.addScriptTag({ path: require.resolve("axe-core/axe.min.js") });
+  const results = await target.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const found = await axe.run(document, { resultTypes: ["violations"] });
+    return found.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+    }));
+  });
+  return results
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}: ${v.help}): ${v.targets.join(" | ")}`);
+}
+
+/** Waits until `run-status` (in a page or a frame) is no longer idle or running. */
+export async function waitFinished(target, timeout = 60_000) {
+  await target.waitForFunction(
+    () => {
+      const status = document.querySelector('[data-testid="run-status"]')?.textContent;
+      return status === "done" || status === "failed" || status === "stopped";
+    },
+    null,
+    { timeout },
+  );
 }

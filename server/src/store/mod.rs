@@ -1,6 +1,8 @@
 //! The persistent store of `store:true` responses and the usage ledger, behind
-//! [`ResponseStore`]: [`sqlite`] is the implementation, and [`write_behind`] wraps it so the
-//! WebSocket path can answer before its writes land.
+//! [`ResponseStore`]: [`sqlite`] for one process, [`postgres`] for replicas sharing one
+//! database — the same schema and [`migrations`] — chosen by a [`StoreUrl`] and [`open`]ed at
+//! start; [`write_behind`] wraps either so the WebSocket path can answer before its writes land
+//! (or, with a shared store, only once they have: [`WriteMode`]).
 //!
 //! A stored row keeps the Response object (with its output) and the items this response added
 //! to the conversation. When the previous response is stored too, that is only the request's new
@@ -11,11 +13,17 @@
 //! it is for. A failure becomes an [`ApiFailure`] through `?`: 503 while the database is
 //! unavailable, 500 otherwise.
 
+pub mod migrations;
+pub mod postgres;
 pub mod sqlite;
 pub mod write_behind;
 
+pub use postgres::{PostgresOptions, PostgresStore};
 pub use sqlite::SqliteStore;
-pub use write_behind::{Record, WriteBehindStore};
+pub use write_behind::{Record, WriteBehindStore, WriteMode};
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tether_protocol::{Item, Response};
 
@@ -69,6 +77,97 @@ impl From<StoreError> for ApiFailure {
             _ => ApiFailure::internal("the response store failed"),
         }
     }
+}
+
+/// Which database holds the store (`--store URL`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreUrl {
+    /// `sqlite://PATH`: one database file (its directory is created), or `:memory:`.
+    Sqlite(PathBuf),
+    /// `postgres://…` or `postgresql://…` (libpq's URL): shared by every replica using it.
+    Postgres(String),
+}
+
+impl StoreUrl {
+    /// Reads `sqlite://PATH`, `sqlite://:memory:`, `:memory:`, `postgres://…` or
+    /// `postgresql://…`.
+    pub fn parse(text: &str) -> Result<StoreUrl, String> {
+        let text = text.trim();
+        if text == ":memory:" {
+            return Ok(StoreUrl::Sqlite(PathBuf::from(":memory:")));
+        }
+        if let Some(path) = text.strip_prefix("sqlite://") {
+            if path.is_empty() {
+                return Err("sqlite:// needs a path: sqlite://DIR/tether.sqlite3".into());
+            }
+            return Ok(StoreUrl::Sqlite(PathBuf::from(path)));
+        }
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            return Ok(StoreUrl::Postgres(text.to_string()));
+        }
+        Err(format!(
+            "unknown store '{text}': use sqlite://PATH, :memory: or postgres://USER@HOST:PORT/DB"
+        ))
+    }
+
+    /// What `--data-dir DIR` means: `sqlite://DIR/tether.sqlite3`, or memory for `:memory:`.
+    pub fn from_data_dir(dir: &Path) -> StoreUrl {
+        if dir == Path::new(":memory:") {
+            StoreUrl::Sqlite(dir.to_path_buf())
+        } else {
+            StoreUrl::Sqlite(dir.join("tether.sqlite3"))
+        }
+    }
+
+    /// Whether other processes may share this store (replicas): then what a client has seen
+    /// must already be in the database (`WriteMode::Durable`).
+    pub fn is_shared(&self) -> bool {
+        matches!(self, StoreUrl::Postgres(_))
+    }
+
+    /// The URL for messages, without a password.
+    pub fn redacted(&self) -> String {
+        match self {
+            StoreUrl::Sqlite(path) => format!("sqlite://{}", path.display()),
+            StoreUrl::Postgres(url) => match (url.find("://"), url.rfind('@')) {
+                (Some(scheme), Some(at)) if at > scheme => {
+                    let userinfo = &url[scheme + 3..at];
+                    match userinfo.split_once(':') {
+                        Some((user, _)) => {
+                            format!("{}{user}:***{}", &url[..scheme + 3], &url[at..])
+                        }
+                        None => url.clone(),
+                    }
+                }
+                _ => url.clone(),
+            },
+        }
+    }
+}
+
+/// Opens the store `url` names: a SQLite file (creating its directory) or a PostgreSQL
+/// database (connecting with `postgres`'s pool and retries); either is migrated to the current
+/// schema.
+pub async fn open(
+    url: &StoreUrl,
+    postgres: &PostgresOptions,
+) -> Result<Arc<dyn ResponseStore>, StoreError> {
+    match url {
+        StoreUrl::Sqlite(path) => Ok(Arc::new(open_sqlite(path)?)),
+        StoreUrl::Postgres(url) => Ok(Arc::new(PostgresStore::connect(url, postgres).await?)),
+    }
+}
+
+/// Opens the SQLite file `path` (`sqlite://PATH`), creating its directory, or an in-memory
+/// database for `:memory:`.
+pub fn open_sqlite(path: &Path) -> Result<SqliteStore, StoreError> {
+    if path != Path::new(":memory:")
+        && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| StoreError::Database(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    SqliteStore::open_file(path)
 }
 
 /// The longest chain `load_context` walks; a guard against cycles in corrupt data.
@@ -139,10 +238,41 @@ pub trait ResponseStore: Send + Sync + 'static {
         let response = chain[0].response.clone();
         let mut items = Vec::new();
         for stored in chain.into_iter().rev() {
-            items.extend(stored.added_input);
-            items.extend(stored.response.output);
+            items.extend(stored.conversation());
         }
         Ok(Some((response, items)))
+    }
+}
+
+/// The `type` of the marker a long-running response's stored input holds where some of its
+/// output came before more input (`{"type": OUTPUTS_MARKER, "count": N}`: the next N output
+/// items go here). It never leaves the server, and clients cannot send it (an unknown input
+/// type is refused).
+pub const OUTPUTS_MARKER: &str = "tether.outputs";
+
+/// A marker: the next `count` output items of the response come here in its conversation.
+pub fn outputs_marker(count: usize) -> Item {
+    Item::Unknown(serde_json::json!({"type": OUTPUTS_MARKER, "count": count}))
+}
+
+impl StoredResponse {
+    /// The items this response added to the conversation, in order: its input, with its output
+    /// where it came — all of it after the input for an ordinary response; for a long-running
+    /// one (paused and resumed with more input), interleaved at the markers.
+    pub fn conversation(self) -> Vec<Item> {
+        let mut outputs = self.response.output.into_iter();
+        let mut items = Vec::with_capacity(self.added_input.len() + outputs.len());
+        for item in self.added_input {
+            match &item {
+                Item::Unknown(marker) if marker["type"] == OUTPUTS_MARKER => {
+                    let count = marker["count"].as_u64().unwrap_or(0) as usize;
+                    items.extend(outputs.by_ref().take(count));
+                }
+                _ => items.push(item),
+            }
+        }
+        items.extend(outputs);
+        items
     }
 }
 
@@ -159,4 +289,52 @@ pub fn items_with_ids(stored: &StoredResponse, ids: &[String]) -> Vec<Item> {
         })
         .cloned()
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_urls_parse() {
+        let sqlite = |p: &str| StoreUrl::Sqlite(PathBuf::from(p));
+        assert_eq!(StoreUrl::parse(":memory:"), Ok(sqlite(":memory:")));
+        assert_eq!(StoreUrl::parse("sqlite://:memory:"), Ok(sqlite(":memory:")));
+        assert_eq!(
+            StoreUrl::parse("sqlite://data/tether.sqlite3"),
+            Ok(sqlite("data/tether.sqlite3"))
+        );
+        assert_eq!(
+            StoreUrl::parse("sqlite:///var/t.db"),
+            Ok(sqlite("/var/t.db"))
+        );
+        assert!(StoreUrl::parse("sqlite://").is_err());
+        let pg = StoreUrl::parse("postgresql://tether:pw@127.0.0.1:5432/tether").unwrap();
+        assert!(pg.is_shared());
+        assert_eq!(
+            pg.redacted(),
+            "postgresql://tether:***@127.0.0.1:5432/tether"
+        );
+        assert_eq!(
+            StoreUrl::parse("postgres://tether@h/db")
+                .unwrap()
+                .redacted(),
+            "postgres://tether@h/db"
+        );
+        assert!(!sqlite("x").is_shared());
+        let error = StoreUrl::parse("mysql://x").unwrap_err();
+        assert!(error.contains("sqlite://PATH"), "{error}");
+    }
+
+    #[test]
+    fn the_data_dir_is_a_sqlite_file_in_it() {
+        assert_eq!(
+            StoreUrl::from_data_dir(Path::new("data")),
+            StoreUrl::Sqlite(PathBuf::from("data/tether.sqlite3"))
+        );
+        assert_eq!(
+            StoreUrl::from_data_dir(Path::new(":memory:")),
+            StoreUrl::Sqlite(PathBuf::from(":memory:"))
+        );
+    }
 }

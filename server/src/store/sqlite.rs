@@ -14,55 +14,11 @@ use tether_protocol::Item;
 
 use super::{LedgerEntry, ResponseStore, StoreError, StoredResponse, items_with_ids};
 
-/// Ordered schema migrations; the index + 1 is the version recorded in `user_version`.
-const MIGRATIONS: &[&str] = &[
-    "CREATE TABLE responses (
-        id TEXT PRIMARY KEY,
-        parent_id TEXT,
-        created_at INTEGER NOT NULL,
-        response_json TEXT NOT NULL,
-        added_input_json TEXT NOT NULL
-    );",
-    "CREATE TABLE usage_ledger (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        response_id TEXT NOT NULL,
-        model TEXT NOT NULL,
-        transport TEXT NOT NULL,
-        input_tokens INTEGER NOT NULL,
-        cached_tokens INTEGER NOT NULL,
-        output_tokens INTEGER NOT NULL,
-        recorded_at INTEGER NOT NULL
-    );",
-    // Where each stored item is, by its id, so an `item_reference` resolves without a
-    // `previous_response_id`; filled from the responses already stored.
-    // An id may be in several responses (an input item resent, a referenced item copied into
-    // the input that referenced it): one row per response holding it.
-    "CREATE TABLE items (
-        item_id TEXT NOT NULL,
-        response_id TEXT NOT NULL,
-        PRIMARY KEY (item_id, response_id)
-    );
-    CREATE INDEX items_by_response ON items (response_id);
-    INSERT OR IGNORE INTO items (item_id, response_id)
-        SELECT json_extract(item.value, '$.id'), responses.id
-        FROM responses, json_each(responses.added_input_json) AS item
-        WHERE json_extract(item.value, '$.id') IS NOT NULL;
-    INSERT OR IGNORE INTO items (item_id, response_id)
-        SELECT json_extract(item.value, '$.id'), responses.id
-        FROM responses, json_each(responses.response_json, '$.output') AS item
-        WHERE json_extract(item.value, '$.id') IS NOT NULL;",
-    // The engine's prompt cache writes, billed apart from the tokens read from it; lines
-    // recorded before the cache existed wrote nothing.
-    "ALTER TABLE usage_ledger ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;",
-    // Tenancy: every row belongs to a project (rows from before belong to `default`, the
-    // project of a server without keys); and a response is billed once.
-    "ALTER TABLE responses ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
-    ALTER TABLE items ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
-    ALTER TABLE usage_ledger ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
-    DELETE FROM usage_ledger
-        WHERE seq NOT IN (SELECT MIN(seq) FROM usage_ledger GROUP BY response_id);
-    CREATE UNIQUE INDEX usage_ledger_once ON usage_ledger (response_id);",
-];
+/// The schema migrations, in SQLite's dialect (`super::migrations`); the index + 1 is the version
+/// recorded in `user_version`.
+fn migrations() -> impl Iterator<Item = &'static str> {
+    super::migrations::MIGRATIONS.iter().map(|m| m.sqlite)
+}
 
 /// SQLite-backed store.
 #[derive(Clone)]
@@ -73,13 +29,22 @@ pub struct SqliteStore {
 impl SqliteStore {
     /// Opens (creating if needed) `DIR/tether.sqlite3`, or an in-memory database for `:memory:`.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
-        let connection = if data_dir == Path::new(":memory:") {
+        if data_dir == Path::new(":memory:") {
+            return Self::open_file(data_dir);
+        }
+        std::fs::create_dir_all(data_dir).map_err(|e| {
+            rusqlite::Error::InvalidPath(data_dir.join(format!("(cannot create: {e})")))
+        })?;
+        Self::open_file(&data_dir.join("tether.sqlite3"))
+    }
+
+    /// Opens (creating if needed) the database file `path` (`sqlite://PATH`; its directory must
+    /// exist), or an in-memory database for `:memory:`.
+    pub fn open_file(path: &Path) -> Result<Self, StoreError> {
+        let connection = if path == Path::new(":memory:") {
             Connection::open_in_memory()?
         } else {
-            std::fs::create_dir_all(data_dir).map_err(|e| {
-                rusqlite::Error::InvalidPath(data_dir.join(format!("(cannot create: {e})")))
-            })?;
-            let connection = Connection::open(data_dir.join("tether.sqlite3"))?;
+            let connection = Connection::open(path)?;
             // WAL lets readers proceed while a write commits; NORMAL sync is durable across
             // process crashes, which is what a response store needs.
             connection.pragma_update(None, "journal_mode", "WAL")?;
@@ -146,7 +111,7 @@ fn get(
 fn migrate(connection: &Connection) -> Result<(), StoreError> {
     let version: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
     let applied = usize::try_from(version).unwrap_or(0);
-    for (index, migration) in MIGRATIONS.iter().enumerate().skip(applied) {
+    for (index, migration) in migrations().enumerate().skip(applied) {
         let tx = connection.unchecked_transaction()?;
         tx.execute_batch(migration)?;
         tx.pragma_update(None, "user_version", index as i64 + 1)?;
@@ -372,7 +337,10 @@ mod tests {
                 .unwrap();
         }
         let store = SqliteStore::open(&dir).unwrap();
-        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len());
+        assert_eq!(
+            store.schema_version().unwrap(),
+            super::super::migrations::MIGRATIONS.len()
+        );
         let find = |wanted: &'static [&'static str]| {
             let store = store.clone();
             async move { store.find_items("default", &ids(wanted)).await.unwrap() }

@@ -6,10 +6,18 @@
 //! Nothing queued is lost or invisible: a queued response is readable at once (reads consult the
 //! queue before the database), a delete cancels its queued write, and on shutdown
 //! [`WriteBehindStore::drain`] writes everything queued before the process exits.
+//!
+//! "Readable at once" holds inside one process. When replicas share the store (PostgreSQL), a
+//! client that saw `response.completed` from one replica may continue on another, or the first
+//! may be killed before its queue is written: there the WebSocket path writes before the
+//! terminal event instead ([`WriteMode::Durable`], `--ws-writes`), so a response whose
+//! `completed` a client has seen is committed to the shared database. A write the database
+//! refuses as unavailable is not dropped: it stays readable on this replica and is retried in
+//! the background ([`RETRY_FOR`]) until the database is back.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use tether_protocol::Item;
@@ -31,9 +39,27 @@ pub struct Record {
 /// Queued stored responses by id, readable until written.
 type Pending = Arc<tokio::sync::Mutex<HashMap<String, StoredResponse>>>;
 
+/// When the WebSocket path's writes happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    /// Queued just before the terminal event and written after it, off the critical path:
+    /// readable at once in this process, lost if it is killed before the queue is written.
+    Behind,
+    /// Written (committed) before the terminal event is sent: a response whose `completed` a
+    /// client has seen survives its replica's SIGKILL and is found by every other replica.
+    Durable,
+}
+
+/// How long writes the database refuses as unavailable are retried in the background, from the
+/// first refusal of an outage; past it, each queued write is tried once more and, refused again,
+/// given up (and logged).
+pub const RETRY_FOR: Duration = Duration::from_secs(30);
+
 /// A store whose writes can be queued behind the response.
 pub struct WriteBehindStore {
     inner: Arc<dyn ResponseStore>,
+    mode: WriteMode,
+    histograms: StageHistograms,
     pending: Pending,
     queue: Mutex<Option<mpsc::UnboundedSender<(Record, PathKind)>>>,
     writer: Mutex<Option<JoinHandle<()>>>,
@@ -61,50 +87,109 @@ async fn write(
 }
 
 impl WriteBehindStore {
-    /// Wraps `inner` and starts the background writer (needs a tokio runtime).
+    /// Wraps `inner` and starts the background writer (needs a tokio runtime), writing the
+    /// WebSocket path's records behind the response.
     pub fn start(inner: Arc<dyn ResponseStore>, histograms: StageHistograms) -> Self {
+        Self::start_with_mode(inner, histograms, WriteMode::Behind)
+    }
+
+    /// [`WriteBehindStore::start`], with the WebSocket path's writes done as `mode` says.
+    pub fn start_with_mode(
+        inner: Arc<dyn ResponseStore>,
+        histograms: StageHistograms,
+        mode: WriteMode,
+    ) -> Self {
         let pending: Pending = Arc::default();
         let (queue, mut jobs) = mpsc::unbounded_channel::<(Record, PathKind)>();
-        let (store, queued) = (inner.clone(), pending.clone());
+        let (store, queued, observed) = (inner.clone(), pending.clone(), histograms.clone());
         let writer = tokio::spawn(async move {
+            let histograms = observed;
+            // When the database became unavailable: one outage is retried for RETRY_FOR in all,
+            // not per record, so a long queue (or a shutdown) is not held up record by record.
+            let mut outage_since: Option<Instant> = None;
             while let Some((record, path)) = jobs.recv().await {
                 let id = record.bill.response_id.clone();
-                // Held across the write so a concurrent delete either cancels it or deletes
-                // what it wrote, never races it.
-                let mut pending = queued.lock().await;
-                let wanted = record
-                    .stored
-                    .as_ref()
-                    .is_some_and(|s| pending.contains_key(&s.response.id));
-                let (result, timings) = write(&*store, &record, path, wanted).await;
-                pending.remove(&id);
-                drop(pending);
-                match result {
-                    Ok(()) => histograms.observe(&timings),
-                    Err(e) => tracing::error!("writing {id} in the background: {e}"),
+                let mut pause = Duration::from_millis(100);
+                loop {
+                    // Held across the write so a concurrent delete either cancels it or deletes
+                    // what it wrote, never races it (and released between retries, so readers
+                    // are not held up by an outage).
+                    let mut pending = queued.lock().await;
+                    let wanted = record
+                        .stored
+                        .as_ref()
+                        .is_some_and(|s| pending.contains_key(&s.response.id));
+                    let (result, timings) = write(&*store, &record, path, wanted).await;
+                    match result {
+                        Err(StoreError::Unavailable(e)) => {
+                            let since = *outage_since.get_or_insert_with(Instant::now);
+                            if since.elapsed() < RETRY_FOR {
+                                drop(pending);
+                                tracing::warn!("writing {id}: {e}; retrying in {pause:?}");
+                                tokio::time::sleep(pause).await;
+                                pause = (pause * 2).min(Duration::from_secs(2));
+                                continue;
+                            }
+                            tracing::error!("writing {id}: {e}; given up");
+                        }
+                        Ok(()) => {
+                            outage_since = None;
+                            histograms.observe(&timings);
+                        }
+                        Err(e) => tracing::error!("writing {id} in the background: {e}"),
+                    }
+                    pending.remove(&id);
+                    break;
                 }
             }
         });
         WriteBehindStore {
             inner,
+            mode,
+            histograms,
             pending,
             queue: Mutex::new(Some(queue)),
             writer: Mutex::new(Some(writer)),
         }
     }
 
+    /// When this store writes the WebSocket path's records.
+    pub fn mode(&self) -> WriteMode {
+        self.mode
+    }
+
     /// Writes now (the HTTP path), adding the persist and bill stages to `timings`.
+    /// A write the database refuses as unavailable is queued for the background writer, which
+    /// retries it.
     pub async fn write_now(&self, record: Record, timings: &mut StageTimings) {
         let id = record.bill.response_id.clone();
         let (result, written) = write(&*self.inner, &record, timings.path, true).await;
         timings.stages.extend(written.stages);
-        if let Err(e) = result {
-            tracing::error!("writing {id}: {e}");
+        match result {
+            Ok(()) => {}
+            Err(StoreError::Unavailable(e)) => {
+                tracing::warn!("writing {id}: {e}; queued to retry");
+                self.enqueue(record, timings.path).await;
+            }
+            Err(e) => tracing::error!("writing {id}: {e}"),
         }
     }
 
-    /// Queues the writes (the WebSocket path); a stored response is readable at once.
+    /// The WebSocket path's writes, called just before the terminal event is sent: queued
+    /// ([`WriteMode::Behind`]; a stored response is readable at once), or done now
+    /// ([`WriteMode::Durable`]; queued to retry if the database is unavailable).
     pub async fn write_later(&self, record: Record, path: PathKind) {
+        if self.mode == WriteMode::Durable {
+            let mut timings = StageTimings::new(path);
+            self.write_now(record, &mut timings).await;
+            self.histograms.observe(&timings);
+            return;
+        }
+        self.enqueue(record, path).await;
+    }
+
+    /// Queues the writes for the background writer; a stored response is readable at once.
+    async fn enqueue(&self, record: Record, path: PathKind) {
         if let Some(stored) = &record.stored {
             self.pending
                 .lock()
@@ -252,6 +337,94 @@ mod tests {
         // After the drain, writes still land (in place).
         store.write_later(record("late"), PathKind::WsHit).await;
         assert!(inner.get("p", "late").await.unwrap().is_some());
+    }
+
+    /// A store whose first `failures` puts find the database unavailable.
+    struct Flaky {
+        store: SqliteStore,
+        failures: std::sync::atomic::AtomicU32,
+    }
+
+    #[async_trait::async_trait]
+    impl ResponseStore for Flaky {
+        async fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
+            use std::sync::atomic::Ordering;
+            if self
+                .failures
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok()
+            {
+                return Err(StoreError::Unavailable("down for the test".into()));
+            }
+            self.store.put(stored).await
+        }
+        async fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
+            self.store.bill(entry).await
+        }
+        async fn ledger(&self, id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
+            self.store.ledger(id).await
+        }
+        async fn get(&self, project: &str, id: &str) -> Result<Option<StoredResponse>, StoreError> {
+            self.store.get(project, id).await
+        }
+        async fn delete(&self, project: &str, id: &str) -> Result<bool, StoreError> {
+            self.store.delete(project, id).await
+        }
+        async fn find_items(&self, project: &str, ids: &[String]) -> Result<Vec<Item>, StoreError> {
+            self.store.find_items(project, ids).await
+        }
+    }
+
+    fn flaky(failures: u32) -> Arc<Flaky> {
+        Arc::new(Flaky {
+            store: SqliteStore::open(std::path::Path::new(":memory:")).unwrap(),
+            failures: failures.into(),
+        })
+    }
+
+    #[tokio::test]
+    async fn durable_writes_are_in_the_database_when_write_later_returns() {
+        let inner = flaky(0);
+        let store = WriteBehindStore::start_with_mode(
+            inner.clone(),
+            StageHistograms::new(),
+            WriteMode::Durable,
+        );
+        store.write_later(record("r1"), PathKind::WsHit).await;
+        assert!(
+            inner.store.get("p", "r1").await.unwrap().is_some(),
+            "written, not queued"
+        );
+        assert_eq!(inner.store.ledger("r1").await.unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_write_refused_as_unavailable_is_retried_until_it_lands() {
+        let inner = flaky(3);
+        let store = WriteBehindStore::start_with_mode(
+            inner.clone(),
+            StageHistograms::new(),
+            WriteMode::Durable,
+        );
+        store.write_later(record("r1"), PathKind::WsHit).await;
+        assert!(
+            inner.store.get("p", "r1").await.unwrap().is_none(),
+            "refused at first"
+        );
+        assert!(
+            store.get("p", "r1").await.unwrap().is_some(),
+            "readable on this replica while it waits"
+        );
+        store.drain().await;
+        assert!(
+            inner.store.get("p", "r1").await.unwrap().is_some(),
+            "landed"
+        );
+        assert_eq!(
+            inner.store.ledger("r1").await.unwrap().len(),
+            1,
+            "billed once"
+        );
     }
 
     #[tokio::test]

@@ -1,0 +1,442 @@
+//! The PostgreSQL store against a real PostgreSQL server (a throwaway cluster this test starts
+//! and stops: `postgres_cluster`), through the `ResponseStore` trait: the behaviours the SQLite
+//! store's unit tests hold (chains, the item index, deletes, projects, billed once) and the
+//! migrations, from an empty database, from the previous schema and from an older one, with
+//! several replicas migrating at once. Each test has a database of its own.
+
+mod postgres_cluster;
+
+use std::sync::{Arc, OnceLock};
+
+use postgres_cluster::Cluster;
+use tether_protocol::{Item, ItemStatus, Response, ResponseCreate};
+use tether_server::store::migrations::MIGRATIONS;
+use tether_server::store::{
+    LedgerEntry, PostgresOptions, PostgresStore, ResponseStore, StoreError, StoredResponse,
+};
+
+static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
+
+fn cluster() -> Option<&'static Cluster> {
+    CLUSTER
+        .get_or_init(|| Cluster::start("postgres_store"))
+        .as_ref()
+}
+
+/// A store on a fresh database, or `None` (skipped) without PostgreSQL.
+async fn fresh_store() -> Option<(PostgresStore, String)> {
+    let cluster = cluster()?;
+    let url = cluster.fresh_database("store").await;
+    let store = PostgresStore::connect(&url, &PostgresOptions::default())
+        .await
+        .unwrap();
+    Some((store, url))
+}
+
+fn response(id: &str, answer: &str) -> Response {
+    let mut response = Response::in_progress(id, 1, &ResponseCreate::new("m", "x"));
+    response.output.push(Item::assistant_text(
+        format!("msg_{id}"),
+        answer,
+        ItemStatus::Completed,
+    ));
+    response
+}
+
+fn question(id: &str, text: &str) -> Item {
+    let mut question = Item::user_text(text);
+    if let Item::Message(message) = &mut question {
+        message.id = Some(id.into());
+    }
+    question
+}
+
+fn stored(project: &str, id: &str, input: Vec<Item>, parent: Option<&str>) -> StoredResponse {
+    StoredResponse {
+        project: project.into(),
+        response: response(id, &format!("a-{id}")),
+        added_input: input,
+        parent_id: parent.map(str::to_string),
+    }
+}
+
+fn ids(ids: &[&str]) -> Vec<String> {
+    ids.iter().map(|id| id.to_string()).collect()
+}
+
+fn texts(items: &[Item]) -> Vec<String> {
+    items
+        .iter()
+        .map(|i| match i {
+            Item::Message(m) => m.content.text(),
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect()
+}
+
+fn entry(project: &str, id: &str) -> LedgerEntry {
+    LedgerEntry {
+        project: project.into(),
+        response_id: id.into(),
+        model: "m".into(),
+        transport: "ws",
+        input_tokens: 10,
+        cached_tokens: 4,
+        cache_write_tokens: 3,
+        output_tokens: 2,
+        recorded_at: 1,
+    }
+}
+
+#[tokio::test]
+async fn an_empty_database_gets_every_migration_once() {
+    let Some((store, url)) = fresh_store().await else {
+        return;
+    };
+    assert_eq!(store.schema_version().await.unwrap(), MIGRATIONS.len());
+    // Opening it again applies nothing more.
+    let again = PostgresStore::connect(&url, &PostgresOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(again.schema_version().await.unwrap(), MIGRATIONS.len());
+    let client = postgres_cluster::client(&url).await;
+    let rows = client
+        .query(
+            "SELECT version, name FROM tether_schema_version ORDER BY version",
+            &[],
+        )
+        .await
+        .unwrap();
+    let recorded: Vec<(i32, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    let expected: Vec<(i32, String)> = MIGRATIONS
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (i as i32 + 1, m.name.to_string()))
+        .collect();
+    assert_eq!(recorded, expected);
+    store.ready().await.unwrap();
+}
+
+#[tokio::test]
+async fn replicas_starting_together_migrate_once() {
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let url = cluster.fresh_database("together").await;
+    let starts = (0..4).map(|_| {
+        let url = url.clone();
+        tokio::spawn(async move {
+            PostgresStore::connect(&url, &PostgresOptions::default())
+                .await
+                .map(|_| ())
+        })
+    });
+    for start in starts {
+        start.await.unwrap().unwrap();
+    }
+    let client = postgres_cluster::client(&url).await;
+    let count: i64 = client
+        .query_one("SELECT count(*) FROM tether_schema_version", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(count as usize, MIGRATIONS.len());
+}
+
+#[tokio::test]
+async fn the_previous_schema_is_migrated_with_its_rows() {
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let url = cluster.fresh_database("previous").await;
+    let previous = MIGRATIONS.len() - 1;
+    let options = PostgresOptions::default();
+    assert_eq!(
+        PostgresStore::create_at_version(&url, &options, previous)
+            .await
+            .unwrap(),
+        previous
+    );
+    // Rows as the previous schema holds them: no projects, and a response billed twice (what
+    // the last migration forbids from now on).
+    let client = postgres_cluster::client(&url).await;
+    let r1 = stored("default", "r1", vec![question("msg_q1", "q1")], None);
+    client
+        .execute(
+            "INSERT INTO responses (id, parent_id, created_at, response_json, added_input_json)
+             VALUES ('r1', NULL, 1, $1, $2)",
+            &[
+                &serde_json::to_string(&r1.response).unwrap(),
+                &serde_json::to_string(&r1.added_input).unwrap(),
+            ],
+        )
+        .await
+        .unwrap();
+    client
+        .batch_execute(
+            "INSERT INTO items (item_id, response_id) VALUES ('msg_q1', 'r1'), ('msg_r1', 'r1');
+             INSERT INTO usage_ledger (response_id, model, transport, input_tokens,
+                 cached_tokens, output_tokens, recorded_at, cache_write_tokens)
+             VALUES ('r1', 'm', 'http', 10, 0, 2, 1, 0), ('r1', 'm', 'http', 99, 0, 9, 2, 0);",
+        )
+        .await
+        .unwrap();
+    let store = PostgresStore::connect(&url, &options).await.unwrap();
+    assert_eq!(store.schema_version().await.unwrap(), MIGRATIONS.len());
+    // The rows belong to `default`, the ledger kept the first line, and the item index works.
+    assert_eq!(store.get("default", "r1").await.unwrap(), Some(r1));
+    let ledger = store.ledger("r1").await.unwrap();
+    assert_eq!(ledger.len(), 1);
+    assert_eq!(
+        (ledger[0].input_tokens, ledger[0].project.as_str()),
+        (10, "default")
+    );
+    assert_eq!(
+        store
+            .find_items("default", &ids(&["msg_q1", "msg_r1"]))
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    // And from now on a second line is ignored.
+    store.bill(&entry("default", "r1")).await.unwrap();
+    assert_eq!(store.ledger("r1").await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn items_are_found_by_id_and_indexed_when_an_older_database_opens() {
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let url = cluster.fresh_database("older").await;
+    let options = PostgresOptions::default();
+    // Schema version 2: before the item index, the prompt cache's writes and tenancy.
+    PostgresStore::create_at_version(&url, &options, 2)
+        .await
+        .unwrap();
+    let client = postgres_cluster::client(&url).await;
+    let r1 = stored("default", "r1", vec![question("msg_q1", "q1")], None);
+    client
+        .execute(
+            "INSERT INTO responses (id, parent_id, created_at, response_json, added_input_json)
+             VALUES ('r1', NULL, 1, $1, $2)",
+            &[
+                &serde_json::to_string(&r1.response).unwrap(),
+                &serde_json::to_string(&r1.added_input).unwrap(),
+            ],
+        )
+        .await
+        .unwrap();
+    let store = PostgresStore::connect(&url, &options).await.unwrap();
+    assert_eq!(store.schema_version().await.unwrap(), MIGRATIONS.len());
+    let find = |wanted: &'static [&'static str]| {
+        let store = store.clone();
+        async move { store.find_items("default", &ids(wanted)).await.unwrap() }
+    };
+    // The migration filled the index from the stored input and output.
+    assert_eq!(find(&["msg_r1"]).await.len(), 1);
+    assert_eq!(find(&["msg_q1"]).await.len(), 1);
+    assert!(find(&["msg_none"]).await.is_empty());
+    // An item another response holds too stays found when one of them is deleted.
+    store
+        .put(&stored(
+            "default",
+            "r2",
+            vec![question("msg_q1", "q1")],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        find(&["msg_q1"]).await.len(),
+        1,
+        "one item, not one per holder"
+    );
+    assert!(store.delete("default", "r2").await.unwrap());
+    assert_eq!(find(&["msg_q1"]).await.len(), 1);
+    // Deleting the last response holding it forgets it.
+    assert!(store.delete("default", "r1").await.unwrap());
+    assert!(find(&["msg_r1", "msg_q1"]).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_newer_schema_is_refused() {
+    let Some((store, url)) = fresh_store().await else {
+        return;
+    };
+    drop(store);
+    let client = postgres_cluster::client(&url).await;
+    client
+        .execute(
+            "INSERT INTO tether_schema_version (version, name) VALUES ($1, 'from the future')",
+            &[&(MIGRATIONS.len() as i32 + 1)],
+        )
+        .await
+        .unwrap();
+    let error = PostgresStore::connect(&url, &PostgresOptions::default())
+        .await
+        .err()
+        .expect("refused");
+    assert!(
+        error.to_string().contains("newer than this server"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn chains_load_oldest_first_and_survive_a_reopen() {
+    let Some((store, url)) = fresh_store().await else {
+        return;
+    };
+    store
+        .put(&stored("p", "r1", vec![Item::user_text("q1")], None))
+        .await
+        .unwrap();
+    store
+        .put(&stored("p", "r2", vec![Item::user_text("q2")], Some("r1")))
+        .await
+        .unwrap();
+    store
+        .put(&stored("p", "r3", vec![Item::user_text("q3")], Some("r2")))
+        .await
+        .unwrap();
+    drop(store);
+    // Another pool (another replica) reads the same chain.
+    let store = PostgresStore::connect(&url, &PostgresOptions::default())
+        .await
+        .unwrap();
+    let (latest, items) = store.load_context("p", "r3").await.unwrap().unwrap();
+    assert_eq!(latest.id, "r3");
+    assert_eq!(texts(&items), ["q1", "a-r1", "q2", "a-r2", "q3", "a-r3"]);
+    // A deleted ancestor ends the chain: what remains is still a context.
+    assert!(store.delete("p", "r1").await.unwrap());
+    let (_, items) = store.load_context("p", "r3").await.unwrap().unwrap();
+    assert_eq!(texts(&items), ["q2", "a-r2", "q3", "a-r3"]);
+    assert!(store.delete("p", "r3").await.unwrap());
+    assert!(!store.delete("p", "r3").await.unwrap());
+    assert!(store.load_context("p", "r3").await.unwrap().is_none());
+    assert!(store.get("p", "r3").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_chain_that_loops_is_cut_at_the_limit() {
+    let Some((store, _url)) = fresh_store().await else {
+        return;
+    };
+    // Corrupt data: r1 → r2 → r1. The recursive query stops at MAX_CHAIN rows.
+    store
+        .put(&stored("p", "r1", vec![], Some("r2")))
+        .await
+        .unwrap();
+    store
+        .put(&stored("p", "r2", vec![], Some("r1")))
+        .await
+        .unwrap();
+    let error = store.load_context("p", "r1").await.expect_err("a loop");
+    assert!(matches!(error, StoreError::ChainTooLong(_)), "{error}");
+}
+
+#[tokio::test]
+async fn another_project_sees_nothing_and_deletes_nothing() {
+    let Some((store, _url)) = fresh_store().await else {
+        return;
+    };
+    store
+        .put(&stored("a", "r1", vec![question("msg_q1", "q1")], None))
+        .await
+        .unwrap();
+    assert!(store.get("b", "r1").await.unwrap().is_none());
+    assert!(store.load_context("b", "r1").await.unwrap().is_none());
+    assert!(
+        store
+            .find_items("b", &ids(&["msg_q1"]))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!store.delete("b", "r1").await.unwrap());
+    assert!(
+        store.get("a", "r1").await.unwrap().is_some(),
+        "still there for its owner"
+    );
+    // The same id from another project does not overwrite it.
+    let error = store
+        .put(&stored("b", "r1", vec![], None))
+        .await
+        .expect_err("the primary key holds");
+    assert!(error.to_string().contains("another project"), "{error}");
+    assert_eq!(store.get("a", "r1").await.unwrap().unwrap().project, "a");
+}
+
+#[tokio::test]
+async fn writing_a_response_again_is_harmless() {
+    let Some((store, _url)) = fresh_store().await else {
+        return;
+    };
+    let first = stored("p", "r1", vec![question("msg_q1", "q1")], None);
+    store.put(&first).await.unwrap();
+    // A retried write (its first reply lost) lands once.
+    store.put(&first).await.unwrap();
+    assert_eq!(store.get("p", "r1").await.unwrap(), Some(first));
+    assert_eq!(
+        store
+            .find_items("p", &ids(&["msg_q1"]))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_response_is_billed_once_whichever_replica_bills_it() {
+    let Some((store, url)) = fresh_store().await else {
+        return;
+    };
+    let replica = Arc::new(
+        PostgresStore::connect(&url, &PostgresOptions::default())
+            .await
+            .unwrap(),
+    );
+    let line = entry("p", "r1");
+    store.bill(&line).await.unwrap();
+    store.bill(&line).await.unwrap();
+    // Two replicas billing at the same moment.
+    let mut racing = Vec::new();
+    for n in 0..20 {
+        let (replica, store) = (replica.clone(), store.clone());
+        let line = entry("p", &format!("race{}", n / 2));
+        racing.push(tokio::spawn(async move {
+            if n % 2 == 0 {
+                replica.bill(&line).await
+            } else {
+                store.bill(&line).await
+            }
+        }));
+    }
+    for bill in racing {
+        bill.await.unwrap().unwrap();
+    }
+    assert_eq!(store.ledger("r1").await.unwrap(), vec![line]);
+    for n in 0..10 {
+        assert_eq!(replica.ledger(&format!("race{n}")).await.unwrap().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn misses_are_none() {
+    let Some((store, _url)) = fresh_store().await else {
+        return;
+    };
+    assert!(store.get("default", "nope").await.unwrap().is_none());
+    assert!(
+        store
+            .load_context("default", "nope")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(store.ledger("nope").await.unwrap().is_empty());
+    assert!(store.find_items("default", &[]).await.unwrap().is_empty());
+}

@@ -1,0 +1,1215 @@
+//! `cargo xtask deploy`: Tether past one machine, on this one — a PostgreSQL server from
+//! Debian's packages (initdb + pg_ctl in a temporary directory, a free port, no system service),
+//! N `tether-server` replicas sharing it (`--store postgres://…`), and nginx in front
+//! (round-robin for HTTP, WebSocket upgrades proxied, SSE unbuffered; `deploy/nginx.conf`).
+//! It prints the URL and runs until Ctrl-C; a replica that dies is restarted on its port, as an
+//! orchestrator would. `docs/deployment.md` explains the set-up.
+//!
+//! Whatever it started is stopped when it ends, however it ends: a watchdog shell, holding the
+//! read end of a pipe only this process writes to, stops the replicas (SIGTERM, so they drain),
+//! nginx and PostgreSQL and removes the directory once the pipe closes — at [`Deployment::stop`],
+//! or when this process dies (Ctrl-C, a panic, SIGKILL).
+//!
+//! `cargo xtask deploy --test` is the test suite "deployment": the official-client conformance
+//! suite pointed at nginx, then `tests/deploy/` (cross-replica chaining and hydration, each
+//! replica directly and through nginx, a replica SIGKILLed mid-run), then everything stopped.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::step;
+
+/// How `cargo xtask deploy` runs.
+#[derive(Debug, PartialEq)]
+pub struct Options {
+    pub replicas: usize,
+    /// nginx's port on 127.0.0.1 (0: a free one).
+    pub port: u16,
+    /// The tether-server binary; default: build it (release, or debug for `--test`).
+    pub binary: Option<PathBuf>,
+    /// Run the deployment suite against it, then stop.
+    pub test: bool,
+    /// Passed to every replica.
+    pub server_args: Vec<String>,
+}
+
+const USAGE: &str =
+    "usage: cargo xtask deploy [--replicas N] [--port P] [--binary PATH] [--test] [-- SERVER ARGS]";
+
+/// Reads `cargo xtask deploy [--replicas N] [--port P] [--binary PATH] [--test] [-- ARGS]`.
+pub fn arguments(args: &[String]) -> Result<Options> {
+    let (ours, server_args) = match args.iter().position(|a| a == "--") {
+        Some(split) => (&args[..split], args[split + 1..].to_vec()),
+        None => (args, Vec::new()),
+    };
+    let mut options = Options {
+        replicas: 3,
+        port: 8080,
+        binary: None,
+        test: false,
+        server_args,
+    };
+    let mut words = ours.iter();
+    while let Some(word) = words.next() {
+        let mut value = |name: &str| {
+            words
+                .next()
+                .with_context(|| format!("{name} needs a value\n{USAGE}"))
+        };
+        match word.as_str() {
+            "--replicas" => {
+                options.replicas = value("--replicas")?.parse().context("--replicas")?;
+                if !(1..=8).contains(&options.replicas) {
+                    bail!("--replicas must be 1 to 8");
+                }
+            }
+            "--port" => options.port = value("--port")?.parse().context("--port")?,
+            "--binary" => options.binary = Some(PathBuf::from(value("--binary")?)),
+            "--test" => options.test = true,
+            other => bail!("unknown argument '{other}'\n{USAGE}"),
+        }
+    }
+    if options.test && !args.iter().any(|a| a == "--port") {
+        options.port = 0;
+    }
+    Ok(options)
+}
+
+/// `cargo xtask deploy`.
+pub fn run(root: &Path, options: &Options) -> Result<ExitCode> {
+    let binary = match &options.binary {
+        Some(binary) => binary.clone(),
+        None if options.test => {
+            step("building tether-server (debug) for the deployment");
+            crate::cargo(&["build", "-p", "tether-server"])?;
+            root.join("target/debug/tether-server")
+        }
+        None => {
+            step("building tether-server (release) for the deployment");
+            crate::cargo(&["build", "--release", "-p", "tether-server"])?;
+            root.join("target/release/tether-server")
+        }
+    };
+    let mut server_args = options.server_args.clone();
+    if options.test {
+        // What the conformance suite's servers are started with, on every replica.
+        server_args.extend(
+            [
+                "--tokens-per-second",
+                "100000",
+                "--scenario-dir",
+                "tests/conformance/codex/scenarios",
+            ]
+            .map(String::from),
+        );
+    } else if root.join("dist/index.html").is_file() {
+        server_args.extend([
+            "--static-dir".to_string(),
+            root.join("dist").display().to_string(),
+        ]);
+    }
+    let started = Instant::now();
+    let deployment =
+        Deployment::start(root, &binary, options.replicas, options.port, &server_args)?;
+    step(&format!(
+        "deployment up in {:.1} s: PostgreSQL {}, {} replica(s) {}, nginx",
+        started.elapsed().as_secs_f64(),
+        deployment.postgres_url,
+        options.replicas,
+        deployment.replica_urls().join(" ")
+    ));
+    println!("Tether deployment on {}", deployment.url);
+    if !options.test {
+        println!(
+            "(WebSocket upgrades refused, for clients' HTTP fallback: {})",
+            deployment.no_websocket_url
+        );
+        println!("Ctrl-C stops everything.");
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
+    let passed = deployment.run_suite(root);
+    let stopping = Instant::now();
+    let (pids, dir) = deployment.started();
+    deployment.stop();
+    // Whatever the deployment started must be gone: a test that leaves servers behind fails.
+    let left: Vec<u32> = pids
+        .into_iter()
+        .filter(|pid| Path::new(&format!("/proc/{pid}")).exists())
+        .collect();
+    let stopped = left.is_empty() && !dir.exists();
+    if stopped {
+        step(&format!(
+            "deployment stopped in {:.1} s: replicas, nginx, PostgreSQL, {}",
+            stopping.elapsed().as_secs_f64(),
+            dir.display()
+        ));
+    } else {
+        eprintln!(
+            "deploy: not everything stopped: processes {left:?} still run, or {} remains",
+            dir.display()
+        );
+    }
+    Ok(if passed && stopped {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// A running deployment: PostgreSQL, the replicas, nginx, and the watchdog that stops them.
+pub struct Deployment {
+    pub url: String,
+    pub no_websocket_url: String,
+    pub postgres_url: String,
+    dir: PathBuf,
+    replicas: Arc<Mutex<Vec<ReplicaInfo>>>,
+    supervisors: Vec<std::thread::JoinHandle<()>>,
+    nginx: Option<Child>,
+    stopping: Arc<AtomicBool>,
+    watchdog: Option<(Child, ChildStdin)>,
+    /// A secret every replica of this deployment shares (`TETHER_COMPACTION_KEY`).
+    shared_secret: String,
+}
+
+#[derive(Clone, Debug)]
+struct ReplicaInfo {
+    url: String,
+    pid: u32,
+    restarts: u32,
+}
+
+fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+/// Debian's PostgreSQL server binaries: `TETHER_PG_BIN`, else the newest
+/// `/usr/lib/postgresql/*/bin`.
+pub fn postgres_binaries() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("TETHER_PG_BIN") {
+        return Some(PathBuf::from(dir));
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("initdb").is_file().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
+}
+
+/// Debian's nginx.
+pub fn nginx_binary() -> Option<PathBuf> {
+    ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|path| path.is_file())
+}
+
+fn is_root() -> bool {
+    crate::output_of(Command::new("id").arg("-u")).as_deref() == Some("0")
+}
+
+/// The unprivileged user PostgreSQL runs as when we are root (it refuses to run as root).
+fn postgres_user() -> Option<&'static str> {
+    if !is_root() {
+        return None;
+    }
+    let exists = |user: &str| crate::output_of(Command::new("id").arg(user)).is_some();
+    Some(if exists("postgres") {
+        "postgres"
+    } else {
+        "nobody"
+    })
+}
+
+/// `program` of the PostgreSQL binaries, run as `user` when set.
+fn pg_command(bin: &Path, program: &str, user: Option<&str>) -> Command {
+    let mut command = match user {
+        Some(user) => {
+            let mut command = Command::new("runuser");
+            command.args(["-u", user, "--"]).arg(bin.join(program));
+            command
+        }
+        None => Command::new(bin.join(program)),
+    };
+    command.stdin(Stdio::null());
+    command
+}
+
+/// A shell word: `text` in single quotes.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// The watchdog: waits for its stdin to close, then stops the replicas (SIGTERM, then SIGKILL
+/// after 10 s), nginx and PostgreSQL, and removes `dir`. It ignores the terminal's signals, so
+/// a Ctrl-C that ends this process starts the clean-up rather than interrupting it.
+fn watchdog_script(dir: &Path, pg_ctl: &str) -> String {
+    let dir = quoted(&dir.display().to_string());
+    format!(
+        r#"trap '' INT TERM HUP
+read _
+pids() {{ for f in {dir}/run/replica-*.pid; do [ -f "$f" ] && echo "$(cat "$f")"; done; }}
+for p in $(pids); do kill -TERM "$p" 2>/dev/null; done
+[ -f {dir}/nginx/nginx.pid ] && kill -QUIT "$(cat {dir}/nginx/nginx.pid)" 2>/dev/null
+i=0
+while [ $i -lt 100 ]; do
+  alive=
+  for p in $(pids); do kill -0 "$p" 2>/dev/null && alive=1; done
+  [ -z "$alive" ] && break
+  sleep 0.1; i=$((i+1))
+done
+for p in $(pids); do kill -KILL "$p" 2>/dev/null; done
+{pg_ctl} -D {dir}/pg/data stop -m fast -w >/dev/null 2>&1
+rm -rf {dir}
+"#
+    )
+}
+
+/// nginx's configuration: `deploy/nginx.conf` with its placeholders filled in.
+fn nginx_config(
+    template: &str,
+    prefix: &Path,
+    port: u16,
+    no_websocket_port: u16,
+    replicas: &[u16],
+) -> String {
+    let upstreams: String = replicas
+        .iter()
+        .map(|port| format!("        server 127.0.0.1:{port} max_fails=1 fail_timeout=2s;\n"))
+        .collect();
+    // Comment lines are for readers of the template (and name the placeholders themselves).
+    let template: String = template
+        .lines()
+        .filter(|line| !line.trim_start().starts_with('#'))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    template
+        .replace("@PREFIX@", &prefix.display().to_string())
+        .replace("@PORT@", &port.to_string())
+        .replace("@NO_WEBSOCKET_PORT@", &no_websocket_port.to_string())
+        .replace("        @UPSTREAMS@\n", &upstreams)
+}
+
+impl Deployment {
+    /// Starts PostgreSQL, `replicas` replicas of `binary` (with `server_args`) and nginx on
+    /// `port`; returns once each of them answers.
+    pub fn start(
+        root: &Path,
+        binary: &Path,
+        replicas: usize,
+        port: u16,
+        server_args: &[String],
+    ) -> Result<Deployment> {
+        if !binary.is_file() {
+            bail!("{} is missing: build tether-server first", binary.display());
+        }
+        let bin = postgres_binaries().context(
+            "the PostgreSQL server binaries are missing (/usr/lib/postgresql/*/bin): \
+             `cargo xtask setup` installs Debian's postgresql",
+        )?;
+        let nginx = nginx_binary()
+            .context("nginx is missing: `cargo xtask setup` installs Debian's nginx")?;
+        let template = std::fs::read_to_string(root.join("deploy/nginx.conf"))
+            .context("cannot read deploy/nginx.conf")?;
+        let dir = std::env::temp_dir().join(format!(
+            "tether-deploy-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos())
+        ));
+        for sub in ["run", "nginx", "pg"] {
+            std::fs::create_dir_all(dir.join(sub))
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let user = postgres_user();
+        if let Some(user) = user {
+            crate::check(
+                Command::new("chown")
+                    .arg(format!("{user}:"))
+                    .arg(dir.join("pg")),
+            )?;
+        }
+        let pg_ctl = match user {
+            Some(user) => format!(
+                "runuser -u {user} -- {}",
+                quoted(&bin.join("pg_ctl").display().to_string())
+            ),
+            None => quoted(&bin.join("pg_ctl").display().to_string()),
+        };
+        let mut watchdog = Command::new("sh")
+            .args(["-c", &watchdog_script(&dir, &pg_ctl)])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("cannot start the watchdog shell")?;
+        let watchdog_stdin = watchdog.stdin.take().context("the watchdog's stdin")?;
+        let mut deployment = Deployment {
+            url: String::new(),
+            no_websocket_url: String::new(),
+            postgres_url: String::new(),
+            dir: dir.clone(),
+            replicas: Arc::default(),
+            supervisors: Vec::new(),
+            nginx: None,
+            stopping: Arc::default(),
+            watchdog: Some((watchdog, watchdog_stdin)),
+            shared_secret: random_hex(16)?,
+        };
+        // From here on, an error drops `deployment`, which stops what was started.
+        let pg_port = deployment.start_postgres(&bin, user)?;
+        deployment.postgres_url = format!("postgres://tether@127.0.0.1:{pg_port}/tether");
+        let port = if port == 0 { free_port()? } else { port };
+        let no_websocket_port = free_port()?;
+        deployment.url = format!("http://127.0.0.1:{port}");
+        deployment.no_websocket_url = format!("http://127.0.0.1:{no_websocket_port}");
+        let ports = (0..replicas)
+            .map(|_| free_port())
+            .collect::<Result<Vec<_>>>()?;
+        deployment
+            .replicas
+            .lock()
+            .unwrap()
+            .extend(ports.iter().map(|port| ReplicaInfo {
+                url: format!("http://127.0.0.1:{port}"),
+                pid: 0,
+                restarts: 0,
+            }));
+        for (index, port) in ports.iter().enumerate() {
+            deployment.start_replica(root, binary, index, *port, server_args)?;
+        }
+        let prefix = dir.join("nginx");
+        let config = nginx_config(&template, &prefix, port, no_websocket_port, &ports);
+        std::fs::write(prefix.join("nginx.conf"), config)?;
+        let test = Command::new(&nginx)
+            .arg("-p")
+            .arg(&prefix)
+            .args(["-c", "nginx.conf", "-t", "-q"])
+            .output()
+            .context("cannot run nginx -t")?;
+        if !test.status.success() {
+            bail!(
+                "nginx rejects its configuration: {}",
+                String::from_utf8_lossy(&test.stderr)
+            );
+        }
+        let child = Command::new(&nginx)
+            .arg("-p")
+            .arg(&prefix)
+            .args(["-c", "nginx.conf", "-g", "daemon off;"])
+            .stdin(Stdio::null())
+            .spawn()
+            .context("cannot start nginx")?;
+        deployment.nginx = Some(child);
+        wait_for(
+            &format!("{}/readyz", deployment.url),
+            Duration::from_secs(20),
+        )
+        .context("nginx did not answer on /readyz")?;
+        deployment.write_state()?;
+        Ok(deployment)
+    }
+
+    /// initdb, pg_ctl start on a free port, the `tether` database; returns the port.
+    fn start_postgres(&mut self, bin: &Path, user: Option<&str>) -> Result<u16> {
+        let pg = self.dir.join("pg");
+        step("starting PostgreSQL (initdb, pg_ctl) in a temporary directory");
+        let initdb = pg_command(bin, "initdb", user)
+            .arg("-D")
+            .arg(pg.join("data"))
+            .args(["--auth=trust", "--username=tether", "--encoding=UTF8"])
+            .output()
+            .context("cannot run initdb")?;
+        if !initdb.status.success() {
+            bail!("initdb failed: {}", String::from_utf8_lossy(&initdb.stderr));
+        }
+        for _ in 0..5 {
+            let port = free_port()?;
+            let options = format!(
+                "-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={} \
+                 -c max_connections=200",
+                pg.display()
+            );
+            let started = pg_command(bin, "pg_ctl", user)
+                .arg("-D")
+                .arg(pg.join("data"))
+                .arg("-l")
+                .arg(pg.join("log"))
+                .args(["-o", &options, "-w", "-t", "30", "start"])
+                .stdout(Stdio::null())
+                .status()
+                .context("cannot run pg_ctl")?;
+            if started.success() {
+                crate::check(
+                    pg_command(bin, "createdb", user)
+                        .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "tether"])
+                        .arg("tether"),
+                )?;
+                return Ok(port);
+            }
+        }
+        bail!(
+            "PostgreSQL did not start: {}",
+            std::fs::read_to_string(pg.join("log")).unwrap_or_default()
+        )
+    }
+
+    /// Starts replica `index` on `port` and a thread that restarts it whenever it exits while
+    /// the deployment runs; returns once it listens.
+    fn start_replica(
+        &mut self,
+        root: &Path,
+        binary: &Path,
+        index: usize,
+        port: u16,
+        server_args: &[String],
+    ) -> Result<()> {
+        let mut command = Command::new(binary);
+        command
+            .current_dir(root)
+            .args(["--addr", &format!("127.0.0.1:{port}")])
+            .args(["--store", &self.postgres_url])
+            .args(["--static-dir", "/nonexistent"])
+            .args(server_args)
+            .env(
+                "RUST_LOG",
+                std::env::var("RUST_LOG").unwrap_or("tether_server=warn".into()),
+            )
+            // Whatever one replica seals for a client (compaction items), the others must open.
+            .env("TETHER_COMPACTION_KEY", &self.shared_secret)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped());
+        let child = spawn_replica(&mut command, index)?;
+        let (replicas, stopping, dir) = (
+            self.replicas.clone(),
+            self.stopping.clone(),
+            self.dir.clone(),
+        );
+        record_pid(&dir, &replicas, index, child.id(), false);
+        let url = format!("http://127.0.0.1:{port}");
+        wait_for(&format!("{url}/readyz"), Duration::from_secs(30))
+            .with_context(|| format!("replica {index} did not become ready"))?;
+        let state = self.state_file();
+        let supervisor = std::thread::spawn(move || {
+            let mut child = child;
+            loop {
+                let status = child.wait();
+                if stopping.load(Ordering::SeqCst) {
+                    return;
+                }
+                eprintln!("deploy: replica {index} exited ({status:?}); restarting it");
+                std::thread::sleep(Duration::from_millis(200));
+                if stopping.load(Ordering::SeqCst) {
+                    return;
+                }
+                match spawn_replica(&mut command, index) {
+                    Ok(next) => {
+                        child = next;
+                        record_pid(&dir, &replicas, index, child.id(), true);
+                        let _ = write_state_file(&state, &replicas);
+                    }
+                    Err(error) => {
+                        eprintln!("deploy: cannot restart replica {index}: {error:#}");
+                        return;
+                    }
+                }
+            }
+        });
+        self.supervisors.push(supervisor);
+        Ok(())
+    }
+
+    fn state_file(&self) -> StateFile {
+        StateFile {
+            path: self.dir.join("deployment.json"),
+            url: self.url.clone(),
+            no_websocket_url: self.no_websocket_url.clone(),
+            postgres_url: self.postgres_url.clone(),
+        }
+    }
+
+    fn write_state(&mut self) -> Result<()> {
+        write_state_file(&self.state_file(), &self.replicas)
+    }
+
+    /// The replicas' and nginx's current PIDs, and the directory: what [`Deployment::stop`]
+    /// must leave gone.
+    fn started(&self) -> (Vec<u32>, PathBuf) {
+        let mut pids: Vec<u32> = self
+            .replicas
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|r| r.pid)
+            .collect();
+        pids.extend(self.nginx.as_ref().map(Child::id));
+        (pids, self.dir.clone())
+    }
+
+    /// Where the deployment's state is written (`deployment.json`: URLs and current PIDs).
+    pub fn state_path(&self) -> PathBuf {
+        self.dir.join("deployment.json")
+    }
+
+    pub fn replica_urls(&self) -> Vec<String> {
+        self.replicas
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|r| r.url.clone())
+            .collect()
+    }
+
+    /// The deployment suite: conformance through nginx, then `tests/deploy/`. Whether both
+    /// passed.
+    fn run_suite(&self, root: &Path) -> bool {
+        let replicas = self.replica_urls().join(",");
+        let started = Instant::now();
+        step(&format!(
+            "conformance (openai-python, openai-node, Codex CLI) through nginx at {}",
+            self.url
+        ));
+        let conformance = Command::new("bash")
+            .arg("tests/conformance/run.sh")
+            .current_dir(root)
+            .env("TETHER_BASE_URL", &self.url)
+            .env("TETHER_NO_WEBSOCKET_URL", &self.no_websocket_url)
+            .env("TETHER_METRICS_URLS", &replicas)
+            .env("PYTHONUNBUFFERED", "1")
+            .status()
+            .is_ok_and(|s| s.success());
+        step(&format!(
+            "conformance through nginx: {} in {:.1} s",
+            if conformance { "passed" } else { "FAILED" },
+            started.elapsed().as_secs_f64()
+        ));
+        let started = Instant::now();
+        step("cross-replica tests (tests/deploy/)");
+        let replica_tests = Command::new("node")
+            .args([
+                "--test",
+                "--test-reporter=spec",
+                "--test-concurrency=1",
+                "tests/deploy/",
+            ])
+            .current_dir(root)
+            .env("TETHER_BASE_URL", &self.url)
+            .env("TETHER_REPLICA_URLS", &replicas)
+            .env("TETHER_POSTGRES_URL", &self.postgres_url)
+            .env("TETHER_DEPLOYMENT_FILE", self.state_path())
+            .status()
+            .is_ok_and(|s| s.success());
+        step(&format!(
+            "cross-replica tests: {} in {:.1} s",
+            if replica_tests { "passed" } else { "FAILED" },
+            started.elapsed().as_secs_f64()
+        ));
+        println!(
+            "deployment: {} passed, {} failed",
+            [conformance, replica_tests].iter().filter(|p| **p).count(),
+            [conformance, replica_tests].iter().filter(|p| !**p).count()
+        );
+        conformance && replica_tests
+    }
+
+    /// Stops everything (the watchdog does, as it would if this process died) and waits.
+    pub fn stop(mut self) {
+        self.shut_down();
+    }
+
+    fn shut_down(&mut self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        if let Some((mut watchdog, mut stdin)) = self.watchdog.take() {
+            let _ = stdin.write_all(b"stop\n");
+            drop(stdin);
+            let _ = watchdog.wait();
+        }
+        if let Some(mut nginx) = self.nginx.take() {
+            let _ = nginx.wait();
+        }
+        for supervisor in self.supervisors.drain(..) {
+            let _ = supervisor.join();
+        }
+    }
+}
+
+impl Drop for Deployment {
+    fn drop(&mut self) {
+        self.shut_down();
+    }
+}
+
+/// What `deployment.json` is written from.
+#[derive(Clone)]
+struct StateFile {
+    path: PathBuf,
+    url: String,
+    no_websocket_url: String,
+    postgres_url: String,
+}
+
+fn json_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Writes `deployment.json` (atomically: a reader never sees half of it).
+fn write_state_file(state: &StateFile, replicas: &Mutex<Vec<ReplicaInfo>>) -> Result<()> {
+    let replicas: Vec<String> = replicas
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"url\": {}, \"pid\": {}, \"restarts\": {}}}",
+                json_string(&r.url),
+                r.pid,
+                r.restarts
+            )
+        })
+        .collect();
+    let text = format!(
+        "{{\"url\": {}, \"no_websocket_url\": {}, \"postgres_url\": {}, \"replicas\": [{}]}}\n",
+        json_string(&state.url),
+        json_string(&state.no_websocket_url),
+        json_string(&state.postgres_url),
+        replicas.join(", ")
+    );
+    let temporary = state.path.with_extension("json.tmp");
+    std::fs::write(&temporary, text)?;
+    std::fs::rename(&temporary, &state.path)?;
+    Ok(())
+}
+
+fn record_pid(
+    dir: &Path,
+    replicas: &Mutex<Vec<ReplicaInfo>>,
+    index: usize,
+    pid: u32,
+    restart: bool,
+) {
+    let _ = std::fs::write(
+        dir.join(format!("run/replica-{index}.pid")),
+        pid.to_string(),
+    );
+    let mut replicas = replicas.lock().unwrap();
+    replicas[index].pid = pid;
+    if restart {
+        replicas[index].restarts += 1;
+    }
+}
+
+/// Spawns a replica and returns once it printed its `listening on` line; the rest of its
+/// output is passed on to stderr, each line marked with the replica.
+fn spawn_replica(command: &mut Command, index: usize) -> Result<Child> {
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("cannot start {command:?}"))?;
+    let stdout = child.stdout.take().context("the replica's stdout")?;
+    let (listening, heard) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut told = false;
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if !told && line.contains("listening on") {
+                told = true;
+                let _ = listening.send(());
+            } else {
+                eprintln!("[replica {index}] {line}");
+            }
+        }
+    });
+    match heard.recv_timeout(Duration::from_secs(60)) {
+        Ok(()) => Ok(child),
+        Err(_) => {
+            let _ = child.kill();
+            let status = child.wait();
+            bail!("replica {index} did not start listening ({status:?})")
+        }
+    }
+}
+
+/// Waits until `GET url` answers 200 (plain HTTP/1.1 over TCP), or fails after `limit`.
+fn wait_for(url: &str, limit: Duration) -> Result<()> {
+    let deadline = Instant::now() + limit;
+    loop {
+        match http_status(url) {
+            Ok(200) => return Ok(()),
+            Ok(status) if Instant::now() >= deadline => bail!("{url} answered {status}"),
+            Err(error) if Instant::now() >= deadline => return Err(error),
+            _ => std::thread::sleep(Duration::from_millis(100)),
+        }
+    }
+}
+
+/// The status of `GET url` (`http://HOST:PORT/PATH`).
+fn http_status(url: &str) -> Result<u16> {
+    use std::io::Read;
+    let rest = url.strip_prefix("http://").context("an http:// URL")?;
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let mut stream = std::net::TcpStream::connect(host)?;
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    write!(
+        stream,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response)?;
+    response
+        .split_whitespace()
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .context("not an HTTP response")
+}
+
+/// `cargo xtask bench-store`: the store's cost, SQLite against PostgreSQL, and stored
+/// responses per second through nginx with 1, 2 and 3 replicas. Release builds of
+/// tether-server and tether-load (`harness/`); prints the tables BENCHMARKS.md keeps.
+pub fn bench_store(root: &Path, args: &[String]) -> Result<ExitCode> {
+    let seconds: u64 = match args.first() {
+        Some(n) => n
+            .parse()
+            .context("usage: cargo xtask bench-store [SECONDS per run]")?,
+        None => 8,
+    };
+    step("building tether-server and tether-load (release)");
+    crate::cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "tether-server",
+        "-p",
+        "tether-harness",
+    ])?;
+    let release = target_dir(root).join("release");
+    let (server, load) = (release.join("tether-server"), release.join("tether-load"));
+    let loads = [
+        Load {
+            name: "HTTP chained rollout (store:true, previous_response_id, 20 turns)",
+            args: &[
+                "--transport",
+                "http-chained",
+                "--clients",
+                "8",
+                "--turns",
+                "20",
+            ],
+        },
+        Load {
+            name: "WebSocket reconnect every turn (store:true, hydrates from the store)",
+            args: &[
+                "--transport",
+                "ws",
+                "--store",
+                "--churn",
+                "1",
+                "--clients",
+                "8",
+                "--turns",
+                "20",
+            ],
+        },
+        Load {
+            name: "WebSocket chained, cache hits (store:true)",
+            args: &[
+                "--transport",
+                "ws",
+                "--store",
+                "--clients",
+                "8",
+                "--turns",
+                "20",
+            ],
+        },
+    ];
+    let mut rows = Vec::new();
+    // One replica, directly: SQLite (its default, writes behind) and PostgreSQL (durable).
+    for (label, extra) in [
+        ("SQLite (file, WAL), ws writes behind", &[][..]),
+        ("PostgreSQL, ws writes durable", &["postgres"][..]),
+        (
+            "PostgreSQL, ws writes behind",
+            &["postgres", "--ws-writes", "behind"][..],
+        ),
+    ] {
+        for load_kind in &loads {
+            if extra.len() > 1 && !load_kind.name.starts_with("WebSocket chained") {
+                continue;
+            }
+            let result = if extra.first() == Some(&"postgres") {
+                let deployment = Deployment::start(root, &server, 1, 0, &strings(&extra[1..]))?;
+                let url = deployment.replica_urls()[0].clone();
+                let measured = run_load(&load, &url, load_kind, seconds, &[]);
+                deployment.stop();
+                measured?
+            } else {
+                let dir = std::env::temp_dir()
+                    .join(format!("tether-bench-sqlite-{}", std::process::id()));
+                let _ = std::fs::remove_dir_all(&dir);
+                let store = format!("sqlite://{}/tether.sqlite3", dir.display());
+                let (mut child, url) = standalone(&server, &["--store", &store])?;
+                let measured = run_load(&load, &url, load_kind, seconds, &[child.id()]);
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = std::fs::remove_dir_all(&dir);
+                measured?
+            };
+            rows.push((label.to_string(), load_kind.name, result));
+        }
+    }
+    println!("\n| store | load | turns/s | round trip p50 ms | p99 ms | failed |");
+    println!("|---|---|---:|---:|---:|---:|");
+    for (store, load_name, r) in &rows {
+        println!(
+            "| {store} | {load_name} | {:.0} | {:.2} | {:.2} | {} |",
+            r.turns_per_second, r.p50, r.p99, r.failed
+        );
+    }
+    // Stored responses per second through nginx, 1–3 replicas sharing PostgreSQL.
+    let through = Load {
+        name: "WebSocket chained through nginx (store:true, durable)",
+        args: &[
+            "--transport",
+            "ws",
+            "--store",
+            "--clients",
+            "32",
+            "--turns",
+            "20",
+        ],
+    };
+    let mut scaling = Vec::new();
+    for replicas in 1..=3 {
+        let deployment = Deployment::start(root, &server, replicas, 0, &[])?;
+        let pids: Vec<u32> = deployment.started().0;
+        // Each component with every process under it (nginx's worker, PostgreSQL's backends,
+        // which are forked as the pools connect).
+        let groups = [
+            pids[..replicas].to_vec(),
+            pids[replicas..].to_vec(),
+            postgres_pids(),
+        ];
+        let before: Vec<Vec<(u32, f64)>> = groups.iter().map(|g| tree_cpu(g)).collect();
+        let measured = run_load(&load, &deployment.url, &through, seconds, &[]);
+        let after: Vec<Vec<(u32, f64)>> = groups.iter().map(|g| tree_cpu(g)).collect();
+        deployment.stop();
+        let measured = measured?;
+        let used = |index: usize| -> f64 {
+            after[index]
+                .iter()
+                .map(|(pid, end)| {
+                    let start = before[index]
+                        .iter()
+                        .find(|(p, _)| p == pid)
+                        .map_or(0.0, |(_, start)| *start);
+                    end - start
+                })
+                .sum()
+        };
+        scaling.push((replicas, measured, used(0), used(1), used(2)));
+    }
+    println!(
+        "\n| replicas | stored responses/s | round trip p50 ms | p99 ms | failed | CPU: replicas | nginx | PostgreSQL | generator |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (replicas, r, replica_cpu, nginx_cpu, postgres_cpu) in &scaling {
+        let per = |cpu: f64| format!("{:.0}%", 100.0 * cpu / r.wall_seconds.max(0.001));
+        println!(
+            "| {replicas} | {:.0} | {:.2} | {:.2} | {} | {} | {} | {} | {:.0}% |",
+            r.turns_per_second,
+            r.p50,
+            r.p99,
+            r.failed,
+            per(*replica_cpu),
+            per(*nginx_cpu),
+            per(*postgres_cpu),
+            r.generator_cpu_percent
+        );
+    }
+    println!(
+        "\n(CPU as a share of one core over the load phase; the machine has {} cores.)",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One kind of load: tether-load's arguments.
+struct Load {
+    name: &'static str,
+    args: &'static [&'static str],
+}
+
+/// What one tether-load run reported.
+struct Measured {
+    turns_per_second: f64,
+    p50: f64,
+    p99: f64,
+    failed: u64,
+    wall_seconds: f64,
+    generator_cpu_percent: f64,
+}
+
+fn strings(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+/// `bytes` random bytes (`/dev/urandom`) in hex.
+fn random_hex(bytes: usize) -> Result<String> {
+    use std::io::Read;
+    let mut buffer = vec![0u8; bytes];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut random| random.read_exact(&mut buffer))
+        .context("cannot read /dev/urandom")?;
+    Ok(buffer.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// `CARGO_TARGET_DIR`, else `target/`.
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|dir| {
+            if dir.is_absolute() {
+                dir
+            } else {
+                root.join(dir)
+            }
+        })
+        .unwrap_or_else(|| root.join("target"))
+}
+
+/// A single tether-server on a free port with `args`; its child and URL.
+fn standalone(server: &Path, args: &[&str]) -> Result<(Child, String)> {
+    let port = free_port()?;
+    let mut command = Command::new(server);
+    command
+        .args([
+            "--addr",
+            &format!("127.0.0.1:{port}"),
+            "--static-dir",
+            "/nonexistent",
+        ])
+        .args(args)
+        .env("RUST_LOG", "tether_server=warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped());
+    let child = spawn_replica(&mut command, 0)?;
+    let url = format!("http://127.0.0.1:{port}");
+    wait_for(&format!("{url}/readyz"), Duration::from_secs(20))?;
+    Ok((child, url))
+}
+
+/// Runs tether-load (`--json`, model `instant`, 200-token tool outputs) against `url` for
+/// `seconds`.
+fn run_load(
+    load: &Path,
+    url: &str,
+    kind: &Load,
+    seconds: u64,
+    server_pid: &[u32],
+) -> Result<Measured> {
+    step(&format!("{} against {url} for {seconds} s", kind.name));
+    let mut command = Command::new(load);
+    command
+        .args([
+            "--url",
+            url,
+            "--model",
+            "instant",
+            "--tool-output-tokens",
+            "200",
+            "--json",
+        ])
+        .args(["--duration", &format!("{seconds}s")])
+        .args(kind.args);
+    if let Some(pid) = server_pid.first() {
+        command.args(["--server-pid", &pid.to_string()]);
+    }
+    let output = command
+        .stderr(Stdio::inherit())
+        .output()
+        .context("cannot run tether-load")?;
+    if !output.status.success() {
+        bail!("tether-load failed ({})", output.status);
+    }
+    let json = String::from_utf8_lossy(&output.stdout);
+    let number = |path: &[&str]| json_number(&json, path).unwrap_or(f64::NAN);
+    Ok(Measured {
+        turns_per_second: number(&["turns_per_second"]),
+        p50: number(&["round_trip", "p50_ms"]),
+        p99: number(&["round_trip", "p99_ms"]),
+        failed: number(&["turns_failed"]) as u64,
+        wall_seconds: number(&["wall_seconds"]),
+        generator_cpu_percent: number(&["generator", "cpu_percent_of_one_core"]),
+    })
+}
+
+/// The number at `path` (keys of nested objects) in `json`: a small reader for tether-load's
+/// report, found by key in order, not a JSON parser.
+fn json_number(json: &str, path: &[&str]) -> Option<f64> {
+    let mut rest = json;
+    for key in path {
+        let at = rest.find(&format!("\"{key}\":"))?;
+        rest = &rest[at + key.len() + 3..];
+    }
+    let value: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+'))
+        .collect();
+    value.parse().ok()
+}
+
+/// CPU time (user + system) of process `pid` and its reaped children, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // The fields after the command name (which may hold spaces) in parentheses.
+    let Some((_, fields)) = stat.rsplit_once(')') else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = fields.split_whitespace().collect();
+    // utime, stime, cutime, cstime are fields 14–17; `fields[0]` is field 3.
+    let ticks: f64 = fields[11..15]
+        .iter()
+        .filter_map(|f| f.parse::<f64>().ok())
+        .sum();
+    ticks / 100.0
+}
+
+/// The CPU time of each of `roots` and of every process under them now.
+fn tree_cpu(roots: &[u32]) -> Vec<(u32, f64)> {
+    let mut parents = Vec::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+            if let Some(parent) = parent {
+                parents.push((pid, parent));
+            }
+        }
+    }
+    let mut tree: Vec<u32> = roots.to_vec();
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (pid, parent) in &parents {
+            if tree.contains(parent) && !tree.contains(pid) {
+                tree.push(*pid);
+                grew = true;
+            }
+        }
+    }
+    tree.into_iter()
+        .map(|pid| (pid, cpu_seconds(pid)))
+        .collect()
+}
+
+/// Every PostgreSQL server process running now (their command name is `postgres`).
+fn postgres_pids() -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| {
+            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
+            (comm.trim() == "postgres").then_some(pid)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deploy_arguments() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let default = arguments(&[]).unwrap();
+        assert_eq!(
+            (default.replicas, default.port, default.test),
+            (3, 8080, false)
+        );
+        let test = arguments(&args(&["--test", "--replicas", "2", "--", "--seed", "1"])).unwrap();
+        assert_eq!((test.replicas, test.port, test.test), (2, 0, true));
+        assert_eq!(test.server_args, args(&["--seed", "1"]));
+        assert!(arguments(&args(&["--replicas", "0"])).is_err());
+        assert!(arguments(&args(&["--nope"])).is_err());
+    }
+
+    #[test]
+    fn the_nginx_template_fills_in() {
+        let root = crate::workspace_root();
+        let template = std::fs::read_to_string(root.join("deploy/nginx.conf")).unwrap();
+        let config = nginx_config(&template, Path::new("/tmp/x"), 8080, 8081, &[9001, 9002]);
+        assert!(!config.contains('@'), "{config}");
+        assert!(config.contains("server 127.0.0.1:9001 max_fails=1 fail_timeout=2s;"));
+        assert!(config.contains("server 127.0.0.1:9002 max_fails=1 fail_timeout=2s;"));
+        assert!(config.contains("listen 127.0.0.1:8080;"));
+        assert!(config.contains("listen 127.0.0.1:8081;"));
+        for needed in [
+            "proxy_http_version 1.1;",
+            "proxy_set_header Upgrade $http_upgrade;",
+            "proxy_set_header Connection $connection_upgrade;",
+            "proxy_buffering off;",
+            "proxy_read_timeout 3700s;",
+        ] {
+            assert!(config.contains(needed), "{needed}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_read_from_a_load_report() {
+        let json = r#"{"wall_seconds":8.0,"turns_per_second":1234.5,"round_trip":{"count":3,"p50_ms":1.25,"p99_ms":9.5},"generator":{"cpu_percent_of_one_core":42}}"#;
+        assert_eq!(json_number(json, &["turns_per_second"]), Some(1234.5));
+        assert_eq!(json_number(json, &["round_trip", "p99_ms"]), Some(9.5));
+        assert_eq!(
+            json_number(json, &["generator", "cpu_percent_of_one_core"]),
+            Some(42.0)
+        );
+        assert_eq!(json_number(json, &["nope"]), None);
+    }
+
+    #[test]
+    fn shell_words_and_json_strings_are_quoted() {
+        assert_eq!(quoted("a'b"), r"'a'\''b'");
+        assert_eq!(json_string("a\"b\\c\n"), r#""a\"b\\c\u000a""#);
+    }
+}
