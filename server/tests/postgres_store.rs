@@ -440,3 +440,32 @@ async fn misses_are_none() {
     assert!(store.ledger("nope").await.unwrap().is_empty());
     assert!(store.find_items("default", &[]).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_long_running_response_loads_its_input_and_output_interleaved() {
+    let Some((store, _)) = fresh_store().await else {
+        return;
+    };
+    // A response resumed once (append, inject): its first output came before the second input.
+    let mut resumed = stored(
+        "p",
+        "r1",
+        vec![
+            Item::user_text("q1"),
+            tether_server::store::outputs_marker(1),
+            Item::user_text("q2"),
+        ],
+        None,
+    );
+    resumed.response.output.insert(
+        0,
+        Item::assistant_text("msg_first", "first", ItemStatus::Completed),
+    );
+    store.put(&resumed).await.unwrap();
+    store
+        .put(&stored("p", "r2", vec![Item::user_text("q3")], Some("r1")))
+        .await
+        .unwrap();
+    let (_, items) = store.load_context("p", "r2").await.unwrap().unwrap();
+    assert_eq!(texts(&items), ["q1", "first", "q2", "a-r1", "q3", "a-r2"]);
+}

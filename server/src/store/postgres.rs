@@ -586,8 +586,8 @@ impl ResponseStore for PostgresStore {
         let mut items = Vec::new();
         chain.reverse();
         for stored in chain {
-            items.extend(stored.added_input);
-            items.extend(stored.response.output);
+            // Its input and output, interleaved where a long-running response took more input.
+            items.extend(stored.conversation());
         }
         Ok(Some((response, items)))
     }
