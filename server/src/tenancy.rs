@@ -6,6 +6,12 @@
 //! By default each `--api-key` is a project of its own; `--keys-file` groups keys into named
 //! projects. With no keys at all, authentication is off and everything is the `default`
 //! project. Keys are compared in constant time.
+//!
+//! What else is per project: its rate limits ([`limits`]) and the short-lived client secrets
+//! that stand for its keys on a WebSocket upgrade ([`secrets`]).
+
+pub mod limits;
+pub mod secrets;
 
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
