@@ -391,8 +391,10 @@ impl ResponseStreamBuilder {
     }
 
     /// An `error` event (with `status` when `status` is given, the WebSocket shape) followed by
-    /// `response.failed` carrying the error.
+    /// `response.failed` carrying the error — with a string `code` either way (the failure's
+    /// own, else its type: [`ApiError::with_code`]), as Open Responses' `Error` requires.
     pub fn fail(&mut self, status: Option<u16>, error: ApiError) -> Vec<ServerEvent> {
+        let error = error.with_code(status);
         let frame = match status {
             Some(status) => ErrorFrame::websocket(status, error.clone()),
             None => ErrorFrame::sse(error.clone()),
@@ -405,6 +407,27 @@ impl ResponseStreamBuilder {
             self.emit(StreamEvent::Error(frame)),
             self.emit(StreamEvent::Failed { response }),
         ]
+    }
+
+    /// `response.done` (v1 beta): the response pauses at client tool calls, still in progress,
+    /// with `usage` so far; `response.append` resumes it on the same sequence.
+    pub fn pause(&mut self, usage: Usage) -> Vec<ServerEvent> {
+        let mut events = self.close_open_item();
+        self.response.usage = Some(usage);
+        let response = self.response.clone();
+        events.push(self.emit(StreamEvent::Done { response }));
+        events
+    }
+
+    /// Another event of this response, numbered in its sequence (e.g. `response.steer.accepted`,
+    /// `response.inject.created`).
+    pub fn numbered(&mut self, event: StreamEvent) -> ServerEvent {
+        self.emit(event)
+    }
+
+    /// The sequence number the next event of this response gets.
+    pub fn next_sequence(&self) -> u64 {
+        self.next_sequence
     }
 
     fn close_open_item(&mut self) -> Vec<ServerEvent> {

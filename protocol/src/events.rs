@@ -56,6 +56,35 @@ pub enum StreamEvent {
     Failed { response: Response },
     #[serde(rename = "response.incomplete")]
     Incomplete { response: Response },
+    /// v1 beta (`responses_websockets=2026-02-04`): the response paused at client tool calls;
+    /// `response.append` resumes it. Never sent without that beta.
+    #[serde(rename = "response.done")]
+    Done { response: Response },
+    #[serde(rename = "response.steer.accepted")]
+    SteerAccepted { steer: Steer },
+    /// After `response.completed` of a response that ended with client tool calls: the queued
+    /// steer input waits for the next `response.create`, which must answer `required_input`.
+    #[serde(rename = "response.steer.pending")]
+    SteerPending {
+        reason: String,
+        required_input: Vec<serde_json::Value>,
+        steer: Steer,
+    },
+    #[serde(rename = "response.steer.failed")]
+    SteerFailed {
+        error: crate::error::ApiError,
+        steer: FailedSteer,
+    },
+    /// Multi-agent beta (`responses_multi_agent=v1`): the injected input was taken; the
+    /// response resumes.
+    #[serde(rename = "response.inject.created")]
+    InjectCreated { response_id: String },
+    #[serde(rename = "response.inject.failed")]
+    InjectFailed {
+        error: crate::error::ApiError,
+        input: Vec<Item>,
+        response_id: String,
+    },
     #[serde(rename = "response.output_item.added")]
     OutputItemAdded { output_index: usize, item: Item },
     #[serde(rename = "response.output_item.done")]
@@ -159,6 +188,22 @@ pub enum StreamEvent {
     Unknown,
 }
 
+/// A steer the server took: its id and the response it steers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Steer {
+    pub id: String,
+    pub previous_response_id: String,
+}
+
+/// A steer the server refused, with the input it hands back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedSteer {
+    pub input: serde_json::Value,
+    pub previous_response_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
 /// A content part inside `response.content_part.*` events.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -201,6 +246,12 @@ impl StreamEvent {
             StreamEvent::ReasoningSummaryTextDone { .. } => "response.reasoning_summary_text.done",
             StreamEvent::Error(_) => "error",
             StreamEvent::WebsocketTiming { .. } => "responsesapi.websocket_timing",
+            StreamEvent::Done { .. } => "response.done",
+            StreamEvent::SteerAccepted { .. } => "response.steer.accepted",
+            StreamEvent::SteerPending { .. } => "response.steer.pending",
+            StreamEvent::SteerFailed { .. } => "response.steer.failed",
+            StreamEvent::InjectCreated { .. } => "response.inject.created",
+            StreamEvent::InjectFailed { .. } => "response.inject.failed",
             StreamEvent::Unknown => "unknown",
         }
     }

@@ -10,26 +10,76 @@ use serde_json::{Map, Value};
 
 use crate::error::ApiError;
 use crate::lenient::kind_of;
-use crate::request::ResponseCreate;
+use serde::{Deserialize, Serialize};
+
+use crate::request::{Input, ResponseCreate};
 
 /// A decoded client frame.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientFrame {
     ResponseCreate(Box<ResponseCreate>),
+    /// `response.append` (v1 beta): resume the response paused on this lane with more input.
+    ResponseAppend(ResponseAppend),
+    /// `response.inject` (multi-agent beta): input, such as a tool output, for a response that
+    /// waits for it.
+    ResponseInject(ResponseInject),
+    /// `response.steer`: user input for a running response.
+    ResponseSteer(ResponseSteer),
+}
+
+/// `{"type":"response.append","input":[…]}`; it carries no settings (the paused response's
+/// hold).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResponseAppend {
+    #[serde(default, deserialize_with = "crate::lenient::null_as_default")]
+    pub input: Input,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_metadata: Option<Value>,
+    /// The lane whose paused response this resumes (the default lane when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_id: Option<String>,
+}
+
+/// `{"type":"response.inject","response_id":"resp_…","input":[…]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResponseInject {
+    pub response_id: String,
+    #[serde(default, deserialize_with = "crate::lenient::null_as_default")]
+    pub input: Input,
+}
+
+/// `{"type":"response.steer","previous_response_id":"resp_…","input":…}`: only these fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResponseSteer {
+    pub previous_response_id: String,
+    #[serde(default, deserialize_with = "crate::lenient::null_as_default")]
+    pub input: Input,
 }
 
 impl ClientFrame {
+    /// The frame's wire type.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ClientFrame::ResponseCreate(_) => "response.create",
+            ClientFrame::ResponseAppend(_) => "response.append",
+            ClientFrame::ResponseInject(_) => "response.inject",
+            ClientFrame::ResponseSteer(_) => "response.steer",
+        }
+    }
+
     /// Encodes the frame as the JSON text a client sends (body flat next to `type`).
     pub fn to_json(&self) -> String {
-        match self {
-            ClientFrame::ResponseCreate(request) => {
-                let mut value = serde_json::to_value(request).expect("requests always serialize");
-                if let Value::Object(map) = &mut value {
-                    map.insert("type".into(), Value::String("response.create".into()));
-                }
-                value.to_string()
-            }
+        let mut value = match self {
+            ClientFrame::ResponseCreate(request) => serde_json::to_value(request),
+            ClientFrame::ResponseAppend(append) => serde_json::to_value(append),
+            ClientFrame::ResponseInject(inject) => serde_json::to_value(inject),
+            ClientFrame::ResponseSteer(steer) => serde_json::to_value(steer),
         }
+        .expect("frames always serialize");
+        if let Value::Object(map) = &mut value {
+            map.insert("type".into(), Value::String(self.type_name().into()));
+        }
+        value.to_string()
     }
 }
 
@@ -42,7 +92,10 @@ pub enum DecodeError {
     NotAnObject(&'static str),
     #[error("the frame has no `type` field")]
     MissingType,
-    #[error("unknown event type '{0}'; the supported type is 'response.create'")]
+    #[error(
+        "unknown event type '{0}'; the supported types are 'response.create', \
+         'response.append', 'response.inject' and 'response.steer'"
+    )]
     UnknownType(String),
     /// A field is missing or has the wrong type; `field` is its path, e.g. `input[0].content`.
     #[error("invalid value for '{field}': {message}")]
@@ -63,6 +116,15 @@ impl DecodeError {
 
 /// Decodes one text frame sent by a client.
 pub fn decode_client_frame(text: &str) -> Result<ClientFrame, DecodeError> {
+    decode_client_frame_with(text, None)
+}
+
+/// Decodes one text frame; a `response.create` without `model` gets `default_model` (a
+/// connection's `?model=`), if there is one.
+pub fn decode_client_frame_with(
+    text: &str,
+    default_model: Option<&str>,
+) -> Result<ClientFrame, DecodeError> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
     let Value::Object(mut map) = value else {
@@ -80,11 +142,52 @@ pub fn decode_client_frame(text: &str) -> Result<ClientFrame, DecodeError> {
     };
     match kind.as_str() {
         "response.create" => {
-            let body = unnest_body(map);
+            let mut body = unnest_body(map);
+            if let Some(model) = default_model
+                && !body.contains_key("model")
+            {
+                body.insert("model".into(), Value::String(model.to_string()));
+            }
             decode_request(Value::Object(body)).map(|r| ClientFrame::ResponseCreate(Box::new(r)))
+        }
+        "response.append" => decode_body(map).map(ClientFrame::ResponseAppend),
+        "response.inject" => decode_body(map).map(ClientFrame::ResponseInject),
+        "response.steer" => {
+            // It "accepts only `type`, `previous_response_id`, and `input`".
+            if let Some(extra) = map
+                .keys()
+                .find(|k| *k != "previous_response_id" && *k != "input")
+            {
+                return Err(DecodeError::InvalidField {
+                    field: extra.clone(),
+                    message: "response.steer accepts only previous_response_id and input".into(),
+                });
+            }
+            decode_body(map).map(ClientFrame::ResponseSteer)
         }
         _ => Err(DecodeError::UnknownType(kind)),
     }
+}
+
+/// Decodes a frame's body as `T`, naming the bad field as [`decode_request`] does.
+fn decode_body<T: serde::de::DeserializeOwned>(map: Map<String, Value>) -> Result<T, DecodeError> {
+    serde_path_to_error::deserialize(Value::Object(map)).map_err(|err| {
+        let field = err.path().to_string();
+        let inner = err.into_inner().to_string();
+        match inner
+            .strip_prefix("missing field `")
+            .and_then(|r| r.strip_suffix('`'))
+        {
+            Some(missing) => DecodeError::InvalidField {
+                field: missing.to_string(),
+                message: "this field is required".into(),
+            },
+            None => DecodeError::InvalidField {
+                field,
+                message: inner,
+            },
+        }
+    })
 }
 
 /// Decodes a request body (an HTTP body, or a frame without its `type`), naming the bad field.

@@ -83,6 +83,10 @@ pub struct ResponseCreate {
     /// WebSocket only: `false` is a warm-up that prepares state and samples nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generate: Option<bool>,
+    /// `{enabled: true}` (multi-agent beta): over WebSocket the response waits at client tool
+    /// calls for `response.inject`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multi_agent: Option<Value>,
     /// WebSocket only: the lane this response runs on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_id: Option<String>,
@@ -122,6 +126,7 @@ impl ResponseCreate {
             client_metadata: None,
             background: None,
             generate: None,
+            multi_agent: None,
             stream_id: None,
         }
     }

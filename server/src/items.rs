@@ -26,7 +26,8 @@ pub fn header(item: &Item) -> Cow<'_, str> {
 }
 
 /// The item's text: a message's text (parts joined), a call's arguments or input, a tool's
-/// output, a reasoning summary; an item type Tether does not model is its JSON.
+/// output, a reasoning summary, the summary a compaction item stands for; an item type Tether
+/// does not model is its JSON.
 pub fn body(item: &Item) -> Cow<'_, str> {
     match item {
         Item::Message(m) => Cow::Owned(m.content.text()),
@@ -35,7 +36,11 @@ pub fn body(item: &Item) -> Cow<'_, str> {
         Item::FunctionCallOutput(o) | Item::CustomToolCallOutput(o) => Cow::Owned(o.output.text()),
         Item::Reasoning(r) => Cow::Owned(r.summary.iter().map(|s| s.text.as_str()).collect()),
         Item::ItemReference { id } => Cow::Borrowed(id),
-        Item::Unknown(value) => Cow::Owned(value.to_string()),
+        // A compaction item reads as the summary it stands for.
+        Item::Unknown(value) => match crate::compaction::expanded(value) {
+            Some(summary) => Cow::Owned(summary),
+            None => Cow::Owned(value.to_string()),
+        },
     }
 }
 

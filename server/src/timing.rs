@@ -137,6 +137,9 @@ pub struct StageTimings {
     /// The response's time in the API, excluding the engine: set once the terminal event is
     /// ready ([`StageTimings::finish`]).
     pub api: Duration,
+    /// Time a long-running response waited for its client's tool outputs: neither the API's
+    /// nor the engine's.
+    pub client_wait: Duration,
 }
 
 fn micros(duration: Duration) -> u64 {
@@ -157,6 +160,7 @@ impl StageTimings {
             tokens: TokenCounts::default(),
             received: Instant::now(),
             api: Duration::ZERO,
+            client_wait: Duration::ZERO,
         }
     }
 
@@ -188,22 +192,22 @@ impl StageTimings {
         self.api = self
             .received
             .elapsed()
-            .saturating_sub(self.engine.iapi_total);
+            .saturating_sub(self.engine.iapi_total + self.client_wait);
     }
 
     /// The timing summary a client asks for with `x-tether-timing: 1`: the measured stages and
     /// the modelled waits in microseconds, the engine's part, the tokens, the API's own time.
     pub fn summary(&self) -> serde_json::Value {
-        let stages: serde_json::Map<String, serde_json::Value> = self
-            .stages
-            .iter()
-            .map(|(stage, d)| (format!("{}_us", stage.name()), micros(*d).into()))
-            .collect();
-        let modelled: serde_json::Map<String, serde_json::Value> = self
-            .modelled
-            .iter()
-            .map(|(service, d)| (format!("{}_us", service.name()), micros(*d).into()))
-            .collect();
+        // A response over several engine calls (append, inject) runs a stage once per call:
+        // its time is the sum.
+        let mut stages = serde_json::Map::new();
+        for (stage, d) in &self.stages {
+            add_micros(&mut stages, stage.name(), *d);
+        }
+        let mut modelled = serde_json::Map::new();
+        for (service, d) in &self.modelled {
+            add_micros(&mut modelled, service.name(), *d);
+        }
         let engine = &self.engine;
         serde_json::json!({
             "path": self.path,
@@ -275,6 +279,18 @@ impl StageTimings {
     }
 }
 
+/// Adds `duration` to the `<name>_us` entry of `map`.
+fn add_micros(
+    map: &mut serde_json::Map<String, serde_json::Value>,
+    name: &str,
+    duration: Duration,
+) {
+    let entry = map
+        .entry(format!("{name}_us"))
+        .or_insert_with(|| 0u64.into());
+    *entry = (entry.as_u64().unwrap_or(0) + micros(duration)).into();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,6 +303,9 @@ mod tests {
         assert_eq!(timings.total(), Duration::from_micros(3300));
         let json = timings.summary();
         assert_eq!(json["path"], "ws_hit");
-        assert_eq!(json["stages"]["render_us"], 3000);
+        assert_eq!(
+            json["stages"]["render_us"], 3300,
+            "a stage run twice: the sum"
+        );
     }
 }

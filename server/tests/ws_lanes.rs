@@ -193,3 +193,69 @@ async fn at_most_16_responses_run_at_once() {
     assert_eq!(most, 16, "16 lanes ran side by side, the other 4 waited");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_chain_forks_onto_another_lane_and_both_branches_continue_from_the_cache() {
+    let server = TestServer::start(":memory:").await;
+    let mut client = server.connect().await;
+    let tools = json!([{"type": "function", "name": "read", "parameters": {"type": "object",
+        "properties": {"path": {"type": "string"}}, "required": ["path"]}}]);
+    let on = |lane: &str, body: Value| {
+        let mut frame = body;
+        frame["type"] = json!("response.create");
+        frame["stream_id"] = json!(lane);
+        frame.to_string()
+    };
+    client
+        .send(&on(
+            "a",
+            json!({"model": "m", "store": false, "tools": tools, "input": "Read the notes."}),
+        ))
+        .await;
+    let first = collect(&mut client, 1).await;
+    let root = first.last().unwrap()["response"].clone();
+    let call = root["output"][0].clone();
+    assert_eq!(call["type"], "function_call");
+    let output = |text: &str| json!([{"type": "function_call_output", "call_id": call["call_id"], "output": text}]);
+    // Lane b forks the chain: it continues lane a's response; then lane a continues the same
+    // response on its own branch. Both are served from the connection cache.
+    for (lane, text) in [
+        ("b", "notes, as seen from b"),
+        ("a", "notes, as seen from a"),
+    ] {
+        client
+            .send(&on(
+                lane,
+                json!({"model": "m", "store": false, "tools": tools,
+                "previous_response_id": root["id"], "input": output(text)}),
+            ))
+            .await;
+        let events = collect(&mut client, 1).await;
+        let done = events.last().unwrap();
+        assert_eq!(done["type"], "response.completed", "{done}");
+        assert_eq!(done["stream_id"], lane);
+        let answer = done["response"]["output"][0]["content"][0]["text"]
+            .as_str()
+            .unwrap();
+        assert!(
+            answer.contains(text),
+            "{lane} continued its own branch: {answer}"
+        );
+        // The branch counts the tokens a full render of its conversation counts.
+        let whole = json!({"model": "m", "store": false, "tools": tools, "input": [
+            {"role": "user", "content": "Read the notes."}, call, output(text)[0]]});
+        let full = server.post_json("/v1/responses", &whole).await;
+        assert_eq!(
+            done["response"]["usage"]["input_tokens"],
+            full["usage"]["input_tokens"]
+        );
+    }
+    assert_eq!(
+        server
+            .metric("tether_cache_lookups_total{result=\"hit\"}")
+            .await,
+        2,
+        "the fork and the branch both hit"
+    );
+    server.stop().await;
+}

@@ -198,3 +198,21 @@ async fn healthz_answers_200_and_the_missing_playground_is_explained() {
     assert!(page.contains("cargo xtask run"));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_model_on_the_upgrade_url_is_the_default_for_frames_without_one() {
+    let server = TestServer::start(":memory:").await;
+    let mut client = common::connect_to(server.addr, "/v1/responses?model=gpt-5.6%2Bmini").await;
+    client
+        .send(r#"{"type":"response.create","store":false,"input":"hi"}"#)
+        .await;
+    let events = client.response_events().await;
+    assert_eq!(events.last().unwrap()["response"]["model"], "gpt-5.6+mini");
+    // A frame's own model wins.
+    client
+        .send(r#"{"type":"response.create","model":"other","store":false,"input":"hi"}"#)
+        .await;
+    let events = client.response_events().await;
+    assert_eq!(events.last().unwrap()["response"]["model"], "other");
+    server.stop().await;
+}

@@ -11,31 +11,31 @@ mod checks;
 mod limit;
 mod previous;
 mod record;
+mod running;
 mod stages;
+mod steering;
 mod stream;
 
 pub use checks::supported;
 pub use previous::reference_ids;
+pub use running::{End, Running, Sampled};
+pub use steering::{MAX_PENDING_STEERS, QueuedSteer, Refused, Steering};
 
 use std::sync::Arc;
 
-use tether_protocol::{
-    CacheWriteDetails, Item, Response, ResponseCreate, ResponseStreamBuilder, ServerEvent,
-    StreamEvent, Usage,
-};
+use tether_protocol::{Item, Response, ResponseCreate, ServerEvent};
 use tokio::sync::mpsc;
 
 use crate::AppState;
-use crate::cache::{CachedResponse, Reusable};
+use crate::cache::{Ancestor, CachedResponse, Reusable};
 use crate::error::ApiFailure;
-use crate::ids::{new_id, unix_now};
+use crate::ids::new_id;
 use crate::metrics::CacheLookup;
 use crate::model::{Context, FailureKind};
 use crate::stages::validate::tools_key;
 use crate::tenancy::Project;
-use crate::timing::{EngineTiming, Modelled, PathKind, Stage, StageTimings};
+use crate::timing::{Modelled, PathKind, Stage, StageTimings};
 use stages::Conversation;
-use stream::send_all;
 
 /// What the client asked of a request besides its body: from the request's headers over HTTP,
 /// from the upgrade request's (or URL's) for every response of a WebSocket connection.
@@ -50,6 +50,14 @@ pub struct RequestOptions {
     /// `x-responsesapi-include-timing-metrics: true` (WebSocket upgrade): send
     /// `responsesapi.websocket_timing` before each terminal event.
     pub timing_metrics: bool,
+    /// `OpenAI-Beta: responses_websockets=2026-02-04` (v1, WebSocket upgrade): a response that
+    /// calls client tools pauses with `response.done` and resumes on `response.append`.
+    pub append_mode: bool,
+    /// `OpenAI-Beta: responses_multi_agent=v1` (WebSocket upgrade): a response with
+    /// `multi_agent.enabled` waits at client tool calls for `response.inject`.
+    pub multi_agent: bool,
+    /// `?model=` on the upgrade URL: the model of a `response.create` that names none.
+    pub default_model: Option<String>,
 }
 
 /// Where a request comes from, which decides where its previous context may be found.
@@ -78,6 +86,8 @@ pub struct Prepared {
     pub lookup: Option<CacheLookup>,
     /// The rendered prompt (`usage.input_tokens` is its length) and the compiled tools.
     pub reusable: Reusable,
+    /// The responses this one continues on the connection (from the cache entry it took).
+    pub lineage: Vec<Ancestor>,
     /// What each stage cost so far.
     pub timings: StageTimings,
     pub options: RequestOptions,
@@ -110,9 +120,9 @@ pub async fn prepare(
         None => None,
     };
     let load_time = load_started.elapsed();
-    let (mut items, stored_previous, lookup, reuse) = match previous {
-        Some(p) => (p.items, p.stored, Some(p.lookup), p.reuse),
-        None => (Vec::new(), false, None, None),
+    let (mut items, stored_previous, lookup, reuse, lineage) = match previous {
+        Some(p) => (p.items, p.stored, Some(p.lookup), p.reuse, p.lineage),
+        None => (Vec::new(), false, None, None, Vec::new()),
     };
     let hit = reuse.is_some();
     let mut timings = StageTimings::new(match (websocket, hit) {
@@ -132,6 +142,7 @@ pub async fn prepare(
             .await?;
     let new_items = previous::resolve_references(new_items, &items, &referenced)?;
     checks::request(&request, &items, &new_items)?;
+    checks::compactions(state, options.project.as_str(), &new_items)?;
 
     let tools_key = tools_key(&request.tools);
     let (cached_rendered, cached_compiled) = match reuse {
@@ -194,6 +205,7 @@ pub async fn prepare(
         stored_parent,
         lookup,
         reusable: Reusable { rendered, compiled },
+        lineage,
         timings,
         options,
     })
@@ -211,8 +223,15 @@ pub struct Generated {
     pub context: Arc<Vec<Item>>,
     /// The request's rendered prompt and compiled tools, for the connection cache.
     reusable: Reusable,
+    /// Output items not rendered onto `reusable` yet.
+    pending_outputs: Vec<Item>,
+    lineage: Vec<Ancestor>,
     /// The engine replica that served it (a WebSocket connection keeps it for its next turns).
     pub replica: usize,
+    /// The sequence number an event after its terminal one gets (`response.steer.pending`).
+    pub next_sequence: u64,
+    /// The steers it took (the successor's or the next request's input).
+    pub steers: Vec<QueuedSteer>,
 }
 
 impl Generated {
@@ -222,176 +241,31 @@ impl Generated {
     pub fn into_cached(self) -> CachedResponse {
         CachedResponse {
             reusable: Reusable {
-                rendered: self.reusable.rendered.with_items(&self.response.output),
+                rendered: self.reusable.rendered.with_items(&self.pending_outputs),
                 compiled: self.reusable.compiled,
             },
             response: self.response,
             context: self.context,
+            lineage: self.lineage,
         }
     }
 }
 
-/// Generates the response and sends its events to `out`; records it first (the store, the
-/// ledger) so a continuation can find it the moment the terminal event arrives: over HTTP
-/// written before, in WebSocket mode queued before and written after.
+/// Generates the response and sends its events to `out`: one engine call, then the terminal
+/// event; records it first (the store, the ledger) so a continuation can find it the moment the
+/// terminal event arrives: over HTTP written before, in WebSocket mode queued before and
+/// written after.
 pub async fn generate(
     state: &AppState,
     prepared: Prepared,
     out: &mpsc::Sender<ServerEvent>,
 ) -> Result<Generated, Disconnected> {
-    let Prepared {
-        context,
-        added_input,
-        stored_parent,
-        reusable,
-        mut timings,
-        options,
-        ..
-    } = prepared;
-    let generate_started = std::time::Instant::now();
-    let request = &context.request;
-    let response = Response::in_progress(context.response_id.clone(), unix_now(), request);
-    let mut builder = ResponseStreamBuilder::new(response, request.stream_id.clone());
-    send_all(out, builder.start()).await?;
-
-    let prewarm = request
-        .prompt_cache_options
-        .as_ref()
-        .and_then(|o| o.get("prewarm"))
-        .and_then(|p| p.as_bool())
-        == Some(true);
-    let streamed = if request.generates() || prewarm {
-        let limit = request.max_output_tokens.unwrap_or(u64::MAX);
-        call_engine(state, &context, &mut builder, limit, out, &mut timings).await?
-    } else {
-        stream::Streamed::default()
+    let mut running = Running::start(prepared, out).await?;
+    let end = match running.sample(state, out).await? {
+        Sampled::Failed(status, error) => End::Failed(status, error),
+        Sampled::CutShort => End::Incomplete("max_output_tokens"),
+        Sampled::Steered => End::Incomplete("steered"),
+        Sampled::Answered | Sampled::Called(_) => End::Completed,
     };
-    let replica = streamed.admission.replica;
-    if let Some((status, error)) = streamed.failure {
-        // The WebSocket shape (with `status`); the SSE transport flattens it.
-        send_all(out, builder.fail(Some(status), error)).await?;
-        return Ok(finished(
-            builder.response().clone(),
-            context.items,
-            reusable,
-            replica,
-        ));
-    }
-    let cache = &streamed.admission.cache;
-    let usage = Usage::new(
-        context.input_tokens(),
-        cache.cached_tokens,
-        streamed.output_tokens,
-        streamed.reasoning_tokens,
-    )
-    .with_cache_writes(
-        cache.written_tokens,
-        cache
-            .written_by_ttl
-            .map(|(ttl_30m_tokens, ttl_12h_tokens)| CacheWriteDetails {
-                ttl_30m_tokens,
-                ttl_12h_tokens,
-            }),
-    );
-    timings.tokens.input = context.input_tokens();
-    timings.tokens.cached = cache.cached_tokens;
-    timings.tokens.cache_write = cache.written_tokens;
-    builder.response_mut().prompt_cache_diagnostics = cache.diagnostics.clone();
-    let mut terminal = if streamed.cut_short {
-        builder.incomplete("max_output_tokens", usage.clone())
-    } else {
-        builder.complete(usage.clone(), unix_now())
-    };
-    let response = builder.response().clone();
-    timings.record(Stage::Generate, generate_started.elapsed());
-    let transport = match timings.path {
-        PathKind::Http if request.stream == Some(true) => "sse",
-        PathKind::Http => "http",
-        PathKind::WsHit | PathKind::WsMiss => "ws",
-    };
-    let record = record::record(
-        &context.project,
-        &response,
-        &usage,
-        added_input,
-        stored_parent,
-        transport,
-    );
-    if timings.path == PathKind::Http {
-        // Over HTTP the response is final once stored and billed.
-        state.records.write_now(record, &mut timings).await;
-    } else {
-        // Queued before the terminal event, so a continuation can always find it; written after.
-        state.records.write_later(record, timings.path).await;
-    }
-    state.metrics.stages.observe(&timings);
-    timings.finish();
-    if options.timing_metrics {
-        let timing = StreamEvent::WebsocketTiming {
-            timing_metrics: timings.websocket_timing(),
-        };
-        send_all(out, vec![builder.unnumbered(timing)]).await?;
-    }
-    if options.report_timing
-        && let Some(last) = terminal.last_mut()
-    {
-        last.tether_timing = Some(timings.summary());
-    }
-    send_all(out, terminal).await?;
-    Ok(finished(response, context.items, reusable, replica))
-}
-
-/// One engine call: the modelled hop, then the model's events streamed to `out`; the engine's
-/// part of the response's time recorded in `timings`.
-async fn call_engine(
-    state: &AppState,
-    context: &Context,
-    builder: &mut ResponseStreamBuilder,
-    limit: u64,
-    out: &mpsc::Sender<ServerEvent>,
-    timings: &mut StageTimings,
-) -> Result<stream::Streamed, Disconnected> {
-    let requested = std::time::Instant::now();
-    let hop = state.api_costs.engine_hop();
-    if !hop.is_zero() {
-        tokio::time::sleep(hop).await;
-        timings.record_modelled(Modelled::EngineHop, hop);
-    }
-    let called = std::time::Instant::now();
-    let streamed = stream::stream(state.model.generate(context), builder, limit, out).await?;
-    let ended = std::time::Instant::now();
-    let first = streamed.first_token_at.unwrap_or(ended);
-    timings.engine = EngineTiming {
-        calls: 1,
-        replica: streamed.admission.replica,
-        queue: streamed.admission.queue_time,
-        prefill: streamed
-            .admitted_at
-            .map_or(std::time::Duration::ZERO, |admitted| first - admitted),
-        decode: streamed
-            .last_token_at
-            .map_or(std::time::Duration::ZERO, |last| last - first),
-        service_total: ended - called,
-        service_ttft: first - called,
-        iapi_ttft: first - requested,
-        iapi_total: ended - requested,
-    };
-    Ok(streamed)
-}
-
-/// The outcome: `response`, the conversation after it, what the cache may keep of it, the
-/// engine replica that served it.
-fn finished(
-    response: Response,
-    mut items: Vec<Item>,
-    reusable: Reusable,
-    replica: usize,
-) -> Generated {
-    items.extend(response.output.iter().cloned());
-    Generated {
-        response,
-        context: Arc::new(items),
-        reusable,
-        replica,
-    }
+    running.finish(state, out, end).await
 }

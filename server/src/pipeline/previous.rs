@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tether_protocol::Item;
 
 use crate::AppState;
-use crate::cache::{CachedResponse, Reusable};
+use crate::cache::{Ancestor, CachedResponse, Reusable};
 use crate::error::ApiFailure;
 use crate::metrics::CacheLookup;
 use crate::tenancy::Project;
@@ -20,6 +20,8 @@ pub struct Previous {
     pub lookup: CacheLookup,
     /// On a cache hit: the rendered prompt and compiled tools, to reuse.
     pub reuse: Option<Reusable>,
+    /// On a cache hit: the responses the new one will continue on the connection.
+    pub lineage: Vec<Ancestor>,
 }
 
 /// The context of response `id`: `cached` if it is that response, else the store's (of
@@ -31,7 +33,9 @@ pub async fn find(
     cached: Option<CachedResponse>,
 ) -> Result<Previous, ApiFailure> {
     if let Some(cached) = cached.filter(|c| c.response.id == id) {
+        let lineage = cached.lineage_of_successor();
         return Ok(Previous {
+            lineage,
             items: Arc::try_unwrap(cached.context).unwrap_or_else(|shared| (*shared).clone()),
             stored: cached.response.store,
             lookup: CacheLookup::Hit,
@@ -44,6 +48,7 @@ pub async fn find(
             stored: true,
             lookup: CacheLookup::Store,
             reuse: None,
+            lineage: Vec::new(),
         }),
         None => Err(ApiFailure::previous_not_found(id)),
     }

@@ -1,5 +1,6 @@
 //! Streaming a response: the model's events, measured against `max_output_tokens`, turned into
-//! the wire's events by the protocol's builder and sent as they come.
+//! the wire's events by the protocol's builder and sent as they come — announcing steers as
+//! they are taken, and stopping at the next safe boundary once one is ([`super::steering`]).
 
 use std::time::Instant;
 
@@ -10,7 +11,9 @@ use tokio::sync::mpsc;
 
 use super::Disconnected;
 use super::limit::{Within, within_limit};
+use super::steering::Steering;
 use crate::ids::new_id;
+use crate::lifecycle::Lifecycle;
 use crate::model::{Admission, ModelEvent, ModelStream};
 
 /// How the model's output went.
@@ -22,6 +25,8 @@ pub struct Streamed {
     pub failure: Option<(u16, ApiError)>,
     /// The output stopped at `max_output_tokens`.
     pub cut_short: bool,
+    /// The output stopped at a safe boundary because the response was steered.
+    pub steered: bool,
     /// How the engine admitted the request (its queue time, replica and prompt cache use).
     pub admission: Admission,
     /// When the engine admitted it, and when the first and the last token arrived.
@@ -31,15 +36,58 @@ pub struct Streamed {
 }
 
 /// Sends the wire events of `events` to `out` through `builder`, stopping at `limit` output
-/// tokens; the terminal event is the caller's.
+/// tokens, at a safe boundary once `steering` holds a steer, or at once when the server's
+/// shutdown deadline passes (a failure); the terminal event is the caller's.
 pub async fn stream(
     mut events: ModelStream,
     builder: &mut ResponseStreamBuilder,
     limit: u64,
+    steering: &Steering,
+    lifecycle: &Lifecycle,
     out: &mpsc::Sender<ServerEvent>,
 ) -> Result<Streamed, Disconnected> {
     let mut streamed = Streamed::default();
-    while let Some(model_event) = events.next().await {
+    // The server's shutdown deadline ends the output: the response fails.
+    let aborted = lifecycle.aborted();
+    tokio::pin!(aborted);
+    let response_id = builder.response().id.clone();
+    // Whether the item being streamed may stop before its end: a message or a reasoning
+    // summary may (it closes `incomplete`); a tool call's arguments run to their end.
+    let mut open_is_prose = false;
+    loop {
+        let model_event = tokio::select! {
+            biased;
+            () = &mut aborted => {
+                streamed.failure = Some((503, shutting_down()));
+                break;
+            }
+            () = steering.notified() => {
+                send_all(out, steering.announcements(builder, &response_id)).await?;
+                continue;
+            }
+            next = events.next() => match next {
+                Some(event) => event,
+                None => break,
+            },
+        };
+        // A safe boundary: before an item begins, or between two deltas of prose.
+        let boundary = is_begin(&model_event)
+            || (open_is_prose
+                && matches!(
+                    model_event,
+                    ModelEvent::TextDelta(_) | ModelEvent::ReasoningDelta(_)
+                ));
+        if boundary && steering.requested() {
+            streamed.steered = true;
+            break;
+        }
+        match &model_event {
+            ModelEvent::BeginMessage | ModelEvent::BeginReasoning => open_is_prose = true,
+            ModelEvent::EndItem
+            | ModelEvent::BeginFunctionCall { .. }
+            | ModelEvent::BeginCustomToolCall { .. } => open_is_prose = false,
+            _ => {}
+        }
         let model_event = match within_limit(model_event, streamed.output_tokens, limit) {
             Within::Whole(event) => event,
             Within::Cut(event) => {
@@ -114,7 +162,29 @@ pub async fn stream(
             break;
         }
     }
+    send_all(out, steering.announcements(builder, &response_id)).await?;
     Ok(streamed)
+}
+
+/// The error of a response the server's shutdown deadline ended.
+fn shutting_down() -> ApiError {
+    ApiError {
+        code: Some("server_shutting_down".into()),
+        ..ApiError::server(
+            "The server shut down before the response finished (--shutdown-grace-seconds); \
+             send it again.",
+        )
+    }
+}
+
+fn is_begin(event: &ModelEvent) -> bool {
+    matches!(
+        event,
+        ModelEvent::BeginReasoning
+            | ModelEvent::BeginMessage
+            | ModelEvent::BeginFunctionCall { .. }
+            | ModelEvent::BeginCustomToolCall { .. }
+    )
 }
 
 /// Sends `events` in order; the client's going away ends the response.

@@ -12,6 +12,7 @@
 //! [`metrics`].
 
 pub mod clock;
+pub mod compact;
 pub mod config;
 pub mod echo;
 pub mod events;

@@ -1,5 +1,7 @@
 //! The HTTP side of the Responses API: `POST /v1/responses` (JSON, or SSE with `stream:true`),
-//! `GET`/`DELETE /v1/responses/{id}`, `GET /v1/responses/{id}/input_items`, `GET /v1/models`.
+//! `GET`/`DELETE /v1/responses/{id}`, `GET /v1/responses/{id}/input_items`,
+//! `POST /v1/responses/{id}/cancel`, `GET /v1/models` (the endpoints that stop before the
+//! engine are in [`super::dry_run`]).
 //!
 //! Every request runs the same pipeline as WebSocket mode, without a connection cache: the
 //! previous context always comes from the store. Errors use the API's JSON error shape
@@ -15,7 +17,7 @@ use axum::{Extension, Json};
 use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tether_protocol::{ErrorFrame, ResponseStatus, ServerEvent, StreamEvent, decode_request};
+use tether_protocol::{ErrorFrame, Item, ResponseStatus, ServerEvent, StreamEvent, decode_request};
 use tokio::sync::mpsc;
 
 use super::options;
@@ -124,6 +126,25 @@ pub async fn retrieve(
     }
 }
 
+/// `POST /v1/responses/{id}/cancel`, answered as the reference answers it for a response
+/// that was not created with `background: true` (Tether runs none in the background): 400 for
+/// a response of the project, 404 for any other id.
+pub async fn cancel(
+    State(state): State<AppState>,
+    Extension(project): Extension<Project>,
+    Path(id): Path<String>,
+) -> Result<HttpResponse, ApiFailure> {
+    match state.store.get(project.as_str(), &id).await? {
+        Some(_) => Err(ApiFailure::bad_request(
+            None,
+            "Only responses created with the 'background' parameter set to true can be \
+             cancelled.",
+            None,
+        )),
+        None => Err(response_not_found(&id)),
+    }
+}
+
 /// `DELETE /v1/responses/{id}`.
 pub async fn delete(
     State(state): State<AppState>,
@@ -175,7 +196,10 @@ pub async fn input_items(
     let Some((response, mut items)) = state.store.load_context(project.as_str(), &id).await? else {
         return Err(response_not_found(&id));
     };
-    items.truncate(items.len() - response.output.len());
+    // The response's own output is not among its input items (a long-running response's
+    // output is interleaved with the input it was resumed with).
+    let outputs: Vec<&str> = response.output.iter().filter_map(Item::id).collect();
+    items.retain(|item| !item.id().is_some_and(|id| outputs.contains(&id)));
     if descending {
         items.reverse();
     }

@@ -22,6 +22,9 @@ pub fn for_http(headers: &HeaderMap, project: Project) -> Result<RequestOptions,
         forced_failure: forced_failure(headers)?,
         report_timing: wants_summary(headers),
         timing_metrics: false,
+        append_mode: false,
+        multi_agent: false,
+        default_model: None,
     })
 }
 
@@ -41,7 +44,30 @@ pub fn for_upgrade(
             .get("x-responsesapi-include-timing-metrics")
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
+        append_mode: beta(headers, "responses_websockets=2026-02-04"),
+        multi_agent: beta(headers, "responses_multi_agent=v1"),
+        default_model: query.and_then(|query| {
+            query
+                .split('&')
+                .find_map(|pair| pair.strip_prefix("model="))
+                .filter(|model| !model.is_empty())
+                .map(|model| {
+                    percent_encoding::percent_decode_str(&model.replace('+', " "))
+                        .decode_utf8_lossy()
+                        .into_owned()
+                })
+        }),
     })
+}
+
+/// Whether an `OpenAI-Beta` header (comma-separated, possibly repeated) names `feature`.
+fn beta(headers: &HeaderMap, feature: &str) -> bool {
+    headers
+        .get_all("openai-beta")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|value| value.trim() == feature)
 }
 
 fn wants_summary(headers: &HeaderMap) -> bool {
