@@ -18,13 +18,17 @@ pub mod items;
 mod lenient;
 pub mod request;
 pub mod response;
+pub mod sse;
 pub mod tool_choice;
 pub mod tools;
 
 pub use builder::ResponseStreamBuilder;
 pub use error::{ApiError, ErrorBody, ErrorFrame};
-pub use events::{ServerEvent, StreamEvent};
-pub use frames::{ClientFrame, DecodeError, decode_client_frame, decode_request};
+pub use events::{FailedSteer, ServerEvent, Steer, StreamEvent};
+pub use frames::{
+    ClientFrame, DecodeError, ResponseAppend, ResponseInject, ResponseSteer, decode_client_frame,
+    decode_client_frame_with, decode_request,
+};
 pub use items::{ContentPart, Item, ItemStatus, MessageContent, Role};
 pub use request::{Input, ResponseCreate};
 pub use response::{

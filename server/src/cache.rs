@@ -6,10 +6,17 @@
 //! context after each — input and output items, their rendered tokens and the compiled tool
 //! schemas — so a continuation starts from memory instead of the store and only renders,
 //! validates and classifies its new items.
+//!
+//! A continuation *takes* its previous response's entry and extends it in place, so the
+//! history is never copied on the straight path. Each entry remembers the responses it
+//! continues on this connection (its lineage), so a second continuation of one of them — a
+//! branch, or a fork onto another lane — is still served from memory: its conversation is the
+//! prefix of a descendant's, copied only then.
 
-use std::collections::VecDeque;
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Weak};
 
+use parking_lot::Mutex;
 use tether_protocol::{Item, Response};
 
 use crate::stages::render::RenderedPrompt;
@@ -23,8 +30,8 @@ pub struct Reusable {
     pub compiled: CompiledTools,
 }
 
-/// How many responses one connection remembers; enough for the latest of many lanes.
-pub const CAPACITY: usize = 64;
+/// How many of its ancestors an entry remembers for branches.
+pub const LINEAGE: usize = 256;
 
 /// A response as the cache keeps it.
 #[derive(Debug, Clone)]
@@ -35,6 +42,100 @@ pub struct CachedResponse {
     /// That conversation rendered (a continuation appends only its new items' tokens) and the
     /// response's tools compiled (reused while a continuation offers the same tools).
     pub reusable: Reusable,
+    /// The responses this one continues on the connection, oldest first.
+    pub lineage: Vec<Ancestor>,
+}
+
+/// A response an entry continues: where its conversation ends in the entry's, and what its
+/// prompt's preamble and tools were.
+#[derive(Debug, Clone)]
+pub struct Ancestor {
+    pub response: Response,
+    /// Items of the entry's context that were this response's conversation.
+    pub items: usize,
+    pub preamble_key: u64,
+    pub preamble: Arc<Vec<u32>>,
+    pub compiled: CompiledTools,
+}
+
+/// What an entry costs in memory, roughly: per rendered token its id (4 bytes), its share of
+/// the item's text (~4 bytes) and of the item boundaries; per item its structure; per ancestor
+/// its response header.
+const BYTES_PER_TOKEN: usize = 8;
+const BYTES_PER_ITEM: usize = 256;
+const BYTES_PER_ANCESTOR: usize = 512;
+
+impl CachedResponse {
+    /// What the entry holds in memory, estimated from its token, item and ancestor counts (the
+    /// estimate is O(1): it is taken at every insert).
+    pub fn approximate_bytes(&self) -> usize {
+        let rendered = &self.reusable.rendered;
+        (rendered.items.len() + rendered.preamble.len()) * BYTES_PER_TOKEN
+            + self.context.len() * BYTES_PER_ITEM
+            + self.lineage.len() * BYTES_PER_ANCESTOR
+    }
+
+    /// This response as an ancestor of its continuations.
+    pub fn as_ancestor(&self) -> Ancestor {
+        Ancestor {
+            response: self.response.clone(),
+            items: self.context.len(),
+            preamble_key: self.reusable.rendered.preamble_key,
+            preamble: self.reusable.rendered.preamble.clone(),
+            compiled: self.reusable.compiled.clone(),
+        }
+    }
+
+    /// The lineage of a continuation of this response: its own, then itself.
+    pub fn lineage_of_successor(&self) -> Vec<Ancestor> {
+        let mut lineage = self.lineage.clone();
+        lineage.push(self.as_ancestor());
+        let excess = lineage.len().saturating_sub(LINEAGE);
+        lineage.drain(..excess);
+        lineage
+    }
+
+    /// The entry of `ancestor` (the `position`-th of this entry's lineage), rebuilt from the
+    /// prefix of this one: its items and their rendered tokens copied, its preamble and tools
+    /// shared.
+    fn branch(&self, position: usize) -> CachedResponse {
+        let ancestor = &self.lineage[position];
+        let rendered = &self.reusable.rendered;
+        let tokens = match ancestor.items {
+            0 => 0,
+            n => rendered.ends[n - 1] as usize,
+        };
+        CachedResponse {
+            response: ancestor.response.clone(),
+            context: Arc::new(self.context[..ancestor.items].to_vec()),
+            reusable: Reusable {
+                rendered: RenderedPrompt {
+                    preamble_key: ancestor.preamble_key,
+                    preamble: ancestor.preamble.clone(),
+                    items: Arc::new(rendered.items[..tokens].to_vec()),
+                    ends: Arc::new(rendered.ends[..ancestor.items].to_vec()),
+                },
+                compiled: ancestor.compiled.clone(),
+            },
+            lineage: self.lineage[..position].to_vec(),
+        }
+    }
+}
+
+/// What one connection's cache may hold (`--connection-cache-entries`, `--connection-cache-bytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub entries: usize,
+    pub bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            entries: 64,
+            bytes: 64 << 20,
+        }
+    }
 }
 
 /// Recently completed responses of one connection, newest last, and the engine replica each
@@ -43,9 +144,36 @@ pub struct CachedResponse {
 pub struct ConnectionCache {
     entries: VecDeque<CachedResponse>,
     routes: Vec<(String, usize)>,
+    limits: Limits,
+    /// What `entries` hold, estimated ([`CachedResponse::approximate_bytes`]).
+    bytes: usize,
 }
 
 impl ConnectionCache {
+    /// An empty cache held to `limits`.
+    pub fn with_limits(limits: Limits) -> Self {
+        ConnectionCache {
+            limits,
+            ..ConnectionCache::default()
+        }
+    }
+
+    /// What the cache holds, estimated.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Forgets the oldest response (for the global budget); false when nothing is held.
+    pub fn pop_oldest(&mut self) -> bool {
+        match self.entries.pop_front() {
+            Some(entry) => {
+                self.bytes -= entry.approximate_bytes();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The replica `model`'s requests on this connection went to.
     pub fn route(&self, model: &str) -> Option<usize> {
         self.routes
@@ -71,14 +199,26 @@ impl ConnectionCache {
     }
 
     /// Hands response `id` over to a continuation, which extends its context in place rather
-    /// than copying it. The continuation's own response replaces it; if the continuation fails,
-    /// it stays evicted (docs/protocol.md, errors).
+    /// than copying it; the continuation's own response replaces it, and if the continuation
+    /// fails it stays evicted (docs/protocol.md §4). A response already continued is rebuilt
+    /// from a descendant that holds it in its lineage (a branch), the descendant kept.
     pub fn take(&mut self, id: &str) -> Option<CachedResponse> {
-        let position = self
+        if let Some(position) = self
             .entries
             .iter()
-            .rposition(|entry| entry.response.id == id)?;
-        self.entries.remove(position)
+            .rposition(|entry| entry.response.id == id)
+        {
+            let entry = self.entries.remove(position)?;
+            self.bytes -= entry.approximate_bytes();
+            return Some(entry);
+        }
+        self.entries.iter().rev().find_map(|entry| {
+            let position = entry
+                .lineage
+                .iter()
+                .rposition(|ancestor| ancestor.response.id == id)?;
+            Some(entry.branch(position))
+        })
     }
 
     /// The items with these ids in the responses held (their input context or output).
@@ -97,18 +237,29 @@ impl ConnectionCache {
         found
     }
 
-    /// Remembers a response, forgetting the oldest beyond [`CAPACITY`].
+    /// Remembers a response, forgetting the oldest beyond the limits (the newest always stays).
     pub fn put(&mut self, entry: CachedResponse) {
         self.evict(&entry.response.id.clone());
-        if self.entries.len() == CAPACITY {
-            self.entries.pop_front();
-        }
+        self.bytes += entry.approximate_bytes();
         self.entries.push_back(entry);
+        while self.entries.len() > self.limits.entries.max(1)
+            || (self.bytes > self.limits.bytes && self.entries.len() > 1)
+        {
+            self.pop_oldest();
+        }
     }
 
-    /// Forgets response `id` (after a failed continuation from it).
+    /// Forgets response `id` (after a failed continuation from it), also as an ancestor.
     pub fn evict(&mut self, id: &str) {
         self.entries.retain(|entry| entry.response.id != id);
+        for entry in &mut self.entries {
+            entry.lineage.retain(|ancestor| ancestor.response.id != id);
+        }
+        self.bytes = self
+            .entries
+            .iter()
+            .map(CachedResponse::approximate_bytes)
+            .sum();
     }
 
     /// Number of responses held.
@@ -122,6 +273,148 @@ impl ConnectionCache {
     }
 }
 
+/// The memory all connection caches share (`--cache-memory-bytes`): when their total passes
+/// it, the least recently used connection's oldest responses go first — a continuation of one
+/// then finds it in the store, or gets `previous_response_not_found`, as after any eviction.
+#[derive(Debug)]
+pub struct CacheBudget {
+    limit: usize,
+    state: Mutex<BudgetState>,
+}
+
+#[derive(Debug, Default)]
+struct BudgetState {
+    next_id: u64,
+    tick: u64,
+    used: usize,
+    caches: HashMap<u64, Held>,
+}
+
+#[derive(Debug)]
+struct Held {
+    cache: Weak<Mutex<ConnectionCache>>,
+    bytes: usize,
+    used_at: u64,
+}
+
+impl CacheBudget {
+    pub fn new(limit: usize) -> Arc<Self> {
+        Arc::new(CacheBudget {
+            limit,
+            state: Mutex::default(),
+        })
+    }
+
+    /// What every connection cache holds together, estimated.
+    pub fn used(&self) -> usize {
+        self.state.lock().used
+    }
+
+    /// Notes that a cache of `bytes` was just used, then evicts over the budget. Called with
+    /// no cache locked: it locks the caches it evicts from.
+    fn touch(&self, id: u64, bytes: usize) {
+        {
+            let mut state = self.state.lock();
+            state.tick += 1;
+            let tick = state.tick;
+            let Some(held) = state.caches.get_mut(&id) else {
+                return;
+            };
+            let before = held.bytes;
+            held.bytes = bytes;
+            held.used_at = tick;
+            state.used = state.used - before + bytes;
+        }
+        loop {
+            let victim = {
+                let mut state = self.state.lock();
+                if state.used <= self.limit {
+                    return;
+                }
+                let found = state
+                    .caches
+                    .iter()
+                    .filter(|(_, held)| held.bytes > 0)
+                    .min_by_key(|(_, held)| held.used_at)
+                    .map(|(id, held)| (*id, held.cache.upgrade()));
+                match found {
+                    None => return,
+                    Some((id, None)) => {
+                        let gone = state.caches.remove(&id).map_or(0, |held| held.bytes);
+                        state.used -= gone;
+                        continue;
+                    }
+                    Some((id, Some(cache))) => (id, cache),
+                }
+            };
+            let (id, cache) = victim;
+            let bytes = {
+                let mut cache = cache.lock();
+                cache.pop_oldest();
+                cache.bytes()
+            };
+            let mut state = self.state.lock();
+            if let Some(held) = state.caches.get_mut(&id) {
+                let before = held.bytes;
+                held.bytes = bytes;
+                state.used = state.used - before + bytes;
+            }
+        }
+    }
+}
+
+/// One connection's cache, charged to the budget it shares with every other connection.
+#[derive(Debug)]
+pub struct SharedCache {
+    cache: Arc<Mutex<ConnectionCache>>,
+    budget: Arc<CacheBudget>,
+    id: u64,
+}
+
+impl SharedCache {
+    pub fn new(limits: Limits, budget: &Arc<CacheBudget>) -> Self {
+        let cache = Arc::new(Mutex::new(ConnectionCache::with_limits(limits)));
+        let mut state = budget.state.lock();
+        state.next_id += 1;
+        let id = state.next_id;
+        let used_at = state.tick;
+        state.caches.insert(
+            id,
+            Held {
+                cache: Arc::downgrade(&cache),
+                bytes: 0,
+                used_at,
+            },
+        );
+        drop(state);
+        SharedCache {
+            cache,
+            budget: budget.clone(),
+            id,
+        }
+    }
+
+    /// Runs `use_cache` on the cache (its lock held only for that), then charges the budget.
+    pub fn with<T>(&self, use_cache: impl FnOnce(&mut ConnectionCache) -> T) -> T {
+        let (result, bytes) = {
+            let mut cache = self.cache.lock();
+            let result = use_cache(&mut cache);
+            (result, cache.bytes())
+        };
+        self.budget.touch(self.id, bytes);
+        result
+    }
+}
+
+impl Drop for SharedCache {
+    fn drop(&mut self) {
+        let mut state = self.budget.state.lock();
+        if let Some(held) = state.caches.remove(&self.id) {
+            state.used -= held.bytes;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,12 +425,23 @@ mod tests {
             response: Response::in_progress(id, 0, &ResponseCreate::new("m", "")),
             context: Arc::new(Vec::new()),
             reusable: Reusable::default(),
+            lineage: Vec::new(),
         }
+    }
+
+    const CAPACITY: usize = 64;
+
+    /// An entry of about `tokens` rendered tokens.
+    fn sized(id: &str, tokens: usize) -> CachedResponse {
+        let mut entry = entry(id);
+        entry.reusable.rendered.items = Arc::new(vec![0; tokens]);
+        entry
     }
 
     #[test]
     fn keeps_the_most_recent_and_evicts() {
         let mut cache = ConnectionCache::default();
+        assert_eq!(Limits::default().entries, CAPACITY);
         for i in 0..CAPACITY + 5 {
             cache.put(entry(&format!("r{i}")));
         }
@@ -150,5 +454,93 @@ mod tests {
         assert_eq!(cache.len(), CAPACITY - 1, "re-putting an id replaces it");
         assert!(cache.take("r10").is_some());
         assert!(cache.get("r10").is_none(), "taking removes");
+    }
+
+    #[test]
+    fn a_response_already_continued_is_rebuilt_from_its_descendant() {
+        let tools: Vec<tether_protocol::Tool> = Vec::new();
+        let first = vec![Item::user_text("one")];
+        let rendered = RenderedPrompt::full(Some("be brief"), &tools, "[]", &first, None);
+        let mut root = entry("root");
+        root.context = Arc::new(first.clone());
+        root.reusable.rendered = rendered.clone();
+        let mut cache = ConnectionCache::default();
+        cache.put(root);
+        // A continuation takes the root and caches its own response with the root as ancestor.
+        let taken = cache.take("root").unwrap();
+        let lineage = taken.lineage_of_successor();
+        let second = vec![Item::user_text("two")];
+        let (extended, _) =
+            taken
+                .reusable
+                .rendered
+                .clone()
+                .extend(Some("be brief"), &tools, "[]", &second, None);
+        let mut child = entry("child");
+        child.context = Arc::new(first.iter().chain(&second).cloned().collect());
+        child.reusable.rendered = extended;
+        child.lineage = lineage;
+        cache.put(child);
+        // A second continuation of the root: rebuilt from the child's prefix.
+        let branch = cache.take("root").expect("served from the lineage");
+        assert_eq!(*branch.context, first);
+        assert_eq!(branch.reusable.rendered.items, rendered.items);
+        assert_eq!(branch.reusable.rendered.ends, rendered.ends);
+        assert!(branch.lineage.is_empty());
+        assert!(cache.get("child").is_some(), "the descendant stays");
+        // Evicting the root forgets it as an ancestor too.
+        cache.evict("root");
+        assert!(cache.take("root").is_none());
+    }
+
+    #[test]
+    fn a_connection_keeps_to_its_bytes_but_always_its_newest_response() {
+        let per_entry = sized("x", 1000).approximate_bytes();
+        let mut cache = ConnectionCache::with_limits(Limits {
+            entries: 100,
+            bytes: 3 * per_entry,
+        });
+        for i in 0..5 {
+            cache.put(sized(&format!("r{i}"), 1000));
+        }
+        assert_eq!(cache.len(), 3);
+        assert_eq!(cache.bytes(), 3 * per_entry);
+        assert!(cache.get("r1").is_none() && cache.get("r2").is_some());
+        // One response larger than the whole limit is still kept, alone.
+        cache.put(sized("huge", 10_000));
+        assert_eq!(cache.len(), 1);
+        assert!(cache.get("huge").is_some());
+        assert!(cache.take("huge").is_some());
+        assert_eq!(cache.bytes(), 0);
+    }
+
+    #[test]
+    fn the_budget_evicts_the_least_recently_used_connection_first() {
+        let per_entry = sized("x", 1000).approximate_bytes();
+        let budget = CacheBudget::new(4 * per_entry);
+        let limits = Limits {
+            entries: 100,
+            bytes: usize::MAX,
+        };
+        let (a, b) = (
+            SharedCache::new(limits, &budget),
+            SharedCache::new(limits, &budget),
+        );
+        a.with(|c| c.put(sized("a1", 1000)));
+        a.with(|c| c.put(sized("a2", 1000)));
+        b.with(|c| c.put(sized("b1", 1000)));
+        b.with(|c| c.put(sized("b2", 1000)));
+        assert_eq!(budget.used(), 4 * per_entry);
+        // `a` is used again; `b` is then the least recently used.
+        assert!(a.with(|c| c.get("a1").is_some()));
+        // One more on `a`: `b`'s oldest goes.
+        a.with(|c| c.put(sized("a3", 1000)));
+        assert_eq!(budget.used(), 4 * per_entry);
+        assert!(b.with(|c| c.get("b1").is_none()));
+        assert!(b.with(|c| c.get("b2").is_some()));
+        assert_eq!(a.with(|c| c.len()), 3);
+        // A connection that closes gives its share back.
+        drop(a);
+        assert_eq!(budget.used(), per_entry);
     }
 }

@@ -2,11 +2,14 @@
 //! fallback (`tether-server --help` lists them; `docs/server.md` explains them).
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
+use crate::compaction::Sealer;
 use crate::costs::{ApiCostPreset, ApiCosts};
 use crate::sim;
 use crate::stages::classify::ClassifierPolicy;
+use crate::store::{PostgresOptions, StoreUrl, WriteMode};
 
 /// Server configuration.
 #[derive(Debug, Clone, clap::Parser)]
@@ -26,8 +29,36 @@ pub struct Config {
     #[arg(long, env = "TETHER_TOKENS_PER_SECOND", default_value_t = 1000.0)]
     pub tokens_per_second: f64,
     /// Directory of the SQLite store of `store:true` responses; `:memory:` keeps it in memory.
+    /// Means `--store sqlite://DIR/tether.sqlite3`; `--store` wins when both are given.
     #[arg(long, env = "TETHER_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
+    /// The store: `sqlite://PATH` (one process), `:memory:`, or `postgres://USER@HOST:PORT/DB`
+    /// (shared by replicas). Default: `sqlite://DATA_DIR/tether.sqlite3`.
+    #[arg(long, env = "TETHER_STORE")]
+    pub store: Option<String>,
+    /// PostgreSQL: connections in the pool (requests beyond it wait for one).
+    #[arg(long, env = "TETHER_STORE_POOL_SIZE", default_value_t = 16)]
+    pub store_pool_size: usize,
+    /// PostgreSQL: the longest a statement may run (`statement_timeout`) and a request may wait
+    /// for a pooled connection, in milliseconds; past it the request is answered 503.
+    #[arg(
+        long,
+        env = "TETHER_STORE_STATEMENT_TIMEOUT_MS",
+        default_value_t = 5000
+    )]
+    pub store_statement_timeout_ms: u64,
+    /// PostgreSQL: attempts after the first when the database cannot be reached at start; then
+    /// the server exits with an error.
+    #[arg(long, env = "TETHER_STORE_CONNECT_RETRIES", default_value_t = 10)]
+    pub store_connect_retries: u32,
+    /// PostgreSQL: the pause between those attempts, in milliseconds.
+    #[arg(long, env = "TETHER_STORE_CONNECT_RETRY_MS", default_value_t = 1000)]
+    pub store_connect_retry_ms: u64,
+    /// When WebSocket mode writes a response to the store: `durable` before `response.completed`
+    /// is sent (it survives a SIGKILL and every replica finds it), `behind` after it (readable at
+    /// once in this process only); `auto` is `durable` for PostgreSQL, `behind` for SQLite.
+    #[arg(long, env = "TETHER_WS_WRITES", value_enum, default_value = "auto")]
+    pub ws_writes: WsWrites,
     /// Largest WebSocket message (and HTTP body) accepted, in bytes.
     #[arg(long, env = "TETHER_MAX_FRAME_BYTES", default_value_t = 16 * 1024 * 1024)]
     pub max_frame_bytes: usize,
@@ -42,9 +73,51 @@ pub struct Config {
     /// keys share its stored responses, other projects see none of them.
     #[arg(long, env = "TETHER_KEYS_FILE")]
     pub keys_file: Option<PathBuf>,
+    /// Requests creating a response (`POST /v1/responses`, each WebSocket `response.create`)
+    /// one project may make per minute; beyond, 429 `rate_limit_exceeded`. 0: no limit.
+    #[arg(
+        long,
+        env = "TETHER_RATE_LIMIT_REQUESTS_PER_MINUTE",
+        default_value_t = 0
+    )]
+    pub rate_limit_requests_per_minute: u64,
+    /// Tokens (`usage.total_tokens`, charged as each response finishes) one project may use
+    /// per minute; while they are used up, its requests get 429. 0: no limit.
+    #[arg(long, env = "TETHER_RATE_LIMIT_TOKENS_PER_MINUTE", default_value_t = 0)]
+    pub rate_limit_tokens_per_minute: u64,
     /// Lifetime of a WebSocket connection in seconds (the reference service allows 60 minutes).
     #[arg(long, env = "TETHER_WS_LIFETIME_SECONDS", default_value_t = 3600.0)]
     pub ws_lifetime_seconds: f64,
+    /// WebSocket connections open at once; beyond, an upgrade is refused with 503 (HTTP is
+    /// still served).
+    #[arg(long, env = "TETHER_MAX_CONNECTIONS", default_value_t = 16_384)]
+    pub max_connections: usize,
+    /// A connection with no response running and no message from the client (a pong counts)
+    /// for this long is closed (code 1001, after an error frame saying why); 0: never.
+    #[arg(long, env = "TETHER_IDLE_TIMEOUT_SECONDS", default_value_t = 600.0)]
+    pub idle_timeout_seconds: f64,
+    /// How often the server pings a quiet connection; a connection that answers nothing for
+    /// two intervals is closed as gone; 0: no pings.
+    #[arg(long, env = "TETHER_PING_INTERVAL_SECONDS", default_value_t = 30.0)]
+    pub ping_interval_seconds: f64,
+    /// Requests waiting on one connection, across its lanes; beyond, a `response.create` is
+    /// refused with 429 `too_many_queued_requests`.
+    #[arg(long, env = "TETHER_MAX_QUEUED_REQUESTS", default_value_t = 64)]
+    pub max_queued_requests: usize,
+    /// Responses one connection's cache holds at most.
+    #[arg(long, env = "TETHER_CONNECTION_CACHE_ENTRIES", default_value_t = 64)]
+    pub connection_cache_entries: usize,
+    /// Bytes one connection's cache holds at most (its newest response is always kept).
+    #[arg(long, env = "TETHER_CONNECTION_CACHE_BYTES", default_value_t = 64 << 20)]
+    pub connection_cache_bytes: usize,
+    /// Bytes all connection caches hold together; beyond, the least recently used
+    /// connection's oldest responses are evicted first.
+    #[arg(long, env = "TETHER_CACHE_MEMORY_BYTES", default_value_t = 2 << 30)]
+    pub cache_memory_bytes: usize,
+    /// On SIGTERM or Ctrl-C, how long running responses may take to finish before they are
+    /// ended with `response.failed`; a second signal exits at once.
+    #[arg(long, env = "TETHER_SHUTDOWN_GRACE_SECONDS", default_value_t = 30.0)]
+    pub shutdown_grace_seconds: f64,
     /// Refuse requests for models the server does not list (404 `model_not_found`) instead of
     /// serving them with the default model, which is what clients such as Codex need.
     #[arg(long, env = "TETHER_REJECT_UNKNOWN_MODELS", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
@@ -66,6 +139,11 @@ pub struct Config {
     /// off.
     #[arg(long, env = "TETHER_ADMIN_KEY")]
     pub admin_key: Option<String>,
+    /// Secret the compaction items of `/v1/responses/compact` are sealed with: replicas must
+    /// share it. Without it, a SQLite store's directory keeps a generated key
+    /// (`compaction.key`), and an in-memory or PostgreSQL store gets one per process.
+    #[arg(long, env = "TETHER_COMPACTION_KEY", hide_env_values = true)]
+    pub compaction_key: Option<String>,
     /// Capacity in tokens of a process-wide cache of rendered tokens for the HTTP path (blocks
     /// any earlier request rendered are not tokenized again); 0, the default, turns it off.
     #[arg(long, env = "TETHER_TOKEN_CACHE_TOKENS", default_value_t = 0)]
@@ -87,7 +165,85 @@ pub struct Config {
     pub engine_hop_ms: Option<f64>,
 }
 
+/// `--ws-writes`: when WebSocket mode's store writes happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WsWrites {
+    /// `durable` with a shared store (PostgreSQL), `behind` with SQLite.
+    Auto,
+    /// Committed before `response.completed` is sent.
+    Durable,
+    /// Queued before `response.completed`, written after it.
+    Behind,
+}
+
 impl Config {
+    /// The store these flags name: `--store`, else `--data-dir`'s SQLite file.
+    pub fn store_url(&self) -> Result<StoreUrl, String> {
+        match &self.store {
+            Some(url) => StoreUrl::parse(url),
+            None => Ok(StoreUrl::from_data_dir(&self.data_dir)),
+        }
+    }
+
+    /// How the PostgreSQL store connects (`--store-*`).
+    pub fn postgres_options(&self) -> PostgresOptions {
+        PostgresOptions {
+            pool_size: self.store_pool_size.max(1),
+            statement_timeout: Duration::from_millis(self.store_statement_timeout_ms.max(1)),
+            connect_retries: self.store_connect_retries,
+            connect_retry_delay: Duration::from_millis(self.store_connect_retry_ms),
+            ..PostgresOptions::default()
+        }
+    }
+
+    /// When WebSocket mode writes to `store`.
+    pub fn write_mode(&self, store: &StoreUrl) -> WriteMode {
+        match self.ws_writes {
+            WsWrites::Durable => WriteMode::Durable,
+            WsWrites::Behind => WriteMode::Behind,
+            WsWrites::Auto if store.is_shared() => WriteMode::Durable,
+            WsWrites::Auto => WriteMode::Behind,
+        }
+    }
+
+    /// The sealer of compaction items these flags describe (`--compaction-key`).
+    pub fn compaction_sealer(&self) -> anyhow::Result<Sealer> {
+        if let Some(secret) = self.compaction_key.as_deref().filter(|s| !s.is_empty()) {
+            return Ok(Sealer::from_secret(secret));
+        }
+        let database = match self.store_url().map_err(|e| anyhow::anyhow!(e))? {
+            StoreUrl::Sqlite(path) if path != Path::new(":memory:") => path,
+            url => {
+                if url.is_shared() {
+                    tracing::warn!(
+                        "no --compaction-key: compaction items open only in this process \
+                         (replicas sharing a store must share a key)"
+                    );
+                }
+                return Ok(Sealer::random());
+            }
+        };
+        // Beside the database: compaction items outlive a restart as the responses do.
+        let dir = database.parent().unwrap_or(Path::new("."));
+        let path = dir.join("compaction.key");
+        let secret = match std::fs::read_to_string(&path) {
+            Ok(secret) => secret,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir_all(dir)?;
+                let secret = format!(
+                    "{:032x}{:032x}",
+                    rand::random::<u128>(),
+                    rand::random::<u128>()
+                );
+                write_private(&path, &secret)
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+                secret
+            }
+            Err(err) => anyhow::bail!("cannot read {}: {err}", path.display()),
+        };
+        Ok(Sealer::from_secret(secret.trim()))
+    }
+
     /// The modelled API services these flags describe.
     pub fn api_costs(&self) -> ApiCosts {
         let mut costs = ApiCosts::preset(self.api_costs);
@@ -99,4 +255,14 @@ impl Config {
         }
         costs
     }
+}
+
+/// Writes `contents` to a new file at `path` that only its owner may read.
+fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(contents.as_bytes())
 }

@@ -13,11 +13,13 @@
 //! [`serve`] binds it and runs until a shutdown signal. `docs/architecture.md` draws the map.
 
 pub mod cache;
+pub mod compaction;
 pub mod config;
 pub mod costs;
 pub mod error;
 pub mod ids;
 pub mod items;
+pub mod lifecycle;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;
@@ -43,9 +45,11 @@ pub async fn serve(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let state = AppState::new(&config)?;
+    let state = AppState::open(&config).await?;
     let seed = state.simulator.seed();
     let records = state.records.clone();
+    let lifecycle = state.lifecycle.clone();
+    let grace = std::time::Duration::from_secs_f64(config.shutdown_grace_seconds.max(0.0));
     let router = app(state, &config.static_dir);
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
@@ -54,6 +58,7 @@ pub async fn serve(
     // The first line of stdout is the contract with scripts and tests that start the server.
     println!("Tether listening on http://{addr}");
     println!("Simulator seed: {seed} (replay with --seed {seed})");
+    raise_open_file_limit(config.max_connections);
     if !config.static_dir.join("index.html").is_file() {
         tracing::warn!(
             "no playground at {}: run `cargo xtask dist`",
@@ -67,10 +72,75 @@ pub async fn serve(
             tracing::debug!("cannot set TCP_NODELAY: {error}");
         }
     });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let signalled = lifecycle.clone();
+    let mut serving = tokio::spawn(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                // No new connection nor request from here on (lifecycle.rs).
+                signalled.drain();
+            })
+            .await
+    });
+    // The signal drains the lifecycle before axum stops: draining first, then the rest.
+    tokio::select! {
+        biased;
+        () = lifecycle.draining() => {}
+        served = &mut serving => return Ok(served??),
+    }
+    tracing::info!(
+        "shutting down: {} WebSocket connections open, running responses may finish within {:?}",
+        lifecycle.open_connections(),
+        grace
+    );
+    // HTTP requests and WebSocket connections finish (axum does not track upgraded ones).
+    let finished = async {
+        let served = (&mut serving).await;
+        lifecycle.all_closed().await;
+        served
+    };
+    tokio::pin!(finished);
+    let served = match tokio::time::timeout(grace, &mut finished).await {
+        Ok(served) => served,
+        Err(_) => {
+            tracing::warn!(
+                "shutdown deadline: ending what still runs ({} WebSocket connections open)",
+                lifecycle.open_connections()
+            );
+            lifecycle.abort();
+            match tokio::time::timeout(ABORT_WAIT, &mut finished).await {
+                Ok(served) => served,
+                Err(_) => {
+                    tracing::warn!("connections still open after the deadline; exiting anyway");
+                    Ok(Ok(()))
+                }
+            }
+        }
+    };
     // Responses already answered may still be queued for the store and the ledger.
     records.drain().await;
+    served??;
     Ok(())
+}
+
+/// How long ended responses may take to say so and their connections to close, after the
+/// shutdown deadline.
+const ABORT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Raises the soft limit on open files toward the hard one, so `--max-connections` sockets fit
+/// (each is a file descriptor).
+fn raise_open_file_limit(connections: usize) {
+    #[cfg(unix)]
+    {
+        // Beyond the sockets: the store, the listener, the playground's files.
+        let wanted = connections as u64 + 256;
+        match rlimit::increase_nofile_limit(wanted) {
+            Ok(limit) if limit < wanted => tracing::warn!(
+                "open files are limited to {limit}: fewer than --max-connections {connections} \
+                 WebSocket connections can open (raise the hard limit: ulimit -Hn)"
+            ),
+            Ok(_) => {}
+            Err(error) => tracing::warn!("cannot raise the open-file limit: {error}"),
+        }
+    }
 }

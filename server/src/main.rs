@@ -10,17 +10,33 @@ use tether_server::Config;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    // Logs go to stderr: stdout's first line is the contract with scripts ("Tether listening on").
     tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "tether_server=info".into()),
         )
         .init();
     let config = Config::parse();
-    tether_server::serve(config, shutdown_signal()).await
+    // The first signal drains the server (docs/server.md, "Shutting down"); a second one ends
+    // the process at once.
+    let (first, signalled) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down: finishing in-flight responses (a second signal exits now)");
+        let _ = first.send(());
+        shutdown_signal().await;
+        tracing::warn!("second signal: exiting now");
+        std::process::exit(1);
+    });
+    tether_server::serve(config, async move {
+        let _ = signalled.await;
+    })
+    .await
 }
 
-/// Resolves on Ctrl-C or SIGTERM, so in-flight work can finish before the process exits.
+/// Resolves on Ctrl-C or SIGTERM.
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -40,5 +56,4 @@ async fn shutdown_signal() {
         _ = ctrl_c => {},
         _ = terminate => {},
     }
-    tracing::info!("shutting down: finishing in-flight responses");
 }

@@ -4,14 +4,17 @@ use std::sync::Arc;
 
 use prometheus::{IntCounter, IntGauge};
 
+use crate::cache::{CacheBudget, Limits};
+use crate::compaction::Sealer;
 use crate::config::Config;
 use crate::costs::ApiCosts;
+use crate::lifecycle::Lifecycle;
 use crate::metrics::{Metrics, OnScrape};
 use crate::model::Model;
 use crate::sim::{self, ScenarioSet, Simulator, SimulatorConfig};
 use crate::stages::classify::{Classifier, ClassifierPolicy};
 use crate::stages::render::TokenCache;
-use crate::store::{ResponseStore, SqliteStore, WriteBehindStore};
+use crate::store::{self, ResponseStore, StoreUrl, WriteBehindStore, WriteMode};
 use crate::tenancy::KeyRing;
 use crate::tokenizer;
 
@@ -33,6 +36,10 @@ pub struct AppState {
     pub websocket_enabled: bool,
     /// The accepted API keys and their projects; empty: authentication is off.
     pub keys: KeyRing,
+    /// Per-project rate limits (`--rate-limit-*`), off unless a limit is set.
+    pub rate_limits: Arc<crate::tenancy::limits::RateLimits>,
+    /// The client secrets minted by this process, accepted on the WebSocket upgrade.
+    pub client_secrets: Arc<crate::tenancy::secrets::ClientSecrets>,
     pub ws_lifetime: std::time::Duration,
     pub reject_unknown_models: bool,
     pub classifier: Arc<Classifier>,
@@ -41,46 +48,85 @@ pub struct AppState {
     pub token_cache: Option<Arc<TokenCache>>,
     /// The modelled API services (`--api-costs`).
     pub api_costs: ApiCosts,
+    /// Seals and opens compaction items (`--compaction-key`).
+    pub compaction: Sealer,
+    /// The WebSocket connections and the shutdown (`--max-connections`, SIGTERM).
+    pub lifecycle: Arc<Lifecycle>,
+    /// What each connection's cache may hold, and what all of them share.
+    pub cache_limits: Limits,
+    pub cache_budget: Arc<CacheBudget>,
+    /// What one connection may do (`--max-queued-requests`, `--idle-timeout-seconds`,
+    /// `--ping-interval-seconds`).
+    pub connection_limits: ConnectionLimits,
+}
+
+/// What one WebSocket connection may do.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    /// Requests waiting across its lanes.
+    pub max_queued: usize,
+    /// Closed after this long with nothing running and nothing from the client.
+    pub idle_timeout: Option<std::time::Duration>,
+    /// Pinged after this long without a message from the client.
+    pub ping_interval: Option<std::time::Duration>,
 }
 
 impl AppState {
     /// State built from `config`; starts the store's background writer, so it must be called
-    /// inside a tokio runtime.
+    /// inside a tokio runtime. Opens a SQLite store only: a PostgreSQL one connects
+    /// asynchronously, through [`AppState::open`].
     pub fn new(config: &Config) -> anyhow::Result<Self> {
-        anyhow::ensure!(
-            config.tokens_per_second.is_finite() && config.tokens_per_second > 0.0,
-            "--tokens-per-second must be a positive number, got {}",
-            config.tokens_per_second
-        );
-        let keys = KeyRing::new(&config.api_keys, config.keys_file.as_deref())
-            .map_err(|e| anyhow::anyhow!("API keys: {e}"))?;
-        if let Some(admin) = config.admin_key.as_deref().filter(|k| !k.is_empty()) {
-            anyhow::ensure!(
-                !keys.contains(admin),
-                "the admin key must not also be an API key (--admin-key, --api-key, --keys-file)"
-            );
-        }
-        let api_costs = config.api_costs();
-        api_costs.validate().map_err(|e| anyhow::anyhow!(e))?;
-        let ws_lifetime = std::time::Duration::try_from_secs_f64(config.ws_lifetime_seconds)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| anyhow::anyhow!("--ws-lifetime-seconds must be a positive number"))?;
-        let store = SqliteStore::open(&config.data_dir).map_err(|e| {
-            anyhow::anyhow!(
-                "cannot open the store in {}: {e}",
-                config.data_dir.display()
-            )
-        })?;
+        let checked = Checked::new(config)?;
+        let url = store_url(config)?;
+        let store: Arc<dyn ResponseStore> =
+            match &url {
+                StoreUrl::Sqlite(path) => Arc::new(store::open_sqlite(path).map_err(|e| {
+                    anyhow::anyhow!("cannot open the store {}: {e}", url.redacted())
+                })?),
+                StoreUrl::Postgres(_) => anyhow::bail!(
+                    "{} is a PostgreSQL store: open it with AppState::open",
+                    url.redacted()
+                ),
+            };
+        Self::build(config, checked, store, config.write_mode(&url))
+    }
+
+    /// State built from `config`, whichever store it names: a PostgreSQL one is connected to
+    /// (retried as `--store-connect-retries` says: then a clear error) and migrated first.
+    pub async fn open(config: &Config) -> anyhow::Result<Self> {
+        let checked = Checked::new(config)?;
+        let url = store_url(config)?;
+        let store = store::open(&url, &config.postgres_options())
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot open the store {}: {e}", url.redacted()))?;
+        Self::build(config, checked, store, config.write_mode(&url))
+    }
+
+    /// The state around an opened `store`, written as `mode` says.
+    fn build(
+        config: &Config,
+        checked: Checked,
+        store: Arc<dyn ResponseStore>,
+        mode: WriteMode,
+    ) -> anyhow::Result<Self> {
+        let Checked {
+            keys,
+            api_costs,
+            ws_lifetime,
+            compaction,
+            connection_limits,
+        } = checked;
         // The tokenizer's vocabulary (200k tokens) loads on first use, ~0.1 s: here, not in
         // the first request's time to first token.
         tokenizer::tokenizer();
         let metrics = Metrics::new();
-        let records = Arc::new(WriteBehindStore::start(
-            Arc::new(store),
+        let records = Arc::new(WriteBehindStore::start_with_mode(
+            store,
             metrics.stages.clone(),
+            mode,
         ));
         let simulator = Arc::new(simulator(config, &metrics)?);
+        let metrics_for_budget = metrics.clone();
         Ok(AppState {
             model: simulator.clone(),
             simulator,
@@ -100,10 +146,97 @@ impl AppState {
             metrics,
             websocket_enabled: !config.no_websocket,
             keys,
+            rate_limits: Arc::new(crate::tenancy::limits::RateLimits::new(
+                config.rate_limit_requests_per_minute,
+                config.rate_limit_tokens_per_minute,
+            )),
+            client_secrets: Arc::default(),
             ws_lifetime,
             api_costs,
+            compaction,
+            lifecycle: Lifecycle::new(config.max_connections),
+            cache_limits: Limits {
+                entries: config.connection_cache_entries,
+                bytes: config.connection_cache_bytes,
+            },
+            cache_budget: cache_budget(config.cache_memory_bytes, &metrics_for_budget),
+            connection_limits,
         })
     }
+}
+
+/// What is checked in `config` before anything is opened.
+struct Checked {
+    keys: KeyRing,
+    api_costs: ApiCosts,
+    ws_lifetime: std::time::Duration,
+    compaction: Sealer,
+    connection_limits: ConnectionLimits,
+}
+
+impl Checked {
+    fn new(config: &Config) -> anyhow::Result<Self> {
+        anyhow::ensure!(
+            config.tokens_per_second.is_finite() && config.tokens_per_second > 0.0,
+            "--tokens-per-second must be a positive number, got {}",
+            config.tokens_per_second
+        );
+        let keys = KeyRing::new(&config.api_keys, config.keys_file.as_deref())
+            .map_err(|e| anyhow::anyhow!("API keys: {e}"))?;
+        if let Some(admin) = config.admin_key.as_deref().filter(|k| !k.is_empty()) {
+            anyhow::ensure!(
+                !keys.contains(admin),
+                "the admin key must not also be an API key (--admin-key, --api-key, --keys-file)"
+            );
+        }
+        let api_costs = config.api_costs();
+        api_costs.validate().map_err(|e| anyhow::anyhow!(e))?;
+        let ws_lifetime = std::time::Duration::try_from_secs_f64(config.ws_lifetime_seconds)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| anyhow::anyhow!("--ws-lifetime-seconds must be a positive number"))?;
+        let compaction = config.compaction_sealer()?;
+        // A duration flag: positive, or 0 for "never".
+        let optional = |flag: &str, seconds: f64| match seconds {
+            0.0 => Ok(None),
+            s => std::time::Duration::try_from_secs_f64(s)
+                .map(Some)
+                .map_err(|_| anyhow::anyhow!("{flag} must be 0 or a positive number, got {s}")),
+        };
+        anyhow::ensure!(
+            config.max_queued_requests > 0,
+            "--max-queued-requests must be at least 1"
+        );
+        anyhow::ensure!(
+            config.connection_cache_entries > 0,
+            "--connection-cache-entries must be at least 1"
+        );
+        let connection_limits = ConnectionLimits {
+            max_queued: config.max_queued_requests,
+            idle_timeout: optional("--idle-timeout-seconds", config.idle_timeout_seconds)?,
+            ping_interval: optional("--ping-interval-seconds", config.ping_interval_seconds)?,
+        };
+        std::time::Duration::try_from_secs_f64(config.shutdown_grace_seconds).map_err(|_| {
+            anyhow::anyhow!(
+                "--shutdown-grace-seconds must be a non-negative number, got {}",
+                config.shutdown_grace_seconds
+            )
+        })?;
+        Ok(Checked {
+            keys,
+            api_costs,
+            ws_lifetime,
+            compaction,
+            connection_limits,
+        })
+    }
+}
+
+/// The store `config` names (`--store`, else `--data-dir`).
+fn store_url(config: &Config) -> anyhow::Result<StoreUrl> {
+    config
+        .store_url()
+        .map_err(|e| anyhow::anyhow!("--store: {e}"))
 }
 
 /// The simulator `config` describes: the shipped scenarios and `--scenario-dir`'s, the
@@ -174,4 +307,19 @@ fn token_cache(capacity: usize, metrics: &Metrics) -> Arc<TokenCache> {
         move |gauge: &IntGauge| gauge.set(held.len_tokens() as i64),
     ));
     cache
+}
+
+/// The budget all connection caches share (`--cache-memory-bytes`), its use on `/metrics`.
+fn cache_budget(limit: usize, metrics: &Metrics) -> Arc<CacheBudget> {
+    let budget = CacheBudget::new(limit);
+    let held = budget.clone();
+    metrics.register(OnScrape::new(
+        IntGauge::new(
+            "tether_connection_cache_bytes",
+            "Bytes all WebSocket connection caches hold, estimated (--cache-memory-bytes caps it).",
+        )
+        .expect("valid metric"),
+        move |gauge: &IntGauge| gauge.set(held.used() as i64),
+    ));
+    budget
 }

@@ -257,10 +257,22 @@ async fn admin_patch(server: &TestServer, change: &Value) -> String {
 async fn prompt_cache_settings_take_only_the_documented_values() {
     let server = TestServer::start(":memory:").await;
     for (body, param) in [
-        (json!({"prompt_cache_retention": "forever"}), "prompt_cache_retention"),
-        (json!({"prompt_cache_options": "on"}), "prompt_cache_options"),
-        (json!({"prompt_cache_options": {"mode": "always"}}), "prompt_cache_options.mode"),
-        (json!({"prompt_cache_options": {"ttl": "1h"}}), "prompt_cache_options.ttl"),
+        (
+            json!({"prompt_cache_retention": "forever"}),
+            "prompt_cache_retention",
+        ),
+        (
+            json!({"prompt_cache_options": "on"}),
+            "prompt_cache_options",
+        ),
+        (
+            json!({"prompt_cache_options": {"mode": "always"}}),
+            "prompt_cache_options.mode",
+        ),
+        (
+            json!({"prompt_cache_options": {"ttl": "1h"}}),
+            "prompt_cache_options.ttl",
+        ),
     ] {
         let mut request = json!({"model": "spark", "input": "hi"});
         request

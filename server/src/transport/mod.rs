@@ -1,13 +1,18 @@
 //! How requests reach the server: the routes of the API over [`http`] and WebSocket mode
-//! ([`ws`]), behind API-key [`auth`]; the simulator's [`admin`] endpoint; health and `/metrics`;
-//! and the playground's static files as the fallback. [`router`] puts them together from an
-//! [`AppState`], so tests drive the whole server without a socket.
+//! ([`ws`]), behind API-key [`auth`]; the simulator's [`admin`] endpoint; liveness and readiness
+//! ([`health`]) and `/metrics`; and the playground's static files as the fallback. [`router`]
+//! puts them together from an [`AppState`], so tests drive the whole server without a socket.
 
 pub mod admin;
 pub mod auth;
+pub mod client_secrets;
+pub mod dry_run;
 pub mod errors;
+pub mod health;
 pub mod http;
 pub mod options;
+pub mod rate_limit;
+pub mod static_files;
 pub mod ws;
 
 use std::path::Path;
@@ -17,9 +22,7 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
-use axum::routing::get;
-use tower_http::services::ServeDir;
-use tower_http::set_header::SetResponseHeader;
+use axum::routing::{get, post};
 
 use crate::AppState;
 
@@ -34,12 +37,22 @@ pub fn router(state: AppState, static_dir: &Path) -> Router {
             get(http::retrieve).delete(http::delete),
         )
         .route("/v1/responses/{id}/input_items", get(http::input_items))
+        .route("/v1/responses/{id}/cancel", post(http::cancel))
+        .route("/v1/responses/input_tokens", post(dry_run::input_tokens))
+        .route("/v1/responses/compact", post(dry_run::compact))
+        .route("/v1/responses/client_secrets", post(client_secrets::create))
+        // Runs after authentication (route layers run last added first): it needs the project.
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            rate_limit::enforce,
+        ))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::require_api_key,
         ))
         .route("/admin/simulator", get(admin::show).patch(admin::update))
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(health::live))
+        .route("/readyz", get(health::ready))
         .route(
             "/metrics",
             get(|State(state): State<AppState>| async move {
@@ -68,20 +81,15 @@ pub fn router(state: AppState, static_dir: &Path) -> Router {
                 ])
                 // Mirrored, not `*`: a wildcard does not cover `Authorization` (Fetch spec).
                 .allow_headers(tower_http::cors::AllowHeaders::mirror_request())
+                // A page may read where its project stands with the rate limits, and a 429's wait.
+                .expose_headers(rate_limit::HEADERS.map(axum::http::HeaderName::from_static))
                 .max_age(std::time::Duration::from_secs(600)),
         )
         .with_state(state);
     if static_dir.join("index.html").is_file() {
-        // `no-cache`: the browser revalidates every file (a 304 when unchanged) instead of
-        // reusing a heuristically fresh copy. The playground is several files that must come
-        // from one build — its JS glue, its main wasm and the agent view's wasm chunk, which
-        // links to the main module's internals — and a mix of two builds would fail to start.
-        // (A page opened before a rebuild asks for its own chunk by content hash: `xtask dist`.)
-        api.fallback_service(SetResponseHeader::overriding(
-            ServeDir::new(static_dir),
-            axum::http::header::CACHE_CONTROL,
-            axum::http::HeaderValue::from_static("no-cache"),
-        ))
+        // Precompressed (brotli, gzip) as `xtask dist` wrote them; `no-cache` but for the
+        // content-hashed chunk, which is immutable (`static_files.rs` says why).
+        api.fallback_service(static_files::service(static_dir))
     } else {
         let hint = format!(
             "The playground is not built: {} has no index.html.\n\

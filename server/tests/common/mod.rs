@@ -1,6 +1,8 @@
 //! A real server on 127.0.0.1 port 0 for integration tests, and a WebSocket client for it.
 #![allow(dead_code)]
 
+pub mod process;
+
 use std::net::SocketAddr;
 use std::path::Path;
 
@@ -123,7 +125,7 @@ impl Client {
     pub async fn next_json(&mut self) -> Value {
         let message = tokio::time::timeout(std::time::Duration::from_secs(10), self.socket.next())
             .await
-            .expect("an event within 10 s")
+            .unwrap_or_else(|_| panic!("an event within 10 s"))
             .expect("connection open")
             .expect("valid frame");
         match message {
@@ -191,4 +193,15 @@ impl TestServer {
             })
             .unwrap_or_else(|| panic!("no series {series} in {text}"))
     }
+}
+
+/// The raw reply (status line, headers, body) to `GET path` at `addr`, over HTTP/1.1.
+pub async fn http_get(addr: SocketAddr, path: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    response
 }

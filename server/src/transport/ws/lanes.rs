@@ -6,19 +6,16 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use tether_protocol::{ApiError, ResponseCreate, ServerEvent};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
-use super::turn;
+use super::queue::{Jobs, Queue, Waiting};
+use super::turn::{self, Connection};
 use crate::AppState;
-use crate::cache::ConnectionCache;
 use crate::error::ApiFailure;
 use crate::pipeline::RequestOptions;
 
-/// Requests waiting on one lane; beyond this a `response.create` is refused (429).
-const MAX_QUEUED: usize = 64;
 /// Responses running at once on one connection, across lanes (docs/protocol.md).
 const MAX_IN_FLIGHT: usize = 16;
 /// Named lanes (`stream_id`s) one connection may open.
@@ -30,28 +27,36 @@ pub struct LaneRefusal {
     pub stream_id: Option<String>,
 }
 
-/// The lanes of one connection and the connection cache they share.
+/// The lanes of one connection and what they share (the connection cache, the running
+/// responses).
 pub struct Lanes {
     state: AppState,
     out: mpsc::Sender<ServerEvent>,
-    queues: HashMap<Option<String>, mpsc::Sender<ResponseCreate>>,
+    queues: HashMap<Option<String>, Queue>,
+    waiting: Waiting,
     workers: JoinSet<()>,
     in_flight: Arc<Semaphore>,
-    cache: Arc<Mutex<ConnectionCache>>,
+    pub connection: Arc<Connection>,
     options: RequestOptions,
 }
 
 impl Lanes {
     pub fn new(state: AppState, out: mpsc::Sender<ServerEvent>, options: RequestOptions) -> Self {
         Lanes {
+            connection: Arc::new(Connection::new(&state)),
+            waiting: Waiting::new(state.connection_limits.max_queued),
             state,
             out,
             options,
             queues: HashMap::new(),
             workers: JoinSet::new(),
             in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
-            cache: Arc::new(Mutex::new(ConnectionCache::default())),
         }
+    }
+
+    /// What the upgrade asked of every response of the connection.
+    pub fn options(&self) -> &RequestOptions {
+        &self.options
     }
 
     /// Queues `request` on its lane, opening the lane if needed.
@@ -70,6 +75,14 @@ impl Lanes {
                 stream_id: None,
             }));
         }
+        // The project's rate limits count every `response.create` (docs/server.md).
+        if let Err(limited) = self.state.rate_limits.admit(&self.options.project) {
+            let failure = crate::transport::rate_limit::failure(&self.options.project, &limited);
+            return Err(Box::new(LaneRefusal {
+                failure,
+                stream_id: lane,
+            }));
+        }
         if !self.queues.contains_key(&lane) {
             let named = self.queues.keys().filter(|k| k.is_some()).count();
             if lane.is_some() && named >= MAX_LANES {
@@ -83,25 +96,29 @@ impl Lanes {
                     stream_id: lane,
                 }));
             }
-            let (queue, jobs) = mpsc::channel(MAX_QUEUED);
+            let (queue, jobs) = self.waiting.lane();
             self.workers.spawn(run_lane(
                 self.state.clone(),
                 jobs,
                 self.out.clone(),
                 self.in_flight.clone(),
-                self.cache.clone(),
+                self.connection.clone(),
                 self.options.clone(),
             ));
             self.queues.insert(lane.clone(), queue);
         }
-        match self.queues[&lane].try_send(request) {
+        match self.queues[&lane].push(request) {
             Ok(()) => Ok(()),
             Err(_) => {
                 let failure = ApiFailure::new(
                     429,
                     ApiError::invalid_request(
                         Some("too_many_queued_requests"),
-                        format!("at most {MAX_QUEUED} responses may wait on one stream"),
+                        format!(
+                            "at most {} responses may wait on one connection \
+                             (--max-queued-requests); wait for one to finish",
+                            self.waiting.max()
+                        ),
                         None,
                     ),
                 );
@@ -113,9 +130,16 @@ impl Lanes {
         }
     }
 
-    /// Closes every queue and waits for the queued work to finish.
+    /// Whether a response runs (or waits for its client) or a request waits on the connection.
+    pub fn busy(&self) -> bool {
+        self.in_flight.available_permits() < MAX_IN_FLIGHT || self.waiting.count() > 0
+    }
+
+    /// Closes every queue and waits for the queued work to finish (responses waiting for
+    /// their client complete as they stand).
     pub async fn finish(mut self) {
         self.queues.clear();
+        self.connection.control.close();
         while self.workers.join_next().await.is_some() {}
     }
 
@@ -136,21 +160,47 @@ pub fn valid_stream_id(id: &str) -> bool {
 /// One lane's worker: its requests in order, each once a slot in the connection is free.
 async fn run_lane(
     state: AppState,
-    mut jobs: mpsc::Receiver<ResponseCreate>,
+    mut jobs: Jobs,
     out: mpsc::Sender<ServerEvent>,
     in_flight: Arc<Semaphore>,
-    cache: Arc<Mutex<ConnectionCache>>,
+    connection: Arc<Connection>,
     options: RequestOptions,
 ) {
-    while let Some(request) = jobs.recv().await {
+    let mut next = None;
+    loop {
+        let request = match next.take() {
+            Some(request) => request,
+            None => match jobs.recv().await {
+                Some(request) => request,
+                None => return,
+            },
+        };
         let Ok(_slot) = in_flight.acquire().await else {
             return;
         };
-        if turn::serve(&state, request, &cache, &out, options.clone())
-            .await
-            .is_err()
-        {
-            return;
+        // A request that had not started when the server began shutting down is refused.
+        if state.lifecycle.is_draining() {
+            let failure = ApiFailure::new(
+                503,
+                ApiError {
+                    code: Some("server_shutting_down".into()),
+                    ..ApiError::server(
+                        "The server is shutting down; send the request again on a new \
+                         connection (to another replica).",
+                    )
+                },
+            );
+            if turn::send_error(&out, failure, request.stream_id.clone())
+                .await
+                .is_err()
+            {
+                return;
+            }
+            continue;
+        }
+        match turn::serve(&state, request, &connection, &out, &options, &mut jobs).await {
+            Ok(job) => next = job,
+            Err(_) => return,
         }
     }
 }

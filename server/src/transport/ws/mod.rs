@@ -8,7 +8,11 @@
 //! included — is dropped. When the connection reaches its lifetime, the requests already
 //! queued finish, then an error frame says why it ends.
 
+mod continuations;
+mod control;
 mod lanes;
+mod queue;
+mod quiet;
 mod turn;
 mod writer;
 
@@ -18,15 +22,17 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response as HttpResponse};
 use futures_util::{Sink, Stream, StreamExt};
-use tether_protocol::{ApiError, ClientFrame, ServerEvent, decode_client_frame};
+use tether_protocol::{ApiError, ClientFrame, ServerEvent, decode_client_frame_with};
 use tokio::sync::mpsc;
 
 use super::options;
 use crate::AppState;
 use crate::error::ApiFailure;
+use crate::lifecycle::ConnectionGuard;
 use crate::pipeline::RequestOptions;
 use crate::tenancy::Project;
 use lanes::{LaneRefusal, Lanes, valid_stream_id};
+use quiet::{Check, Quiet};
 use turn::send_error;
 
 /// Bytes tungstenite reads at most per system call. It zeroes that much of its buffer before
@@ -59,11 +65,38 @@ pub async fn upgrade(
         Ok(options) => options,
         Err(failure) => return failure.into_response(),
     };
+    // A place among `--max-connections` (none while the server shuts down): else 503, and
+    // HTTP is still served.
+    let Some(place) = state.lifecycle.connect() else {
+        return connection_refused(&state).into_response();
+    };
     let max = state.max_frame_bytes;
     ws.max_message_size(max)
         .max_frame_size(max)
         .read_buffer_size(READ_BUFFER_BYTES)
-        .on_upgrade(move |socket: WebSocket| handle_socket(socket, state, options))
+        .on_upgrade(move |socket: WebSocket| handle_socket(socket, state, options, place))
+}
+
+/// Why an upgrade found no place: the server drains, or `--max-connections` are open.
+fn connection_refused(state: &AppState) -> ApiFailure {
+    let error = if state.lifecycle.is_draining() {
+        ApiError {
+            code: Some("server_shutting_down".into()),
+            ..ApiError::server(
+                "The server is shutting down; connect again (to another replica) in a moment.",
+            )
+        }
+    } else {
+        ApiError {
+            code: Some("too_many_connections".into()),
+            ..ApiError::server(format!(
+                "The server holds as many WebSocket connections as it allows ({}, \
+                 --max-connections); retry later, or use HTTP (POST /v1/responses).",
+                state.lifecycle.max_connections()
+            ))
+        }
+    };
+    ApiFailure::new(503, error)
 }
 
 /// Serves one connection until the client closes it: reads and decodes frames, answers a bad one
@@ -71,8 +104,12 @@ pub async fn upgrade(
 ///
 /// Generic over the socket so a test can drive it with channels instead of a network (the test
 /// below does).
-pub async fn handle_socket<S, E>(socket: S, state: AppState, options: RequestOptions)
-where
+pub async fn handle_socket<S, E>(
+    socket: S,
+    state: AppState,
+    options: RequestOptions,
+    place: ConnectionGuard,
+) where
     S: Stream<Item = Result<Message, E>> + Sink<Message> + Send + 'static,
     E: std::fmt::Display,
 {
@@ -82,29 +119,101 @@ where
     // The close frame the writer ends with, when the reader chose one (a message over the size
     // limit: 1009); otherwise a close frame without a code.
     let (close_tx, close_rx) = tokio::sync::oneshot::channel::<CloseFrame>();
-    let writer = writer::spawn(sink, out_rx, close_rx);
+    let (ping_tx, ping_rx) = mpsc::channel::<()>(1);
+    let writer = writer::spawn(sink, out_rx, ping_rx, close_rx);
     let mut close_tx = Some(close_tx);
 
     let mut lanes = Lanes::new(state.clone(), out_tx.clone(), options);
     // The connection's lifetime is checked between frames; a response already running finishes.
     let lifetime = tokio::time::sleep(state.ws_lifetime);
     tokio::pin!(lifetime);
-    let mut expired = false;
-    loop {
+    let mut quiet = Quiet::new(&state);
+    let ending = loop {
         let message = tokio::select! {
             biased;
-            _ = &mut lifetime => {
-                expired = true;
-                break;
-            }
+            _ = &mut lifetime => break Ending::Expired,
+            () = state.lifecycle.draining() => break Ending::Draining,
+            () = quiet.tick() => match quiet.check(lanes.busy()) {
+                Check::Fine => continue,
+                Check::Ping => {
+                    let _ = ping_tx.try_send(());
+                    continue;
+                }
+                Check::Gone => break Ending::ClientGone,
+                Check::Idle => break Ending::Idle,
+            },
             message = stream.next() => match message {
                 Some(message) => message,
-                None => break,
+                None => break Ending::ClientGone,
             },
         };
+        quiet.heard();
         let refused = match message {
-            Ok(Message::Text(text)) => match decode_client_frame(text.as_str()) {
+            Ok(Message::Text(text)) => match decode_client_frame_with(
+                text.as_str(),
+                lanes.options().default_model.as_deref(),
+            ) {
                 Ok(ClientFrame::ResponseCreate(request)) => lanes.submit(*request).err(),
+                Ok(ClientFrame::ResponseAppend(frame)) => {
+                    let append_mode = lanes.options().append_mode;
+                    if continuations::append(&lanes.connection, frame, append_mode, &out_tx)
+                        .await
+                        .is_err()
+                    {
+                        break Ending::ClientGone;
+                    }
+                    None
+                }
+                Ok(ClientFrame::ResponseInject(frame)) => {
+                    if continuations::inject(&lanes.connection, frame, &out_tx)
+                        .await
+                        .is_err()
+                    {
+                        break Ending::ClientGone;
+                    }
+                    None
+                }
+                Ok(ClientFrame::ResponseSteer(frame)) => {
+                    if continuations::steer(&lanes.connection, frame, &out_tx)
+                        .await
+                        .is_err()
+                    {
+                        break Ending::ClientGone;
+                    }
+                    None
+                }
+                // A malformed steer is handed back (`response.steer.failed`, `invalid_input`).
+                Err(decode_error)
+                    if continuations::frame_type(text.as_str()).as_deref()
+                        == Some("response.steer") =>
+                {
+                    let (target, failed) =
+                        continuations::malformed_steer(text.as_str(), decode_error);
+                    let connection = &lanes.connection;
+                    if continuations::steer_refused(connection, &target, failed, &out_tx)
+                        .await
+                        .is_err()
+                    {
+                        break Ending::ClientGone;
+                    }
+                    None
+                }
+                // A malformed inject is answered with a 400, then the connection closes (the
+                // multi-agent beta's rule: its input cannot be handed back).
+                Err(decode_error)
+                    if continuations::frame_type(text.as_str()).as_deref()
+                        == Some("response.inject") =>
+                {
+                    let failure = ApiFailure::new(400, decode_error.to_api_error());
+                    let _ = send_error(&out_tx, failure, None).await;
+                    if let Some(close) = close_tx.take() {
+                        let _ = close.send(CloseFrame {
+                            code: CLOSE_POLICY,
+                            reason: "malformed response.inject".into(),
+                        });
+                    }
+                    break Ending::ClientGone;
+                }
                 Err(decode_error) => Some(Box::new(LaneRefusal {
                     failure: ApiFailure::new(400, decode_error.to_api_error()),
                     // A frame that names a valid lane gets its error on that lane, so a client
@@ -120,7 +229,7 @@ where
                 ),
                 stream_id: None,
             })),
-            Ok(Message::Close(_)) => break,
+            Ok(Message::Close(_)) => break Ending::ClientGone,
             Ok(Message::Ping(_) | Message::Pong(_)) => None,
             Err(err) => {
                 tracing::debug!("websocket read failed: {err}");
@@ -143,7 +252,7 @@ where
                         });
                     }
                 }
-                break;
+                break Ending::ClientGone;
             }
         };
         if let Some(refused) = refused
@@ -151,40 +260,92 @@ where
                 .await
                 .is_err()
         {
-            break;
+            break Ending::ClientGone;
         }
-    }
-    if expired {
-        // Let queued work finish, then tell the client why the connection ends: it reconnects
-        // and continues with `previous_response_id` (stored) or the full context.
-        lanes.finish().await;
-        let seconds = state.ws_lifetime.as_secs_f64();
-        let limit = if seconds >= 60.0 {
-            format!("{:.0}-minute", seconds / 60.0)
-        } else if seconds.fract() == 0.0 {
-            format!("{seconds:.0}-second")
-        } else {
-            format!("{seconds:.1}-second")
-        };
-        let failure = ApiFailure::bad_request(
-            Some("websocket_connection_limit_reached"),
-            format!(
-                "This WebSocket connection reached its {limit} limit. Open a new connection to continue."
-            ),
-            None,
-        );
-        let _ = send_error(&out_tx, failure, None).await;
-    } else {
-        lanes.abort();
+    };
+    match ending {
+        Ending::ClientGone => lanes.abort(),
+        Ending::Expired => {
+            // Let queued work finish, then tell the client why the connection ends: it
+            // reconnects and continues with `previous_response_id` (stored) or the full context.
+            lanes.finish().await;
+            let _ = send_error(&out_tx, lifetime_reached(state.ws_lifetime), None).await;
+        }
+        Ending::Idle => {
+            let failure = ApiFailure::bad_request(
+                Some("websocket_idle_timeout"),
+                "This WebSocket connection was idle (no request, nothing running) for longer \
+                 than the server allows (--idle-timeout-seconds). Open a new connection to \
+                 continue.",
+                None,
+            );
+            let _ = send_error(&out_tx, failure, None).await;
+            close(&mut close_tx, CLOSE_GOING_AWAY, "idle timeout");
+            lanes.abort();
+        }
+        Ending::Draining => {
+            // Running responses finish (or are ended at the deadline: the stream fails them);
+            // requests not started yet are refused on their lanes.
+            lanes.finish().await;
+            close(&mut close_tx, CLOSE_GOING_AWAY, "server shutting down");
+        }
     }
     drop(out_tx);
     drop(close_tx);
     let _ = writer.await;
     state.metrics.ws_disconnected();
+    drop(place);
 }
+
+/// Why a connection's reader stopped.
+enum Ending {
+    /// The client closed, went away or broke the protocol: everything stops.
+    ClientGone,
+    /// `--ws-lifetime-seconds` passed.
+    Expired,
+    /// `--idle-timeout-seconds` passed with nothing running.
+    Idle,
+    /// The server shuts down.
+    Draining,
+}
+
+/// Has the writer end with a close frame of `code`.
+fn close(close_tx: &mut Option<tokio::sync::oneshot::Sender<CloseFrame>>, code: u16, reason: &str) {
+    if let Some(close) = close_tx.take() {
+        let _ = close.send(CloseFrame {
+            code,
+            reason: reason.to_string().into(),
+        });
+    }
+}
+
+/// The error frame of a connection that reached `--ws-lifetime-seconds`.
+fn lifetime_reached(lifetime: std::time::Duration) -> ApiFailure {
+    let seconds = lifetime.as_secs_f64();
+    let limit = if seconds >= 60.0 {
+        format!("{:.0}-minute", seconds / 60.0)
+    } else if seconds.fract() == 0.0 {
+        format!("{seconds:.0}-second")
+    } else {
+        format!("{seconds:.1}-second")
+    };
+    ApiFailure::bad_request(
+        Some("websocket_connection_limit_reached"),
+        format!(
+            "This WebSocket connection reached its {limit} limit. Open a new connection to continue."
+        ),
+        None,
+    )
+}
+
+/// The close code of a connection the server ends (shutting down, idle): RFC 6455 7.4.1's
+/// "going away".
+const CLOSE_GOING_AWAY: u16 = 1001;
 
 /// The close code for a message larger than the server accepts (RFC 6455, 7.4.1).
 const CLOSE_TOO_LARGE: u16 = 1009;
+/// The close code for a message that violates the connection's rules (RFC 6455, 7.4.1).
+const CLOSE_POLICY: u16 = 1008;
 
 /// Whether a read error is tungstenite's refusal of a message or frame over the size limit.
 fn is_too_large(error: &str) -> bool {
@@ -281,6 +442,7 @@ mod tests {
             ChannelSocket { incoming, outgoing },
             state.clone(),
             RequestOptions::default(),
+            state.lifecycle.connect().unwrap(),
         ));
         let send = |frame: Value| {
             to_server

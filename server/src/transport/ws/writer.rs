@@ -1,5 +1,5 @@
 //! The writing half of a connection: one task owns the socket's sink and sends the events every
-//! lane queues, then a close frame.
+//! lane queues (and the reader's pings), then a close frame.
 //!
 //! Events already queued behind the first go out in the same flush: at thousands of tokens a
 //! second, one write (and one wake-up of the client) per several frames, not per frame.
@@ -13,18 +13,32 @@ use tokio::task::JoinHandle;
 /// Frames written before one flush, at most.
 const WRITE_BATCH: usize = 64;
 
-/// Starts the writer: it sends what arrives on `events` until every sender is gone, then the
-/// close frame `close` carries (when the reader chose one), else a close frame without a code.
+/// Starts the writer: it sends what arrives on `events` (and a ping for each on `pings`) until
+/// every sender of `events` is gone, then the close frame `close` carries (when the reader chose
+/// one), else a close frame without a code.
 pub fn spawn<S>(
     mut sink: S,
     mut events: mpsc::Receiver<ServerEvent>,
+    mut pings: mpsc::Receiver<()>,
     close: oneshot::Receiver<CloseFrame>,
 ) -> JoinHandle<()>
 where
     S: Sink<Message> + Unpin + Send + 'static,
 {
     tokio::spawn(async move {
-        'write: while let Some(event) = events.recv().await {
+        'write: loop {
+            let event = tokio::select! {
+                event = events.recv() => match event {
+                    Some(event) => event,
+                    None => break,
+                },
+                Some(()) = pings.recv() => {
+                    if sink.send(Message::Ping(Default::default())).await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
+            };
             if sink
                 .feed(Message::Text(event.to_json().into()))
                 .await

@@ -1,0 +1,177 @@
+//! The durability contract (docs/server.md, "What is on disk when"): a `store: true` response
+//! whose `response.completed` a client received is on disk — over HTTP (JSON and SSE) always,
+//! over WebSocket with `--ws-writes durable` — so a SIGKILL at any moment loses none of them.
+//! Each case kills a real server process at random points of a run (the seed is printed), starts
+//! a new one on the same data directory and reads back every response a client saw completed.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::process::ServerProcess;
+use parking_lot::Mutex;
+use rand::{RngExt, SeedableRng};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+#[derive(Clone, Copy, Debug)]
+enum Transport {
+    Json,
+    Sse,
+    WebSocket,
+}
+
+/// `POST /v1/responses` with `body`; the completed response's id, if the reply carried one.
+async fn http_turn(addr: SocketAddr, body: &Value) -> Option<String> {
+    let body = body.to_string();
+    let mut stream = TcpStream::connect(addr).await.ok()?;
+    let request = format!(
+        "POST /v1/responses HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.ok()?;
+    let mut reply = Vec::new();
+    stream.read_to_end(&mut reply).await.ok()?;
+    let reply = String::from_utf8_lossy(&reply);
+    // JSON: the body; SSE: the `response.completed` event's data line.
+    let payload = match reply.split("event: response.completed\ndata: ").nth(1) {
+        Some(rest) => rest.lines().next()?.to_string(),
+        None => reply.split_once("\r\n\r\n")?.1.to_string(),
+    };
+    let value: Value = serde_json::from_str(&payload).ok()?;
+    let response = value.get("response").unwrap_or(&value);
+    (response["status"] == "completed").then(|| response["id"].as_str().unwrap().to_string())
+}
+
+/// One client's loop: chained `store: true` turns until the server goes away; every id whose
+/// completion it saw goes into `seen`.
+async fn client(addr: SocketAddr, transport: Transport, seen: Arc<Mutex<Vec<String>>>) {
+    let mut previous: Option<String> = None;
+    let mut socket = match transport {
+        Transport::WebSocket => match tokio::time::timeout(
+            Duration::from_secs(5),
+            tokio_tungstenite::connect_async(format!("ws://{addr}/v1/responses")),
+        )
+        .await
+        {
+            Ok(Ok((socket, _))) => Some(socket),
+            _ => return,
+        },
+        _ => None,
+    };
+    for turn in 0.. {
+        let mut body = json!({"model": "m", "store": true, "input": format!("turn {turn}"),
+                              "previous_response_id": previous});
+        let id = match (&mut socket, transport) {
+            (Some(socket), _) => {
+                use futures_util::{SinkExt, StreamExt};
+                use tokio_tungstenite::tungstenite::Message;
+                body["type"] = json!("response.create");
+                if socket
+                    .send(Message::Text(body.to_string().into()))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                let mut completed = None;
+                while let Some(Ok(message)) = socket.next().await {
+                    let Message::Text(text) = message else {
+                        continue;
+                    };
+                    let event: Value = serde_json::from_str(&text).unwrap();
+                    if event["type"] == "response.completed" {
+                        completed = Some(event["response"]["id"].as_str().unwrap().to_string());
+                        break;
+                    }
+                }
+                completed
+            }
+            (None, Transport::Sse) => {
+                body["stream"] = json!(true);
+                http_turn(addr, &body).await
+            }
+            (None, _) => http_turn(addr, &body).await,
+        };
+        let Some(id) = id else { return };
+        seen.lock().push(id.clone());
+        previous = Some(id);
+    }
+}
+
+/// Runs `clients` of `transport` against a server on `data`, SIGKILLs it after `kill_after`;
+/// every response they saw completed.
+async fn run_until_killed(
+    data: &str,
+    extra: &[&str],
+    transport: Transport,
+    kill_after: Duration,
+) -> Vec<String> {
+    let mut args = vec!["--data-dir", data, "--tokens-per-second", "20000"];
+    args.extend_from_slice(extra);
+    let server = ServerProcess::start(&args);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let clients: Vec<_> = (0..4)
+        .map(|_| tokio::spawn(client(server.addr, transport, seen.clone())))
+        .collect();
+    tokio::time::sleep(kill_after).await;
+    server.signal("KILL");
+    drop(server);
+    for client in clients {
+        let _ = tokio::time::timeout(Duration::from_secs(10), client).await;
+    }
+    std::mem::take(&mut *seen.lock())
+}
+
+async fn contract_holds(transport: Transport, extra: &[&str]) {
+    let seed: u64 = rand::random();
+    println!("{transport:?}: seed {seed}");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let dir = std::env::temp_dir().join(format!("tether-durability-{seed}"));
+    let data = dir.to_str().unwrap().to_string();
+    let mut all = Vec::new();
+    for _ in 0..3 {
+        let kill_after = Duration::from_millis(rng.random_range(150..900));
+        let seen = run_until_killed(&data, extra, transport, kill_after).await;
+        assert!(!seen.is_empty(), "no response completed in {kill_after:?}");
+        all.extend(seen);
+    }
+    let server = ServerProcess::start(&["--data-dir", &data]);
+    let mut missing = Vec::new();
+    for id in &all {
+        let reply = common::http_get(server.addr, &format!("/v1/responses/{id}")).await;
+        if !reply.starts_with("HTTP/1.1 200") {
+            missing.push(id.clone());
+        }
+    }
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        missing.is_empty(),
+        "{transport:?} (seed {seed}): {} of {} responses seen completed are not on disk: {missing:?}",
+        missing.len(),
+        all.len()
+    );
+    println!(
+        "{transport:?}: all {} completed responses survived three SIGKILLs",
+        all.len()
+    );
+}
+
+#[tokio::test]
+async fn http_json_responses_seen_completed_survive_sigkill() {
+    contract_holds(Transport::Json, &[]).await;
+}
+
+#[tokio::test]
+async fn sse_responses_seen_completed_survive_sigkill() {
+    contract_holds(Transport::Sse, &[]).await;
+}
+
+#[tokio::test]
+async fn websocket_responses_seen_completed_survive_sigkill_with_durable_writes() {
+    contract_holds(Transport::WebSocket, &["--ws-writes", "durable"]).await;
+}
