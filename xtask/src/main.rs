@@ -7,12 +7,15 @@
 //! cargo xtask setup [--browsers]    install what is missing, nothing else
 //! cargo xtask dist                  build the playground into dist/ (release, wasm-opt)
 //! cargo xtask bench                 the agent-rollout benchmark (results go in BENCHMARKS.md)
+//! cargo xtask fuzz [TARGET] [SECS]  run the fuzz targets of fuzz/ (see fuzz/README.md)
+//! cargo xtask deploy [--test]       PostgreSQL, replicas and nginx (see docs/deployment.md)
 //! ```
 //!
 //! The playground is built directly — cargo → wasm-bindgen → wasm-opt → copy `index.html` and
 //! `style/` — rather than with Trunk: it is fully offline, takes seconds, and the newest Trunk
 //! needs a newer rustc than ours.
 
+mod deploy;
 mod dist;
 mod setup;
 mod suites;
@@ -43,6 +46,8 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "setup" => {
             let browsers = rest.iter().any(|a| a == "--browsers");
             setup::ensure(&root, browsers)?;
+            setup::ensure_fuzzing()?;
+            setup::ensure_deployment()?;
             Ok(ExitCode::SUCCESS)
         }
         "dist" => {
@@ -58,11 +63,37 @@ fn run(args: &[String]) -> Result<ExitCode> {
         }
         "test" => {
             let tools = setup::ensure(&root, true)?;
+            setup::ensure_fuzzing()?;
+            setup::ensure_deployment()?;
             suites::run_all(&root, &tools)
+        }
+        "fuzz" => {
+            let options = suites::fuzz_arguments(rest)?;
+            setup::ensure_fuzzing()?;
+            suites::fuzz(&root, &options)
+        }
+        "deploy" => {
+            let options = deploy::arguments(rest)?;
+            setup::ensure_deployment()?;
+            deploy::run(&root, &options)
+        }
+        "bench-store" => {
+            setup::ensure_deployment()?;
+            deploy::bench_store(&root, rest)
         }
         "bench" => {
             step("benchmark: the 40-turn agent rollout over HTTP and WebSocket (release build)");
-            cargo(&["bench", "-p", "tether-server", "--bench", "rollout"])?;
+            cargo(&["bench", "-p", "tether-harness", "--bench", "rollout"])?;
+            Ok(ExitCode::SUCCESS)
+        }
+        "load" | "link" => {
+            // `cargo xtask load -- ARGS`: tether-load (or tether-link) built in release mode.
+            let binary = format!("tether-{command}");
+            let args = rest.strip_prefix(&["--".to_string()]).unwrap_or(rest);
+            let mut cargo_args = vec!["run", "--release", "--quiet", "-p", "tether-harness"];
+            cargo_args.extend(["--bin", binary.as_str(), "--"]);
+            cargo_args.extend(args.iter().map(String::as_str));
+            cargo(&cargo_args)?;
             Ok(ExitCode::SUCCESS)
         }
         "help" | "--help" | "-h" => {
@@ -81,6 +112,13 @@ usage: cargo xtask <command>
   setup [--browsers]     install whatever is missing (wasm32 target, wasm-bindgen-cli, npm tools)
   dist                   build the playground into dist/
   bench                  the agent-rollout benchmark: per-turn overhead over HTTP and WebSocket
+  load [-- ARGS]         load generator (tether-load, release): N agents against a running server
+  link [-- ARGS]         link emulator (tether-link, release): a TCP proxy adding RTT and bandwidth
+  fuzz [TARGET] [SECONDS] [--seeds-only] [-- LIBFUZZER FLAGS]
+                         run every fuzz target (or TARGET) for SECONDS each (60), see fuzz/README.md
+  deploy [--replicas N] [--port P] [--binary PATH] [--test] [-- SERVER ARGS]
+                         PostgreSQL + N replicas (3) + nginx on :8080, see docs/deployment.md
+  bench-store [SECONDS]  the store benchmark: SQLite against PostgreSQL, 1-3 replicas behind nginx
 ";
 
 /// Builds the server in release mode and runs it in the foreground with the built playground.

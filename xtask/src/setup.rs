@@ -1,8 +1,8 @@
 //! Installs whatever the build and the tests need and is missing, and nothing that is present:
 //! the wasm32 target, wasm-bindgen-cli at the version `Cargo.lock` pins, the npm tools of
 //! `package.json` (wasm-opt from the `binaryen` package — never Debian's binaryen, whose wasm-opt
-//! 108 emits wasm that crashes in the browser — and playwright-core), and for tests Debian's
-//! Chromium and ChromeDriver.
+//! 108 emits wasm that crashes in the browser — and playwright-core), for tests Debian's
+//! Chromium and ChromeDriver, and for fuzzing cargo-fuzz and a C++ compiler (libFuzzer's).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -144,6 +144,60 @@ fn ensure_browsers() -> Result<(PathBuf, PathBuf)> {
         return Ok(found);
     }
     step("installing Chromium and ChromeDriver (apt-get)");
+    apt_install(&["chromium", "chromium-driver"])?;
+    find().context("chromium and chromedriver are still not on PATH after apt-get install")
+}
+
+/// The cargo-fuzz release `cargo xtask fuzz` is known to work with on our toolchain (pinned, so
+/// a fresh machine does not get a newer one that wants a newer rustc).
+const CARGO_FUZZ_VERSION: &str = "0.13.2";
+
+/// What the fuzz targets (`fuzz/`) need: cargo-fuzz (`cargo install`), and a C++ compiler, since
+/// the `libfuzzer-sys` crate compiles libFuzzer from source. Either is left alone when present
+/// (any cargo-fuzz version will do).
+pub fn ensure_fuzzing() -> Result<()> {
+    if output_of(Command::new("c++").arg("--version")).is_none() {
+        step("installing a C++ compiler for libFuzzer (apt-get g++)");
+        apt_install(&["g++"])?;
+    }
+    if output_of(crate::cargo_command().args(["fuzz", "--version"])).is_none() {
+        step(&format!(
+            "installing cargo-fuzz {CARGO_FUZZ_VERSION}; this takes a few minutes once"
+        ));
+        cargo(&[
+            "install",
+            "cargo-fuzz",
+            "--version",
+            CARGO_FUZZ_VERSION,
+            "--locked",
+        ])?;
+    }
+    Ok(())
+}
+
+/// What `cargo xtask deploy` and the PostgreSQL tests need: Debian's PostgreSQL server
+/// binaries (`initdb`, `pg_ctl`; no cluster or service is set up with them) and nginx. Either
+/// is left alone when present.
+pub fn ensure_deployment() -> Result<()> {
+    let mut missing = Vec::new();
+    if crate::deploy::postgres_binaries().is_none() {
+        missing.push("postgresql");
+    }
+    if crate::deploy::nginx_binary().is_none() {
+        missing.push("nginx");
+    }
+    if !missing.is_empty() {
+        step(&format!(
+            "installing {} for the deployment (apt-get)",
+            missing.join(" and ")
+        ));
+        apt_install(&missing)?;
+    }
+    Ok(())
+}
+
+/// `apt-get install` of Debian `packages` (through sudo unless we are root), after an update.
+fn apt_install(packages: &[&str]) -> Result<()> {
     let is_root = output_of(Command::new("id").arg("-u")).as_deref() == Some("0");
     let apt = |args: &[&str]| -> Result<()> {
         if is_root {
@@ -162,8 +216,7 @@ fn ensure_browsers() -> Result<(PathBuf, PathBuf)> {
         }
     };
     apt(&["update", "-q"])?;
-    apt(&["install", "-y", "-q", "chromium", "chromium-driver"])?;
-    find().context("chromium and chromedriver are still not on PATH after apt-get install")
+    apt(&[&["install", "-y", "-q"][..], packages].concat())
 }
 
 #[cfg(test)]

@@ -1,17 +1,18 @@
 //! `cargo xtask test`: every test suite, each in its own step, all run even when one fails, then
-//! a summary. Exits non-zero if any suite failed.
+//! a summary. Exits non-zero if any suite failed. Also `cargo xtask fuzz`, the libFuzzer runs
+//! that one of the suites is a bounded instance of.
 
 use std::collections::VecDeque;
-use std::io::{Read, Write};
-use std::path::Path;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::setup::Tools;
-use crate::{dist, step};
+use crate::{check, dist, output_of, step};
 
 struct Suite {
     name: &'static str,
@@ -48,6 +49,10 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
         Suite {
             name: "browser: sandbox (wasm-bindgen-test, headless Chromium)",
             command: browser("tether-sandbox"),
+        },
+        Suite {
+            name: "fuzz (libFuzzer, every target for a bounded time)",
+            command: fuzz_suite()?,
         },
     ];
 
@@ -102,6 +107,23 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
     };
     results.push((conformance_name, conformance_result));
 
+    // The same clients and the cross-replica tests against a real deployment of that build:
+    // PostgreSQL, two replicas, nginx (this program's own `deploy --test`, so that its output
+    // is a suite's).
+    let deployment_name = "deployment (PostgreSQL + 2 replicas + nginx)";
+    let deployment_result = if server_built.is_ok() {
+        match deployment_suite(root) {
+            Ok(command) => run_suite(&mut Suite {
+                name: deployment_name,
+                command,
+            }),
+            Err(error) => Outcome::not_started(format!("{error:#}")),
+        }
+    } else {
+        Outcome::not_started("skipping the deployment suite: tether-server did not build".into())
+    };
+    results.push((deployment_name, deployment_result));
+
     // The end of every failed suite's output again, so that the tail of this command's output
     // (all a CI log may show) says why, not only which.
     for (name, outcome) in &results {
@@ -130,6 +152,355 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
 fn build_server(cargo: &str) -> Result<()> {
     step("building tether-server for the end-to-end and conformance suites");
     crate::check(Command::new(cargo).args(["build", "-p", "tether-server"]))
+}
+
+/// The deployment suite: this program's own `deploy --test` on the debug build.
+fn deployment_suite(root: &Path) -> Result<Command> {
+    let me = std::env::current_exe().context("cannot find the xtask binary")?;
+    let mut command = Command::new(me);
+    command.args(["deploy", "--test", "--replicas", "2", "--binary"]);
+    command.arg(root.join("target/debug/tether-server"));
+    Ok(command)
+}
+
+/// The fuzz suite: this program's own `fuzz all SECONDS`, so that its output is a suite's.
+fn fuzz_suite() -> Result<Command> {
+    let me = std::env::current_exe().context("cannot find the xtask binary")?;
+    let mut command = Command::new(me);
+    command.args([
+        "fuzz",
+        "all",
+        &SUITE_SECONDS_PER_TARGET.to_string(),
+        "--seeds-only",
+    ]);
+    Ok(command)
+}
+
+/// The fuzz targets of `fuzz/` (cargo-fuzz's layout, libFuzzer), each with the dictionary of
+/// `fuzz/dicts/` it runs with. `fuzz/README.md` says what each one checks.
+pub const FUZZ_TARGETS: [(&str, &str); 6] = [
+    ("client_frame", "json"),
+    ("request", "json"),
+    ("sse", "sse"),
+    ("apply_patch", "apply_patch"),
+    ("shell", "shell"),
+    ("awk", "awk"),
+];
+
+/// How long each target runs in `cargo xtask test`: about a minute for all six.
+const SUITE_SECONDS_PER_TARGET: u64 = 10;
+
+/// One input running longer than this is a hang (libFuzzer's `-timeout`): every target bounds
+/// its own work far below it.
+const FUZZ_INPUT_TIMEOUT_SECONDS: u64 = 10;
+
+/// How `cargo xtask fuzz` runs.
+#[derive(Debug, PartialEq)]
+pub struct FuzzOptions {
+    pub targets: Vec<&'static str>,
+    /// How long each target runs.
+    pub seconds: u64,
+    /// Start from the seeds alone, in a scratch corpus emptied first, rather than from (and
+    /// growing) `fuzz/corpus/TARGET`: the suite does, so that its time does not grow with
+    /// whatever corpus earlier runs on this machine left.
+    pub seeds_only: bool,
+    /// Flags for libFuzzer, as they are.
+    pub extra: Vec<String>,
+}
+
+/// `cargo xtask fuzz`: builds the fuzz targets, runs each one asked for (from `fuzz/seeds/TARGET`
+/// and the corpus), and fails if any crashed, hung or ran out of memory.
+pub fn fuzz(root: &Path, options: &FuzzOptions) -> Result<ExitCode> {
+    let binaries = build_fuzz_targets(root)?;
+    let mut runs = Vec::new();
+    for target in &options.targets {
+        let dict = FUZZ_TARGETS
+            .iter()
+            .find(|(name, _)| name == target)
+            .map(|(_, dict)| *dict)
+            .with_context(|| format!("no fuzz target '{target}'"))?;
+        runs.push(run_fuzz_target(root, &binaries, target, dict, options));
+    }
+    eprintln!();
+    eprintln!(
+        "  {:<13} {:>10} {:>8} {:>6} {:>7} {:>7}  result",
+        "target", "runs", "exec/s", "cov", "ft", "corpus"
+    );
+    for run in &runs {
+        let show = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());
+        eprintln!(
+            "  {:<13} {:>10} {:>8} {:>6} {:>7} {:>7}  {}",
+            run.target,
+            show(run.stats.runs),
+            show(run.stats.exec_per_second),
+            show(run.stats.cov),
+            show(run.stats.ft),
+            show(run.stats.corpus),
+            run.verdict
+        );
+    }
+    for run in runs.iter().filter(|run| !run.passed) {
+        let target = run.target;
+        eprintln!();
+        eprintln!("{target} failed: {}", run.verdict);
+        if let Some(artifact) = &run.artifact {
+            eprintln!("  the input: {artifact}");
+            eprintln!(
+                "  replay it: {} {artifact}",
+                binaries.join(target).display()
+            );
+            eprintln!("  minimise it: cargo fuzz tmin -s none {target} {artifact}");
+        }
+        eprintln!("  full log: {}", run.log.display());
+        eprintln!(
+            "  fix it with a regression test first (fuzz/README.md, \"When a target finds something\")"
+        );
+    }
+    let passed = runs.iter().filter(|run| run.passed).count();
+    println!(
+        "fuzz targets: {passed} passed, {} failed",
+        runs.len() - passed
+    );
+    Ok(if passed == runs.len() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Builds every fuzz target with cargo-fuzz into `fuzz/target`; returns their directory.
+///
+/// No sanitizer (`-s none`): the code under test is safe Rust, where AddressSanitizer finds
+/// nothing a panic does not, and without it the build needs no nightly flag (so no
+/// `RUSTC_BOOTSTRAP`) and runs about twice as many inputs a second. cargo-fuzz's other defaults
+/// stay: release optimisations with debug assertions and overflow checks, SanitizerCoverage.
+fn build_fuzz_targets(root: &Path) -> Result<PathBuf> {
+    let host = output_of(Command::new("rustc").arg("-vV"))
+        .and_then(|info| {
+            info.lines()
+                .find_map(|line| line.strip_prefix("host: ").map(str::to_string))
+        })
+        .context("cannot read the host triple from `rustc -vV`")?;
+    let target_dir = root.join("fuzz/target");
+    step("building the fuzz targets (cargo fuzz build --sanitizer none)");
+    check(
+        crate::cargo_command()
+            .current_dir(root)
+            .args(["fuzz", "build", "--sanitizer", "none", "--target", &host])
+            .arg("--target-dir")
+            .arg(&target_dir),
+    )?;
+    Ok(target_dir.join(host).join("release"))
+}
+
+/// What one target's run left.
+struct FuzzRun {
+    target: &'static str,
+    passed: bool,
+    verdict: String,
+    stats: FuzzStats,
+    /// The input libFuzzer wrote for a crash, a hang or an out-of-memory.
+    artifact: Option<String>,
+    log: PathBuf,
+}
+
+/// The numbers of libFuzzer's last status line (`#RUNS DONE cov: … ft: … corp: N/… exec/s: …`).
+#[derive(Debug, Default, PartialEq)]
+struct FuzzStats {
+    runs: Option<u64>,
+    cov: Option<u64>,
+    ft: Option<u64>,
+    corpus: Option<u64>,
+    exec_per_second: Option<u64>,
+}
+
+impl FuzzStats {
+    /// The numbers of a status line, or `None` if `line` is not one.
+    fn parse(line: &str) -> Option<FuzzStats> {
+        let mut words = line.split_whitespace();
+        let runs = words.next()?.strip_prefix('#')?.parse().ok();
+        let mut stats = FuzzStats {
+            runs,
+            ..FuzzStats::default()
+        };
+        while let Some(word) = words.next() {
+            let slot = match word {
+                "cov:" => &mut stats.cov,
+                "ft:" => &mut stats.ft,
+                "corp:" => &mut stats.corpus,
+                "exec/s:" => &mut stats.exec_per_second,
+                _ => continue,
+            };
+            *slot = words
+                .next()
+                .and_then(|value| value.split('/').next())
+                .and_then(|value| value.parse().ok());
+        }
+        stats.cov.is_some().then_some(stats)
+    }
+}
+
+/// Whether a line of libFuzzer's output is worth showing when nothing went wrong: the start,
+/// the power-of-two progress lines, the end and the final statistics — not every new input.
+fn fuzz_line_is_shown(line: &str) -> bool {
+    let second = line.split_whitespace().nth(1);
+    line.starts_with('#') && matches!(second, Some("INITED" | "pulse" | "DONE"))
+        || line.starts_with("stat::")
+        || line.starts_with("INFO: Seed:")
+}
+
+/// Whether a line says the run went wrong; it and everything after it are shown.
+fn fuzz_line_starts_failure(line: &str) -> bool {
+    line.contains("panicked at")
+        || line.contains("ERROR: libFuzzer")
+        || line.starts_with("ALARM:")
+        || line.starts_with("==") && line.contains("ERROR")
+}
+
+fn run_fuzz_target(
+    root: &Path,
+    binaries: &Path,
+    target: &'static str,
+    dict: &str,
+    options: &FuzzOptions,
+) -> FuzzRun {
+    let seconds = options.seconds;
+    step(&format!("fuzzing {target} for {seconds} s"));
+    let corpus = if options.seeds_only {
+        let scratch = root.join("fuzz/target/scratch-corpus").join(target);
+        let _ = std::fs::remove_dir_all(&scratch);
+        scratch
+    } else {
+        root.join("fuzz/corpus").join(target)
+    };
+    let artifacts = root.join("fuzz/artifacts").join(target);
+    let log = artifacts.join("last-run.log");
+    let failed = |verdict: String| FuzzRun {
+        target,
+        passed: false,
+        verdict,
+        stats: FuzzStats::default(),
+        artifact: None,
+        log: log.clone(),
+    };
+    for dir in [&corpus, &artifacts] {
+        if let Err(error) = std::fs::create_dir_all(dir) {
+            return failed(format!("cannot create {}: {error}", dir.display()));
+        }
+    }
+    let mut log_file = match std::fs::File::create(&log) {
+        Ok(file) => file,
+        Err(error) => return failed(format!("cannot create {}: {error}", log.display())),
+    };
+    let mut command = Command::new(binaries.join(target));
+    command
+        .current_dir(root)
+        .arg(format!("-artifact_prefix={}/", artifacts.display()))
+        .arg(format!("-max_total_time={seconds}"))
+        .arg(format!("-timeout={FUZZ_INPUT_TIMEOUT_SECONDS}"))
+        .arg("-rss_limit_mb=2048")
+        .arg("-print_final_stats=1")
+        .arg(format!(
+            "-dict={}",
+            root.join("fuzz/dicts")
+                .join(format!("{dict}.dict"))
+                .display()
+        ))
+        .args(&options.extra)
+        .arg(&corpus)
+        .arg(root.join("fuzz/seeds").join(target))
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => return failed(format!("cannot run {command:?}: {error}")),
+    };
+    let mut stats = FuzzStats::default();
+    let mut artifact = None;
+    let mut failing = false;
+    if let Some(stderr) = child.stderr.take() {
+        let mut reader = BufReader::new(stderr);
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            match reader.read_until(b'\n', &mut bytes) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let _ = log_file.write_all(&bytes);
+            let line = String::from_utf8_lossy(&bytes);
+            let line = line.trim_end();
+            if let Some(progress) = FuzzStats::parse(line) {
+                stats = progress;
+            }
+            if let Some(path) = line
+                .split_once("Test unit written to ")
+                .map(|(_, path)| path.trim().to_string())
+            {
+                artifact = Some(path);
+            }
+            failing |= fuzz_line_starts_failure(line);
+            // Past a failure, all but the dictionary libFuzzer recommends (one entry a line).
+            if fuzz_line_is_shown(line) || failing && !line.starts_with('"') {
+                eprintln!("{line}");
+            }
+        }
+    }
+    let status = child.wait();
+    let (passed, verdict) = match status {
+        Ok(status) if status.success() => (true, "ok".to_string()),
+        Ok(status) => {
+            let what = if artifact.as_deref().is_some_and(|a| a.contains("/timeout-")) {
+                "a hang (an input ran past the timeout)"
+            } else if artifact.as_deref().is_some_and(|a| a.contains("/oom-")) {
+                "out of memory"
+            } else if artifact.is_some() {
+                "a crash"
+            } else {
+                "libFuzzer failed"
+            };
+            (false, format!("{what} ({status})"))
+        }
+        Err(error) => (false, format!("waiting for it failed: {error}")),
+    };
+    FuzzRun {
+        target,
+        passed,
+        verdict,
+        stats,
+        artifact,
+        log,
+    }
+}
+
+/// Reads `cargo xtask fuzz [TARGET|all] [SECONDS] [--seeds-only] [-- LIBFUZZER FLAGS]`.
+pub fn fuzz_arguments(args: &[String]) -> Result<FuzzOptions> {
+    let (ours, extra) = match args.iter().position(|a| a == "--") {
+        Some(split) => (&args[..split], args[split + 1..].to_vec()),
+        None => (args, Vec::new()),
+    };
+    let mut targets: Vec<&'static str> = FUZZ_TARGETS.iter().map(|(name, _)| *name).collect();
+    let mut seconds = 60;
+    let mut seeds_only = false;
+    for arg in ours {
+        if let Ok(n) = arg.parse() {
+            seconds = n;
+        } else if arg == "--seeds-only" {
+            seeds_only = true;
+        } else if arg != "all" {
+            let Some((name, _)) = FUZZ_TARGETS.iter().find(|(name, _)| name == arg) else {
+                let names: Vec<&str> = FUZZ_TARGETS.iter().map(|(name, _)| *name).collect();
+                bail!("no fuzz target '{arg}'; the targets: {}", names.join(", "));
+            };
+            targets = vec![*name];
+        }
+    }
+    Ok(FuzzOptions {
+        targets,
+        seconds,
+        seeds_only,
+        extra,
+    })
 }
 
 /// How many of a suite's last output lines are kept, to be shown again if it fails.
@@ -352,6 +723,58 @@ mod tests {
             "{:?}",
             outcome.tail
         );
+    }
+
+    #[test]
+    fn fuzz_status_lines_are_read() {
+        let done =
+            "#218253\tDONE   cov: 7771 ft: 36310 corp: 3634/512Kb lim: 323 exec/s: 3577 rss: 61Mb";
+        assert_eq!(
+            FuzzStats::parse(done),
+            Some(FuzzStats {
+                runs: Some(218253),
+                cov: Some(7771),
+                ft: Some(36310),
+                corpus: Some(3634),
+                exec_per_second: Some(3577),
+            })
+        );
+        assert!(fuzz_line_is_shown(done));
+        assert_eq!(FuzzStats::parse("stat::peak_rss_mb: 61"), None);
+        assert_eq!(FuzzStats::parse("#1 Test"), None);
+        assert!(fuzz_line_starts_failure(
+            "thread '<unnamed>' (1) panicked at fuzz_targets/sse.rs:30:5:"
+        ));
+        assert!(fuzz_line_starts_failure(
+            "==22277== ERROR: libFuzzer: deadly signal"
+        ));
+        assert!(!fuzz_line_starts_failure(done));
+    }
+
+    #[test]
+    fn fuzz_arguments_name_targets_and_seconds() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let all = fuzz_arguments(&[]).unwrap();
+        assert_eq!(all.targets.len(), 6);
+        assert_eq!(
+            (all.seconds, all.seeds_only, all.extra.len()),
+            (60, false, 0)
+        );
+        assert_eq!(
+            fuzz_arguments(&args(&["shell", "600", "--", "-jobs=2"])).unwrap(),
+            FuzzOptions {
+                targets: vec!["shell"],
+                seconds: 600,
+                seeds_only: false,
+                extra: args(&["-jobs=2"]),
+            }
+        );
+        let suite = fuzz_arguments(&args(&["all", "10", "--seeds-only"])).unwrap();
+        assert_eq!(
+            (suite.targets.len(), suite.seconds, suite.seeds_only),
+            (6, 10, true)
+        );
+        assert!(fuzz_arguments(&args(&["nope"])).is_err());
     }
 
     #[test]

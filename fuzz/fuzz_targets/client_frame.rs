@@ -1,0 +1,54 @@
+//! `decode_client_frame`, the server's first look at every WebSocket text frame.
+//!
+//! Checks: it never panics; a failure converts to the API error the server sends; a frame that
+//! decodes re-encodes (`ClientFrame::to_json`, what the playground sends) to text that decodes
+//! to the same frame, and re-encoding that is stable.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+use tether_protocol::{ClientFrame, decode_client_frame};
+
+fuzz_target!(|data: &[u8]| {
+    // Text that is JSON goes in as it is; other input half the time too (the "not JSON" path),
+    // else as the recipe of a `response.create` frame (see `tether_fuzz::json_or_recipe`).
+    let raw = std::str::from_utf8(data).ok().filter(|text| {
+        serde_json::from_str::<Value>(text).is_ok()
+            || data.last().is_none_or(|b| b.is_multiple_of(2))
+    });
+    let text = match raw {
+        Some(text) => text.to_string(),
+        None => {
+            let mut value = tether_fuzz::json_or_recipe(data);
+            if let Value::Object(map) = &mut value {
+                map.entry("type")
+                    .or_insert_with(|| "response.create".into());
+            }
+            value.to_string()
+        }
+    };
+    match decode_client_frame(&text) {
+        Ok(frame) => check_roundtrip(&frame, &text),
+        Err(error) => {
+            let api = error.to_api_error();
+            assert_eq!(api.kind.as_deref(), Some("invalid_request_error"));
+            serde_json::to_string(&api).expect("an API error serializes");
+        }
+    }
+});
+
+fn check_roundtrip(frame: &ClientFrame, text: &str) {
+    let json = frame.to_json();
+    let again = match decode_client_frame(&json) {
+        Ok(again) => again,
+        Err(error) => {
+            panic!("the re-encoded frame does not decode: {error}\nframe {text}\nre-encoded {json}")
+        }
+    };
+    assert_eq!(
+        &again, frame,
+        "re-encoding changed the frame\nframe {text}\nre-encoded {json}"
+    );
+    assert_eq!(again.to_json(), json, "re-encoding is not stable");
+}

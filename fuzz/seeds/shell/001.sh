@@ -1,0 +1,1 @@
+ls README.md src/util.js

@@ -1,0 +1,1 @@
+head -n -2 data/numbers.txt

@@ -1,0 +1,1 @@
+wc -l < data/numbers.txt

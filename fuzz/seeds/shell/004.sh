@@ -1,0 +1,1 @@
+grep -c London data/names.csv

@@ -1,0 +1,1 @@
+grep -l function -r src | sort

@@ -1,0 +1,1 @@
+grep -w log src/util.js

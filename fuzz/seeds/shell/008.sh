@@ -1,0 +1,1 @@
+sed 's/London/Paris/g' data/names.csv

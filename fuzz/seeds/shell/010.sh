@@ -1,0 +1,1 @@
+sed -i 's/TODO/DONE/' src/util.js && cat src/util.js

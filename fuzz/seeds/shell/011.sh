@@ -1,0 +1,1 @@
+echo "quoted   spaces" 'single $HOME' \$escaped

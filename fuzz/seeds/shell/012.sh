@@ -1,0 +1,1 @@
+f=archive.tar.gz; echo ${f%.gz} ${f%%.*} ${f#*.} ${f##*.}

@@ -1,0 +1,1 @@
+echo a > out.txt; echo b >> out.txt; cat out.txt

@@ -1,0 +1,3 @@
+cat <<EOF
+home is $X and $((1+2))
+EOF

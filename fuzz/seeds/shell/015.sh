@@ -1,0 +1,3 @@
+cat <<'EOF'
+home is $HOME
+EOF

@@ -1,0 +1,1 @@
+cd src/lib; cat math.js | grep -c function

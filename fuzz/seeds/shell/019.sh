@@ -1,0 +1,1 @@
+cp -r src copy && find copy -type f | sort

@@ -1,0 +1,1 @@
+sort -t, -k4 -n data/names.csv

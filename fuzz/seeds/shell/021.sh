@@ -1,0 +1,1 @@
+tr a-z A-Z < README.md

@@ -1,0 +1,1 @@
+for f in src/*.js; do echo "file: $f"; done

@@ -1,0 +1,1 @@
+while read n; do echo "n=$n"; done < data/numbers.txt

@@ -1,0 +1,1 @@
+{ echo a; echo b; } | wc -l

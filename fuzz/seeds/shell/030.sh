@@ -1,0 +1,1 @@
+grep -n '' notes.txt | tail -3

@@ -1,0 +1,1 @@
+sed -n '/^function/=' src/lib/math.js

@@ -1,0 +1,1 @@
+find . -name '*.md' -o -name '*.csv' | sort

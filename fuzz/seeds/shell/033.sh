@@ -1,0 +1,1 @@
+grep -B1 -n function src/lib/math.js src/util.js

@@ -1,0 +1,1 @@
+grep -c -A2 a data/names.csv

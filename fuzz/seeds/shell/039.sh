@@ -1,0 +1,1 @@
+ls data | xargs -I{} echo file: {}

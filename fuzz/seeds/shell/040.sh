@@ -1,0 +1,1 @@
+sort -t, -k4,4nr data/names.csv | head -3

@@ -1,0 +1,8 @@
+case abc in
+  a*c)
+    echo matched
+    ;;
+  *)
+    echo no
+    ;;
+esac

@@ -1,0 +1,1 @@
+x='*'; case hello in "$x") echo literal;; $x) echo glob;; esac

@@ -1,0 +1,1 @@
+greet() { echo "hello $1 ($#)"; }; greet world; greet a b

@@ -1,0 +1,1 @@
+function twice { echo "$1$1"; }; twice ab
