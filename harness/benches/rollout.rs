@@ -3,23 +3,33 @@
 //! One process starts one server (SQLite store in a temporary directory) and plays the same
 //! 40-turn agent rollout — every request carrying ~3,000 tokens of instructions (as a coding
 //! agent's do), each turn one tool call and a ~3,000-token tool output, so the context grows by
-//! ~3,000 tokens a turn to ~125,000 tokens — over three modes:
+//! ~3,000 tokens a turn to ~125,000 tokens — over four designs:
 //!
 //! 1. HTTP stateless: `store:false`, the full input every turn (what Codex does over HTTP);
 //! 2. HTTP chained: `store:true` with `previous_response_id`;
-//! 3. WebSocket: `store:false` with `previous_response_id`.
+//! 3. WebSocket: `store:false` with `previous_response_id`;
+//! 4. WS append (v1): one long-running response for the whole rollout — the upgrade asks for
+//!    `OpenAI-Beta: responses_websockets=2026-02-04`, the response pauses with `response.done`
+//!    at each tool call and `response.append` resumes it with the tool output; it is stored and
+//!    billed once, when a `response.create` with `generate:false` closes it (timed on its own).
 //!
 //! Part 1 runs the `instant` model (no model time), so a turn's round trip is the server's
 //! overhead: transport, decoding, the pipeline (render, validate, classify, persist, bill) and the
-//! simulator's bookkeeping. Medians over 5 repetitions. Part 2 runs the model at 1,000 tokens/s
-//! with 300 output tokens a turn and 100 ms of client-side tool time, end to end.
+//! simulator's bookkeeping. Medians over 5 repetitions.
 //!
-//! Run: `cargo xtask bench` (or `cargo bench -p tether-server --bench rollout`).
+//! Part 2 runs `spark` (1,000 tokens/s, prefill charged for the tokens the engine's prompt cache
+//! does not hold — the same cache for every transport) with ~300 output tokens and 100 ms of
+//! client-side tool time a turn, end to end, and splits each rollout's time into the API's own
+//! time, the engine's, the tools' and the network's: (a) on loopback, (b) through the link
+//! emulator at 40 ms RTT, 20 Mbit/s up and 100 Mbit/s down, (c) with the `hosted` API costs.
+//!
+//! Run: `cargo xtask bench` (or `cargo bench -p tether-harness --bench rollout`).
 
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
+use tether_harness::link::LinkConfig;
 use tether_server::{AppState, Config, app};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -38,7 +48,12 @@ enum Mode {
     /// HTTP stateless against a server with the process-wide token cache
     /// (`--token-cache-tokens`): what caching buys without a persistent connection.
     HttpStatelessTokenCache,
+    /// One v1 response for the rollout, resumed with `response.append` at every tool call.
+    WsAppend,
 }
+
+/// The v1 beta header: responses pause at client tool calls (`response.append`).
+const V1_BETA: &str = "responses_websockets=2026-02-04";
 
 impl Mode {
     fn name(self) -> &'static str {
@@ -47,16 +62,23 @@ impl Mode {
             Mode::HttpChained => "HTTP chained",
             Mode::WebSocket => "WebSocket",
             Mode::HttpStatelessTokenCache => "HTTP stateless+TC",
+            Mode::WsAppend => "WS append (v1)",
         }
     }
 }
 
-const MODES: [Mode; 3] = [Mode::HttpStateless, Mode::HttpChained, Mode::WebSocket];
-/// Part 1 also measures HTTP stateless with the token cache.
-const PART1_MODES: [Mode; 4] = [
+const MODES: [Mode; 4] = [
     Mode::HttpStateless,
     Mode::HttpChained,
     Mode::WebSocket,
+    Mode::WsAppend,
+];
+/// Part 1 also measures HTTP stateless with the token cache.
+const PART1_MODES: [Mode; 5] = [
+    Mode::HttpStateless,
+    Mode::HttpChained,
+    Mode::WebSocket,
+    Mode::WsAppend,
     Mode::HttpStatelessTokenCache,
 ];
 
@@ -139,14 +161,26 @@ async fn run() {
     println!(
         "with the token cache, HTTP stateless at turn 40 is {:.1}x WebSocket (caching alone) and \
          {:.1}x faster than without it",
-        ratio(medians[3].1[TURNS - 1], ws[TURNS - 1]),
-        ratio(medians[0].1[TURNS - 1], medians[3].1[TURNS - 1])
+        ratio(medians[4].1[TURNS - 1], ws[TURNS - 1]),
+        ratio(medians[0].1[TURNS - 1], medians[4].1[TURNS - 1])
     );
     let total = |per_turn: &Vec<Duration>| per_turn.iter().sum::<Duration>();
+    // WS append's rollout also pays for closing its one response (it completes then).
+    let (append, append_runs) = (&medians[3].1, &medians[3].3);
+    let closing = median(append_runs.iter().map(|r| r.closing.unwrap()).collect());
     println!(
-        "ratios of totals (x WebSocket): HTTP stateless {:.1}x, HTTP chained {:.1}x",
+        "ratios of totals (x WebSocket): HTTP stateless {:.1}x, HTTP chained {:.1}x, WS append \
+         {:.2}x (its {TURNS} turns and closing the response, {:.2} ms)",
         ratio(total(&medians[0].1), total(ws)),
-        ratio(total(&medians[1].1), total(ws))
+        ratio(total(&medians[1].1), total(ws)),
+        ratio(total(append) + closing, total(ws)),
+        ms(closing),
+    );
+    println!(
+        "WS append (v1) turn 40 / WebSocket turn 40: {:.2}; its turns 2-40 min {:.2} ms, max {:.2} ms",
+        ratio(append[TURNS - 1], ws[TURNS - 1]),
+        ms(*append[1..].iter().min().unwrap()),
+        ms(*append[1..].iter().max().unwrap()),
     );
     println!(
         "WebSocket turn 40 / turn 1: {:.2}; turn 40 / turn 2 (the first continuation, which adds \
@@ -166,14 +200,30 @@ async fn run() {
     }
     println!("{:>10}{:>10}", "outside", "total");
     for (mode, per_turn, _, runs) in &medians {
-        for turn in [1, TURNS] {
-            print!("{:<22}", format!("{} {turn}", mode.name()));
+        // WS append reports its stages once, for the whole response, when it closes.
+        let rows: Vec<(String, usize, f64)> = if *mode == Mode::WsAppend {
+            let all = ms(per_turn.iter().sum::<Duration>() + closing);
+            vec![(format!("{} all", mode.name()), TURNS, all)]
+        } else {
+            [1, TURNS]
+                .iter()
+                .map(|&turn| {
+                    (
+                        format!("{} {turn}", mode.name()),
+                        turn - 1,
+                        ms(per_turn[turn - 1]),
+                    )
+                })
+                .collect()
+        };
+        for (label, index, total) in rows {
+            print!("{label:<22}");
             let mut inside = 0.0;
             for stage in STAGE_NAMES {
                 let us = median_f64(
                     runs.iter()
                         .map(|r| {
-                            r.stages[turn - 1]["stages"][format!("{stage}_us")]
+                            r.stages[index]["stages"][format!("{stage}_us")]
                                 .as_f64()
                                 .unwrap_or(0.0)
                         })
@@ -182,37 +232,275 @@ async fn run() {
                 inside += us / 1000.0;
                 print!("{:>10.3}", us / 1000.0);
             }
-            let total = ms(per_turn[turn - 1]);
             println!("{:>10.3}{:>10.3}", total - inside, total);
         }
     }
 
-    println!(
-        "\nPart 2 — end to end at 1,000 tokens/s, 300 output tokens a turn, 100 ms of tool time a turn"
-    );
-    let mut totals = Vec::new();
-    for mode in MODES {
-        let started = Instant::now();
-        rollout(
-            addr,
-            mode,
-            "tether-sim",
-            &outputs,
-            Some(Duration::from_millis(100)),
-        )
-        .await;
-        let elapsed = started.elapsed();
-        println!("{:<16}{:>10.2} s", mode.name(), elapsed.as_secs_f64());
-        totals.push(elapsed);
-    }
-    println!(
-        "WebSocket is {:.1}% faster than HTTP stateless and {:.1}% faster than HTTP chained end to end",
-        (1.0 - totals[2].as_secs_f64() / totals[0].as_secs_f64()) * 100.0,
-        (1.0 - totals[2].as_secs_f64() / totals[1].as_secs_f64()) * 100.0,
-    );
     server.abort();
     cached_server.abort();
+
+    end_to_end(&dir, &scenarios, &outputs).await;
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// How many times part 2 plays each rollout (the order of the modes turns every time).
+const E2E_REPETITIONS: usize = 3;
+/// The tool's time per turn in part 2.
+const TOOL_TIME: Duration = Duration::from_millis(100);
+
+/// Part 2: the rollout end to end on `spark` (1,000 tokens/s, prefill 80 ms + 20 µs per uncached
+/// token) with the engine's prompt cache on, each mode in turn, on loopback, through a WAN link,
+/// and with the hosted API costs.
+async fn end_to_end(dir: &std::path::Path, scenarios: &std::path::Path, outputs: &[String]) {
+    let local = Config::try_parse_from_args(&dir.join("local"), scenarios);
+    let (local_addr, local_server) = start(&local).await;
+    let mut hosted = Config::try_parse_from_args(&dir.join("hosted"), scenarios);
+    hosted.api_costs = tether_server::costs::ApiCostPreset::Hosted;
+    let (hosted_addr, hosted_server) = start(&hosted).await;
+    let wan = LinkConfig::new(Duration::from_millis(40), Some(20.0), Some(100.0), None);
+    let (wan_addr, wan_link) =
+        tether_harness::link::start("127.0.0.1:0".parse().unwrap(), local_addr, wan)
+            .await
+            .unwrap();
+    let setups = [
+        ("(a) loopback, --api-costs local", local_addr),
+        (
+            "(b) 40 ms RTT, 20 Mbit/s up, 100 Mbit/s down (tether-link), local",
+            wan_addr,
+        ),
+        (
+            "(c) loopback, --api-costs hosted (classifier 5.7 us/token, 1 ms engine hop)",
+            hosted_addr,
+        ),
+    ];
+    println!(
+        "\nPart 2 — end to end: model `spark` (1,000 tokens/s, prefill 80 ms + 20 us per uncached \
+         token), the engine prompt cache on (each rollout its own prompt_cache_key), ~300 output \
+         tokens and {} ms of tool time a turn; HTTP modes stream (SSE) as Codex does. Each setup \
+         plays every mode {E2E_REPETITIONS} times, the order of the modes rotating; median [min–max].",
+        TOOL_TIME.as_millis()
+    );
+    for (setup, addr) in setups {
+        let mut results: Vec<(Mode, Vec<E2e>)> = MODES.iter().map(|m| (*m, Vec::new())).collect();
+        for repetition in 0..E2E_REPETITIONS {
+            for step in 0..MODES.len() {
+                let index = (step + repetition) % MODES.len();
+                let mode = MODES[index];
+                let key = format!("bench-{repetition}-{index}-{}", std::process::id());
+                results[index]
+                    .1
+                    .push(e2e_rollout(addr, mode, outputs, &key).await);
+            }
+        }
+        println!("\n{setup}");
+        println!(
+            "{:<16}{:>22}{:>11}{:>11}{:>11}{:>11}{:>12}{:>14}{:>13}",
+            "mode",
+            "end to end, s",
+            "API, s",
+            "engine, s",
+            "tools, s",
+            "network, s",
+            "TTFT@40, ms",
+            "cached@40",
+            "input@40"
+        );
+        let mut medians = Vec::new();
+        for (mode, runs) in &results {
+            let totals: Vec<Duration> = runs.iter().map(|r| r.total).collect();
+            let med = |f: &dyn Fn(&E2e) -> f64| median_f64(runs.iter().map(f).collect());
+            let total = median(totals.clone());
+            println!(
+                "{:<16}{:>8.2} [{:.2}–{:.2}]{:>11.2}{:>11.2}{:>11.2}{:>11.2}{:>12.1}{:>14}{:>13}",
+                mode.name(),
+                total.as_secs_f64(),
+                totals.iter().min().unwrap().as_secs_f64(),
+                totals.iter().max().unwrap().as_secs_f64(),
+                med(&|r| r.api.as_secs_f64()),
+                med(&|r| r.engine.as_secs_f64()),
+                med(&|r| r.tools.as_secs_f64()),
+                med(&|r| r.network.as_secs_f64()),
+                med(&|r| ms(r.ttft_last)),
+                runs[0].cached_last,
+                runs[0].input_last,
+            );
+            medians.push((*mode, total, med(&|r| ms(r.ttft_last))));
+        }
+        let (ws_total, ws_ttft) = (medians[2].1, medians[2].2);
+        let (append_total, append_ttft) = (medians[3].1, medians[3].2);
+        println!(
+            "WS append vs WebSocket: {:.1}% faster end to end, TTFT at turn 40 {:.1}% lower",
+            (1.0 - append_total.as_secs_f64() / ws_total.as_secs_f64()) * 100.0,
+            (1.0 - append_ttft / ws_ttft) * 100.0,
+        );
+        for (mode, total, ttft) in &medians[..2] {
+            println!(
+                "WebSocket vs {}: {:.1}% faster end to end, TTFT at turn 40 {:.1}% lower",
+                mode.name(),
+                (1.0 - ws_total.as_secs_f64() / total.as_secs_f64()) * 100.0,
+                (1.0 - ws_ttft / ttft) * 100.0,
+            );
+        }
+    }
+    wan_link.abort();
+    local_server.abort();
+    hosted_server.abort();
+}
+
+/// One end-to-end rollout: its total and where the time went, summed over its turns.
+struct E2e {
+    total: Duration,
+    /// The server's own time (`api_us` of every turn).
+    api: Duration,
+    /// The engine's, as the API saw it (`engine.iapi_total_us`).
+    engine: Duration,
+    tools: Duration,
+    /// What the client waited beyond the server's time: the link and the transport.
+    network: Duration,
+    /// Time to first token at turn 40, client-measured.
+    ttft_last: Duration,
+    cached_last: u64,
+    input_last: u64,
+}
+
+/// Plays the rollout in `mode` on `spark` through the harness's clients (HTTP modes stream).
+async fn e2e_rollout(addr: std::net::SocketAddr, mode: Mode, outputs: &[String], key: &str) -> E2e {
+    use tether_harness::load::client::{HttpConn, Target, WsConn};
+    let target = Target::resolve(&format!("http://{addr}"), None, true)
+        .await
+        .unwrap();
+    let mut ws = match mode {
+        Mode::WebSocket => Some(WsConn::connect(&target).await.unwrap()),
+        Mode::WsAppend => Some(WsConn::connect_with(&target, Some(V1_BETA)).await.unwrap()),
+        _ => None,
+    };
+    let mut http = match mode {
+        Mode::WebSocket | Mode::WsAppend => None,
+        _ => Some(HttpConn::connect(&target).await.unwrap()),
+    };
+    // WS append: the one response's usage and output so far.
+    let (mut used_before, mut cached_before, mut outputs_seen) = (0, 0, 0);
+    let mut round_trips = Duration::ZERO;
+    let timeout = Duration::from_secs(120);
+    let mut conversation: Vec<Value> =
+        vec![json!({"role": "user", "content": "The tests fail. Find out why and fix it."})];
+    let mut new_input = conversation.clone();
+    let mut previous: Option<String> = None;
+    let mut result = E2e {
+        total: Duration::ZERO,
+        api: Duration::ZERO,
+        engine: Duration::ZERO,
+        tools: Duration::ZERO,
+        network: Duration::ZERO,
+        ttft_last: Duration::ZERO,
+        cached_last: 0,
+        input_last: 0,
+    };
+    let started = Instant::now();
+    for (turn, tool_text) in outputs.iter().enumerate().take(TURNS) {
+        let mut body = json!({"model": "spark", "instructions": instructions(), "tools": tools(),
+            "metadata": {"scenario": "bench-loop"}, "prompt_cache_key": key, "stream": true});
+        match mode {
+            Mode::HttpStateless | Mode::HttpStatelessTokenCache => {
+                body["store"] = json!(false);
+                body["input"] = json!(conversation);
+            }
+            Mode::HttpChained => {
+                body["store"] = json!(true);
+                body["input"] = json!(new_input);
+                body["previous_response_id"] = json!(previous);
+            }
+            Mode::WebSocket => {
+                body["store"] = json!(false);
+                body["input"] = json!(new_input);
+                body["previous_response_id"] = json!(previous);
+            }
+            Mode::WsAppend if turn == 0 => {
+                body["store"] = json!(false);
+                body["input"] = json!(new_input);
+            }
+            Mode::WsAppend => body = json!({"type": "response.append", "input": new_input}),
+        }
+        let done = match (&mut ws, &mut http) {
+            (Some(socket), _) => {
+                if body.get("type").is_none() {
+                    body["type"] = json!("response.create");
+                }
+                socket.turn(body.to_string(), timeout).await
+            }
+            (_, Some(connection)) => {
+                connection
+                    .turn(&target, body.to_string().into_bytes(), timeout)
+                    .await
+            }
+            _ => unreachable!("one client per mode"),
+        }
+        .unwrap_or_else(|error| panic!("{} turn {turn}: {error:?}", mode.name()));
+        round_trips += done.round_trip;
+        // WS append's one response reports its timing when it closes (below).
+        if mode != Mode::WsAppend {
+            let timing = done.timing.clone().unwrap_or_default();
+            let (server_api, server_engine) = api_and_engine(&timing);
+            result.api += server_api;
+            result.engine += server_engine;
+            result.network += done.round_trip.saturating_sub(server_api + server_engine);
+        }
+        let usage = done.response.usage.as_ref().expect("usage");
+        let (input, cached) = (usage.input_tokens, usage.input_tokens_details.cached_tokens);
+        if turn == TURNS - 1 {
+            result.ttft_last = done.first_token.unwrap_or(done.round_trip);
+            result.cached_last = cached - cached_before;
+            result.input_last = input - used_before;
+        }
+        if mode == Mode::WsAppend {
+            (used_before, cached_before) = (input, cached);
+        }
+        let response = serde_json::to_value(&done.response).unwrap();
+        let mut output = response["output"].as_array().unwrap().clone();
+        if mode == Mode::WsAppend {
+            let seen = outputs_seen;
+            outputs_seen = output.len();
+            output.drain(..seen);
+        }
+        let call = output
+            .iter()
+            .find(|item| item["type"] == "function_call")
+            .unwrap_or_else(|| panic!("turn {turn}: no tool call in {response}"));
+        let tool_started = Instant::now();
+        tokio::time::sleep(TOOL_TIME).await;
+        result.tools += tool_started.elapsed();
+        let tool_result = json!({"type": "function_call_output", "call_id": call["call_id"], "output": tool_text});
+        conversation.extend(output.iter().cloned());
+        new_input = vec![tool_result];
+        conversation.extend(new_input.iter().cloned());
+        previous = Some(done.response.id.clone());
+    }
+    if let (Mode::WsAppend, Some(socket)) = (mode, ws.as_mut()) {
+        // A `response.create` with `generate:false` completes the paused response (billed, its
+        // timing summary sent) and prepares nothing itself.
+        let close = json!({"type": "response.create", "model": "spark", "store": false,
+                           "generate": false, "input": []});
+        let done = socket
+            .turn(close.to_string(), timeout)
+            .await
+            .unwrap_or_else(|error| panic!("closing: {error:?}"));
+        round_trips += done.round_trip;
+        let (server_api, server_engine) = api_and_engine(&done.timing.unwrap_or_default());
+        result.api = server_api;
+        result.engine = server_engine;
+        result.network = round_trips.saturating_sub(server_api + server_engine);
+    }
+    result.total = started.elapsed();
+    result
+}
+
+/// The API's own time and the engine's, from a `tether_timing` summary.
+fn api_and_engine(timing: &Value) -> (Duration, Duration) {
+    let us = |value: &Value| Duration::from_micros(value.as_u64().unwrap_or(0));
+    (
+        us(&timing["api_us"]),
+        us(&timing["engine"]["iapi_total_us"]),
+    )
 }
 
 /// Starts a server for `config` on 127.0.0.1 port 0.
@@ -326,7 +614,10 @@ fn build_instructions() -> String {
 
 struct Rollout {
     turns: Vec<Duration>,
+    /// The prompt each turn's engine call read.
     input_tokens: Vec<u64>,
+    /// WS append: closing the long-running response (it completes: billed, cached).
+    closing: Option<Duration>,
     /// The server's stage timings of each turn (`x-tether-timing: 1`).
     stages: Vec<Value>,
 }
@@ -340,13 +631,17 @@ async fn rollout(
     tool_time: Option<Duration>,
 ) -> Rollout {
     let mut http = HttpClient::connect(addr).await;
-    let mut ws = if mode == Mode::WebSocket {
+    let mut ws = if matches!(mode, Mode::WebSocket | Mode::WsAppend) {
         use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         let mut url = format!("ws://{addr}/v1/responses")
             .into_client_request()
             .unwrap();
         url.headers_mut()
             .insert("x-tether-timing", "1".parse().unwrap());
+        if mode == Mode::WsAppend {
+            url.headers_mut()
+                .insert("openai-beta", V1_BETA.parse().unwrap());
+        }
         let (socket, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
             .await
             .unwrap();
@@ -366,8 +661,13 @@ async fn rollout(
     let mut result = Rollout {
         turns: Vec::new(),
         input_tokens: Vec::new(),
+        closing: None,
         stages: Vec::new(),
     };
+    // WS append: the usage so far of the one response (each pause reports the sum), and how
+    // many of its output items earlier turns saw.
+    let mut used_before = 0;
+    let mut outputs_seen = 0;
     for (turn, tool_text) in outputs.iter().enumerate().take(TURNS) {
         let started = Instant::now();
         let mut body = json!({"model": model, "instructions": instructions, "tools": tools(), "metadata": metadata});
@@ -386,28 +686,25 @@ async fn rollout(
                 body["input"] = json!(new_input);
                 body["previous_response_id"] = json!(previous);
             }
+            Mode::WsAppend if turn == 0 => {
+                body["store"] = json!(false);
+                body["input"] = json!(new_input);
+            }
+            // The paused response takes the tool output; the frame carries no settings.
+            Mode::WsAppend => body = json!({"type": "response.append", "input": new_input}),
         }
         let response = match ws.as_mut() {
             Some(socket) => {
-                body["type"] = json!("response.create");
+                if body.get("type").is_none() {
+                    body["type"] = json!("response.create");
+                }
                 socket
                     .send(Message::Text(body.to_string().into()))
                     .await
                     .unwrap();
-                loop {
-                    let Message::Text(text) = socket.next().await.unwrap().unwrap() else {
-                        continue;
-                    };
-                    let event: Value = serde_json::from_str(&text).unwrap();
-                    match event["type"].as_str() {
-                        Some("response.completed") => {
-                            result.stages.push(event["tether_timing"].clone());
-                            break event["response"].clone();
-                        }
-                        Some("error" | "response.failed") => panic!("turn {turn}: {event}"),
-                        _ => {}
-                    }
-                }
+                let (event, response) = until_terminal(socket, turn).await;
+                result.stages.push(event["tether_timing"].clone());
+                response
             }
             None => {
                 let (response, timing) = http.post("/v1/responses", &body.to_string()).await;
@@ -416,11 +713,22 @@ async fn rollout(
             }
         };
         result.turns.push(started.elapsed());
-        assert_eq!(response["status"], "completed", "turn {turn}: {response}");
-        result
-            .input_tokens
-            .push(response["usage"]["input_tokens"].as_u64().unwrap());
-        let output = response["output"].as_array().unwrap().clone();
+        let used = response["usage"]["input_tokens"].as_u64().unwrap();
+        if mode == Mode::WsAppend {
+            assert_eq!(response["status"], "in_progress", "turn {turn}: {response}");
+            result.input_tokens.push(used - used_before);
+            used_before = used;
+        } else {
+            assert_eq!(response["status"], "completed", "turn {turn}: {response}");
+            result.input_tokens.push(used);
+        }
+        let mut output = response["output"].as_array().unwrap().clone();
+        if mode == Mode::WsAppend {
+            // The response's output so far: this turn's items are the ones since the last.
+            let seen = outputs_seen;
+            outputs_seen = output.len();
+            output.drain(..seen);
+        }
         let call = output
             .iter()
             .find(|item| item["type"] == "function_call")
@@ -441,7 +749,56 @@ async fn rollout(
         conversation.extend(new_input.iter().cloned());
         previous = Some(response["id"].as_str().unwrap().to_string());
     }
+    if let (Mode::WsAppend, Some(socket)) = (mode, ws.as_mut()) {
+        let closed = Instant::now();
+        let (event, response) = close_paused(socket, model).await;
+        result.closing = Some(closed.elapsed());
+        result.stages.push(event["tether_timing"].clone());
+        assert_eq!(response["status"], "completed", "{response}");
+    }
     result
+}
+
+/// Reads events up to the turn's end: `response.completed`, or `response.done` where a v1
+/// response pauses. The event and its response.
+async fn until_terminal<S>(socket: &mut S, turn: usize) -> (Value, Value)
+where
+    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+{
+    loop {
+        let Message::Text(text) = socket.next().await.unwrap().unwrap() else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(&text).unwrap();
+        match event["type"].as_str() {
+            Some("response.completed" | "response.done") => {
+                let response = event["response"].clone();
+                return (event, response);
+            }
+            Some("error" | "response.failed") => panic!("turn {turn}: {event}"),
+            _ => {}
+        }
+    }
+}
+
+/// Ends a paused v1 response: a `response.create` with `generate:false` on the lane completes
+/// it as it stands (billed, its summary sent), then prepares nothing and completes too.
+async fn close_paused<S>(socket: &mut S, model: &str) -> (Value, Value)
+where
+    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>>
+        + SinkExt<Message>
+        + Unpin,
+    <S as futures_util::Sink<Message>>::Error: std::fmt::Debug,
+{
+    let close = json!({"type": "response.create", "model": model, "store": false,
+                       "generate": false, "input": []});
+    socket
+        .send(Message::Text(close.to_string().into()))
+        .await
+        .unwrap();
+    let paused = until_terminal(socket, TURNS).await;
+    until_terminal(socket, TURNS).await;
+    paused
 }
 
 /// A minimal HTTP/1.1 keep-alive client: JSON in, JSON out.

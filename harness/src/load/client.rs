@@ -149,6 +149,21 @@ pub struct TurnDone {
     /// The server's other stages added up (load, resolve, render, validate, classify, persist,
     /// bill), if it reported its timings.
     pub other_stages: Option<Duration>,
+    /// Request sent → the first event carrying a token (a text, arguments or reasoning delta).
+    pub first_token: Option<Duration>,
+    /// The server's whole timing summary (`tether_timing`), if it reported it.
+    pub timing: Option<serde_json::Value>,
+}
+
+/// Whether an event of type `kind` carries generated tokens.
+fn carries_tokens(kind: &str) -> bool {
+    matches!(
+        kind,
+        "response.output_text.delta"
+            | "response.function_call_arguments.delta"
+            | "response.custom_tool_call_input.delta"
+            | "response.reasoning_summary_text.delta"
+    )
 }
 
 /// The `type` of an event, without decoding the rest: the server writes `type` first, so a
@@ -174,7 +189,7 @@ pub fn event_type(text: &str) -> Cow<'_, str> {
 fn is_terminal(kind: &str) -> bool {
     matches!(
         kind,
-        "response.completed" | "response.failed" | "response.incomplete"
+        "response.completed" | "response.failed" | "response.incomplete" | "response.done"
     )
 }
 
@@ -217,6 +232,8 @@ fn step(kind: &str, text: &str, pending_error: &mut Option<TurnError>) -> Step {
     };
     match event.event {
         StreamEvent::Completed { response } => Step::Done(Box::new(response), event.tether_timing),
+        // v1's pause at client tool calls (`response.append` resumes it): the turn is done.
+        StreamEvent::Done { response } => Step::Done(Box::new(response), event.tether_timing),
         StreamEvent::Incomplete { response } => Step::Failed(TurnError::Incomplete(
             response
                 .incomplete_details
@@ -257,11 +274,28 @@ fn stage_times(timing: Option<&serde_json::Value>) -> (Option<Duration>, Option<
     (generate, Some(Duration::from_micros(other)))
 }
 
+/// When a turn's first event and first token arrived.
+#[derive(Debug, Default, Clone, Copy)]
+struct Firsts {
+    event: Option<Instant>,
+    token: Option<Instant>,
+}
+
+impl Firsts {
+    fn saw(&mut self, kind: &str) {
+        let now = Instant::now();
+        self.event.get_or_insert(now);
+        if carries_tokens(kind) {
+            self.token.get_or_insert(now);
+        }
+    }
+}
+
 fn finish(
     response: Response,
     timing: Option<serde_json::Value>,
     started: Instant,
-    first_event: Option<Instant>,
+    firsts: Firsts,
     events: u64,
 ) -> TurnDone {
     let now = Instant::now();
@@ -269,10 +303,12 @@ fn finish(
     TurnDone {
         response,
         round_trip: now - started,
-        first_event: first_event.unwrap_or(now) - started,
+        first_event: firsts.event.unwrap_or(now) - started,
         events,
         generate,
         other_stages,
+        first_token: firsts.token.map(|at| at - started),
+        timing,
     }
 }
 
@@ -288,6 +324,12 @@ pub struct WsConn {
 impl WsConn {
     /// Connects (TCP_NODELAY) and completes the upgrade.
     pub async fn connect(target: &Target) -> Result<WsConn, TurnError> {
+        WsConn::connect_with(target, None).await
+    }
+
+    /// Connects with `OpenAI-Beta: <beta>` on the upgrade (e.g. v1's
+    /// `responses_websockets=2026-02-04`, whose responses pause at client tool calls).
+    pub async fn connect_with(target: &Target, beta: Option<&str>) -> Result<WsConn, TurnError> {
         let stream = TcpStream::connect(target.addr)
             .await
             .map_err(|e| TurnError::Connect(io_kind(&e)))?;
@@ -305,6 +347,9 @@ impl WsConn {
         if target.timing {
             headers.insert("x-tether-timing", "1".parse().expect("a valid header"));
         }
+        if let Some(value) = beta.and_then(|beta| beta.parse().ok()) {
+            headers.insert("openai-beta", value);
+        }
         let config = WebSocketConfig::default().read_buffer_size(WS_READ_BUFFER);
         match tokio_tungstenite::client_async_with_config(request, stream, Some(config)).await {
             Ok((socket, _)) => Ok(WsConn { socket }),
@@ -316,11 +361,12 @@ impl WsConn {
         }
     }
 
-    /// Sends one `response.create` frame and reads up to the terminal event.
+    /// Sends one frame — a `response.create`, or a `response.append` resuming a paused
+    /// response — and reads up to the terminal event (`response.done` when it pauses).
     pub async fn turn(&mut self, frame: String, timeout: Duration) -> Result<TurnDone, TurnError> {
         let started = Instant::now();
         let deadline = tokio::time::Instant::from_std(started + timeout);
-        let mut first_event = None;
+        let mut firsts = Firsts::default();
         let mut events = 0u64;
         let mut pending_error = None;
         tokio::time::timeout_at(deadline, self.socket.send(Message::Text(frame.into())))
@@ -337,12 +383,12 @@ impl WsConn {
                 Some(Ok(_)) => continue, // pings are answered by tungstenite
             };
             events += 1;
-            first_event.get_or_insert_with(Instant::now);
             let kind = event_type(&text);
+            firsts.saw(&kind);
             match step(&kind, &text, &mut pending_error) {
                 Step::Continue => {}
                 Step::Done(response, timing) => {
-                    return Ok(finish(*response, timing, started, first_event, events));
+                    return Ok(finish(*response, timing, started, firsts, events));
                 }
                 Step::Failed(error) => return Err(error),
             }
@@ -459,7 +505,7 @@ impl HttpConn {
             return Err(TurnError::Http { status, code });
         }
         let mut sse = SseBuffer::default();
-        let mut first_event = None;
+        let mut firsts = Firsts::default();
         let mut events = 0u64;
         let mut pending_error = None;
         loop {
@@ -474,7 +520,7 @@ impl HttpConn {
             let mut outcome = None;
             sse.drain(|kind, data| {
                 events += 1;
-                first_event.get_or_insert_with(Instant::now);
+                firsts.saw(kind);
                 match step(kind, data, &mut pending_error) {
                     Step::Continue => true,
                     Step::Done(response, timing) => {
@@ -491,7 +537,7 @@ impl HttpConn {
                 None => {}
                 Some(result) => {
                     let result = result.map(|(response, timing)| {
-                        finish(*response, timing, started, first_event, events)
+                        finish(*response, timing, started, firsts, events)
                     });
                     // Read the rest of the body (its end), so the connection is reusable.
                     let rest = async { while let Some(Ok(_)) = body.frame().await {} };
