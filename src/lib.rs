@@ -14,18 +14,18 @@
 pub mod agent;
 pub mod components;
 pub mod js;
+pub mod profiles;
 pub mod settings;
 pub mod storage;
 pub mod transport;
 
 use leptos::prelude::*;
-use tether_protocol::{ClientFrame, ResponseCreate};
 
-use crate::agent::{LastRun, RunStatus, Turn};
-use crate::components::{AgentView, AnswerView};
-use crate::settings::{Settings, ws_responses_url};
-use crate::storage::Restored;
-use crate::transport::ws::WsClient;
+use crate::agent::LastRun;
+use crate::components::{AgentView, ChatView, Overview};
+use crate::settings::{ModelChoices, Settings, UrlProfile, models_url};
+use crate::storage::{Kept, Restored};
+use crate::transport::models::fetch_models;
 use tether_sandbox::Vfs;
 
 /// What the page was opened with, shared by its views.
@@ -45,6 +45,17 @@ pub struct PageContext {
     pub last_run: StoredValue<Option<LastRun>>,
     /// The files the last run left.
     pub files: StoredValue<Option<Vfs>>,
+    /// The last run and the files as `localStorage` had them, until the agent view reads them
+    /// ([`PageContext::read_kept`]).
+    pub kept: StoredValue<Option<Kept>>,
+    /// The server's model profiles, loaded when the server or the key changes.
+    pub models: RwSignal<ModelChoices>,
+    /// The profile the URL asked for, checked once against the server's list.
+    pub url_profile: StoredValue<Option<UrlProfile>>,
+    /// The agent view starts its run when it opens (the overview's Compare button).
+    pub run_on_open: StoredValue<bool>,
+    /// The view the page shows.
+    pub view: RwSignal<View>,
 }
 
 impl PageContext {
@@ -58,31 +69,116 @@ impl PageContext {
             persist: false,
             last_run: StoredValue::new(None),
             files: StoredValue::new(None),
+            kept: StoredValue::new(None),
+            models: RwSignal::new(ModelChoices::Loading),
+            url_profile: StoredValue::new(None),
+            run_on_open: StoredValue::new(false),
+            view: RwSignal::new(View::Agent),
         }
     }
 
     /// The page as `localStorage` and the URL say.
     pub fn from_restored(restored: Restored) -> Self {
         let embed = restored.params.embed;
+        let autorun = restored.params.autorun;
         PageContext {
             settings: RwSignal::new(restored.settings),
             notices: RwSignal::new(restored.notices),
             embed,
-            autorun: restored.params.autorun,
+            autorun,
             // An embedded demo must not overwrite the visitor's own playground state.
             persist: !embed,
-            last_run: StoredValue::new(if embed { None } else { restored.last_run }),
-            files: StoredValue::new(if embed { None } else { restored.files }),
+            last_run: StoredValue::new(None),
+            files: StoredValue::new(None),
+            kept: StoredValue::new((!embed).then_some(restored.kept)),
+            models: RwSignal::new(ModelChoices::Loading),
+            url_profile: StoredValue::new(restored.url_profile),
+            run_on_open: StoredValue::new(false),
+            view: RwSignal::new(if autorun || embed {
+                View::Agent
+            } else {
+                View::Overview
+            }),
         }
+    }
+
+    /// Loads the server's model list whenever the server or the key changes; the first answer
+    /// also checks the profile the URL asked for.
+    pub fn load_models(&self) {
+        let settings = self.settings;
+        let choices = self.models;
+        let notices = self.notices;
+        let url_profile = self.url_profile;
+        let page_origin = page_origin_url().unwrap_or_default();
+        let source =
+            Memo::new(move |_| settings.with(|s| (s.server_url.clone(), s.api_key.clone())));
+        Effect::new(move |_| {
+            let wanted = source.get();
+            let (server_url, api_key) = wanted.clone();
+            let base = Settings {
+                server_url,
+                ..Settings::default()
+            }
+            .base_url(&page_origin);
+            choices.set(ModelChoices::Loading);
+            leptos::task::spawn_local(async move {
+                let loaded = match base {
+                    Ok(base) => fetch_models(&models_url(&base), &api_key).await,
+                    Err(error) => Err(error),
+                };
+                // The answer of an older source must not replace a newer one.
+                if source.try_get_untracked() != Some(wanted) {
+                    return;
+                }
+                if let Ok(models) = &loaded
+                    && let Some(asked) = url_profile.try_update_value(Option::take).flatten()
+                {
+                    let mut notice = None;
+                    settings.update(|s| notice = asked.check(s, models));
+                    if let Some(notice) = notice {
+                        notices.update(|n| n.push(notice));
+                    }
+                }
+                choices.try_set(match loaded {
+                    Ok(models) => ModelChoices::Loaded(models),
+                    Err(error) => ModelChoices::Failed(error),
+                });
+            });
+        });
+    }
+
+    /// Reads the last run and the files kept in `localStorage`, the first time the agent view
+    /// opens; what was not usable is said in the notices.
+    pub fn read_kept(&self) {
+        let Some(kept) = self.kept.try_update_value(Option::take).flatten() else {
+            return;
+        };
+        let read = kept.read();
+        self.last_run.set_value(read.last_run);
+        self.files.set_value(read.files);
+        if !read.notices.is_empty() {
+            self.notices.update(|n| n.extend(read.notices));
+        }
+    }
+
+    /// Whether the agent view should start its run now that it opens (once).
+    pub fn take_run_on_open(&self) -> bool {
+        self.run_on_open
+            .try_update_value(std::mem::take)
+            .unwrap_or(false)
     }
 }
 
 /// Milliseconds since the page loaded (`performance.now()`), the clock of every timing shown.
+///
+/// The loop reads it a few times per received event, so the `Performance` object is looked up
+/// once per page, not per reading (`window()` and `performance` are each a call into the page).
 pub fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map(|p| p.now())
-        .unwrap_or(0.0)
+    thread_local! {
+        static PERFORMANCE: Option<web_sys::Performance> =
+            web_sys::window().and_then(|w| w.performance());
+    }
+    PERFORMANCE.with(|p| p.as_ref().map_or(0.0, web_sys::Performance::now))
 }
 
 /// The origin (`http://host:port`) of the server that served this page.
@@ -187,16 +283,66 @@ fn agent_view(loader: AgentLoader) -> impl IntoView {
 
 /// Which view the page shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum View {
+pub enum View {
+    /// What Tether is for, the profiles, a one-click comparison.
+    Overview,
     Chat,
     Agent,
 }
 
+impl View {
+    pub const ALL: [View; 3] = [View::Overview, View::Chat, View::Agent];
+
+    fn id(self) -> &'static str {
+        match self {
+            View::Overview => "overview",
+            View::Chat => "chat",
+            View::Agent => "agent",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            View::Overview => "Overview",
+            View::Chat => "Chat",
+            View::Agent => "Agent",
+        }
+    }
+
+    fn tagline(self) -> &'static str {
+        match self {
+            View::Overview => {
+                "The Responses API's WebSocket mode, end to end: what it saves an agent, measured \
+                 in this page against a simulated model."
+            }
+            View::Chat => {
+                "One prompt over one WebSocket: the simulated model streams its answer token by \
+                 token."
+            }
+            View::Agent => {
+                "An agent loop in the page: the simulated model's tool calls run in a sandbox \
+                 here, over WebSocket mode or HTTP."
+            }
+        }
+    }
+}
+
+/// Removes the entry page's loading notice (`#boot` in `index.html`): the app is drawn.
+fn remove_boot_notice() {
+    if let Some(boot) = document().get_element_by_id("boot") {
+        boot.remove();
+    }
+}
+
 /// The app shell: a header, the view tabs, and the chosen view; or, embedded, the agent view
 /// alone. `agent` builds the agent view (by default in place: [`AgentLoader::direct`]).
+///
+/// The tabs follow the WAI-ARIA tabs pattern: one tab stop (the selected tab), Left/Right and
+/// Home/End move between them and select, each names the one panel it controls.
 #[component]
 pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
     let page = PageContext::from_restored(Restored::load());
+    remove_boot_notice();
     if page.persist {
         let settings = page.settings;
         let notices = page.notices;
@@ -210,8 +356,11 @@ pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
             }
         });
     }
+    page.load_models();
     let embed = page.embed;
     let autorun = page.autorun;
+    let notices = page.notices;
+    let view = page.view;
     provide_context(page);
     if embed {
         return view! {
@@ -221,8 +370,36 @@ pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
         }
         .into_any();
     }
-    let view = RwSignal::new(if autorun { View::Agent } else { View::Chat });
-    let tab = move |which: View, label: &'static str, test_id: &'static str| {
+    if !autorun {
+        // Fetch the agent's module once the page is up, while the visitor reads: the overview's
+        // comparison and the Agent tab need it, and on a slow link it takes seconds.
+        set_timeout(agent.preload, std::time::Duration::from_millis(1500));
+    }
+    let focus_tab = |which: View| {
+        if let Some(tab) = document().get_element_by_id(&format!("tab-{}", which.id()))
+            && let Ok(tab) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(tab)
+        {
+            let _ = tab.focus();
+        }
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let at = View::ALL
+            .iter()
+            .position(|v| *v == view.get_untracked())
+            .unwrap_or(0);
+        let last = View::ALL.len() - 1;
+        let next = match ev.key().as_str() {
+            "ArrowRight" => (at + 1) % View::ALL.len(),
+            "ArrowLeft" => (at + last) % View::ALL.len(),
+            "Home" => 0,
+            "End" => last,
+            _ => return,
+        };
+        ev.prevent_default();
+        view.set(View::ALL[next]);
+        focus_tab(View::ALL[next]);
+    };
+    let tab = move |which: View| {
         // Pointing at or focusing the Agent tab starts fetching its module.
         let preload = move || {
             if which == View::Agent {
@@ -234,13 +411,16 @@ pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
                 type="button"
                 role="tab"
                 class="tab"
-                data-testid=test_id
+                id=format!("tab-{}", which.id())
+                data-testid=format!("tab-{}", which.id())
+                aria-controls="view-panel"
                 aria-selected=move || (view.get() == which).to_string()
+                tabindex=move || if view.get() == which { "0" } else { "-1" }
                 on:click=move |_| view.set(which)
                 on:pointerenter=move |_| preload()
                 on:focus=move |_| preload()
             >
-                {label}
+                {which.label()}
             </button>
         }
     };
@@ -248,114 +428,31 @@ pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
         <main class="playground">
             <header>
                 <h1>"Tether playground"</h1>
-                <p class="tagline">
-                    {move || match view.get() {
-                        View::Chat => {
-                            "One prompt, one WebSocket turn: the server streams its answer token by token."
-                        }
-                        View::Agent => {
-                            "An agent loop in the page: the model's tool calls run in a sandbox here, over WebSocket or HTTP."
-                        }
-                    }}
+                <p class="tagline">{move || view.get().tagline()}</p>
+                <p class="header-links">
+                    <a href="docs/">"How WebSocket mode works: the walkthrough, with live demos"</a>
                 </p>
             </header>
-            <nav class="tabs" role="tablist">
-                {tab(View::Chat, "Chat", "tab-chat")} {tab(View::Agent, "Agent", "tab-agent")}
-            </nav>
-            {move || match view.get() {
-                View::Chat => view! { <ChatView /> }.into_any(),
-                View::Agent => agent_view(agent).into_any(),
-            }}
+            <Show when=move || notices.with(|n| !n.is_empty())>
+                <ul class="notices" role="status" data-testid="notices">
+                    {move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                </ul>
+            </Show>
+            <div class="tabs" role="tablist" aria-label="Views" on:keydown=on_key>
+                {View::ALL.map(tab).collect_view()}
+            </div>
+            <div
+                id="view-panel"
+                role="tabpanel"
+                aria-labelledby=move || format!("tab-{}", view.get().id())
+            >
+                {move || match view.get() {
+                    View::Overview => view! { <Overview /> }.into_any(),
+                    View::Chat => view! { <ChatView /> }.into_any(),
+                    View::Agent => agent_view(agent).into_any(),
+                }}
+            </div>
         </main>
     }
     .into_any()
-}
-
-/// The chat view: a prompt form and the streaming answer with its timings, over one WebSocket
-/// reused for every prompt.
-#[component]
-fn ChatView() -> impl IntoView {
-    let turn = RwSignal::new(Turn::default());
-    let prompt = RwSignal::new(String::from(
-        "Why does WebSocket mode make agent loops faster?",
-    ));
-    let client = StoredValue::new_local(None::<WsClient>);
-    let settings = use_context::<PageContext>()
-        .unwrap_or_else(PageContext::standalone)
-        .settings;
-
-    let send = move || {
-        let text = prompt.get_untracked();
-        if text.trim().is_empty() || turn.with_untracked(|t| t.status == RunStatus::Running) {
-            return;
-        }
-        let connected = client.with_value(|c| c.as_ref().is_some_and(WsClient::is_open));
-        if !connected {
-            let (base, key) = settings.with_untracked(|s| {
-                (
-                    page_origin_url().and_then(|origin| s.base_url(&origin)),
-                    s.api_key.clone(),
-                )
-            });
-            let opened = base.and_then(|base| {
-                let url = ws_responses_url(&base, &key);
-                WsClient::connect(&url, move |incoming| {
-                    turn.update(|t| t.on_incoming(incoming, now_ms()))
-                })
-            });
-            match opened {
-                Ok(new_client) => client.set_value(Some(new_client)),
-                Err(error) => {
-                    turn.set(Turn::failed(format!("cannot open the WebSocket: {error}")));
-                    return;
-                }
-            }
-        }
-        let model = settings.with_untracked(|s| s.profile.clone());
-        let frame = ClientFrame::ResponseCreate(Box::new(ResponseCreate::new(model, text)));
-        turn.set(Turn::start(now_ms()));
-        let sent = client.with_value(|c| match c {
-            Some(c) => c.send(frame.to_json()),
-            None => Err("not connected".to_string()),
-        });
-        if let Err(error) = sent {
-            turn.update(|t| t.fail(format!("cannot send: {error}")));
-        }
-    };
-
-    view! {
-        <section class="chat-view">
-            <form
-                class="prompt"
-                on:submit=move |ev| {
-                    ev.prevent_default();
-                    send();
-                }
-            >
-                <label for="prompt">"Prompt"</label>
-                <textarea
-                    id="prompt"
-                    data-testid="prompt"
-                    rows="3"
-                    prop:value=move || prompt.get()
-                    on:input=move |ev| prompt.set(event_target_value(&ev))
-                    on:keydown=move |ev| {
-                        if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
-                            ev.prevent_default();
-                            send();
-                        }
-                    }
-                ></textarea>
-                <button
-                    type="submit"
-                    data-testid="send"
-                    disabled=move || turn.with(|t| t.status == RunStatus::Running)
-                >
-                    "Send"
-                </button>
-                <span class="hint">"Ctrl+Enter sends"</span>
-            </form>
-            <AnswerView turn=turn />
-        </section>
-    }
 }

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::ContinuationMode;
+use crate::agent::{ContinuationMode, DEFAULT_REPETITIONS, REPETITIONS};
 
 /// The task the agent view starts with.
 pub const DEFAULT_TASK: &str =
@@ -21,6 +21,14 @@ pub const DEFAULT_PROFILE: &str = "tether-sim";
 /// The scenarios the server ships (`server/scenarios/`); the field also takes any other name a
 /// server loads with `--scenario-dir`, and empty for the echo generator.
 pub const KNOWN_SCENARIOS: [&str; 1] = [DEFAULT_SCENARIO];
+/// The profile of the overview's one-click comparison: the model takes no time, so the legs
+/// differ by what the transports make the API (and the page) do, not by the model's time.
+pub const INTRO_COMPARE_PROFILE: &str = "instant";
+/// Why that profile, in the overview's words.
+pub const INTRO_COMPARE_WHY: &str = "the model takes no time, so what differs between the legs \
+    is the work each transport makes the API do per turn — rendering, validating and classifying \
+    the whole conversation again over HTTP, only the new items over WebSocket — and the requests \
+    themselves.";
 /// Turn limits the form accepts.
 pub const MAX_TURNS: std::ops::RangeInclusive<usize> = 1..=100;
 
@@ -70,7 +78,7 @@ impl TransportChoice {
 
     pub fn label(self) -> &'static str {
         match self {
-            TransportChoice::Compare => "Compare: WebSocket, then HTTP stateless",
+            TransportChoice::Compare => "Compare: WebSocket and HTTP stateless, alternated",
             other => other.mode().map_or("", ContinuationMode::label),
         }
     }
@@ -104,6 +112,8 @@ pub struct Settings {
     pub task: String,
     /// Start a single run from the files the last run left, not a fresh sample project.
     pub keep_files: bool,
+    /// How many times a comparison runs each leg (alternating which goes first).
+    pub repetitions: usize,
 }
 
 impl Default for Settings {
@@ -117,6 +127,7 @@ impl Default for Settings {
             max_turns: 20,
             task: DEFAULT_TASK.to_string(),
             keep_files: false,
+            repetitions: DEFAULT_REPETITIONS,
         }
     }
 }
@@ -168,6 +179,9 @@ impl Settings {
         settings.max_turns = settings
             .max_turns
             .clamp(*MAX_TURNS.start(), *MAX_TURNS.end());
+        settings.repetitions = settings
+            .repetitions
+            .clamp(*REPETITIONS.start(), *REPETITIONS.end());
         Ok(settings)
     }
 
@@ -206,7 +220,33 @@ impl Settings {
                 )),
             }
         }
+        if let Some(repetitions) = &params.repetitions {
+            match repetitions.parse::<usize>() {
+                Ok(n) if REPETITIONS.contains(&n) => self.repetitions = n,
+                _ => problems.push(format!(
+                    "repetitions {repetitions:?} in the URL is not a number from {} to {}; kept {}",
+                    REPETITIONS.start(),
+                    REPETITIONS.end(),
+                    self.repetitions
+                )),
+            }
+        }
         problems
+    }
+
+    /// [`Settings::apply`], and the profile the URL asked for, to check once the server's model
+    /// list is known ([`UrlProfile::check`]): a profile no server lists would silently run as
+    /// the default one.
+    pub fn apply_url(&mut self, params: &UrlParams) -> (Vec<String>, Option<UrlProfile>) {
+        let kept = self.profile.clone();
+        let problems = self.apply(params);
+        let asked = params
+            .profile
+            .as_ref()
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty() && *p == self.profile)
+            .map(|asked| UrlProfile { asked, kept });
+        (problems, asked)
     }
 
     /// The query string of a link that reproduces these settings and starts the run: never the
@@ -219,6 +259,11 @@ impl Settings {
         ];
         if self.max_turns != Settings::default().max_turns {
             pairs.push(("max_turns", self.max_turns.to_string()));
+        }
+        if self.transport == TransportChoice::Compare
+            && self.repetitions != Settings::default().repetitions
+        {
+            pairs.push(("repetitions", self.repetitions.to_string()));
         }
         if self.task != DEFAULT_TASK {
             pairs.push(("task", self.task.clone()));
@@ -248,6 +293,40 @@ impl Settings {
         let url = if raw.is_empty() { page_origin } else { raw };
         server_base(url)
     }
+}
+
+/// The profile a page's URL asked for, and the one the settings had before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlProfile {
+    pub asked: String,
+    pub kept: String,
+}
+
+impl UrlProfile {
+    /// Once the server's models are known: if it does not offer the profile the URL asked for
+    /// (and the settings still hold it), the settings go back to the profile they had, and the
+    /// notice says so, as for any other bad URL value.
+    pub fn check(&self, settings: &mut Settings, offered: &[String]) -> Option<String> {
+        if settings.profile != self.asked || offered.contains(&self.asked) {
+            return None;
+        }
+        settings.profile = self.kept.clone();
+        Some(format!(
+            "unknown profile {:?} in the URL (this server offers {}); kept {}",
+            self.asked,
+            offered.join(", "),
+            self.kept
+        ))
+    }
+}
+
+/// Where the profile choices stand.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelChoices {
+    Loading,
+    Loaded(Vec<String>),
+    /// The list could not be loaded: the profile is typed in, the reason shown.
+    Failed(String),
 }
 
 /// `http(s)://host[:port]` from what a user may type: a trailing `/`, `/v1` or `/v1/responses`
@@ -303,6 +382,7 @@ pub struct UrlParams {
     pub profile: Option<String>,
     pub task: Option<String>,
     pub max_turns: Option<String>,
+    pub repetitions: Option<String>,
     /// `autorun=1`: start the agent run on load.
     pub autorun: bool,
     /// `embed=1`: the compact layout for an iframe.
@@ -325,6 +405,7 @@ impl UrlParams {
                 "profile" => params.profile = Some(value),
                 "task" => params.task = Some(value),
                 "max_turns" => params.max_turns = Some(value),
+                "repetitions" => params.repetitions = Some(value),
                 "autorun" => params.autorun = flag(&value),
                 "embed" => params.embed = flag(&value),
                 _ => {}
@@ -399,7 +480,7 @@ mod tests {
     fn url_parameters_parse_and_decode() {
         let params = UrlParams::parse(
             "?scenario=fix-sample-project&transport=compare&profile=spark&autorun=1&embed=1\
-             &task=Fix+it%3A%20now&max_turns=7&other=x",
+             &task=Fix+it%3A%20now&max_turns=7&repetitions=5&other=x",
         );
         assert_eq!(
             params,
@@ -409,6 +490,7 @@ mod tests {
                 profile: Some("spark".into()),
                 task: Some("Fix it: now".into()),
                 max_turns: Some("7".into()),
+                repetitions: Some("5".into()),
                 autorun: true,
                 embed: true,
             }
@@ -436,11 +518,48 @@ mod tests {
         assert_eq!(settings.scenario, "");
         assert_eq!(settings.api_key, "sk-stored", "the URL never sets the key");
 
-        let problems = settings.apply(&UrlParams::parse("transport=carrier-pigeon&max_turns=0"));
-        assert_eq!(problems.len(), 2, "{problems:?}");
+        let problems = settings.apply(&UrlParams::parse(
+            "transport=carrier-pigeon&max_turns=0&repetitions=12",
+        ));
+        assert_eq!(problems.len(), 3, "{problems:?}");
         assert!(problems[0].contains("carrier-pigeon"));
+        assert!(problems[2].contains("repetitions \"12\""), "{problems:?}");
         assert_eq!(settings.transport, TransportChoice::HttpStateless);
         assert_eq!(settings.max_turns, 20);
+        assert_eq!(settings.repetitions, DEFAULT_REPETITIONS);
+    }
+
+    #[test]
+    fn a_profile_the_server_does_not_offer_is_reported_like_any_bad_url_value() {
+        let offered: Vec<String> = ["tether-sim", "flagship", "instant"]
+            .map(String::from)
+            .into();
+        let mut settings = Settings {
+            profile: "flagship".into(),
+            ..Settings::default()
+        };
+        let (problems, asked) = settings.apply_url(&UrlParams::parse("profile=turbo"));
+        assert!(problems.is_empty());
+        assert_eq!(settings.profile, "turbo", "until the model list is known");
+        let asked = asked.expect("a profile to check");
+        let notice = asked.check(&mut settings, &offered).unwrap();
+        assert_eq!(
+            notice,
+            "unknown profile \"turbo\" in the URL (this server offers tether-sim, flagship, \
+             instant); kept flagship"
+        );
+        assert_eq!(settings.profile, "flagship");
+
+        // A profile the server offers is kept; one the user changed since is not touched.
+        let mut settings = Settings::default();
+        let (_, asked) = settings.apply_url(&UrlParams::parse("profile=instant"));
+        assert_eq!(asked.unwrap().check(&mut settings, &offered), None);
+        assert_eq!(settings.profile, "instant");
+        let (_, asked) = settings.apply_url(&UrlParams::parse("profile=turbo"));
+        settings.profile = "flagship".into();
+        assert_eq!(asked.unwrap().check(&mut settings, &offered), None);
+        let (_, none) = Settings::default().apply_url(&UrlParams::parse("transport=ws"));
+        assert_eq!(none, None);
     }
 
     #[test]
@@ -454,6 +573,7 @@ mod tests {
             max_turns: 9,
             task: "do it".into(),
             keep_files: true,
+            repetitions: 5,
         };
         let json = settings.to_json();
         assert!(json.contains("\"version\":1"), "{json}");
@@ -491,12 +611,14 @@ mod tests {
             profile: "spark".into(),
             transport: TransportChoice::Compare,
             task: "a b&c".into(),
+            repetitions: 5,
             ..Settings::default()
         };
         let query = settings.share_query();
         assert_eq!(
             query,
-            "transport=compare&profile=spark&scenario=fix-sample-project&task=a%20b%26c&autorun=1"
+            "transport=compare&profile=spark&scenario=fix-sample-project&repetitions=5\
+             &task=a%20b%26c&autorun=1"
         );
         assert!(!query.contains("secret") && !query.contains("elsewhere"));
         let mut restored = Settings {
@@ -523,7 +645,8 @@ mod tests {
         };
         assert_eq!(
             settings.summary(),
-            "Compare: WebSocket, then HTTP stateless · spark · scenario fix-sample-project"
+            "Compare: WebSocket and HTTP stateless, alternated · spark · scenario \
+             fix-sample-project"
         );
         settings.scenario.clear();
         settings.transport = TransportChoice::Ws;

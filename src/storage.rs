@@ -1,11 +1,16 @@
 //! The page's memory between visits, in `localStorage`: the settings, the sandbox's files and
 //! the last run, each under its own key as versioned JSON. Reading never fails the page: a value
 //! that cannot be used is reported and the defaults are used instead.
+//!
+//! The settings are read when the page loads. The files and the last run are only read when the
+//! agent view first opens ([`Kept::read`]): only it uses them, and decoding them takes code —
+//! the sandbox's file system, every part of a run's record — that then stays in the agent
+//! view's module instead of weighing on the page's first load.
 
 use tether_sandbox::Vfs;
 
 use crate::agent::LastRun;
-use crate::settings::{Settings, UrlParams};
+use crate::settings::{Settings, UrlParams, UrlProfile};
 
 pub const SETTINGS_KEY: &str = "tether.settings";
 pub const FILES_KEY: &str = "tether.files";
@@ -17,9 +22,62 @@ pub const LAST_RUN_KEY: &str = "tether.last-run";
 pub struct Restored {
     pub settings: Settings,
     pub params: UrlParams,
+    /// The last run and the files, as stored: read when the agent view opens.
+    pub kept: Kept,
+    pub notices: Vec<String>,
+    /// The profile the URL asked for, to check once the server's model list is known.
+    pub url_profile: Option<UrlProfile>,
+}
+
+/// The last run and the files as `localStorage` holds them, not read yet.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kept {
+    pub last_run: Option<String>,
+    pub files: Option<String>,
+}
+
+/// The last run and the files, read; what was not usable is dropped and said.
+#[derive(Debug, Clone, Default)]
+pub struct KeptRuns {
     pub last_run: Option<LastRun>,
     pub files: Option<Vfs>,
     pub notices: Vec<String>,
+}
+
+impl Kept {
+    /// Reads what was kept.
+    pub fn read(&self) -> KeptRuns {
+        let mut notices = Vec::new();
+        let last_run = self
+            .last_run
+            .as_deref()
+            .and_then(|json| match LastRun::from_json(json) {
+                Ok(run) => Some(run),
+                Err(why) => {
+                    notices.push(format!(
+                        "The stored last run was not usable ({why}); dropped."
+                    ));
+                    None
+                }
+            });
+        let files = self
+            .files
+            .as_deref()
+            .and_then(|json| match Vfs::from_json(json) {
+                Ok(vfs) => Some(vfs),
+                Err(why) => {
+                    notices.push(format!(
+                        "The stored files were not usable ({why}); using the sample project."
+                    ));
+                    None
+                }
+            });
+        KeptRuns {
+            last_run,
+            files,
+            notices,
+        }
+    }
 }
 
 impl Restored {
@@ -40,32 +98,18 @@ impl Restored {
                 )),
             }
         }
-        let last_run = last_run.and_then(|json| match LastRun::from_json(json) {
-            Ok(run) => Some(run),
-            Err(why) => {
-                notices.push(format!(
-                    "The stored last run was not usable ({why}); dropped."
-                ));
-                None
-            }
-        });
-        let files = files.and_then(|json| match Vfs::from_json(json) {
-            Ok(vfs) => Some(vfs),
-            Err(why) => {
-                notices.push(format!(
-                    "The stored files were not usable ({why}); using the sample project."
-                ));
-                None
-            }
-        });
         let params = UrlParams::parse(search);
-        notices.extend(stored_settings.apply(&params));
+        let (problems, url_profile) = stored_settings.apply_url(&params);
+        notices.extend(problems);
         Restored {
             settings: stored_settings,
             params,
-            last_run,
-            files,
+            kept: Kept {
+                last_run: last_run.map(str::to_string),
+                files: files.map(str::to_string),
+            },
             notices,
+            url_profile,
         }
     }
 
@@ -127,8 +171,9 @@ mod tests {
     fn nothing_stored_gives_the_defaults() {
         let restored = Restored::from_parts(None, None, None, "");
         assert_eq!(restored.settings, Settings::default());
-        assert!(restored.last_run.is_none() && restored.files.is_none());
-        assert!(restored.notices.is_empty());
+        let kept = restored.kept.read();
+        assert!(kept.last_run.is_none() && kept.files.is_none());
+        assert!(restored.notices.is_empty() && kept.notices.is_empty());
     }
 
     #[test]
@@ -149,11 +194,19 @@ mod tests {
             "?profile=spark&embed=1",
         );
         assert_eq!(restored.settings.profile, "spark");
+        assert_eq!(
+            restored
+                .url_profile
+                .as_ref()
+                .map(|p| (p.asked.as_str(), p.kept.as_str())),
+            Some(("spark", "flagship"))
+        );
         assert_eq!(restored.settings.transport, TransportChoice::HttpChained);
         assert!(restored.params.embed);
-        assert_eq!(restored.last_run, Some(run));
-        assert_eq!(restored.files.unwrap().to_json(), files);
-        assert!(restored.notices.is_empty());
+        let kept = restored.kept.read();
+        assert_eq!(kept.last_run, Some(run));
+        assert_eq!(kept.files.unwrap().to_json(), files);
+        assert!(restored.notices.is_empty() && kept.notices.is_empty());
     }
 
     #[test]
@@ -165,11 +218,14 @@ mod tests {
             "transport=nope",
         );
         assert_eq!(restored.settings, Settings::default());
-        assert!(restored.last_run.is_none() && restored.files.is_none());
-        assert_eq!(restored.notices.len(), 4, "{:?}", restored.notices);
+        assert_eq!(restored.notices.len(), 2, "{:?}", restored.notices);
         assert!(restored.notices[0].contains("stored settings"));
-        assert!(restored.notices[1].contains("last run"));
-        assert!(restored.notices[2].contains("files"));
-        assert!(restored.notices[3].contains("nope"));
+        assert!(restored.notices[1].contains("nope"));
+        // The runs are read when the agent view opens.
+        let kept = restored.kept.read();
+        assert!(kept.last_run.is_none() && kept.files.is_none());
+        assert_eq!(kept.notices.len(), 2, "{:?}", kept.notices);
+        assert!(kept.notices[0].contains("last run"));
+        assert!(kept.notices[1].contains("files"));
     }
 }

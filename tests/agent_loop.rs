@@ -394,6 +394,26 @@ fn stop_mid_stream_ends_the_turn_without_waiting_for_completion() {
     assert_eq!(turn.deltas, 2);
     assert_eq!(turn.completed_at, None);
     assert!(run.tool_calls().all(|c| c.output.is_none()), "nothing ran");
+    // The call cut off mid-arguments is stopped, not running, and not counted.
+    let call = run.tool_calls().next().expect("the call had begun");
+    assert!(call.stopped);
+    assert_eq!(call.state(), "stopped");
+    assert_eq!(run.tool_call_count(), 0);
+}
+
+#[test]
+fn the_pages_own_work_on_each_turn_is_measured() {
+    let scripts = fixing_turns();
+    let events: Vec<usize> = scripts.iter().map(Vec::len).collect();
+    let Outcome { run, .. } = run_with(ContinuationMode::WebSocket, scripts, 10, |_, _| {});
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    for (turn, events) in run.turns.iter().zip(events) {
+        assert_eq!(turn.events, events as u64, "turn {}", turn.number);
+        // The test clock ticks 1 ms per reading: one for encoding the request, and one per
+        // event from the poll that had it to the state that holds it.
+        assert_eq!(turn.client_ms, events as f64 + 1.0, "turn {}", turn.number);
+    }
+    assert!(run.tool_call_count() == 3 && run.tool_calls().all(|c| !c.stopped));
 }
 
 /// The second turn's connection drops after two events; the resend gets the rest.
@@ -496,9 +516,10 @@ impl Transport for SilentServer {
     fn send<'a>(
         &'a mut self,
         _request: &'a ResponseCreate,
-    ) -> futures::future::LocalBoxFuture<'a, Result<String, TransportError>> {
+        _text: &'a str,
+    ) -> futures::future::LocalBoxFuture<'a, Result<(), TransportError>> {
         self.requests += 1;
-        Box::pin(async { Ok(String::from("{}")) })
+        Box::pin(async { Ok(()) })
     }
 
     fn next_event(
@@ -585,7 +606,7 @@ fn frame_kinds(run: &AgentRun) -> Vec<(Direction, usize, String)> {
     run.frames.with(|frames| {
         frames
             .iter()
-            .map(|f| (f.direction, f.turn, f.kind.clone()))
+            .map(|f| (f.direction, f.turn, f.kind.to_string()))
             .collect()
     })
 }
@@ -660,7 +681,7 @@ fn over_http_the_request_body_and_each_sse_event_are_logged() {
     let first_turn: Vec<String> = frames
         .iter()
         .filter(|f| f.turn == 1)
-        .map(|f| f.kind.clone())
+        .map(|f| f.kind.to_string())
         .collect();
     assert_eq!(first_turn.first().unwrap(), "response.create");
     assert_eq!(first_turn[1], "response.created");

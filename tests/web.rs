@@ -10,7 +10,7 @@ use tether_playground::agent::{
     AgentConfig, AgentRun, ContinuationMode, RunStatus, StopSignal, Turn, run_agent,
 };
 use tether_playground::components::{
-    AgentView, AnswerView, Conversation, FilesView, Inspector, Timeline,
+    AgentView, AnswerView, CompareView, Conversation, FilesView, Inspector, RunView, Timeline,
 };
 use tether_playground::transport::TransportKind;
 use tether_playground::transport::replay::ReplayTransport;
@@ -72,6 +72,8 @@ async fn deltas_render_as_they_arrive_and_stats_appear_on_completion() {
     assert_eq!(text_of(&root, "answer"), "Streaming");
     assert_eq!(text_of(&root, "ttft"), "14 ms");
     assert_eq!(text_of(&root, "total"), "–", "no total before completion");
+    // A screen reader hears that it streams, not each fragment.
+    assert_eq!(text_of(&root, "announce"), "Streaming the answer.");
 
     for (i, frame) in frames.iter().enumerate().skip(6) {
         turn.update(|t| t.on_incoming(decode_incoming(frame), 10.0 + i as f64));
@@ -84,6 +86,7 @@ async fn deltas_render_as_they_arrive_and_stats_appear_on_completion() {
     assert_eq!(text_of(&root, "tokens-per-second"), "1000 tokens/s");
     assert_eq!(text_of(&root, "tokens"), "2 / 4");
     assert_eq!(turn.get_untracked().status, RunStatus::Done);
+    assert_eq!(text_of(&root, "announce"), "Answer: Streaming works.");
 }
 
 #[wasm_bindgen_test]
@@ -124,7 +127,7 @@ async fn an_agent_run_in_the_browser_renders_its_conversation_and_timeline() {
     let document = document();
     let wrapper = document.create_element("section").unwrap();
     document.body().unwrap().append_child(&wrapper).unwrap();
-    let run = RwSignal::new(AgentRun::default());
+    let run = RunView::new(AgentRun::default());
     let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
         view! {
             <Conversation run=run />
@@ -288,14 +291,14 @@ async fn replayed_run(scripts: Vec<tether_playground::transport::replay::Script>
     run
 }
 
-/// Mounts `view` over a signal holding `run`.
+/// Mounts `view` over a view of `run`.
 fn mount_run<V: IntoView + 'static>(
     run: AgentRun,
-    view: impl FnOnce(RwSignal<AgentRun>) -> V + 'static,
+    view: impl FnOnce(RunView) -> V + 'static,
 ) -> (web_sys::HtmlElement, impl Drop) {
     let wrapper = document().create_element("section").unwrap();
     document().body().unwrap().append_child(&wrapper).unwrap();
-    let signal = RwSignal::new(run);
+    let signal = RunView::new(run);
     let handle = mount_to(wrapper.clone().unchecked_into(), move || view(signal));
     (wrapper.unchecked_into(), handle)
 }
@@ -488,4 +491,94 @@ fn settings_survive_in_local_storage_until_cleared() {
     assert_eq!(restored.notices.len(), 1, "{:?}", restored.notices);
     storage::clear();
     assert_eq!(storage::load(storage::SETTINGS_KEY), None);
+}
+
+#[wasm_bindgen_test]
+async fn a_call_cut_off_by_stop_shows_stopped_and_is_not_counted() {
+    use tether_playground::agent::{CallKind, Entry, ToolCallEntry};
+    let call = |id: &str, output: Option<&str>, stopped: bool| {
+        Entry::ToolCall(ToolCallEntry {
+            call_id: id.into(),
+            name: "shell".into(),
+            kind: CallKind::Function,
+            arguments: "{}".into(),
+            output: output.map(String::from),
+            success: output.map(|_| true),
+            changes: Vec::new(),
+            tool_ms: output.map(|_| 1.0),
+            stopped,
+        })
+    };
+    let run = AgentRun {
+        status: RunStatus::Stopped,
+        entries: vec![
+            call("call_1", Some("ok"), false),
+            call("call_2", None, true),
+        ],
+        ..AgentRun::default()
+    };
+    assert_eq!(run.tool_call_count(), 1);
+    let (root, _handle) = mount_run(run, |run| view! { <Conversation run=run /> });
+    tick().await;
+    let states: Vec<String> = ["1", "2"]
+        .iter()
+        .map(|n| {
+            root.query_selector(&format!("li[data-testid=tool-call]:nth-of-type({n})"))
+                .unwrap()
+                .unwrap()
+                .get_attribute("data-state")
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(states, ["ok", "stopped"]);
+    // The conversation scrolls in its own box, which the keyboard can reach.
+    let scroller = root.query_selector(".conversation-box").unwrap().unwrap();
+    assert_eq!(scroller.get_attribute("tabindex").as_deref(), Some("0"));
+}
+
+#[wasm_bindgen_test]
+async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
+    use tether_playground::agent::{Comparison, ContinuationMode, LegSummary, TurnRecord};
+    let leg = |mode, repetition, ms: f64| {
+        let mut turn = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+        turn.completed_at = Some(ms);
+        let run = AgentRun {
+            status: RunStatus::Done,
+            turns: vec![turn],
+            ..AgentRun::default()
+        };
+        LegSummary::of(mode, repetition, &run)
+    };
+    let (ws, http) = (ContinuationMode::WebSocket, ContinuationMode::HttpStateless);
+    let mut done = Comparison::new(2);
+    done.update(leg(ws, 1, 100.0));
+    done.update(leg(http, 1, 90.0));
+    done.update(leg(http, 2, 88.0));
+    let comparison = RwSignal::new(done.clone());
+    let wrapper = document().create_element("section").unwrap();
+    document().body().unwrap().append_child(&wrapper).unwrap();
+    let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
+        view! { <CompareView comparison=comparison /> }
+    });
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+    tick().await;
+    // One leg to go: no speedup, and the unfinished repetition says so.
+    assert_eq!(text_of(&root, "speedup"), "measuring…");
+    assert_eq!(count(&root, "[data-testid=compare-repetition]"), 2);
+
+    done.update(leg(ws, 2, 101.0));
+    comparison.set(done);
+    tick().await;
+    let speedup = root
+        .query_selector("[data-testid=speedup]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(speedup.text_content().unwrap(), "0.89×");
+    assert!(
+        speedup.class_name().contains("verdict-slower"),
+        "a slowdown is not green: {}",
+        speedup.class_name()
+    );
+    assert!(text_of(&root, "speedup-text").starts_with("WebSocket mode was slower"));
+    assert!(text_of(&root, "compare-end-to-end").contains("100 ms"));
 }

@@ -1,79 +1,364 @@
-//! Compare mode: the same task over WebSocket mode and then over HTTP, one after the other so
-//! they do not compete for the server, each from a fresh sandbox; the speedup is HTTP's
-//! end-to-end time over WebSocket's.
+//! Compare mode: the same task over WebSocket mode and over HTTP stateless (what Codex does over
+//! HTTP), each leg from a fresh sample project, repeated and alternated so that neither leg pays
+//! for what the other does not:
+//!
+//! - each leg is warmed before its clock starts — its connection open, the sandbox's first
+//!   `node` Web Worker started ([`super::session`]);
+//! - the legs run one after the other, never at once, `repetitions` times (3 by default):
+//!   WebSocket first in odd repetitions, HTTP first in even ones, so the page's own warm-up (the
+//!   first run of a fresh page is slower) does not always fall on the same leg;
+//! - each leg is reported as the **median** of its repetitions with their **range**, and the
+//!   speedup is HTTP's median end-to-end time over WebSocket's; whether it says faster, slower or
+//!   no clear difference depends on every repetition's own ratio, not just the median.
+//!
+//! What a leg's time is made of is its [`Breakdown`]; [`LegSummary`] keeps it, with the totals,
+//! for every leg that ran.
 
+use crate::agent::breakdown::{Breakdown, Part, part_spread};
+use crate::agent::duration::{Precision, format_duration};
+use crate::agent::stats::Spread;
 use crate::agent::{AgentRun, ContinuationMode, RunStatus, RunTotals};
 
 /// The HTTP mode compare runs against by default: stateless, as Codex speaks HTTP.
 pub const COMPARE_HTTP_MODE: ContinuationMode = ContinuationMode::HttpStateless;
 
-/// Both legs of a comparison; a leg not started yet is idle.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Repetitions a comparison runs unless the settings say otherwise.
+pub const DEFAULT_REPETITIONS: usize = 3;
+
+/// Repetitions a comparison may run.
+pub const REPETITIONS: std::ops::RangeInclusive<usize> = 1..=9;
+
+/// One leg of one repetition, as it stood when it last started or ended: enough to show and
+/// compare it without the run itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegSummary {
+    pub mode: ContinuationMode,
+    /// 1-based.
+    pub repetition: usize,
+    pub status: RunStatus,
+    pub error: Option<String>,
+    pub turns: usize,
+    pub end_to_end_ms: Option<f64>,
+    pub breakdown: Option<Breakdown>,
+    pub input_tokens: u64,
+    /// The engine's prompt-cache hits.
+    pub cached_tokens: u64,
+    /// What the connection cache supplied (`None`: not reported).
+    pub reused_by_connection: Option<u64>,
+    pub output_tokens: u64,
+    /// Output tokens per second while decoding.
+    pub decoding_rate: Option<f64>,
+}
+
+impl LegSummary {
+    pub fn of(mode: ContinuationMode, repetition: usize, run: &AgentRun) -> LegSummary {
+        let totals = RunTotals::of(run);
+        LegSummary {
+            mode,
+            repetition,
+            status: run.status,
+            error: run.error.clone(),
+            turns: totals.turns,
+            end_to_end_ms: totals.end_to_end_ms,
+            breakdown: Breakdown::of(run),
+            input_tokens: totals.input_tokens,
+            cached_tokens: totals.cached_tokens,
+            reused_by_connection: totals.reused_by_connection,
+            output_tokens: totals.output_tokens,
+            decoding_rate: totals.decoding_rate(),
+        }
+    }
+}
+
+/// What a finished comparison says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every repetition had WebSocket mode at least 1 % faster.
+    Faster,
+    /// Every repetition had it at least 1 % slower.
+    Slower,
+    /// The repetitions disagree, or the legs are within 1 % of each other.
+    Even,
+}
+
+impl Verdict {
+    /// A stable name for CSS classes and tests.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::Even => "even",
+        }
+    }
+}
+
+/// HTTP's median end-to-end time over WebSocket's, and the range of the repetitions' own ratios.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Speedup {
+    pub median: f64,
+    /// The repetitions' ratios (HTTP ÷ WebSocket of the same repetition).
+    pub per_repetition: Spread,
+    pub verdict: Verdict,
+}
+
+impl Speedup {
+    /// The result in words: `WebSocket mode was 1.12× faster (median of 3 repetitions; each
+    /// between 1.08× and 1.15×)`.
+    pub fn describe(&self) -> String {
+        let n = self.per_repetition.n;
+        let range = if n > 1 {
+            format!(
+                "median of {n} repetitions; each between {} and {}",
+                format_speedup(self.per_repetition.min),
+                format_speedup(self.per_repetition.max)
+            )
+        } else {
+            "one repetition".to_string()
+        };
+        let speedup = format_speedup(self.median);
+        match self.verdict {
+            Verdict::Faster => format!("WebSocket mode was {speedup} faster ({range})"),
+            Verdict::Slower => format!(
+                "WebSocket mode was slower: {speedup}, HTTP took {:.0} % less time ({range})",
+                (1.0 - self.median) * 100.0
+            ),
+            Verdict::Even => format!("No clear difference: {speedup} ({range})"),
+        }
+    }
+}
+
+/// A comparison: the legs planned and every leg that has run so far.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
-    pub ws: AgentRun,
-    pub http: AgentRun,
+    /// Repetitions planned; each runs both legs.
+    pub repetitions: usize,
+    /// Every leg that started, in the order they ran.
+    pub legs: Vec<LegSummary>,
+}
+
+impl Default for Comparison {
+    fn default() -> Self {
+        Comparison::new(DEFAULT_REPETITIONS)
+    }
 }
 
 impl Comparison {
-    /// The modes of the two legs, in the order they run.
-    pub const LEGS: [ContinuationMode; 2] = [ContinuationMode::WebSocket, COMPARE_HTTP_MODE];
+    /// The two legs' modes, in the order the first repetition runs them.
+    pub const MODES: [ContinuationMode; 2] = [ContinuationMode::WebSocket, COMPARE_HTTP_MODE];
 
-    /// The leg of `mode`.
-    pub fn leg(&self, mode: ContinuationMode) -> &AgentRun {
-        if mode == ContinuationMode::WebSocket {
-            &self.ws
-        } else {
-            &self.http
+    /// A comparison of `repetitions` repetitions that has not started.
+    pub fn new(repetitions: usize) -> Self {
+        Comparison {
+            repetitions: repetitions.clamp(*REPETITIONS.start(), *REPETITIONS.end()),
+            legs: Vec::new(),
         }
     }
 
-    /// The leg of `mode`, to change.
-    pub fn leg_mut(&mut self, mode: ContinuationMode) -> &mut AgentRun {
-        if mode == ContinuationMode::WebSocket {
-            &mut self.ws
+    /// The order of repetition `repetition` (1-based): WebSocket first in odd ones, HTTP first
+    /// in even ones.
+    pub fn order(repetition: usize) -> [ContinuationMode; 2] {
+        let [ws, http] = Self::MODES;
+        if repetition % 2 == 1 {
+            [ws, http]
         } else {
-            &mut self.http
+            [http, ws]
         }
+    }
+
+    /// Every leg in the order it runs: (repetition, mode).
+    pub fn plan(&self) -> Vec<(usize, ContinuationMode)> {
+        (1..=self.repetitions)
+            .flat_map(|repetition| Self::order(repetition).map(|mode| (repetition, mode)))
+            .collect()
+    }
+
+    /// Records `leg`, replacing what was recorded of the same repetition and mode.
+    pub fn update(&mut self, leg: LegSummary) {
+        match self
+            .legs
+            .iter_mut()
+            .find(|l| l.mode == leg.mode && l.repetition == leg.repetition)
+        {
+            Some(known) => *known = leg,
+            None => self.legs.push(leg),
+        }
+    }
+
+    /// The leg of `mode` in `repetition`, if it started.
+    pub fn leg(&self, repetition: usize, mode: ContinuationMode) -> Option<&LegSummary> {
+        self.legs
+            .iter()
+            .find(|l| l.mode == mode && l.repetition == repetition)
+    }
+
+    /// The most recent leg of `mode`.
+    pub fn latest(&self, mode: ContinuationMode) -> Option<&LegSummary> {
+        self.legs.iter().rev().find(|l| l.mode == mode)
     }
 
     /// The state of the whole comparison: failed (or stopped) as soon as a leg is, done when
-    /// both are, running in between.
+    /// every planned leg is, running in between.
     pub fn status(&self) -> RunStatus {
-        let legs = [self.ws.status, self.http.status];
-        if legs.contains(&RunStatus::Failed) {
+        let statuses: Vec<RunStatus> = self.legs.iter().map(|l| l.status).collect();
+        if statuses.contains(&RunStatus::Failed) {
             RunStatus::Failed
-        } else if legs.contains(&RunStatus::Stopped) {
+        } else if statuses.contains(&RunStatus::Stopped) {
             RunStatus::Stopped
-        } else if legs == [RunStatus::Done, RunStatus::Done] {
-            RunStatus::Done
-        } else if legs == [RunStatus::Idle, RunStatus::Idle] {
+        } else if statuses.is_empty() || statuses.iter().all(|s| *s == RunStatus::Idle) {
             RunStatus::Idle
+        } else if statuses.len() == self.plan().len()
+            && statuses.iter().all(|s| *s == RunStatus::Done)
+        {
+            RunStatus::Done
         } else {
             RunStatus::Running
         }
     }
 
-    /// The first error of either leg, naming the leg.
+    /// The first error of any leg, naming the leg.
     pub fn error(&self) -> Option<String> {
-        let named = |name: &str, run: &AgentRun| {
-            run.error
-                .as_ref()
-                .map(|error| format!("{name} run: {error}"))
-        };
-        named("WebSocket", &self.ws).or_else(|| named("HTTP", &self.http))
+        self.legs.iter().find_map(|leg| {
+            leg.error.as_ref().map(|error| {
+                let repetition = if self.repetitions > 1 {
+                    format!(" (repetition {})", leg.repetition)
+                } else {
+                    String::new()
+                };
+                format!("{} run{repetition}: {error}", leg_name(leg.mode))
+            })
+        })
     }
 
-    /// HTTP end-to-end time ÷ WebSocket end-to-end time, once both legs are done.
-    pub fn speedup(&self) -> Option<f64> {
+    /// The legs of `mode` that finished.
+    pub fn done(&self, mode: ContinuationMode) -> impl Iterator<Item = &LegSummary> {
+        self.legs
+            .iter()
+            .filter(move |l| l.mode == mode && l.status == RunStatus::Done)
+    }
+
+    /// The end-to-end times of the finished legs of `mode`.
+    pub fn end_to_end(&self, mode: ContinuationMode) -> Option<Spread> {
+        Spread::of(self.done(mode).filter_map(|l| l.end_to_end_ms))
+    }
+
+    /// The median and range of a part of the finished legs of `mode`.
+    pub fn part(&self, mode: ContinuationMode, part: Part) -> Option<Spread> {
+        let breakdowns: Option<Vec<Breakdown>> = self.done(mode).map(|l| l.breakdown).collect();
+        part_spread(&breakdowns?, part)
+    }
+
+    /// The spread of any number the finished legs of `mode` have.
+    pub fn spread_of(
+        &self,
+        mode: ContinuationMode,
+        value: impl Fn(&LegSummary) -> Option<f64>,
+    ) -> Option<Spread> {
+        let values: Option<Vec<f64>> = self.done(mode).map(value).collect();
+        Spread::of(values?)
+    }
+
+    /// HTTP's median end-to-end time over WebSocket's, once every leg is done.
+    pub fn speedup(&self) -> Option<Speedup> {
         if self.status() != RunStatus::Done {
             return None;
         }
-        let ws = RunTotals::of(&self.ws)
-            .end_to_end_ms
-            .filter(|ms| *ms > 0.0)?;
-        let http = RunTotals::of(&self.http).end_to_end_ms?;
-        Some(http / ws)
+        let [ws, http] = Self::MODES;
+        let ws_median = self.end_to_end(ws)?.median;
+        let http_median = self.end_to_end(http)?.median;
+        if ws_median <= 0.0 {
+            return None;
+        }
+        let ratios = (1..=self.repetitions).filter_map(|repetition| {
+            let ws = self
+                .leg(repetition, ws)?
+                .end_to_end_ms
+                .filter(|ms| *ms > 0.0)?;
+            Some(self.leg(repetition, http)?.end_to_end_ms? / ws)
+        });
+        let per_repetition = Spread::of(ratios)?;
+        let verdict = if per_repetition.min >= 1.01 {
+            Verdict::Faster
+        } else if per_repetition.max <= 0.99 {
+            Verdict::Slower
+        } else {
+            Verdict::Even
+        };
+        Some(Speedup {
+            median: http_median / ws_median,
+            per_repetition,
+            verdict,
+        })
     }
+
+    /// How much more (or less) time HTTP's legs took than WebSocket's, part by part: the
+    /// difference of the medians. `None` until both legs have finished runs that the server
+    /// split into API and engine time.
+    pub fn difference(&self) -> Option<Vec<(Part, f64)>> {
+        let [ws, http] = Self::MODES;
+        Part::ALL
+            .iter()
+            .map(|part| {
+                let ws = self.part(ws, *part)?.median;
+                let http = self.part(http, *part)?.median;
+                Some((*part, http - ws))
+            })
+            .collect()
+    }
+
+    /// What the difference between the legs is made of, in a sentence, its largest parts first:
+    /// `HTTP stateless took 12.3 ms more per run: API overhead +8.1 ms, network and frame
+    /// delivery +3.0 ms, …`.
+    pub fn explain(&self) -> Option<String> {
+        let [ws, http] = Self::MODES;
+        let total = self.end_to_end(http)?.median - self.end_to_end(ws)?.median;
+        let mut parts = self.difference()?;
+        crate::agent::stats::sort_small(&mut parts, |a, b| a.1.abs() > b.1.abs());
+        let parts: Vec<String> = parts
+            .iter()
+            .map(|(part, ms)| format!("{} {}", part.noun(), signed_ms(*ms)))
+            .collect();
+        let (how, by) = if total >= 0.0 {
+            ("more", total)
+        } else {
+            ("less", -total)
+        };
+        Some(format!(
+            "{} took {} {how} per run than {} (medians): {}.",
+            leg_name(http),
+            format_duration(by, Precision::BySize),
+            leg_name(ws),
+            parts.join(", ")
+        ))
+    }
+
+    /// The comparison as a page reloaded after it kept it: a leg cut off while it ran is
+    /// stopped, and the repetitions stay as planned.
+    pub fn restored(mut self) -> Self {
+        for leg in &mut self.legs {
+            if leg.status == RunStatus::Running {
+                leg.status = RunStatus::Stopped;
+            }
+        }
+        self.repetitions = self
+            .repetitions
+            .clamp(*REPETITIONS.start(), *REPETITIONS.end());
+        self
+    }
+}
+
+/// The leg's name in messages and headings.
+pub fn leg_name(mode: ContinuationMode) -> &'static str {
+    match mode {
+        ContinuationMode::WebSocket => "WebSocket",
+        ContinuationMode::HttpChained => "HTTP chained",
+        ContinuationMode::HttpStateless => "HTTP stateless",
+    }
+}
+
+/// `+8.1 ms`, `−0.40 ms`: a difference of times.
+pub fn signed_ms(ms: f64) -> String {
+    let sign = if ms < 0.0 { '−' } else { '+' };
+    format!("{sign}{}", format_duration(ms.abs(), Precision::BySize))
 }
 
 /// How the page shows a speedup: `1.42×`.
@@ -87,6 +372,9 @@ mod tests {
     use crate::agent::TurnRecord;
     use tether_protocol::ResponseCreate;
 
+    const WS: ContinuationMode = ContinuationMode::WebSocket;
+    const HTTP: ContinuationMode = COMPARE_HTTP_MODE;
+
     fn finished(status: RunStatus, end_to_end: f64) -> AgentRun {
         let mut turn = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
         turn.completed_at = Some(end_to_end);
@@ -97,34 +385,133 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_status_covers_both_legs() {
-        let mut c = Comparison::default();
-        assert_eq!(c.status(), RunStatus::Idle);
-        c.ws.status = RunStatus::Running;
-        assert_eq!(c.status(), RunStatus::Running);
-        c.ws.status = RunStatus::Done;
-        assert_eq!(c.status(), RunStatus::Running, "HTTP has not run yet");
-        c.http.status = RunStatus::Running;
-        assert_eq!(c.status(), RunStatus::Running);
-        assert_eq!(c.speedup(), None);
-        c.http.status = RunStatus::Failed;
-        c.http.error = Some("HTTP 500: boom".into());
-        assert_eq!(c.status(), RunStatus::Failed);
-        assert_eq!(c.error().as_deref(), Some("HTTP run: HTTP 500: boom"));
-        c.leg_mut(ContinuationMode::WebSocket).status = RunStatus::Stopped;
-        assert_eq!(c.status(), RunStatus::Failed, "a failure outranks a stop");
+    fn leg(mode: ContinuationMode, repetition: usize, ms: f64) -> LegSummary {
+        LegSummary::of(mode, repetition, &finished(RunStatus::Done, ms))
     }
 
     #[test]
-    fn the_speedup_is_http_over_websocket() {
-        let c = Comparison {
-            ws: finished(RunStatus::Done, 1000.0),
-            http: finished(RunStatus::Done, 1420.0),
-        };
+    fn repetitions_alternate_which_leg_goes_first() {
+        assert_eq!(Comparison::order(1), [WS, HTTP]);
+        assert_eq!(Comparison::order(2), [HTTP, WS]);
+        assert_eq!(
+            Comparison::new(3).plan(),
+            [(1, WS), (1, HTTP), (2, HTTP), (2, WS), (3, WS), (3, HTTP)]
+        );
+        assert_eq!(Comparison::new(0).repetitions, 1);
+        assert_eq!(Comparison::new(50).repetitions, 9);
+    }
+
+    #[test]
+    fn the_status_covers_every_planned_leg() {
+        let mut c = Comparison::new(2);
+        assert_eq!(c.status(), RunStatus::Idle);
+        let mut running = leg(WS, 1, 10.0);
+        running.status = RunStatus::Running;
+        c.update(running);
+        assert_eq!(c.status(), RunStatus::Running);
+        c.update(leg(WS, 1, 10.0));
+        assert_eq!(c.legs.len(), 1, "the same leg, updated");
+        c.update(leg(HTTP, 1, 12.0));
+        c.update(leg(HTTP, 2, 12.0));
+        assert_eq!(c.status(), RunStatus::Running, "one leg to go");
+        assert_eq!(c.speedup(), None, "no speedup before the end");
+        let mut failed = leg(WS, 2, 10.0);
+        failed.status = RunStatus::Failed;
+        failed.error = Some("HTTP 500: boom".into());
+        c.update(failed);
+        assert_eq!(c.status(), RunStatus::Failed);
+        assert_eq!(
+            c.error().as_deref(),
+            Some("WebSocket run (repetition 2): HTTP 500: boom")
+        );
+    }
+
+    #[test]
+    fn the_speedup_is_the_ratio_of_the_medians_and_says_what_it_means() {
+        let mut c = Comparison::new(3);
+        for (repetition, ws, http) in [(1, 100.0, 130.0), (2, 140.0, 150.0), (3, 110.0, 121.0)] {
+            c.update(leg(WS, repetition, ws));
+            c.update(leg(HTTP, repetition, http));
+        }
         assert_eq!(c.status(), RunStatus::Done);
+        let spread = c.end_to_end(WS).unwrap();
+        assert_eq!(
+            (spread.median, spread.min, spread.max),
+            (110.0, 100.0, 140.0)
+        );
         let speedup = c.speedup().unwrap();
-        assert!((speedup - 1.42).abs() < 1e-9);
-        assert_eq!(format_speedup(speedup), "1.42×");
+        assert!((speedup.median - 130.0 / 110.0).abs() < 1e-9);
+        assert_eq!(speedup.verdict, Verdict::Faster);
+        assert_eq!(
+            speedup.describe(),
+            "WebSocket mode was 1.18× faster (median of 3 repetitions; each between 1.07× and 1.30×)"
+        );
+
+        // One repetition the other way: no clear difference, whatever the median says.
+        c.update(leg(HTTP, 2, 120.0));
+        assert_eq!(c.speedup().unwrap().verdict, Verdict::Even);
+        assert!(
+            c.speedup()
+                .unwrap()
+                .describe()
+                .starts_with("No clear difference: ")
+        );
+
+        let mut slower = Comparison::new(1);
+        slower.update(leg(WS, 1, 100.0));
+        slower.update(leg(HTTP, 1, 80.0));
+        let speedup = slower.speedup().unwrap();
+        assert_eq!(speedup.verdict, Verdict::Slower);
+        assert_eq!(
+            speedup.describe(),
+            "WebSocket mode was slower: 0.80×, HTTP took 20 % less time (one repetition)"
+        );
+        assert_eq!(format_speedup(1.4249), "1.42×");
+    }
+
+    #[test]
+    fn the_difference_is_explained_part_by_part() {
+        use crate::agent::ServerTimings;
+        use serde_json::json;
+        // A leg of one turn: `api` ms of API work in a 10 ms engine call, `wait` ms of network.
+        let leg = |mode, repetition, api: u64, wait: f64| {
+            let mut turn = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+            turn.completed_at = Some(api as f64 + 10.0 + wait);
+            turn.server = ServerTimings::parse(&json!({"path": "http", "stages": {},
+                "api_us": api * 1000,
+                "engine": {"queue_us": 0, "prefill_us": 4000, "decode_us": 6000,
+                           "service_total_us": 10_000, "service_ttft_us": 0,
+                           "iapi_ttft_us": 0, "iapi_total_us": 10_000}}));
+            let run = AgentRun {
+                status: RunStatus::Done,
+                turns: vec![turn],
+                ..AgentRun::default()
+            };
+            LegSummary::of(mode, repetition, &run)
+        };
+        let mut c = Comparison::new(1);
+        assert_eq!(c.explain(), None);
+        c.update(leg(WS, 1, 1, 2.0));
+        c.update(leg(HTTP, 1, 9, 3.0));
+        let difference = c.difference().unwrap();
+        assert_eq!(difference[0], (Part::Api, 8.0));
+        assert_eq!(difference[4], (Part::Network, 1.0));
+        assert_eq!(
+            c.explain().unwrap(),
+            "HTTP stateless took 9.0 ms more per run than WebSocket (medians): API overhead \
+             +8.0 ms, network and frame delivery +1.0 ms, engine +0.00 ms, tools +0.00 ms, \
+             client-side handling +0.00 ms."
+        );
+        assert_eq!(signed_ms(-0.4), "−0.40 ms");
+    }
+
+    #[test]
+    fn a_restored_comparison_has_no_leg_running() {
+        let mut c = Comparison::new(3);
+        let mut running = leg(WS, 1, 10.0);
+        running.status = RunStatus::Running;
+        c.update(running);
+        let restored = c.restored();
+        assert_eq!(restored.status(), RunStatus::Stopped);
     }
 }

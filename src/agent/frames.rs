@@ -93,8 +93,9 @@ pub struct Frame {
     pub at_ms: f64,
     /// The turn it belongs to, 1-based.
     pub turn: usize,
-    /// `response.create` for a request, the event's `type` for an event.
-    pub kind: String,
+    /// `response.create` for a request, the event's `type` for an event (every one of them is
+    /// a name the protocol knows, so no frame allocates its own).
+    pub kind: &'static str,
     /// The JSON exactly as sent or received.
     pub json: String,
 }
@@ -212,12 +213,12 @@ impl FrameFilter {
 mod tests {
     use super::*;
 
-    fn frame(direction: Direction, kind: &str, json: &str) -> Frame {
+    fn frame(direction: Direction, kind: &'static str, json: &str) -> Frame {
         Frame {
             direction,
             at_ms: 0.0,
             turn: 1,
-            kind: kind.into(),
+            kind,
             json: json.into(),
         }
     }

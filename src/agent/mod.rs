@@ -5,6 +5,7 @@
 //!
 //! [`Transport`]: crate::transport::Transport
 
+mod breakdown;
 mod compare;
 mod duration;
 mod files;
@@ -15,23 +16,30 @@ mod run;
 mod session;
 mod shown;
 mod snapshot;
+mod stats;
 mod stop;
 mod timing;
 mod totals;
 mod turn;
 
-pub use compare::{COMPARE_HTTP_MODE, Comparison, format_speedup};
+pub use breakdown::{Breakdown, Part, ServerParts, part_spread};
+pub use compare::{
+    COMPARE_HTTP_MODE, Comparison, DEFAULT_REPETITIONS, LegSummary, REPETITIONS, Speedup, Verdict,
+    format_speedup, leg_name, signed_ms,
+};
 pub use duration::{Precision, format_duration};
 pub use files::{ChangeLog, FileBody, FileChangeRecord, FileSnapshot, TreeRow};
+pub use frame_batch::FrameBatch;
 pub use frames::{
     AppendLog, Direction, DirectionFilter, Frame, FrameFilter, FrameLog, pretty_json,
 };
 pub use record::{AgentRun, CallKind, Entry, Resume, ToolCallEntry, TurnRecord};
 pub use run::{AgentConfig, ContinuationMode, SharedRun, run_agent, run_agent_shared};
 pub use session::{Browser, Memory, Screen, Session};
-pub use shown::Shown;
-pub use snapshot::{LastRun, RunSnapshot};
+pub use shown::{Opening, Shown};
+pub use snapshot::{LastRun, RunSnapshot, StoredLeg};
+pub use stats::Spread;
 pub use stop::{StopSignal, Stopped};
-pub use timing::ServerTimings;
-pub use totals::{RunTotals, turn_durations};
+pub use timing::{EngineTimings, ServerTimings, ServerTokens};
+pub use totals::{RunTotals, decoding_rate, turn_durations};
 pub use turn::{RunStatus, Turn};

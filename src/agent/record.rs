@@ -39,6 +39,12 @@ pub struct TurnRecord {
     pub tool_ms: f64,
     /// Deltas received (text, function arguments, custom tool input).
     pub deltas: u64,
+    /// Events received, of any kind.
+    pub events: u64,
+    /// The page's own work on this turn, measured: encoding the request, then decoding and
+    /// applying each event it received (from the moment the event's data was there to the
+    /// moment the run's state had it). Drawing the page, once per animation frame, is not in it.
+    pub client_ms: f64,
     pub input_tokens: u64,
     pub cached_tokens: u64,
     pub output_tokens: u64,
@@ -63,6 +69,8 @@ impl TurnRecord {
             completed_at: None,
             tool_ms: 0.0,
             deltas: 0,
+            events: 0,
+            client_ms: 0.0,
             input_tokens: 0,
             cached_tokens: 0,
             output_tokens: 0,
@@ -104,6 +112,12 @@ impl TurnRecord {
     pub fn response_ms(&self) -> Option<f64> {
         Some(self.completed_at? - self.sent_at)
     }
+
+    /// The rendered tokens the WebSocket connection's cache supplied, as the timing summary
+    /// reports them (`None` from a server that does not).
+    pub fn reused_by_connection(&self) -> Option<u64> {
+        Some(self.server.as_ref()?.tokens?.reused_by_connection)
+    }
 }
 
 fn input_len(request: &ResponseCreate) -> usize {
@@ -134,6 +148,21 @@ pub struct ToolCallEntry {
     /// Files the call changed, e.g. `modified /src/paginate.js`.
     pub changes: Vec<String>,
     pub tool_ms: Option<f64>,
+    /// The run was stopped before this call ran: it never will, and it is not counted.
+    pub stopped: bool,
+}
+
+impl ToolCallEntry {
+    /// `running` until the sandbox answers, then `ok` or `failed`; `stopped` if the run ended
+    /// first.
+    pub fn state(&self) -> &'static str {
+        match (self.success, self.stopped) {
+            (Some(true), _) => "ok",
+            (Some(false), _) => "failed",
+            (None, true) => "stopped",
+            (None, false) => "running",
+        }
+    }
 }
 
 /// One line of the conversation.
@@ -158,6 +187,7 @@ impl Entry {
                 success: None,
                 changes: Vec::new(),
                 tool_ms: None,
+                stopped: false,
             })),
             Item::CustomToolCall(call) => Some(Entry::ToolCall(ToolCallEntry {
                 call_id: call.call_id.clone(),
@@ -168,6 +198,7 @@ impl Entry {
                 success: None,
                 changes: Vec::new(),
                 tool_ms: None,
+                stopped: false,
             })),
             _ => None,
         }
@@ -214,6 +245,22 @@ impl AgentRun {
             Entry::ToolCall(call) => Some(call),
             _ => None,
         })
+    }
+
+    /// The tool calls that ran or are running: a call the run was stopped before is not one.
+    pub fn tool_call_count(&self) -> usize {
+        self.tool_calls().filter(|call| !call.stopped).count()
+    }
+
+    /// Marks every call that has not run as stopped: the run ended before it.
+    pub(crate) fn stop_pending_calls(&mut self) {
+        for entry in &mut self.entries {
+            if let Entry::ToolCall(call) = entry
+                && call.output.is_none()
+            {
+                call.stopped = true;
+            }
+        }
     }
 
     /// How many turns had to be resent after a dropped connection.

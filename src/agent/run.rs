@@ -11,8 +11,11 @@
 //! through `observe`, so the loop runs natively in tests against a replayed transport.
 
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use futures::future::{Either, select};
 use serde_json::Value;
@@ -27,10 +30,10 @@ use crate::agent::frames::{Direction, Frame};
 use crate::agent::record::{AgentRun, Entry, Resume, TurnRecord};
 use crate::agent::timing::ServerTimings;
 use crate::agent::{RunStatus, StopSignal};
-use crate::transport::{Received, Transport, TransportError, TransportKind};
+use crate::transport::{Received, Transport, TransportError, TransportKind, wire_text};
 
 /// How the loop carries the conversation from one turn to the next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord)]
 pub enum ContinuationMode {
     /// WebSocket mode: new items + `previous_response_id`, `store:false`.
     #[default]
@@ -128,6 +131,16 @@ enum TurnError {
 pub struct SharedRun(Rc<RefCell<AgentRun>>);
 
 impl SharedRun {
+    /// A shared state holding `run`.
+    pub fn new(run: AgentRun) -> Self {
+        SharedRun(Rc::new(RefCell::new(run)))
+    }
+
+    /// Puts `run` in place of the state.
+    pub fn replace(&self, run: AgentRun) {
+        *self.0.borrow_mut() = run;
+    }
+
     /// A copy of the state as it is now.
     pub fn snapshot(&self) -> AgentRun {
         self.0.borrow().clone()
@@ -155,6 +168,27 @@ impl Observed<'_> {
 
     fn read<R>(&self, read: impl FnOnce(&AgentRun) -> R) -> R {
         read(&self.run.0.borrow())
+    }
+}
+
+/// A future's output with the clock at the start of the poll that produced it. From that moment
+/// the data was there and the page was working on it — decoding a frame, a chunk of the body —
+/// rather than waiting for it: what the page's own handling of an event costs is measured from
+/// there.
+struct LastPoll<'c, F> {
+    future: F,
+    clock: &'c dyn Fn() -> f64,
+}
+
+impl<F: Future + Unpin> Future for LastPoll<'_, F> {
+    type Output = (F::Output, f64);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let started = (self.clock)();
+        match Pin::new(&mut self.future).poll(cx) {
+            Poll::Ready(output) => Poll::Ready((output, started)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }
 
@@ -342,7 +376,9 @@ fn build_request(
 }
 
 /// Sends `request` and consumes its events into `run` until the terminal event; returns the
-/// output items in `output_index` order.
+/// output items in `output_index` order. The turn's `client_ms` gets the page's own work:
+/// encoding the request, and each event from the moment its data was there to the moment the
+/// run's state had it.
 async fn play_turn(
     transport: &mut dyn Transport,
     request: &ResponseCreate,
@@ -351,37 +387,57 @@ async fn play_turn(
     stop: &StopSignal,
 ) -> Result<Vec<Item>, TurnError> {
     let (frames, turn) = run.read(|run| (run.frames.clone(), run.turns.len()));
-    let sent = transport
-        .send(request)
-        .await
-        .map_err(TurnError::Transport)?;
+    let encoding = clock();
+    let text = wire_text(transport.kind(), request);
+    let encoded = clock();
     frames.push(Frame {
         direction: Direction::Sent,
-        at_ms: clock(),
+        at_ms: encoded,
         turn,
-        kind: "response.create".into(),
-        json: sent,
+        kind: "response.create",
+        json: text.clone(),
     });
+    run.change(|run| {
+        if let Some(record) = run.turns.last_mut() {
+            record.client_ms += encoded - encoding;
+        }
+    });
+    transport
+        .send(request, &text)
+        .await
+        .map_err(TurnError::Transport)?;
     let mut stream = TurnStream::default();
     loop {
         // Checked between events (a busy stream) and raced against the wait (a quiet one).
         if stop.is_stopped() {
             return Err(TurnError::Stopped);
         }
-        let next = match select(transport.next_event(), stop.stopped()).await {
+        let waiting = select(transport.next_event(), stop.stopped());
+        let (next, now) = LastPoll {
+            future: waiting,
+            clock,
+        }
+        .await;
+        let next = match next {
             Either::Left((next, _)) => next,
             Either::Right(((), _)) => return Err(TurnError::Stopped),
         };
         let Received { event, text } = next.map_err(TurnError::Transport)?;
-        let now = clock();
         frames.push(Frame {
             direction: Direction::Received,
             at_ms: now,
             turn,
-            kind: event.type_name().to_string(),
+            kind: event.type_name(),
             json: text,
         });
-        let done = run.change(|run| stream.apply(run, &event, now))?;
+        let done = run.change(|run| {
+            let applied = stream.apply(run, &event, now);
+            if let Some(record) = run.turns.last_mut() {
+                record.events += 1;
+                record.client_ms += clock() - now;
+            }
+            applied
+        })?;
         if let Some(response) = done {
             // Items the stream never closed with `output_item.done` come from the response.
             let mut output = std::mem::take(&mut stream.done);
@@ -566,12 +622,17 @@ fn finish(mut run: Observed<'_>, outcome: Result<(), String>) -> AgentRun {
         Err(message) => {
             run.status = RunStatus::Failed;
             run.error = Some(message);
+            // A call cut off by the failure will not run either.
+            run.stop_pending_calls();
         }
     });
     run.run.snapshot()
 }
 
 fn stopped(mut run: Observed<'_>) -> AgentRun {
-    run.change(|run| run.status = RunStatus::Stopped);
+    run.change(|run| {
+        run.status = RunStatus::Stopped;
+        run.stop_pending_calls();
+    });
     run.run.snapshot()
 }

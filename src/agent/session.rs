@@ -1,13 +1,17 @@
 //! The agent view's session: what Run does — one run over the chosen transport, or a comparison:
-//! the WebSocket leg, then the HTTP one if the first finished, each from a fresh sample project —
-//! what Stop and Reset do, what the page keeps of a run and when, and what a page closed mid-run
-//! leaves for its next load.
+//! both legs, warmed, alternated over the repetitions, each from a fresh sample project
+//! ([`super::compare`]) — what Stop and Reset do, what the page keeps of a run and when, and what
+//! a page closed mid-run leaves for its next load.
 //!
 //! The browser's part comes in through three small traits, so the session runs natively in tests
 //! against replayed transports: [`Browser`] (transports, the sandbox with its JavaScript runtime,
 //! the clock, animation frames), [`Memory`] (what the page keeps while it is open and in
 //! `localStorage`) and [`Screen`] (what the view shows). The agent view implements them over its
 //! signals and only renders.
+//!
+//! The screen reads a run where the loop keeps it ([`SharedRun`]): a run streaming thousands of
+//! events a second is neither copied per event nor per frame; the session only says, at most once
+//! per animation frame, that it changed ([`Screen::refresh`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,10 +19,11 @@ use std::rc::Rc;
 use futures::future::{LocalBoxFuture, select};
 use tether_sandbox::{Sandbox, Vfs, sample_project};
 
+use crate::agent::compare::LegSummary;
 use crate::agent::frame_batch::FrameBatch;
 use crate::agent::{
-    AgentConfig, AgentRun, COMPARE_HTTP_MODE, Comparison, ContinuationMode, LastRun, RunSnapshot,
-    RunStatus, SharedRun, Shown, StopSignal, run_agent_shared,
+    AgentConfig, AgentRun, Comparison, ContinuationMode, LastRun, RunSnapshot, RunStatus,
+    SharedRun, Shown, StopSignal, StoredLeg, run_agent_shared,
 };
 use crate::settings::Settings;
 use crate::storage::{FILES_KEY, LAST_RUN_KEY};
@@ -27,6 +32,10 @@ use crate::transport::Transport;
 /// The notice a reset leaves.
 const RESET_NOTICE: &str =
     "Reset: the settings, the files and the last run are back to their defaults.";
+
+/// What warms the sandbox's JavaScript runtime before a leg's clock starts: the first `node` of
+/// a page starts its first Web Worker, measured at 41–62 ms against 20–28 ms for later ones.
+const WARM_UP_COMMAND: &str = "node -e 0";
 
 /// What a run needs from the browser.
 pub trait Browser {
@@ -72,12 +81,19 @@ pub trait Screen {
     /// Shows a single run or a comparison.
     fn show(&self, shown: Shown);
 
-    /// The run the status line, the conversation and the timeline follow: the single run, or
-    /// the comparison's leg under way.
-    fn show_run(&self, run: &AgentRun);
+    /// The single run the status line, the conversation and the timeline follow, where the loop
+    /// keeps it.
+    fn show_run(&self, run: &SharedRun);
 
-    /// One leg of the comparison.
-    fn show_leg(&self, mode: ContinuationMode, run: &AgentRun);
+    /// The run a comparison shows for `mode`: its latest repetition.
+    fn show_leg(&self, mode: ContinuationMode, run: &SharedRun);
+
+    /// The run under way changed: at most once per animation frame while it streams, and at
+    /// once when it ends.
+    fn refresh(&self);
+
+    /// The comparison's legs as they stand, when one starts or ends.
+    fn show_comparison(&self, comparison: &Comparison);
 
     /// Adds `message` to the page's notices.
     fn notice(&self, message: String);
@@ -106,6 +122,14 @@ fn starting_run() -> AgentRun {
     }
 }
 
+/// A leg the comparison was stopped before.
+fn stopped_run() -> AgentRun {
+    AgentRun {
+        status: RunStatus::Stopped,
+        ..AgentRun::default()
+    }
+}
+
 /// What one leg runs: the settings' model, turn limit and scenario over `mode`.
 fn leg_config(settings: &Settings, mode: ContinuationMode) -> AgentConfig {
     let mut config = AgentConfig::new(settings.profile.trim(), mode);
@@ -114,38 +138,59 @@ fn leg_config(settings: &Settings, mode: ContinuationMode) -> AgentConfig {
     config
 }
 
+/// A comparison under way: its legs so far, as summaries and as runs.
+struct Compared {
+    comparison: Comparison,
+    /// Every leg that started, in order: its repetition, its mode, its state.
+    runs: Vec<(usize, ContinuationMode, SharedRun)>,
+}
+
+impl Compared {
+    /// The latest run of `mode`, as the page keeps it.
+    fn snapshot(&self, mode: ContinuationMode) -> RunSnapshot {
+        match self.runs.iter().rev().find(|(_, m, _)| *m == mode) {
+            Some((_, _, run)) => run.with(RunSnapshot::of),
+            None => RunSnapshot::of(&AgentRun::default()),
+        }
+    }
+
+    /// The comparison as it stands — a leg under way as the loop has it — as the page keeps it.
+    fn last_run(&self) -> LastRun {
+        let [ws, http] = Comparison::MODES;
+        LastRun::Compare {
+            ws: self.snapshot(ws),
+            http: self.snapshot(http),
+            repetitions: Some(self.comparison.repetitions),
+            legs: self
+                .runs
+                .iter()
+                .map(|(repetition, mode, run)| run.with(|r| StoredLeg::of(*mode, *repetition, r)))
+                .collect(),
+        }
+    }
+}
+
 /// The run under way.
 struct Live {
     stop: StopSignal,
-    /// The leg the loop is running and its state as the loop keeps it; `None` until the loop
-    /// has started (a WebSocket handshake goes first) and between legs.
-    leg: Option<(ContinuationMode, SharedRun)>,
-    /// A comparison's legs as they stood when the last one began or ended; `None` for a single
-    /// run.
-    comparison: Option<Comparison>,
+    /// The leg the loop is running and its state as the loop keeps it; `None` between a
+    /// comparison's legs.
+    leg: Option<SharedRun>,
+    /// `None` for a single run.
+    compared: Option<Compared>,
 }
 
 impl Live {
     /// The run as it stands, as the page keeps it.
     fn last_run(&self) -> LastRun {
-        match (&self.comparison, &self.leg) {
-            (None, Some((_, shared))) => LastRun::Single {
+        match (&self.compared, &self.leg) {
+            (Some(compared), _) => compared.last_run(),
+            (None, Some(shared)) => LastRun::Single {
                 run: shared.with(RunSnapshot::of),
             },
             (None, None) => LastRun::Single {
                 run: RunSnapshot::of(&starting_run()),
             },
-            (Some(legs), leg) => {
-                // The leg under way as the loop has it, the other as it stood.
-                let now = |mode: ContinuationMode| match leg {
-                    Some((running, shared)) if *running == mode => shared.with(RunSnapshot::of),
-                    _ => RunSnapshot::of(legs.leg(mode)),
-                };
-                LastRun::Compare {
-                    ws: now(ContinuationMode::WebSocket),
-                    http: now(COMPARE_HTTP_MODE),
-                }
-            }
         }
     }
 }
@@ -197,31 +242,36 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
             Ok(base) => base,
             Err(error) => {
                 self.page.show(Shown::Single);
-                self.page.show_run(&failed_run(error));
+                self.page.show_run(&SharedRun::new(failed_run(error)));
                 return None;
             }
         };
         let stop = StopSignal::new();
         let session = self.clone();
         let mode = settings.transport.mode();
-        let comparison = mode.is_none().then(|| Comparison {
-            ws: starting_run(),
-            http: AgentRun::default(),
-        });
-        self.page.show(match mode {
-            Some(_) => Shown::Single,
-            None => Shown::Compare,
-        });
-        self.page.show_run(&starting_run());
-        if let Some(legs) = &comparison {
-            for mode in Comparison::LEGS {
-                self.page.show_leg(mode, legs.leg(mode));
+        let compared = match mode {
+            Some(_) => {
+                self.page.show(Shown::Single);
+                self.page.show_run(&SharedRun::new(starting_run()));
+                None
             }
-        }
+            None => {
+                let comparison = Comparison::new(settings.repetitions);
+                self.page.show(Shown::Compare);
+                self.page.show_comparison(&comparison);
+                for mode in Comparison::MODES {
+                    self.page.show_leg(mode, &SharedRun::default());
+                }
+                Some(Compared {
+                    comparison,
+                    runs: Vec::new(),
+                })
+            }
+        };
         *self.live.borrow_mut() = Some(Live {
             stop: stop.clone(),
             leg: None,
-            comparison,
+            compared,
         });
         Some(match mode {
             Some(mode) => {
@@ -250,11 +300,14 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
             return false;
         }
         self.page.clear_store();
-        self.page.show_settings(Settings::default());
+        let defaults = Settings::default();
+        self.page
+            .show_comparison(&Comparison::new(defaults.repetitions));
+        self.page.show_settings(defaults);
         self.page.show(Shown::Single);
-        self.page.show_run(&AgentRun::default());
-        for mode in Comparison::LEGS {
-            self.page.show_leg(mode, &AgentRun::default());
+        self.page.show_run(&SharedRun::default());
+        for mode in Comparison::MODES {
+            self.page.show_leg(mode, &SharedRun::default());
         }
         self.page.keep_files(None);
         self.page.keep_last_run(None);
@@ -286,11 +339,7 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
         files: Vfs,
         stop: StopSignal,
     ) {
-        let page = self.page.clone();
-        let publish = move |state: &AgentRun| page.show_run(state);
-        let (done, left) = self
-            .leg(mode, &settings, &base, files, &stop, publish)
-            .await;
+        let (done, left) = self.leg(mode, 0, &settings, &base, files, &stop).await;
         if let Some(left) = left {
             self.keep_files(left);
         }
@@ -300,80 +349,128 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
         });
     }
 
-    /// A comparison: the legs in order, each from a fresh sample project, until one does not
-    /// finish.
+    /// A comparison: every planned leg in order, each from a fresh sample project, until one
+    /// does not finish.
     async fn compare(self, settings: Settings, base: String, stop: StopSignal) {
-        for mode in Comparison::LEGS {
+        let plan = Comparison::new(settings.repetitions).plan();
+        for (repetition, mode) in plan {
             if stop.is_stopped() {
-                let stopped = self.end_leg(mode, |leg| {
-                    leg.status = RunStatus::Stopped;
-                    leg.clone()
-                });
+                // The leg that would have run next is stopped before it started.
+                let stopped = SharedRun::new(stopped_run());
                 self.page.show_leg(mode, &stopped);
+                self.record_leg(mode, repetition, &stopped);
                 break;
             }
-            let page = self.page.clone();
-            let publish = move |state: &AgentRun| {
-                page.show_run(state);
-                page.show_leg(mode, state);
-            };
             let (done, _) = self
-                .leg(mode, &settings, &base, sample_project(), &stop, publish)
+                .leg(mode, repetition, &settings, &base, sample_project(), &stop)
                 .await;
-            let finished = done.status == RunStatus::Done;
-            self.end_leg(mode, |leg| *leg = done);
-            if !finished {
+            if done.status != RunStatus::Done {
                 break;
             }
         }
-        let legs = self
-            .live
-            .borrow_mut()
-            .take()
-            .and_then(|live| live.comparison)
-            .unwrap_or_default();
-        self.remember(LastRun::Compare {
-            ws: RunSnapshot::of(&legs.ws),
-            http: RunSnapshot::of(&legs.http),
-        });
+        let Some(Live {
+            compared: Some(compared),
+            ..
+        }) = self.live.borrow_mut().take()
+        else {
+            unreachable!("a comparison under way has its legs");
+        };
+        self.remember(compared.last_run());
     }
 
-    /// One run of the loop over `mode` from `files`; returns its final state and the files it
-    /// left (none if the transport did not open). The state goes to `publish` at most once per
-    /// animation frame while the run goes, and at once when it ends.
+    /// Records where the leg of `mode` in `repetition` stands, and shows the comparison.
+    fn record_leg(&self, mode: ContinuationMode, repetition: usize, run: &SharedRun) {
+        let comparison = {
+            let mut live = self.live.borrow_mut();
+            let Some(compared) = live.as_mut().and_then(|live| live.compared.as_mut()) else {
+                return;
+            };
+            match compared
+                .runs
+                .iter_mut()
+                .find(|(r, m, _)| *r == repetition && *m == mode)
+            {
+                Some((_, _, known)) => *known = run.clone(),
+                None => compared.runs.push((repetition, mode, run.clone())),
+            }
+            compared
+                .comparison
+                .update(run.with(|state| LegSummary::of(mode, repetition, state)));
+            compared.comparison.clone()
+        };
+        self.page.show_comparison(&comparison);
+    }
+
+    /// One run of the loop over `mode` from `files` — a single run when `repetition` is 0, else
+    /// that repetition's leg of the comparison; returns its final state and the files it left
+    /// (none if the transport did not open). The screen reads the state where the loop keeps it
+    /// and is told it changed at most once per animation frame while the run goes, and at once
+    /// when it ends.
     async fn leg(
+        &self,
+        mode: ContinuationMode,
+        repetition: usize,
+        settings: &Settings,
+        base: &str,
+        files: Vfs,
+        stop: &StopSignal,
+    ) -> (AgentRun, Option<Vfs>) {
+        let shared = SharedRun::new(starting_run());
+        if repetition == 0 {
+            self.page.show_run(&shared);
+        } else {
+            self.page.show_leg(mode, &shared);
+            self.record_leg(mode, repetition, &shared);
+        }
+        // From here a page hidden keeps this leg as the loop has it.
+        if let Some(live) = self.live.borrow_mut().as_mut() {
+            live.leg = Some(shared.clone());
+        }
+        let finished = self
+            .run_leg(mode, settings, base, files, stop, &shared)
+            .await;
+        if let Some(live) = self.live.borrow_mut().as_mut() {
+            live.leg = None;
+        }
+        if repetition > 0 {
+            self.record_leg(mode, repetition, &shared);
+        }
+        finished
+    }
+
+    /// [`Session::leg`]'s work: open and warm the transport, warm the sandbox, run the loop.
+    async fn run_leg(
         &self,
         mode: ContinuationMode,
         settings: &Settings,
         base: &str,
         files: Vfs,
         stop: &StopSignal,
-        publish: impl Fn(&AgentRun) + 'static,
+        shared: &SharedRun,
     ) -> (AgentRun, Option<Vfs>) {
         let config = leg_config(settings, mode);
         let mut transport = match self.page.open_transport(mode, base, &settings.api_key) {
             Ok(transport) => transport,
             Err(error) => {
                 let run = failed_run(format!("cannot open the transport: {error}"));
-                publish(&run);
+                shared.replace(run.clone());
+                self.page.refresh();
                 return (run, None);
             }
         };
-        // The clock starts with the connection open: a WebSocket's handshake is paid once per
-        // session, not by the first turn (HTTP's kept-alive connection is already open). A failed
-        // open shows again at the first send, where the loop reports it.
+        // The clock starts with the leg warm: its connection open (a WebSocket's handshake, or
+        // HTTP's first request on its kept-alive connection) and the sandbox's JavaScript
+        // runtime started once, so that neither leg pays a first time the other does not. A
+        // failed open shows again at the first send, where the loop reports it.
         let _ = select(transport.ready(), stop.stopped()).await;
+        let mut scratch = self.page.sandbox(Vfs::default());
+        let _ = select(Box::pin(scratch.run_shell(WARM_UP_COMMAND)), stop.stopped()).await;
         let mut sandbox = self.page.sandbox(files);
-        let shared = SharedRun::default();
-        // From here a page hidden keeps this leg as the loop has it.
-        if let Some(live) = self.live.borrow_mut().as_mut() {
-            live.leg = Some((mode, shared.clone()));
-        }
-        // One copy of the state and one screen update per animation frame, not per event.
-        let latest = shared.clone();
+        // One screen update per animation frame, not per event; nothing is copied for it.
         let page = self.page.clone();
+        let refresh = self.page.clone();
         let batch = FrameBatch::new(Box::new(move |frame| page.next_frame(frame)), move || {
-            latest.with(&publish)
+            refresh.refresh()
         });
         let clock = || self.page.now_ms();
         let run = run_agent_shared(
@@ -383,7 +480,7 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
             &settings.task,
             &clock,
             stop,
-            &shared,
+            shared,
             &mut |state| {
                 if state.status == RunStatus::Running {
                     batch.changed();
@@ -394,21 +491,6 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
         )
         .await;
         (run, Some(sandbox.into_vfs()))
-    }
-
-    /// Ends the comparison's leg of `mode` with `end`.
-    fn end_leg<R>(&self, mode: ContinuationMode, end: impl FnOnce(&mut AgentRun) -> R) -> R {
-        let mut live = self.live.borrow_mut();
-        let Some(Live {
-            leg,
-            comparison: Some(legs),
-            ..
-        }) = live.as_mut()
-        else {
-            unreachable!("only a comparison under way has legs");
-        };
-        *leg = None;
-        end(legs.leg_mut(mode))
     }
 
     /// Keeps the files a run left, for the next run that starts from them.
@@ -436,33 +518,43 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
 mod tests {
     use std::cell::Cell;
     use std::collections::{BTreeMap, VecDeque};
+    use std::future::Future;
+    use std::pin::Pin;
 
     use futures::executor::{LocalPool, block_on};
     use futures::task::LocalSpawnExt;
     use tether_protocol::{Response, ResponseCreate, ResponseStreamBuilder, Usage};
+    use tether_sandbox::{JsEntry, JsOutcome, JsRequest, JsRuntime};
 
     use super::*;
     use crate::agent::Entry;
     use crate::settings::TransportChoice;
     use crate::transport::replay::{ReplayTransport, Script};
-    use crate::transport::{Received, TransportError, TransportKind, wire_text};
+    use crate::transport::{Received, TransportError, TransportKind};
 
     const ORIGIN: &str = "http://127.0.0.1:8080";
+    const WS: ContinuationMode = ContinuationMode::WebSocket;
+    const HTTP: ContinuationMode = crate::agent::COMPARE_HTTP_MODE;
 
-    /// A page whose server is a queue of transports, whose frames run at once and whose
-    /// `localStorage` is a map; it records what the session shows and keeps.
+    /// What happened, in order: transports opened, made ready and sent on, `node` run.
+    type Log = Rc<RefCell<Vec<String>>>;
+
+    /// A page whose server is a queue of transports, whose frames run at once, whose `node`
+    /// only records that it ran and whose `localStorage` is a map; it records what the session
+    /// shows and keeps.
     #[derive(Default)]
     struct FakePage {
         /// Handed out by `open_transport` in order; when none is left, the open fails.
         transports: RefCell<VecDeque<Box<dyn Transport>>>,
         opened: RefCell<Vec<(ContinuationMode, String)>>,
+        log: Log,
         clock: Cell<f64>,
         shown: Cell<Option<Shown>>,
-        run: RefCell<AgentRun>,
+        run: RefCell<SharedRun>,
+        legs: RefCell<BTreeMap<ContinuationMode, SharedRun>>,
         comparison: RefCell<Comparison>,
-        /// The mode of every leg update shown, in order.
-        leg_updates: RefCell<Vec<ContinuationMode>>,
-        /// A session to stop as soon as the WebSocket leg shows done.
+        refreshes: Cell<usize>,
+        /// A session to stop as soon as a WebSocket leg shows done.
         stop_when_websocket_is_done: RefCell<Option<Session<FakePage>>>,
         notices: RefCell<Vec<String>>,
         settings: RefCell<Option<Settings>>,
@@ -491,6 +583,65 @@ mod tests {
                 .get(LAST_RUN_KEY)
                 .map(|json| LastRun::from_json(json).unwrap())
         }
+
+        fn shown_run(&self) -> AgentRun {
+            self.run.borrow().snapshot()
+        }
+
+        fn leg(&self, mode: ContinuationMode) -> AgentRun {
+            self.legs.borrow()[&mode].snapshot()
+        }
+    }
+
+    /// `node` that records that it ran.
+    struct RecordingNode(Log);
+
+    impl JsRuntime for RecordingNode {
+        fn run<'a>(
+            &'a self,
+            request: JsRequest<'a>,
+        ) -> Pin<Box<dyn Future<Output = JsOutcome> + 'a>> {
+            let what = match request.entry {
+                JsEntry::Eval(code) => format!("node -e {code}"),
+                JsEntry::File(path) => format!("node {path}"),
+            };
+            self.0.borrow_mut().push(what);
+            Box::pin(async { JsOutcome::default() })
+        }
+    }
+
+    /// A transport that logs when it is made ready and sent on.
+    struct Logged {
+        inner: Box<dyn Transport>,
+        log: Log,
+    }
+
+    impl Transport for Logged {
+        fn kind(&self) -> TransportKind {
+            self.inner.kind()
+        }
+
+        fn send<'a>(
+            &'a mut self,
+            request: &'a ResponseCreate,
+            text: &'a str,
+        ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
+            self.log.borrow_mut().push("send".into());
+            self.inner.send(request, text)
+        }
+
+        fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
+            self.inner.next_event()
+        }
+
+        fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
+            self.inner.reconnect()
+        }
+
+        fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
+            self.log.borrow_mut().push("ready".into());
+            self.inner.ready()
+        }
     }
 
     impl Browser for FakePage {
@@ -501,11 +652,19 @@ mod tests {
             _api_key: &str,
         ) -> Result<Box<dyn Transport>, String> {
             self.opened.borrow_mut().push((mode, base.to_string()));
-            (self.transports.borrow_mut().pop_front()).ok_or_else(|| "no server here".to_string())
+            self.log
+                .borrow_mut()
+                .push(format!("open {}", mode.as_str()));
+            let inner = (self.transports.borrow_mut().pop_front())
+                .ok_or_else(|| "no server here".to_string())?;
+            Ok(Box::new(Logged {
+                inner,
+                log: self.log.clone(),
+            }))
         }
 
         fn sandbox(&self, files: Vfs) -> Sandbox {
-            Sandbox::new(files)
+            Sandbox::new(files).with_js_runtime(Box::new(RecordingNode(self.log.clone())))
         }
 
         fn now_ms(&self) -> f64 {
@@ -549,15 +708,22 @@ mod tests {
             self.shown.set(Some(shown));
         }
 
-        fn show_run(&self, run: &AgentRun) {
+        fn show_run(&self, run: &SharedRun) {
             *self.run.borrow_mut() = run.clone();
         }
 
-        fn show_leg(&self, mode: ContinuationMode, run: &AgentRun) {
-            *self.comparison.borrow_mut().leg_mut(mode) = run.clone();
-            self.leg_updates.borrow_mut().push(mode);
-            if mode == ContinuationMode::WebSocket
-                && run.status == RunStatus::Done
+        fn show_leg(&self, mode: ContinuationMode, run: &SharedRun) {
+            self.legs.borrow_mut().insert(mode, run.clone());
+            *self.run.borrow_mut() = run.clone();
+        }
+
+        fn refresh(&self) {
+            self.refreshes.set(self.refreshes.get() + 1);
+        }
+
+        fn show_comparison(&self, comparison: &Comparison) {
+            *self.comparison.borrow_mut() = comparison.clone();
+            if comparison.done(WS).next().is_some()
                 && let Some(session) = self.stop_when_websocket_is_done.borrow().as_ref()
             {
                 session.stop();
@@ -602,9 +768,10 @@ mod tests {
 
         fn send<'a>(
             &'a mut self,
-            request: &'a ResponseCreate,
-        ) -> LocalBoxFuture<'a, Result<String, TransportError>> {
-            Box::pin(async move { Ok(wire_text(TransportKind::WebSocket, request)) })
+            _request: &'a ResponseCreate,
+            _text: &'a str,
+        ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
+            Box::pin(async { Ok(()) })
         }
 
         fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
@@ -633,6 +800,14 @@ mod tests {
             transport,
             profile: "spark".into(),
             ..Settings::default()
+        }
+    }
+
+    /// A comparison of `repetitions`.
+    fn comparing(repetitions: usize) -> Settings {
+        Settings {
+            repetitions,
+            ..over(TransportChoice::Compare)
         }
     }
 
@@ -673,7 +848,7 @@ mod tests {
             [(ContinuationMode::HttpChained, ORIGIN.to_string())]
         );
         assert_eq!(page.shown.get(), Some(Shown::Single));
-        let run = page.run.borrow().clone();
+        let run = page.shown_run();
         assert_eq!(run.status, RunStatus::Done);
         assert_eq!(answer_of(&run), Some("Fixed."));
         let sent = run.frames.get(0).unwrap().json;
@@ -682,7 +857,11 @@ mod tests {
             sent.contains(r#""scenario":"fix-sample-project""#),
             "{sent}"
         );
-        assert!(page.leg_updates.borrow().is_empty(), "no comparison");
+        assert!(page.legs.borrow().is_empty(), "no comparison");
+        assert!(
+            page.refreshes.get() > 0,
+            "the screen was told of the changes"
+        );
 
         // The run started from the kept files, and what it left is kept.
         let left = page.files.borrow().clone().unwrap();
@@ -697,6 +876,19 @@ mod tests {
     }
 
     #[test]
+    fn a_run_is_warmed_before_its_clock_starts() {
+        let page = FakePage::serving([answering(WS, "Fine.")]);
+        let session = Session::new(page.clone(), true);
+        run_to_end(&session, over(TransportChoice::Ws));
+        // The connection is made ready and the sandbox's `node` started before the first
+        // request, whose turn is the first thing timed.
+        assert_eq!(
+            *page.log.borrow(),
+            ["open ws", "ready", "node -e 0", "send"]
+        );
+    }
+
+    #[test]
     fn a_run_that_does_not_keep_files_starts_from_the_sample_project() {
         let page = FakePage::serving([answering(ContinuationMode::WebSocket, "Fine.")]);
         *page.files.borrow_mut() = Some(Vfs::from_files([("/notes.txt", &b"old"[..])]));
@@ -707,46 +899,67 @@ mod tests {
     }
 
     #[test]
-    fn a_comparison_runs_websocket_then_http_and_reports_both() {
-        let page = FakePage::serving([
-            answering(ContinuationMode::WebSocket, "Done over WebSocket."),
-            answering(COMPARE_HTTP_MODE, "Done over HTTP."),
-        ]);
+    fn a_comparison_alternates_the_legs_over_its_repetitions_and_reports_the_speedup() {
+        let plan = Comparison::new(3).plan();
+        let page = FakePage::serving(plan.iter().map(|(repetition, mode)| {
+            let name = if *mode == WS { "WebSocket" } else { "HTTP" };
+            answering(
+                *mode,
+                &format!("Done over {name}, repetition {repetition}."),
+            )
+        }));
         let session = Session::new(page.clone(), true);
 
-        run_to_end(&session, over(TransportChoice::Compare));
+        run_to_end(&session, comparing(3));
 
         assert_eq!(page.shown.get(), Some(Shown::Compare));
-        assert_eq!(page.opened_modes(), Comparison::LEGS);
-        let updates = page.leg_updates.borrow().clone();
-        assert_eq!(
-            updates[..2],
-            Comparison::LEGS,
-            "both legs show at the start"
-        );
-        let run = &updates[2..];
-        let first_http = run.iter().position(|m| *m == COMPARE_HTTP_MODE).unwrap();
-        assert!(
-            first_http > 0 && run[first_http..].iter().all(|m| *m == COMPARE_HTTP_MODE),
-            "the HTTP leg runs after the WebSocket leg: {updates:?}"
-        );
+        assert_eq!(page.opened_modes(), [WS, HTTP, HTTP, WS, WS, HTTP]);
+        // Every leg warmed before its first request.
+        let log = page.log.borrow().clone();
+        let legs: Vec<&[String]> = log.chunk_by(|_, b| !b.starts_with("open")).collect();
+        assert_eq!(legs.len(), 6);
+        for leg in legs {
+            assert_eq!(leg[1..], ["ready", "node -e 0", "send"], "{leg:?}");
+        }
         let comparison = page.comparison.borrow().clone();
         assert_eq!(comparison.status(), RunStatus::Done);
-        assert_eq!(answer_of(&comparison.ws), Some("Done over WebSocket."));
-        assert_eq!(answer_of(&comparison.http), Some("Done over HTTP."));
-        assert!(comparison.speedup().is_some());
+        assert_eq!(comparison.legs.len(), 6);
         assert_eq!(
-            *page.run.borrow(),
-            comparison.http,
-            "the run shown is the last leg"
+            comparison
+                .legs
+                .iter()
+                .map(|l| (l.repetition, l.mode))
+                .collect::<Vec<_>>(),
+            plan
         );
+        assert!(comparison.speedup().is_some());
+        // Each leg shows its latest repetition; the details follow the leg that ran last.
+        assert_eq!(
+            answer_of(&page.leg(WS)),
+            Some("Done over WebSocket, repetition 3.")
+        );
+        assert_eq!(
+            answer_of(&page.leg(HTTP)),
+            Some("Done over HTTP, repetition 3.")
+        );
+        assert_eq!(page.shown_run(), page.leg(HTTP));
 
-        let last = LastRun::Compare {
-            ws: RunSnapshot::of(&comparison.ws),
-            http: RunSnapshot::of(&comparison.http),
+        let Some(LastRun::Compare {
+            ws,
+            http,
+            repetitions,
+            legs,
+        }) = page.stored_last_run()
+        else {
+            panic!("the comparison is kept")
         };
-        assert_eq!(*page.last_run.borrow(), Some(last.clone()));
-        assert_eq!(page.stored_last_run(), Some(last));
+        assert_eq!(ws, RunSnapshot::of(&page.leg(WS)));
+        assert_eq!(http, RunSnapshot::of(&page.leg(HTTP)));
+        assert_eq!((repetitions, legs.len()), (Some(3), 6));
+        // A reload shows the same comparison.
+        let kept = page.last_run.borrow().clone();
+        let reopened = Shown::restore(kept.as_ref()).comparison;
+        assert_eq!(reopened, comparison);
         assert!(page.files.borrow().is_none(), "a comparison keeps no files");
     }
 
@@ -755,17 +968,18 @@ mod tests {
         let page = FakePage::serving([]);
         let session = Session::new(page.clone(), true);
 
-        run_to_end(&session, over(TransportChoice::Compare));
+        run_to_end(&session, comparing(3));
 
-        assert_eq!(page.opened_modes(), [ContinuationMode::WebSocket]);
+        assert_eq!(page.opened_modes(), [WS]);
         let comparison = page.comparison.borrow().clone();
-        assert_eq!(comparison.ws.status, RunStatus::Failed);
-        assert_eq!(comparison.http.status, RunStatus::Idle);
+        assert_eq!(comparison.legs.len(), 1, "no other leg started");
+        assert_eq!(comparison.status(), RunStatus::Failed);
+        assert_eq!(page.leg(WS).status, RunStatus::Failed);
         assert_eq!(
             comparison.error().as_deref(),
-            Some("WebSocket run: cannot open the transport: no server here")
+            Some("WebSocket run (repetition 1): cannot open the transport: no server here")
         );
-        let Some(LastRun::Compare { ws, http }) = page.stored_last_run() else {
+        let Some(LastRun::Compare { ws, http, .. }) = page.stored_last_run() else {
             panic!("the comparison is kept")
         };
         assert_eq!(ws.restore().status, RunStatus::Failed);
@@ -774,30 +988,26 @@ mod tests {
 
     #[test]
     fn stop_during_the_first_leg_stops_the_comparison() {
-        let page = FakePage::serving([silent(), answering(COMPARE_HTTP_MODE, "never")]);
+        let page = FakePage::serving([silent(), answering(HTTP, "never")]);
         let session = Session::new(page.clone(), true);
         let mut pool = LocalPool::new();
-        spawn(&pool, &session, over(TransportChoice::Compare));
+        spawn(&pool, &session, comparing(3));
 
         pool.run_until_stalled();
         assert!(session.is_running());
-        assert_eq!(page.comparison.borrow().ws.status, RunStatus::Running);
-        assert_eq!(
-            page.comparison.borrow().ws.turns.len(),
-            1,
-            "turn 1 was sent"
-        );
+        assert_eq!(page.comparison.borrow().status(), RunStatus::Running);
+        assert_eq!(page.leg(WS).turns.len(), 1, "turn 1 was sent");
         assert!(session.start(over(TransportChoice::Ws), ORIGIN).is_none());
 
         session.stop();
         pool.run_until_stalled();
 
         assert!(!session.is_running());
-        assert_eq!(page.opened_modes(), [ContinuationMode::WebSocket]);
+        assert_eq!(page.opened_modes(), [WS]);
         let comparison = page.comparison.borrow().clone();
-        assert_eq!(comparison.ws.status, RunStatus::Stopped);
-        assert_eq!(comparison.http.status, RunStatus::Idle);
+        assert_eq!(page.leg(WS).status, RunStatus::Stopped);
         assert_eq!(comparison.status(), RunStatus::Stopped);
+        assert_eq!(comparison.speedup(), None);
         let Some(LastRun::Compare { ws, .. }) = page.last_run.borrow().clone() else {
             panic!("the comparison is kept")
         };
@@ -805,20 +1015,24 @@ mod tests {
     }
 
     #[test]
-    fn a_stop_as_the_first_leg_ends_keeps_the_second_from_starting() {
+    fn a_stop_as_a_leg_ends_keeps_the_next_from_starting() {
         let page = FakePage::serving([
-            answering(ContinuationMode::WebSocket, "Done over WebSocket."),
-            answering(COMPARE_HTTP_MODE, "never"),
+            answering(WS, "Done over WebSocket."),
+            answering(HTTP, "never"),
         ]);
         let session = Session::new(page.clone(), true);
         *page.stop_when_websocket_is_done.borrow_mut() = Some(session.clone());
 
-        run_to_end(&session, over(TransportChoice::Compare));
+        run_to_end(&session, comparing(3));
 
-        assert_eq!(page.opened_modes(), [ContinuationMode::WebSocket]);
+        assert_eq!(page.opened_modes(), [WS]);
         let comparison = page.comparison.borrow().clone();
-        assert_eq!(comparison.ws.status, RunStatus::Done);
-        assert_eq!(comparison.http.status, RunStatus::Stopped);
+        assert_eq!(page.leg(WS).status, RunStatus::Done);
+        assert_eq!(page.leg(HTTP).status, RunStatus::Stopped);
+        assert_eq!(
+            comparison.leg(1, HTTP).map(|l| l.status),
+            Some(RunStatus::Stopped)
+        );
         assert_eq!(comparison.status(), RunStatus::Stopped);
         // The page held the session: let both go.
         page.stop_when_websocket_is_done.borrow_mut().take();
@@ -864,18 +1078,16 @@ mod tests {
     }
 
     #[test]
-    fn a_page_hidden_during_the_http_leg_keeps_both_legs() {
-        let page = FakePage::serving([
-            answering(ContinuationMode::WebSocket, "Done over WebSocket."),
-            silent(),
-        ]);
+    fn a_page_hidden_during_a_later_leg_keeps_every_leg() {
+        let page = FakePage::serving([answering(WS, "Done over WebSocket."), silent()]);
         let session = Session::new(page.clone(), true);
         let mut pool = LocalPool::new();
-        spawn(&pool, &session, over(TransportChoice::Compare));
+        spawn(&pool, &session, comparing(3));
         pool.run_until_stalled();
         session.page_hidden();
 
-        let Some(LastRun::Compare { ws, http }) = page.stored_last_run() else {
+        let stored = page.stored_last_run();
+        let Some(LastRun::Compare { ws, http, .. }) = &stored else {
             panic!("the comparison under way is stored")
         };
         let (ws, http) = (ws.restore(), http.restore());
@@ -883,6 +1095,10 @@ mod tests {
         assert_eq!(answer_of(&ws), Some("Done over WebSocket."));
         assert_eq!(http.status, RunStatus::Stopped);
         assert_eq!(http.turns.len(), 1);
+        let restored = Shown::restore(stored.as_ref()).comparison;
+        assert_eq!(restored.legs.len(), 2);
+        assert_eq!(restored.leg(1, HTTP).unwrap().turns, 1);
+        assert_eq!(restored.status(), RunStatus::Stopped);
     }
 
     #[test]
@@ -937,7 +1153,7 @@ mod tests {
         };
         assert!(session.start(elsewhere, ORIGIN).is_none());
         assert_eq!(page.shown.get(), Some(Shown::Single));
-        let run = page.run.borrow().clone();
+        let run = page.shown_run();
         assert_eq!(run.status, RunStatus::Failed);
         assert!(run.error.unwrap().contains("must start with http"));
         assert!(!session.is_running() && page.opened.borrow().is_empty());
@@ -968,7 +1184,7 @@ mod tests {
         assert!(page.files.borrow().is_none() && page.last_run.borrow().is_none());
         assert_eq!(*page.settings.borrow(), Some(Settings::default()));
         assert_eq!(page.shown.get(), Some(Shown::Single));
-        assert_eq!(*page.run.borrow(), AgentRun::default());
+        assert_eq!(page.shown_run(), AgentRun::default());
         assert_eq!(*page.comparison.borrow(), Comparison::default());
         assert_eq!(*page.notices.borrow(), [RESET_NOTICE]);
     }

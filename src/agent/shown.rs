@@ -1,8 +1,8 @@
-//! What the agent view shows: a single run, or a comparison of two whose status line,
-//! conversation and timeline follow one leg — the WebSocket one, then the HTTP one once it has
-//! started. A view opens on the last run the page kept.
+//! What the agent view shows: a single run, or a comparison — its legs' results and, side by
+//! side, the latest run of each leg. A view opens on the last run the page kept.
 
-use crate::agent::{AgentRun, Comparison, ContinuationMode, LastRun, RunStatus};
+use crate::agent::compare::LegSummary;
+use crate::agent::{AgentRun, Comparison, ContinuationMode, LastRun, RunStatus, StoredLeg};
 
 /// Which kind of run the view shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,43 +11,74 @@ pub enum Shown {
     Compare,
 }
 
-impl Shown {
-    /// What a view opens on: the last run the page kept (`None`: none yet), the run its
-    /// conversation and timeline follow, and the comparison.
-    pub fn restore(last: Option<&LastRun>) -> (Shown, AgentRun, Comparison) {
-        match last {
-            Some(LastRun::Single { run }) => (Shown::Single, run.restore(), Comparison::default()),
-            Some(LastRun::Compare { ws, http }) => {
-                let comparison = Comparison {
-                    ws: ws.restore(),
-                    http: http.restore(),
-                };
-                let followed = comparison.leg(followed_leg(&comparison)).clone();
-                (Shown::Compare, followed, comparison)
-            }
-            None => (Shown::Single, AgentRun::default(), Comparison::default()),
-        }
-    }
+/// What a view opens on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opening {
+    pub shown: Shown,
+    /// The single run.
+    pub run: AgentRun,
+    pub comparison: Comparison,
+    /// The latest run of each leg of the comparison.
+    pub ws: AgentRun,
+    pub http: AgentRun,
+}
 
-    /// The timeline's heading: for a comparison, which leg it shows.
-    pub fn timeline_heading(self, comparison: &Comparison) -> &'static str {
-        match self {
-            Shown::Single => "Timeline",
-            Shown::Compare => match followed_leg(comparison) {
-                ContinuationMode::WebSocket => "Timeline (WebSocket leg)",
-                _ => "Timeline (HTTP stateless leg)",
-            },
+impl Shown {
+    /// What a view opens on: the last run the page kept (`None`: none yet).
+    pub fn restore(last: Option<&LastRun>) -> Opening {
+        let mut opening = Opening {
+            shown: Shown::Single,
+            run: AgentRun::default(),
+            comparison: Comparison::default(),
+            ws: AgentRun::default(),
+            http: AgentRun::default(),
+        };
+        match last {
+            None => {}
+            Some(LastRun::Single { run }) => opening.run = run.restore(),
+            Some(LastRun::Compare {
+                ws,
+                http,
+                repetitions,
+                legs,
+            }) => {
+                opening.shown = Shown::Compare;
+                opening.ws = ws.restore();
+                opening.http = http.restore();
+                opening.comparison = match repetitions {
+                    Some(repetitions) => {
+                        let mut comparison = Comparison::new(*repetitions);
+                        for (mode, repetition, run) in legs.iter().filter_map(StoredLeg::restore) {
+                            comparison.update(LegSummary::of(mode, repetition, &run));
+                        }
+                        comparison.restored()
+                    }
+                    // Stored before repetitions: the two runs are the comparison's one.
+                    None => {
+                        let mut one = Comparison::new(1);
+                        let [ws_mode, http_mode] = Comparison::MODES;
+                        for (mode, run) in [(ws_mode, &opening.ws), (http_mode, &opening.http)] {
+                            if run.status != RunStatus::Idle {
+                                one.update(LegSummary::of(mode, 1, run));
+                            }
+                        }
+                        one
+                    }
+                };
+            }
         }
+        opening
     }
 }
 
-/// The leg a comparison's conversation and timeline follow: HTTP's once it has started.
-fn followed_leg(comparison: &Comparison) -> ContinuationMode {
-    let [ws, http] = Comparison::LEGS;
-    if comparison.http.status == RunStatus::Idle {
-        ws
-    } else {
-        http
+impl Opening {
+    /// The run shown for `mode` in a comparison.
+    pub fn leg(&self, mode: ContinuationMode) -> &AgentRun {
+        if mode == ContinuationMode::WebSocket {
+            &self.ws
+        } else {
+            &self.http
+        }
     }
 }
 
@@ -66,41 +97,53 @@ mod tests {
 
     #[test]
     fn a_view_opens_on_the_last_run() {
-        assert_eq!(
-            Shown::restore(None),
-            (Shown::Single, AgentRun::default(), Comparison::default())
-        );
+        let none = Shown::restore(None);
+        assert_eq!(none.shown, Shown::Single);
+        assert_eq!(none.run, AgentRun::default());
         let single = LastRun::Single {
             run: RunSnapshot::of(&with_status(RunStatus::Done)),
         };
-        let (shown, run, comparison) = Shown::restore(Some(&single));
-        assert_eq!((shown, run.status), (Shown::Single, RunStatus::Done));
-        assert_eq!(comparison, Comparison::default());
+        let opening = Shown::restore(Some(&single));
+        assert_eq!(
+            (opening.shown, opening.run.status),
+            (Shown::Single, RunStatus::Done)
+        );
     }
 
     #[test]
-    fn a_comparison_follows_the_http_leg_once_it_started() {
-        let compare = |ws: RunStatus, http: RunStatus| LastRun::Compare {
-            ws: RunSnapshot::of(&with_status(ws)),
-            http: RunSnapshot::of(&with_status(http)),
+    fn a_comparison_opens_with_both_legs_and_their_results() {
+        let ws = ContinuationMode::WebSocket;
+        let http = ContinuationMode::HttpStateless;
+        let done = with_status(RunStatus::Done);
+        let cut = with_status(RunStatus::Running);
+        let last = LastRun::Compare {
+            ws: RunSnapshot::of(&done),
+            http: RunSnapshot::of(&cut),
+            repetitions: Some(2),
+            legs: vec![StoredLeg::of(ws, 1, &done), StoredLeg::of(http, 1, &cut)],
         };
-        let (shown, run, comparison) =
-            Shown::restore(Some(&compare(RunStatus::Failed, RunStatus::Idle)));
-        assert_eq!(shown, Shown::Compare);
-        assert_eq!(run, comparison.ws, "HTTP never started");
+        let opening = Shown::restore(Some(&last));
+        assert_eq!(opening.shown, Shown::Compare);
+        assert_eq!(opening.leg(ws).status, RunStatus::Done);
         assert_eq!(
-            shown.timeline_heading(&comparison),
-            "Timeline (WebSocket leg)"
+            opening.leg(http).status,
+            RunStatus::Stopped,
+            "cut off by the reload"
         );
+        assert_eq!(opening.comparison.repetitions, 2);
+        assert_eq!(opening.comparison.legs.len(), 2);
+        assert_eq!(opening.comparison.status(), RunStatus::Stopped);
 
-        let (shown, run, comparison) =
-            Shown::restore(Some(&compare(RunStatus::Done, RunStatus::Done)));
-        assert_eq!(run, comparison.http);
-        assert_eq!(run.error.as_deref(), Some("done leg"));
-        assert_eq!(
-            shown.timeline_heading(&comparison),
-            "Timeline (HTTP stateless leg)"
-        );
-        assert_eq!(Shown::Single.timeline_heading(&comparison), "Timeline");
+        // Stored before repetitions: one repetition of the two runs.
+        let old = LastRun::Compare {
+            ws: RunSnapshot::of(&with_status(RunStatus::Failed)),
+            http: RunSnapshot::of(&AgentRun::default()),
+            repetitions: None,
+            legs: Vec::new(),
+        };
+        let opening = Shown::restore(Some(&old));
+        assert_eq!(opening.comparison.repetitions, 1);
+        assert_eq!(opening.comparison.legs.len(), 1, "HTTP never started");
+        assert_eq!(opening.comparison.status(), RunStatus::Failed);
     }
 }

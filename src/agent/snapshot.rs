@@ -5,7 +5,10 @@
 use serde::{Deserialize, Serialize};
 use tether_protocol::ResponseCreate;
 
-use crate::agent::{AgentRun, CallKind, Entry, RunStatus, ToolCallEntry, TurnRecord};
+use crate::agent::{
+    AgentRun, CallKind, ContinuationMode, Entry, RunStatus, ServerTimings, ToolCallEntry,
+    TurnRecord,
+};
 
 /// The storage format version of [`LastRun`].
 pub const LAST_RUN_VERSION: u32 = 1;
@@ -28,6 +31,8 @@ enum SnapshotEntry {
         success: Option<bool>,
         changes: Vec<String>,
         tool_ms: Option<f64>,
+        #[serde(default)]
+        stopped: bool,
     },
 }
 
@@ -48,6 +53,14 @@ struct SnapshotTurn {
     input_tokens: u64,
     cached_tokens: u64,
     output_tokens: u64,
+    // Kept since the timing breakdown; a run stored before has none.
+    #[serde(default)]
+    events: u64,
+    #[serde(default)]
+    client_ms: f64,
+    /// The server's timing summary, in its own shape ([`ServerTimings::to_summary`]).
+    #[serde(default)]
+    server: Option<serde_json::Value>,
 }
 
 /// One run, serializable.
@@ -76,6 +89,7 @@ impl RunSnapshot {
                     success: call.success,
                     changes: call.changes.clone(),
                     tool_ms: call.tool_ms,
+                    stopped: call.stopped,
                 }),
                 #[allow(unreachable_patterns)]
                 _ => None,
@@ -100,6 +114,9 @@ impl RunSnapshot {
                 input_tokens: t.input_tokens,
                 cached_tokens: t.cached_tokens,
                 output_tokens: t.output_tokens,
+                events: t.events,
+                client_ms: t.client_ms,
+                server: t.server.as_ref().map(ServerTimings::to_summary),
             })
             .collect();
         RunSnapshot {
@@ -134,6 +151,7 @@ impl RunSnapshot {
                     success,
                     changes,
                     tool_ms,
+                    stopped,
                 } => Entry::ToolCall(ToolCallEntry {
                     call_id: call_id.clone(),
                     name: name.clone(),
@@ -147,6 +165,8 @@ impl RunSnapshot {
                     success: *success,
                     changes: changes.clone(),
                     tool_ms: *tool_ms,
+                    // A call that had not run when the run was cut off never will.
+                    stopped: *stopped || (status == RunStatus::Stopped && output.is_none()),
                 }),
             })
             .collect();
@@ -170,6 +190,9 @@ impl RunSnapshot {
                 record.input_tokens = t.input_tokens;
                 record.cached_tokens = t.cached_tokens;
                 record.output_tokens = t.output_tokens;
+                record.events = t.events;
+                record.client_ms = t.client_ms;
+                record.server = t.server.as_ref().and_then(ServerTimings::parse);
                 record
             })
             .collect();
@@ -185,12 +208,54 @@ impl RunSnapshot {
     }
 }
 
-/// What the page remembers of its last run: a single run, or both legs of a comparison.
+/// What the page remembers of its last run: a single run, or a comparison — the latest run of
+/// each leg and the timings of every leg.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LastRun {
-    Single { run: RunSnapshot },
-    Compare { ws: RunSnapshot, http: RunSnapshot },
+    Single {
+        run: RunSnapshot,
+    },
+    Compare {
+        ws: RunSnapshot,
+        http: RunSnapshot,
+        /// Repetitions planned; a comparison stored before repetitions has none (then the two
+        /// runs are its one repetition).
+        #[serde(default)]
+        repetitions: Option<usize>,
+        /// Every leg that started, in order, without its conversation.
+        #[serde(default)]
+        legs: Vec<StoredLeg>,
+    },
+}
+
+/// One leg of a comparison as the page keeps it: its mode (`ws`, `http-stateless`), its
+/// repetition, and its run's status and timings (the conversation is kept for the latest run of
+/// each leg only).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredLeg {
+    mode: String,
+    repetition: usize,
+    run: RunSnapshot,
+}
+
+impl StoredLeg {
+    /// `run`, the leg of `mode` in `repetition`, without its conversation.
+    pub fn of(mode: ContinuationMode, repetition: usize, run: &AgentRun) -> StoredLeg {
+        let mut run = RunSnapshot::of(run);
+        run.entries.clear();
+        StoredLeg {
+            mode: mode.as_str().to_string(),
+            repetition,
+            run,
+        }
+    }
+
+    /// The leg again; `None` for a mode this page does not know.
+    pub fn restore(&self) -> Option<(ContinuationMode, usize, AgentRun)> {
+        let mode = ContinuationMode::parse(&self.mode)?;
+        Some((mode, self.repetition, self.run.restore()))
+    }
 }
 
 impl LastRun {
@@ -218,6 +283,9 @@ mod tests {
         turn.tool_ms = 3.5;
         turn.deltas = 9;
         (turn.input_tokens, turn.cached_tokens, turn.output_tokens) = (500, 0, 9);
+        (turn.events, turn.client_ms) = (14, 0.7);
+        turn.server = ServerTimings::parse(&serde_json::json!({"path": "ws_hit",
+            "stages": {"render_us": 20}, "api_us": 80}));
         #[allow(clippy::needless_update)]
         AgentRun {
             status,
@@ -232,6 +300,7 @@ mod tests {
                     success: Some(true),
                     changes: vec!["modified /src/paginate.js".into()],
                     tool_ms: Some(3.5),
+                    stopped: false,
                 }),
                 Entry::Assistant("Fixed.".into()),
             ],
@@ -255,9 +324,59 @@ mod tests {
     }
 
     #[test]
-    fn a_run_stored_mid_flight_comes_back_stopped() {
-        let snapshot = RunSnapshot::of(&sample_run(RunStatus::Running));
-        assert_eq!(snapshot.restore().status, RunStatus::Stopped);
+    fn a_run_stored_mid_flight_comes_back_stopped_with_its_pending_call() {
+        let mut run = sample_run(RunStatus::Running);
+        if let Entry::ToolCall(call) = &mut run.entries[1] {
+            (call.output, call.success) = (None, None);
+        }
+        let restored = RunSnapshot::of(&run).restore();
+        assert_eq!(restored.status, RunStatus::Stopped);
+        assert_eq!(restored.tool_call_count(), 0, "the call never ran");
+        assert_eq!(restored.tool_calls().next().unwrap().state(), "stopped");
+    }
+
+    #[test]
+    fn a_comparisons_legs_keep_their_timings_not_their_conversations() {
+        let run = sample_run(RunStatus::Done);
+        let leg = StoredLeg::of(ContinuationMode::HttpStateless, 2, &run);
+        let last = LastRun::Compare {
+            ws: RunSnapshot::of(&run),
+            http: RunSnapshot::of(&run),
+            repetitions: Some(3),
+            legs: vec![leg],
+        };
+        let Ok(LastRun::Compare { legs, .. }) = LastRun::from_json(&last.to_json()) else {
+            panic!("a comparison round-trips")
+        };
+        let (mode, repetition, restored) = legs[0].restore().unwrap();
+        assert_eq!((mode, repetition), (ContinuationMode::HttpStateless, 2));
+        assert!(restored.entries.is_empty());
+        assert_eq!(restored.turns, run.turns, "with the server's timings");
+    }
+
+    #[test]
+    fn a_run_stored_before_the_breakdown_still_reads() {
+        let old = r#"{"version":1,"kind":"compare","ws":{"status":"done","error":null,"entries":[],
+            "turns":[{"number":1,"response_id":"r","previous_response_id":null,"store":false,
+            "input_items":1,"sent_at":1.0,"first_event_at":2.0,"first_token_at":3.0,
+            "last_token_at":4.0,"completed_at":5.0,"tool_ms":0.0,"deltas":2,"input_tokens":10,
+            "cached_tokens":0,"output_tokens":2}]},
+            "http":{"status":"idle","error":null,"entries":[],"turns":[]}}"#;
+        let Ok(LastRun::Compare {
+            ws,
+            repetitions,
+            legs,
+            ..
+        }) = LastRun::from_json(old)
+        else {
+            panic!("an old comparison reads")
+        };
+        assert_eq!((repetitions, legs), (None, vec![]));
+        let ws = ws.restore();
+        assert_eq!(
+            (ws.turns[0].events, ws.turns[0].server.is_none()),
+            (0, true)
+        );
     }
 
     #[test]

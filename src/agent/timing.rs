@@ -17,29 +17,89 @@ const STAGE_ORDER: [&str; 8] = [
 /// The stage that is the model's work rather than the server's overhead.
 pub const GENERATE: &str = "generate";
 
-/// What each stage of the server's pipeline cost on one response.
+/// The engine's part of a response as the API measured it, in milliseconds: `service_*` from
+/// the engine call on, `iapi_*` from the API's engine request on (so they include the modelled
+/// hop to the engine); `queue` waiting for a decoding slot, `prefill` admission to the first
+/// token, `decode` first to last token.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EngineTimings {
+    pub calls: u64,
+    pub queue_ms: f64,
+    pub prefill_ms: f64,
+    pub decode_ms: f64,
+    pub service_total_ms: f64,
+    pub service_ttft_ms: f64,
+    pub iapi_ttft_ms: f64,
+    pub iapi_total_ms: f64,
+}
+
+impl EngineTimings {
+    /// What the engine's total holds beyond queue, prefill and decode: the hop to the engine
+    /// (modelled with `--api-costs hosted`) and the engine call's own edges.
+    pub fn other_ms(&self) -> f64 {
+        (self.iapi_total_ms - self.queue_ms - self.prefill_ms - self.decode_ms).max(0.0)
+    }
+}
+
+/// Where a prompt's tokens came from, as the server counted them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServerTokens {
+    /// The prompt's length.
+    pub input: u64,
+    /// Read from the engine's prompt cache (`usage.input_tokens_details.cached_tokens`): the
+    /// same rule on every transport; prompts under 1,024 tokens are never cached.
+    pub cached: u64,
+    /// Written to the engine's prompt cache.
+    pub cache_write: u64,
+    /// Rendered tokens the WebSocket connection's cache supplied, so the API did not tokenize
+    /// them again (always 0 over HTTP).
+    pub reused_by_connection: u64,
+}
+
+/// What each stage of the server's pipeline cost on one response, and how the server splits
+/// its time between itself (the API) and the engine. Kept between visits in the summary's own
+/// form ([`ServerTimings::to_summary`]), so it needs no decoder of its own.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerTimings {
     /// Which way through the pipeline the request went: `http`, `ws_hit` or `ws_miss`.
     pub path: String,
     /// Stage name and milliseconds, in pipeline order.
     pub stages: Vec<(String, f64)>,
+    /// Waits on modelled services (`--api-costs hosted`): name and milliseconds.
+    pub modelled: Vec<(String, f64)>,
+    /// The response's time in the API, from the request reaching the pipeline to its terminal
+    /// event, less the engine's (`api_us`).
+    pub api_ms: Option<f64>,
+    pub engine: Option<EngineTimings>,
+    pub tokens: Option<ServerTokens>,
+}
+
+/// `summary[key]` in microseconds, as milliseconds.
+fn ms_of(summary: &Value, key: &str) -> Option<f64> {
+    Some(summary.get(key)?.as_u64()? as f64 / 1000.0)
+}
+
+/// An object of `<name>_us` non-negative integers as (name, milliseconds); `None` unless it is
+/// exactly that.
+fn micros_map(value: &Value) -> Option<Vec<(String, f64)>> {
+    value
+        .as_object()?
+        .iter()
+        .map(|(key, micros)| {
+            let name = key.strip_suffix("_us")?;
+            Some((name.to_string(), micros.as_u64()? as f64 / 1000.0))
+        })
+        .collect()
 }
 
 impl ServerTimings {
-    /// Reads `{"path": "...", "stages": {"render_us": 210, ...}}`; `None` unless it is exactly
-    /// that shape (a string path, an object of `<stage>_us` non-negative integers).
+    /// Reads the summary (docs/pipeline.md, "Timing"); `None` unless its core is exactly the
+    /// expected shape (a string path, an object of `<stage>_us` non-negative integers). The
+    /// newer parts — `api_us`, `engine`, `tokens`, `modelled` — are read when they are there
+    /// and well formed, and otherwise left out: an older server's summary still shows.
     pub fn parse(summary: &Value) -> Option<ServerTimings> {
         let path = summary.get("path")?.as_str()?.to_string();
-        let mut stages = summary
-            .get("stages")?
-            .as_object()?
-            .iter()
-            .map(|(key, micros)| {
-                let name = key.strip_suffix("_us")?;
-                Some((name.to_string(), micros.as_u64()? as f64 / 1000.0))
-            })
-            .collect::<Option<Vec<_>>>()?;
+        let mut stages = micros_map(summary.get("stages")?)?;
         let rank = |name: &str| {
             STAGE_ORDER
                 .iter()
@@ -47,7 +107,76 @@ impl ServerTimings {
                 .unwrap_or(STAGE_ORDER.len())
         };
         stages.sort_by_key(|(name, _)| rank(name));
-        Some(ServerTimings { path, stages })
+        let modelled = summary
+            .get("modelled")
+            .and_then(micros_map)
+            .unwrap_or_default();
+        let engine = summary.get("engine").and_then(|engine| {
+            Some(EngineTimings {
+                calls: engine.get("calls").and_then(Value::as_u64).unwrap_or(1),
+                queue_ms: ms_of(engine, "queue_us")?,
+                prefill_ms: ms_of(engine, "prefill_us")?,
+                decode_ms: ms_of(engine, "decode_us")?,
+                service_total_ms: ms_of(engine, "service_total_us")?,
+                service_ttft_ms: ms_of(engine, "service_ttft_us")?,
+                iapi_ttft_ms: ms_of(engine, "iapi_ttft_us")?,
+                iapi_total_ms: ms_of(engine, "iapi_total_us")?,
+            })
+        });
+        let tokens = summary.get("tokens").and_then(|tokens| {
+            let count = |key: &str| tokens.get(key).and_then(Value::as_u64);
+            Some(ServerTokens {
+                input: count("input")?,
+                cached: count("cached")?,
+                cache_write: count("cache_write").unwrap_or(0),
+                reused_by_connection: count("reused_by_connection").unwrap_or(0),
+            })
+        });
+        Some(ServerTimings {
+            path,
+            stages,
+            modelled,
+            api_ms: ms_of(summary, "api_us"),
+            engine,
+            tokens,
+        })
+    }
+
+    /// The summary these timings were read from, in the server's shape: what
+    /// [`ServerTimings::parse`] reads back.
+    pub fn to_summary(&self) -> Value {
+        let us = |ms: f64| (ms * 1000.0).round() as u64;
+        let micros = |parts: &[(String, f64)]| {
+            Value::Object(
+                parts
+                    .iter()
+                    .map(|(name, ms)| (format!("{name}_us"), Value::from(us(*ms))))
+                    .collect(),
+            )
+        };
+        let mut summary = serde_json::json!({
+            "path": self.path,
+            "stages": micros(&self.stages),
+            "modelled": micros(&self.modelled),
+        });
+        if let Some(api) = self.api_ms {
+            summary["api_us"] = us(api).into();
+        }
+        if let Some(e) = &self.engine {
+            summary["engine"] = serde_json::json!({
+                "calls": e.calls, "queue_us": us(e.queue_ms), "prefill_us": us(e.prefill_ms),
+                "decode_us": us(e.decode_ms), "service_total_us": us(e.service_total_ms),
+                "service_ttft_us": us(e.service_ttft_ms), "iapi_ttft_us": us(e.iapi_ttft_ms),
+                "iapi_total_us": us(e.iapi_total_ms),
+            });
+        }
+        if let Some(t) = &self.tokens {
+            summary["tokens"] = serde_json::json!({
+                "input": t.input, "cached": t.cached, "cache_write": t.cache_write,
+                "reused_by_connection": t.reused_by_connection,
+            });
+        }
+        summary
     }
 
     /// The stages other than generation: the server's own overhead on this request.
@@ -63,6 +192,12 @@ impl ServerTimings {
         self.overhead().map(|(_, ms)| ms).sum()
     }
 
+    /// The whole response as the server saw it — the API's time plus the engine's — when the
+    /// summary says both.
+    pub fn server_ms(&self) -> Option<f64> {
+        Some(self.api_ms? + self.engine.as_ref()?.iapi_total_ms)
+    }
+
     /// One line: `resolve 0.01 ms · render 0.21 ms · … · path ws_hit`.
     pub fn summary(&self) -> String {
         let mut parts: Vec<String> = self
@@ -72,6 +207,22 @@ impl ServerTimings {
             .collect();
         parts.push(format!("path {}", self.path));
         parts.join(" · ")
+    }
+
+    /// The API/engine split in one line: `API 0.42 ms · engine 812 ms (queue 0.00 ms, prefill
+    /// 30.2 ms, decode 780 ms)`; `None` from a server that does not report it.
+    pub fn split(&self) -> Option<String> {
+        let api = self.api_ms?;
+        let engine = self.engine.as_ref()?;
+        let d = |ms: f64| format_duration(ms, Precision::BySize);
+        Some(format!(
+            "API {} · engine {} (queue {}, prefill {}, decode {})",
+            d(api),
+            d(engine.iapi_total_ms),
+            d(engine.queue_ms),
+            d(engine.prefill_ms),
+            d(engine.decode_ms)
+        ))
     }
 }
 
@@ -102,6 +253,55 @@ mod tests {
         );
         assert!((timings.overhead_ms() - 1.739).abs() < 1e-9);
         assert!(timings.overhead().all(|(name, _)| name != GENERATE));
+    }
+
+    #[test]
+    fn the_api_engine_split_and_the_tokens_are_read_when_present() {
+        let summary = json!({"path": "ws_hit", "stages": {"render_us": 210, "generate_us": 30_500},
+            "modelled": {"engine_hop_us": 1000},
+            "api_us": 420,
+            "engine": {"calls": 1, "replica": 0, "queue_us": 0, "prefill_us": 30_000,
+                       "decode_us": 400, "service_total_us": 30_450, "service_ttft_us": 30_020,
+                       "iapi_ttft_us": 31_020, "iapi_total_us": 31_450},
+            "tokens": {"input": 2048, "cached": 1920, "cache_write": 128,
+                       "reused_by_connection": 1990}});
+        let timings = ServerTimings::parse(&summary).unwrap();
+        assert_eq!(timings.api_ms, Some(0.42));
+        assert_eq!(timings.modelled, [("engine_hop".to_string(), 1.0)]);
+        let engine = timings.engine.as_ref().unwrap();
+        assert_eq!((engine.prefill_ms, engine.decode_ms), (30.0, 0.4));
+        assert!((engine.other_ms() - 1.05).abs() < 1e-9);
+        assert_eq!(timings.server_ms(), Some(31.87));
+        assert_eq!(
+            timings.tokens,
+            Some(ServerTokens {
+                input: 2048,
+                cached: 1920,
+                cache_write: 128,
+                reused_by_connection: 1990
+            })
+        );
+        assert_eq!(
+            timings.split().unwrap(),
+            "API 0.42 ms · engine 31.4 ms (queue 0.00 ms, prefill 30.0 ms, decode 0.40 ms)"
+        );
+        // Kept in the summary's own shape, read back the same.
+        assert_eq!(
+            ServerTimings::parse(&timings.to_summary()),
+            Some(timings.clone())
+        );
+
+        // An older server's summary: stages only, nothing else.
+        let old =
+            ServerTimings::parse(&json!({"path": "http", "stages": {"render_us": 1}})).unwrap();
+        assert_eq!((old.api_ms, &old.engine, old.tokens), (None, &None, None));
+        assert_eq!((old.server_ms(), old.split()), (None, None));
+        // A malformed part is left out; the rest stays.
+        let odd = ServerTimings::parse(&json!({"path": "http", "stages": {"render_us": 1},
+            "api_us": -3, "engine": {"queue_us": 1}, "tokens": {"input": "many"}}))
+        .unwrap();
+        assert_eq!((odd.api_ms, &odd.engine, odd.tokens), (None, &None, None));
+        assert_eq!(odd.stages, [("render".to_string(), 0.001)]);
     }
 
     #[test]

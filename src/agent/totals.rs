@@ -1,5 +1,6 @@
 //! A run in a few numbers: how long it took end to end, how many turns, how many tokens went in
-//! (and how many of those the server had cached) and came out, and the output rate.
+//! (how many of those the engine's prompt cache held, and how many the WebSocket connection's
+//! cache saved the API from tokenizing again) and came out, and the decoding rate.
 
 use crate::agent::AgentRun;
 
@@ -11,10 +12,25 @@ pub struct RunTotals {
     pub end_to_end_ms: Option<f64>,
     pub turns: usize,
     pub input_tokens: u64,
+    /// Read from the engine's prompt cache (`cached_tokens`): the same on every transport.
     pub cached_tokens: u64,
+    /// Rendered tokens the connection cache supplied (the timing summary's
+    /// `reused_by_connection`); `None` when no turn reported it.
+    pub reused_by_connection: Option<u64>,
     pub output_tokens: u64,
     /// Time the sandbox spent running tool calls.
     pub tool_ms: f64,
+    /// Output tokens decoded after each turn's first, and the milliseconds from each turn's
+    /// first token to its last: the decoding rate's numerator and denominator.
+    decoded_tokens: u64,
+    decoding_ms: f64,
+}
+
+/// Tokens per second between the first and the last of `tokens` tokens, `span_ms` apart: `n`
+/// tokens span `n − 1` intervals, so with a single token (or no time) there is no rate. The
+/// chat view's decoding speed and a run's use the same rule.
+pub fn decoding_rate(tokens: u64, span_ms: f64) -> Option<f64> {
+    (span_ms > 0.0 && tokens > 1).then(|| (tokens - 1) as f64 * 1000.0 / span_ms)
 }
 
 impl RunTotals {
@@ -26,20 +42,43 @@ impl RunTotals {
                 .or(t.first_event_at)
                 .map(|at| at + t.tool_ms)
         });
+        let reused: Vec<u64> = run
+            .turns
+            .iter()
+            .filter_map(|t| t.reused_by_connection())
+            .collect();
+        let (mut decoded_tokens, mut decoding_ms) = (0, 0.0);
+        for turn in &run.turns {
+            let tokens = if turn.output_tokens > 0 {
+                turn.output_tokens
+            } else {
+                turn.deltas
+            };
+            if let Some(span) = turn.streaming_ms().filter(|ms| *ms > 0.0)
+                && tokens > 1
+            {
+                decoded_tokens += tokens - 1;
+                decoding_ms += span;
+            }
+        }
         RunTotals {
             end_to_end_ms: start.zip(end).map(|(start, end)| end - start),
             turns: run.turns.len(),
             input_tokens: run.turns.iter().map(|t| t.input_tokens).sum(),
             cached_tokens: run.turns.iter().map(|t| t.cached_tokens).sum(),
+            reused_by_connection: (!reused.is_empty()).then(|| reused.iter().sum()),
             output_tokens: run.turns.iter().map(|t| t.output_tokens).sum(),
             tool_ms: run.turns.iter().map(|t| t.tool_ms).sum(),
+            decoded_tokens,
+            decoding_ms,
         }
     }
 
-    /// Output tokens per second of end-to-end time.
-    pub fn tokens_per_second(&self) -> Option<f64> {
-        let ms = self.end_to_end_ms.filter(|ms| *ms > 0.0)?;
-        Some(self.output_tokens as f64 * 1000.0 / ms)
+    /// Output tokens per second while decoding: over each turn's first to last token, summed
+    /// (the chat view's decoding speed, over every turn). Not output ÷ end-to-end time, which
+    /// would count the tools, the network and the prefill as slow decoding.
+    pub fn decoding_rate(&self) -> Option<f64> {
+        decoding_rate(self.decoded_tokens + 1, self.decoding_ms)
     }
 
     /// The share of input tokens the server reused from its cache, 0 to 1.
@@ -65,6 +104,8 @@ mod tests {
     fn turn(number: usize, sent: f64, done: f64, tool: f64, tokens: (u64, u64, u64)) -> TurnRecord {
         let mut t = TurnRecord::new(number, &ResponseCreate::new("m", "x"), sent);
         t.first_event_at = Some(sent + 1.0);
+        t.first_token_at = Some(sent + 10.0);
+        t.last_token_at = Some(done - 10.0);
         t.completed_at = Some(done);
         t.tool_ms = tool;
         (t.input_tokens, t.cached_tokens, t.output_tokens) = tokens;
@@ -92,16 +133,34 @@ mod tests {
             (2100, 1000, 100)
         );
         assert_eq!(totals.tool_ms, 50.0);
-        assert_eq!(totals.tokens_per_second(), Some(250.0));
+        // Each turn streamed from 10 ms after it was sent to 10 ms before it completed: 180 ms
+        // for 39 intervals, then 130 ms for 59.
+        assert!((totals.decoding_rate().unwrap() - 98.0 * 1000.0 / 310.0).abs() < 1e-9);
+        assert_eq!(totals.reused_by_connection, None, "no summaries");
         assert!((totals.cached_share().unwrap() - 1000.0 / 2100.0).abs() < 1e-9);
         assert_eq!(turn_durations(&run), vec![Some(250.0), Some(150.0)]);
+    }
+
+    #[test]
+    fn the_decoding_rate_is_the_chat_views_rule() {
+        assert_eq!(decoding_rate(4, 3.0), Some(1000.0));
+        assert_eq!(decoding_rate(1, 3.0), None);
+        assert_eq!(decoding_rate(5, 0.0), None);
+        // 65 tokens/s over one turn of 66 tokens: 1 s from the first to the last.
+        let mut t = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+        (t.first_token_at, t.last_token_at, t.output_tokens) = (Some(400.0), Some(1400.0), 66);
+        let run = AgentRun {
+            turns: vec![t],
+            ..AgentRun::default()
+        };
+        assert_eq!(RunTotals::of(&run).decoding_rate(), Some(65.0));
     }
 
     #[test]
     fn an_empty_run_has_no_times() {
         let totals = RunTotals::of(&AgentRun::default());
         assert_eq!(totals.end_to_end_ms, None);
-        assert_eq!(totals.tokens_per_second(), None);
+        assert_eq!(totals.decoding_rate(), None);
         assert_eq!(totals.cached_share(), None);
     }
 }

@@ -84,6 +84,11 @@ impl Turn {
                     self.fail(format!("the connection closed mid-turn: {reason}"));
                 }
             }
+            Incoming::NotOpened(reason) => {
+                if self.status == RunStatus::Running {
+                    self.fail(format!("cannot open the WebSocket: {reason}"));
+                }
+            }
         }
     }
 
@@ -146,7 +151,7 @@ impl Turn {
         } else {
             self.deltas
         };
-        (span_ms > 0.0 && tokens > 1).then(|| (tokens - 1) as f64 * 1000.0 / span_ms)
+        crate::agent::decoding_rate(tokens, span_ms)
     }
 
     /// Request sent → `response.completed`, in milliseconds.
@@ -212,6 +217,16 @@ mod tests {
             done.status,
             RunStatus::Done,
             "a close after the turn is not a failure"
+        );
+
+        let mut turn = Turn::start(0.0);
+        turn.on_incoming(
+            Incoming::NotOpened("nothing listens at ws://h:1/v1/responses: …".into()),
+            1.0,
+        );
+        assert_eq!(
+            turn.error.as_deref(),
+            Some("cannot open the WebSocket: nothing listens at ws://h:1/v1/responses: …")
         );
     }
 

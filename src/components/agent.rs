@@ -1,47 +1,96 @@
 //! The agent view: the task and the settings, Run and Stop; then the run's status, its totals
-//! (or, in compare mode, both legs side by side and the speedup), its conversation and its
-//! per-turn timeline. What Run, Stop, Reset and leaving the page do is the agent
-//! [`Session`]'s; this component hands it the page ([`BrowserPage`]) and renders the signals it
-//! writes. The settings, the files and the last run are kept in `localStorage` (not by an
-//! embedded view).
+//! and where its time went, its timeline, conversation and details — or, in compare mode, the
+//! comparison's results and both legs side by side. What Run, Stop, Reset and leaving the page do
+//! is the agent [`Session`]'s; this component hands it the page ([`BrowserPage`]) and renders
+//! what it writes. The settings, the files and the last run are kept in `localStorage` (not by
+//! an embedded view).
+//!
+//! For the keyboard: Ctrl+Enter in the task runs it; when Run or Stop disables itself, the focus
+//! moves to the button that is now enabled. A screen reader hears the status, the final answer
+//! or the comparison's result — never the stream itself.
 
 mod browser;
 
 use std::rc::Rc;
 
+use leptos::html;
 use leptos::prelude::*;
 
 use crate::PageContext;
 use crate::agent::{Comparison, RunStatus, Session, Shown};
-use crate::components::settings::{ModelChoices, SettingsPanel, model_choices};
-use crate::components::{CompareView, Conversation, RunDetails, Timeline, TotalsView};
-use crate::settings::{Settings, TransportChoice};
+use crate::components::settings::SettingsPanel;
+use crate::components::{
+    BreakdownView, CompareView, Conversation, LegsView, RunDetails, RunView, Timeline, TotalsView,
+};
+use crate::settings::{ModelChoices, Settings, TransportChoice};
 use browser::BrowserPage;
+
+/// Moves the focus to `button` without scrolling, if it is there.
+fn focus(button: NodeRef<html::Button>) {
+    if let Some(button) = button.get_untracked() {
+        let options = web_sys::FocusOptions::new();
+        options.set_prevent_scroll(true);
+        let _ = button.focus_with_options(&options);
+    }
+}
+
+/// Whether the focus is on `button`, on a control that is disabled (the task while a run goes),
+/// or nowhere (on `<body>`, where a disabled control leaves it).
+fn focus_on_or_lost(button: NodeRef<html::Button>) -> bool {
+    let Some(active) = document().active_element() else {
+        return true;
+    };
+    let on_button = button.get_untracked().is_some_and(|button| {
+        let button: &web_sys::Element = &button;
+        *button == active
+    });
+    let disabled = active.matches(":disabled").unwrap_or(false);
+    let body = document()
+        .body()
+        .is_some_and(|body| *AsRef::<web_sys::Element>::as_ref(&body) == active);
+    on_button || disabled || body
+}
 
 /// The agent page: task (`data-testid="task"`), settings ([`SettingsPanel`]), Run (`run`),
 /// Stop (`stop`), Copy link (`copy-link`), Reset (`reset`); status (`run-status`: idle,
-/// running, done, failed or stopped — for a comparison, of both legs), turn count
-/// (`turn-count`), error (`error`), totals, compare results with `speedup`, conversation and
-/// timeline. Reads its settings from the [`PageContext`] (defaults when there is none).
+/// running, done, failed or stopped — for a comparison, of every leg), turn count
+/// (`turn-count`), error (`error`), what a screen reader is told (`announce`), totals and the
+/// breakdown, compare results with `speedup`, conversation and timeline. Reads its settings from
+/// the [`PageContext`] (defaults when there is none).
 #[component]
 pub fn AgentView() -> impl IntoView {
-    let page = use_context::<PageContext>().unwrap_or_else(PageContext::standalone);
+    let page = use_context::<PageContext>().unwrap_or_else(|| {
+        let page = PageContext::standalone();
+        page.load_models();
+        page
+    });
+    page.read_kept();
     let settings = page.settings;
     let notices = page.notices;
     let embed = page.embed;
     let origin = StoredValue::new(crate::page_origin_url().unwrap_or_default());
-    let models = model_choices(settings, origin.get_value());
+    let models = page.models;
 
-    let (initial_shown, initial_run, initial_comparison) = page
+    let opening = page
         .last_run
         .with_value(|last| Shown::restore(last.as_ref()));
-    let shown = RwSignal::new(initial_shown);
-    let run = RwSignal::new(initial_run);
-    let comparison = RwSignal::new(initial_comparison);
+    let shown = RwSignal::new(opening.shown);
+    // In a comparison the details follow the leg that ran last.
+    let followed = match opening.comparison.legs.last() {
+        Some(leg) if opening.shown == Shown::Compare => opening.leg(leg.mode).clone(),
+        _ => opening.run.clone(),
+    };
+    let run = RunView::new(followed);
+    let ws = RunView::new(opening.ws.clone());
+    let http = RunView::new(opening.http.clone());
+    let comparison = RwSignal::new(opening.comparison);
     let share_link = RwSignal::new(None::<(String, String)>);
     let browser = BrowserPage {
         shown,
         run,
+        ws,
+        http,
+        live_leg: StoredValue::new(None),
         comparison,
         settings,
         notices,
@@ -60,10 +109,17 @@ pub fn AgentView() -> impl IntoView {
         Shown::Compare => comparison.with(Comparison::error),
     };
 
-    let start = move || {
+    let run_button = NodeRef::<html::Button>::new();
+    let stop_button = NodeRef::<html::Button>::new();
+    // Whether the user started the run (Run, Ctrl+Enter) and so the focus follows the buttons;
+    // an autorun (an embedded demo) never takes the focus.
+    let focus_follows = StoredValue::new(false);
+
+    let start = move |by_user: bool| {
         let current = settings.get_untracked();
         let started = session.with_value(|s| s.start(current, &origin.get_value()));
         if let Some(run) = started {
+            focus_follows.set_value(by_user);
             leptos::task::spawn_local(run);
         }
     };
@@ -73,6 +129,18 @@ pub fn AgentView() -> impl IntoView {
             share_link.set(None);
         }
     };
+    // Run disables itself when a run starts, Stop when it ends: the focus goes to the other.
+    Effect::new(move |was_running: Option<bool>| {
+        let now_running = running();
+        if was_running.is_some_and(|was| was != now_running) && focus_follows.get_value() {
+            if now_running && focus_on_or_lost(run_button) {
+                focus(stop_button);
+            } else if !now_running && focus_on_or_lost(stop_button) {
+                focus(run_button);
+            }
+        }
+        now_running
+    });
 
     let copy_link = move || {
         let query = settings.with_untracked(Settings::share_query);
@@ -97,7 +165,10 @@ pub fn AgentView() -> impl IntoView {
     });
     on_cleanup(move || hidden.remove());
 
-    if page.autorun {
+    // The overview's button asked for this run: the focus follows it, as after Run. An autorun
+    // from the URL (an embedded demo) leaves the focus alone.
+    let asked = page.take_run_on_open();
+    if page.autorun || asked {
         // Start once the page has settled — the model list answered (or failed) and a frame
         // drawn — so the first turn's timings are not the page's own start-up work (measured:
         // an autorun at the first frame made a WebSocket turn 1 wait ~120–300 ms longer for its
@@ -107,27 +178,47 @@ pub fn AgentView() -> impl IntoView {
             let settled = !matches!(models.get(), ModelChoices::Loading);
             if settled && !started.get_value() {
                 started.set_value(true);
-                request_animation_frame(start);
+                request_animation_frame(move || start(asked));
             }
         });
     }
 
+    // What a screen reader is told: the status as it changes, the answer or the result at the
+    // end; nothing while the run streams.
+    let announcement = Memo::new(move |_| match shown.get() {
+        Shown::Single => run.with(|r| match r.status {
+            RunStatus::Idle => String::new(),
+            RunStatus::Running => "Running.".to_string(),
+            RunStatus::Done => format!(
+                "Done in {} turns. {}",
+                r.turns.len(),
+                r.answer().unwrap_or_default()
+            ),
+            RunStatus::Failed => format!("Failed: {}", r.error.clone().unwrap_or_default()),
+            RunStatus::Stopped => "Stopped.".to_string(),
+        }),
+        Shown::Compare => comparison.with(|c| match (c.status(), c.speedup()) {
+            (RunStatus::Done, Some(speedup)) => format!(
+                "Comparison done. {}. {}",
+                speedup.describe(),
+                c.explain().unwrap_or_default()
+            ),
+            (RunStatus::Idle, _) => String::new(),
+            (RunStatus::Failed, _) => format!("Failed: {}", c.error().unwrap_or_default()),
+            (status, _) => format!("Comparison {}.", status.as_str()),
+        }),
+    });
+
     let summary = move || settings.with(Settings::summary);
     let is_compare = move || shown.get() == Shown::Compare;
-    let timeline_heading = move || comparison.with(|c| shown.get().timeline_heading(c));
 
     view! {
         <section class="agent-view" class:embed=embed>
-            <Show when=move || !embed && notices.with(|n| !n.is_empty())>
-                <ul class="notices" role="status" data-testid="notices">
-                    {move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
-                </ul>
-            </Show>
             <form
                 class="prompt agent-form"
                 on:submit=move |ev| {
                     ev.prevent_default();
-                    start();
+                    start(true);
                 }
             >
                 {(!embed)
@@ -138,19 +229,27 @@ pub fn AgentView() -> impl IntoView {
                                 id="task"
                                 data-testid="task"
                                 rows="3"
+                                aria-describedby="task-hint"
                                 prop:disabled=running
                                 prop:value=move || settings.with(|s| s.task.clone())
                                 on:input=move |ev| {
                                     let text = event_target_value(&ev);
                                     settings.update(|s| s.task = text);
                                 }
+                                on:keydown=move |ev| {
+                                    if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                                        ev.prevent_default();
+                                        start(true);
+                                    }
+                                }
                             ></textarea>
+                            <span id="task-hint" class="hint">"Ctrl+Enter runs it"</span>
                             <SettingsPanel settings=settings models=models locked=Signal::derive(running) />
                         }
                     })}
                 {embed.then(|| view! { <p class="embed-summary" data-testid="embed-summary">{summary}</p> })}
                 <div class="controls">
-                    <button type="submit" data-testid="run" disabled=running>
+                    <button type="submit" data-testid="run" node_ref=run_button disabled=running>
                         {move || {
                             if settings.with(|s| s.transport == TransportChoice::Compare) {
                                 "Run comparison"
@@ -162,8 +261,12 @@ pub fn AgentView() -> impl IntoView {
                     <button
                         type="button"
                         data-testid="stop"
+                        node_ref=stop_button
                         disabled=move || !running()
-                        on:click=move |_| stop()
+                        on:click=move |_| {
+                            focus_follows.set_value(true);
+                            stop();
+                        }
                     >
                         "Stop"
                     </button>
@@ -213,7 +316,8 @@ pub fn AgentView() -> impl IntoView {
                         })
                 }}
             </form>
-            <div class="status-line" aria-live="polite">
+            <p class="sr-only" role="status" data-testid="announce">{move || announcement.get()}</p>
+            <div class="status-line">
                 "Status: "
                 <span
                     class=move || format!("status status-{}", status.get().as_str())
@@ -224,7 +328,21 @@ pub fn AgentView() -> impl IntoView {
                 " · Turns: "
                 <span data-testid="turn-count">{move || run.with(|r| r.turns.len())}</span>
                 " · Tool calls: "
-                <span data-testid="tool-call-count">{move || run.with(|r| r.tool_calls().count())}</span>
+                <span data-testid="tool-call-count">{move || run.with(|r| r.tool_call_count())}</span>
+                {move || {
+                    is_compare()
+                        .then(|| {
+                            comparison
+                                .with(|c| {
+                                    let done = c
+                                        .legs
+                                        .iter()
+                                        .filter(|l| l.status == RunStatus::Done)
+                                        .count();
+                                    format!(" · Legs done: {done} of {}", c.plan().len())
+                                })
+                        })
+                }}
             </div>
             <Show when=move || error().is_some()>
                 <p class="error" role="alert" data-testid="error">
@@ -233,22 +351,33 @@ pub fn AgentView() -> impl IntoView {
             </Show>
             <Show
                 when=is_compare
-                fallback=move || view! { <TotalsView run=run /> }
+                fallback=move || {
+                    view! {
+                        <TotalsView run=run />
+                        <BreakdownView run=run />
+                        <h2>"Timeline"</h2>
+                        <Timeline run=run />
+                        {(!embed)
+                            .then(|| {
+                                view! {
+                                    <Conversation run=run />
+                                    <RunDetails run=run />
+                                }
+                            })}
+                    }
+                }
             >
                 <CompareView comparison=comparison />
+                <h2>"The legs, side by side (latest repetition of each)"</h2>
+                <LegsView comparison=comparison ws=ws http=http embed=embed />
+                {(!embed)
+                    .then(|| {
+                        view! {
+                            <h2>"Files and events of the leg that ran last"</h2>
+                            <RunDetails run=run />
+                        }
+                    })}
             </Show>
-            {(!embed)
-                .then(|| {
-                    view! {
-                        <h2>"Conversation"</h2>
-                        <Conversation run=run />
-                    }
-                })}
-            <h2>{timeline_heading}</h2>
-            <div class="table-scroll">
-                <Timeline run=run />
-            </div>
-            {(!embed).then(|| view! { <RunDetails run=run /> })}
         </section>
     }
 }

@@ -2,43 +2,50 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{Precision, Turn, format_duration};
+use crate::agent::{Precision, RunStatus, Turn, format_duration};
 
-/// Shows `turn`: its status (`data-testid="run-status"`), the answer text as it streams
-/// (`answer`), any error (`error`), and once complete the time to first token (`ttft`), the
-/// decoding speed (`tokens-per-second`) and the token counts.
+/// Shows `turn`: its status (`data-testid="run-status"`), the time to first token (`ttft`), the
+/// decoding speed (`tokens-per-second`), the total and the token counts once complete, any error
+/// (`error`) and the answer text as it streams (`answer`) — last, so that its growth moves
+/// nothing. A screen reader is told the status and, at the end, the whole answer (`announce`),
+/// not each fragment as it streams.
 #[component]
 pub fn AnswerView(
     /// The turn to show.
     #[prop(into)]
     turn: Signal<Turn>,
 ) -> impl IntoView {
+    let status = Memo::new(move |_| turn.with(|t| t.status));
+    let announcement = move || match status.get() {
+        RunStatus::Idle => String::new(),
+        RunStatus::Running => "Streaming the answer.".to_string(),
+        RunStatus::Done => turn.with_untracked(|t| format!("Answer: {}", t.text)),
+        RunStatus::Failed => {
+            turn.with_untracked(|t| format!("Failed: {}", t.error.clone().unwrap_or_default()))
+        }
+        RunStatus::Stopped => "Stopped.".to_string(),
+    };
     view! {
-        <section class="answer-panel" aria-live="polite">
+        <section class="answer-panel">
+            <p class="sr-only" role="status" data-testid="announce">{announcement}</p>
             <div class="status-line">
                 "Status: "
                 <span
-                    class=move || format!("status status-{}", turn.with(|t| t.status.as_str()))
+                    class=move || format!("status status-{}", status.get().as_str())
                     data-testid="run-status"
                 >
-                    {move || turn.with(|t| t.status.as_str())}
+                    {move || status.get().as_str()}
                 </span>
             </div>
-            <div class="answer" data-testid="answer">
-                {move || turn.with(|t| t.text.clone())}
-            </div>
-            <Show when=move || turn.with(|t| t.error.is_some())>
-                <p class="error" role="alert" data-testid="error">
-                    {move || turn.with(|t| t.error.clone().unwrap_or_default())}
-                </p>
-            </Show>
             <dl class="stats">
                 <div>
                     <dt>"Time to first token"</dt>
                     <dd data-testid="ttft">{move || turn.with(|t| format_duration(t.ttft_ms(), Precision::WholeMs))}</dd>
                 </div>
                 <div>
-                    <dt>"Decoding speed"</dt>
+                    <dt title="output tokens per second from the first token to the last">
+                        "Decoding speed"
+                    </dt>
                     <dd data-testid="tokens-per-second">
                         {move || {
                             turn.with(|t| {
@@ -59,6 +66,14 @@ pub fn AnswerView(
                     </dd>
                 </div>
             </dl>
+            <Show when=move || turn.with(|t| t.error.is_some())>
+                <p class="error" role="alert" data-testid="error">
+                    {move || turn.with(|t| t.error.clone().unwrap_or_default())}
+                </p>
+            </Show>
+            <div class="answer" data-testid="answer">
+                {move || turn.with(|t| t.text.clone())}
+            </div>
         </section>
     }
 }

@@ -1,68 +1,247 @@
-//! Compare mode's results: both legs' totals side by side, their per-turn durations, and the
-//! speedup (`data-testid="speedup"`) once both are done.
+//! Compare mode's results: the speedup, coloured by what it says, with what it is made of; each
+//! leg's median and range over the repetitions, part by part; every repetition's own numbers; and
+//! side by side, the latest run of each leg — its status, timeline and conversation.
+//!
+//! Every table has its rows from the start (a value not measured yet shows `–`), so nothing
+//! moves while the legs run; a leg's numbers appear once it is done.
 
 use leptos::prelude::*;
 
 use crate::agent::{
-    Comparison, Precision, RunStatus, RunTotals, format_duration, format_speedup, turn_durations,
+    Comparison, ContinuationMode, Part, Precision, RunStatus, Spread, format_duration,
+    format_speedup, leg_name, signed_ms,
 };
-use crate::components::totals::totals_cells;
+use crate::components::totals::{cached, rate, reused};
+use crate::components::{Conversation, RunView, Timeline};
 
-const ROWS: [&str; 6] = [
-    "End to end",
-    "Turns",
-    "Tokens in",
-    "Cached tokens",
-    "Tokens out",
-    "Tokens/s",
+/// A spread of times.
+fn spread_ms(spread: Option<Spread>) -> String {
+    spread.map_or_else(|| "–".to_string(), |s| s.describe_ms(Precision::BySize))
+}
+
+/// A spread of counts: the median, with the range when the runs differ.
+fn spread_count(spread: Option<Spread>, show: fn(f64) -> String) -> String {
+    match spread {
+        None => "–".to_string(),
+        Some(s) if s.min == s.max || s.n < 2 => show(s.median),
+        Some(s) => format!("{} ({} – {})", show(s.median), show(s.min), show(s.max)),
+    }
+}
+
+fn whole(value: f64) -> String {
+    format!("{value:.0}")
+}
+
+/// One row of the per-leg table: a name, how to read a leg, and how to read the difference.
+struct Row {
+    name: &'static str,
+    title: &'static str,
+    test_id: &'static str,
+    leg: fn(&Comparison, ContinuationMode) -> String,
+    difference: fn(&Comparison) -> String,
+}
+
+fn none(_: &Comparison) -> String {
+    String::new()
+}
+
+fn part_difference(c: &Comparison, part: Part) -> String {
+    c.difference()
+        .and_then(|d| d.into_iter().find(|(p, _)| *p == part))
+        .map_or_else(String::new, |(_, ms)| signed_ms(ms))
+}
+
+const ROWS: [Row; 12] = [
+    Row {
+        name: "End to end",
+        title: "first request to the last terminal event (and the last tools)",
+        test_id: "compare-end-to-end",
+        leg: |c, mode| spread_ms(c.end_to_end(mode)),
+        difference: |c| {
+            let [ws, http] = Comparison::MODES;
+            match (c.end_to_end(ws), c.end_to_end(http)) {
+                (Some(ws), Some(http)) => signed_ms(http.median - ws.median),
+                _ => String::new(),
+            }
+        },
+    },
+    Row {
+        name: "API overhead",
+        title: "the server's own work per request (api_us)",
+        test_id: "compare-api",
+        leg: |c, mode| spread_ms(c.part(mode, Part::Api)),
+        difference: |c| part_difference(c, Part::Api),
+    },
+    Row {
+        name: "Engine: queue, prefill, decode",
+        title: "the simulated model's time",
+        test_id: "compare-engine",
+        leg: |c, mode| spread_ms(c.part(mode, Part::Engine)),
+        difference: |c| part_difference(c, Part::Engine),
+    },
+    Row {
+        name: "Tools",
+        title: "the sandbox in this page",
+        test_id: "compare-tools",
+        leg: |c, mode| spread_ms(c.part(mode, Part::Tools)),
+        difference: |c| part_difference(c, Part::Tools),
+    },
+    Row {
+        name: "Client-side handling",
+        title: "this page's measured work: encoding requests, decoding and applying events",
+        test_id: "compare-client",
+        leg: |c, mode| spread_ms(c.part(mode, Part::Client)),
+        difference: |c| part_difference(c, Part::Client),
+    },
+    Row {
+        name: "Network and frame delivery",
+        title: "what is left: the wire, and the browser handing each frame to the page",
+        test_id: "compare-network",
+        leg: |c, mode| spread_ms(c.part(mode, Part::Network)),
+        difference: |c| part_difference(c, Part::Network),
+    },
+    Row {
+        name: "Client handling per event",
+        title: "the page's measured work per event received, in microseconds",
+        test_id: "compare-per-event",
+        leg: |c, mode| {
+            spread_count(
+                c.spread_of(mode, |l| l.breakdown?.client_us_per_event()),
+                |us| format!("{us:.0} µs"),
+            )
+        },
+        difference: none,
+    },
+    Row {
+        name: "Turns",
+        title: "requests per run",
+        test_id: "compare-turns",
+        leg: |c, mode| spread_count(c.spread_of(mode, |l| Some(l.turns as f64)), whole),
+        difference: none,
+    },
+    Row {
+        name: "Tokens in",
+        title: "input tokens, every turn added up",
+        test_id: "compare-input",
+        leg: |c, mode| spread_count(c.spread_of(mode, |l| Some(l.input_tokens as f64)), whole),
+        difference: none,
+    },
+    Row {
+        name: "Cached by the engine",
+        title: "the engine's prompt cache: the same rule on every transport; prompts under 1,024 tokens are never cached",
+        test_id: "compare-cached",
+        leg: |c, mode| {
+            c.done(mode)
+                .last()
+                .map_or_else(|| "–".into(), |l| cached(l.cached_tokens, l.input_tokens))
+        },
+        difference: none,
+    },
+    Row {
+        name: "Reused by the connection",
+        title: "rendered tokens the WebSocket connection's cache supplied, so the API did not tokenize them again (none over HTTP)",
+        test_id: "compare-reused",
+        leg: |c, mode| {
+            c.done(mode)
+                .last()
+                .map_or_else(|| "–".into(), |l| reused(l.reused_by_connection))
+        },
+        difference: none,
+    },
+    Row {
+        name: "Output tokens/s (decoding)",
+        title: "from each turn's first token to its last",
+        test_id: "compare-rate",
+        leg: |c, mode| rate(c.spread_of(mode, |l| l.decoding_rate).map(|s| s.median)),
+        difference: none,
+    },
 ];
 
-/// Both legs of `comparison`.
+/// One leg of one repetition, in the per-repetition table.
+fn repetition_cell(c: &Comparison, repetition: usize, mode: ContinuationMode) -> String {
+    match c.leg(repetition, mode) {
+        None => "–".to_string(),
+        Some(leg) => match leg.status {
+            RunStatus::Done => format_duration(leg.end_to_end_ms, Precision::BySize),
+            RunStatus::Running => "running…".to_string(),
+            other => other.as_str().to_string(),
+        },
+    }
+}
+
+/// The results of `comparison` (`data-testid="compare"`, the speedup `speedup`).
 #[component]
 pub fn CompareView(
     /// The comparison to show.
     #[prop(into)]
     comparison: Signal<Comparison>,
 ) -> impl IntoView {
-    let speedup = move || {
-        comparison.with(|c| match (c.speedup(), c.status()) {
-            (Some(speedup), _) => format_speedup(speedup),
-            (None, RunStatus::Running) => "measuring…".to_string(),
-            (None, _) => "–".to_string(),
-        })
+    let speedup = Memo::new(move |_| comparison.with(Comparison::speedup));
+    let status = Memo::new(move |_| comparison.with(Comparison::status));
+    let speedup_text = move || match (speedup.get(), status.get()) {
+        (Some(speedup), _) => format_speedup(speedup.median),
+        (None, RunStatus::Running) => "measuring…".to_string(),
+        (None, _) => "–".to_string(),
     };
-    let totals = move || {
-        comparison.with(|c| {
-            let ws = totals_cells(&RunTotals::of(&c.ws));
-            let http = totals_cells(&RunTotals::of(&c.http));
-            ROWS.iter()
-                .zip(ws.into_iter().zip(http))
-                .map(|(name, (ws, http))| {
-                    view! {
-                        <tr>
-                            <th scope="row">{*name}</th>
-                            <td>{ws}</td>
-                            <td>{http}</td>
-                        </tr>
-                    }
-                })
-                .collect_view()
-        })
+    let verdict = move || {
+        speedup
+            .get()
+            .map_or("pending", |s| s.verdict.as_str())
+            .to_string()
     };
-    let turns = move || {
+    let said = move || match (speedup.get(), status.get()) {
+        (Some(speedup), _) => speedup.describe(),
+        (None, RunStatus::Running) => comparison.with(|c| {
+            let done = c
+                .legs
+                .iter()
+                .filter(|l| l.status == RunStatus::Done)
+                .count();
+            format!("{done} of {} legs done.", c.plan().len())
+        }),
+        (None, RunStatus::Idle) => "Not run yet.".to_string(),
+        (None, other) => format!("The comparison {}.", other.as_str()),
+    };
+    let explained = move || comparison.with(|c| c.explain()).unwrap_or_default();
+    let [ws, http] = Comparison::MODES;
+    let rows = ROWS
+        .iter()
+        .map(|row| {
+            let leg = row.leg;
+            let difference = row.difference;
+            view! {
+                <tr data-testid=row.test_id>
+                    <th scope="row" title=row.title>{row.name}</th>
+                    <td>{move || comparison.with(|c| leg(c, ws))}</td>
+                    <td>{move || comparison.with(|c| leg(c, http))}</td>
+                    <td>{move || comparison.with(difference)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let repetitions = move || {
         comparison.with(|c| {
-            let ws = turn_durations(&c.ws);
-            let http = turn_durations(&c.http);
-            (0..ws.len().max(http.len()))
-                .map(|i| {
-                    let leg = |durations: &[Option<f64>]| {
-                        format_duration(durations.get(i).copied().flatten(), Precision::WholeMs)
+            (1..=c.repetitions)
+                .map(|repetition| {
+                    let order = Comparison::order(repetition).map(leg_name).join(", then ");
+                    let ratio = match (c.leg(repetition, ws), c.leg(repetition, http)) {
+                        (Some(w), Some(h))
+                            if w.status == RunStatus::Done && h.status == RunStatus::Done =>
+                        {
+                            w.end_to_end_ms
+                                .zip(h.end_to_end_ms)
+                                .filter(|(w, _)| *w > 0.0)
+                                .map_or_else(|| "–".into(), |(w, h)| format_speedup(h / w))
+                        }
+                        _ => "–".to_string(),
                     };
                     view! {
-                        <tr data-testid="compare-turn">
-                            <th scope="row">{i + 1}</th>
-                            <td>{leg(&ws)}</td>
-                            <td>{leg(&http)}</td>
+                        <tr data-testid="compare-repetition">
+                            <th scope="row">{repetition}</th>
+                            <td>{order}</td>
+                            <td>{repetition_cell(c, repetition, ws)}</td>
+                            <td>{repetition_cell(c, repetition, http)}</td>
+                            <td>{ratio}</td>
                         </tr>
                     }
                 })
@@ -72,36 +251,117 @@ pub fn CompareView(
     view! {
         <section class="compare" data-testid="compare" aria-label="Comparison">
             <p class="speedup-line">
-                "Speedup (HTTP end to end ÷ WebSocket end to end): "
-                <strong data-testid="speedup">{speedup}</strong>
+                "Speedup (HTTP's median end to end ÷ WebSocket's): "
+                <strong data-testid="speedup" class=move || format!("speedup verdict-{}", verdict())>
+                    {speedup_text}
+                </strong>
             </p>
-            <div class="table-scroll">
+            <p class="speedup-said" data-testid="speedup-text">{said}</p>
+            <p class="speedup-explained" data-testid="speedup-explained">{explained}</p>
+            <div class="table-scroll" role="region" aria-label="Each leg, median and range" tabindex="0">
                 <table class="compare-totals">
+                    <caption>
+                        {move || {
+                            comparison
+                                .with(|c| {
+                                    format!(
+                                        "Each leg: the median of its runs, and their range ({} repetitions, each leg warmed first)",
+                                        c.repetitions,
+                                    )
+                                })
+                        }}
+                    </caption>
                     <thead>
                         <tr>
-                            <th scope="col"></th>
+                            <th scope="col">"Measure"</th>
                             <th scope="col">"WebSocket"</th>
                             <th scope="col">"HTTP stateless"</th>
+                            <th scope="col">"HTTP − WebSocket"</th>
                         </tr>
                     </thead>
-                    <tbody>{totals}</tbody>
+                    <tbody>{rows}</tbody>
                 </table>
             </div>
-            <details class="compare-turns" open>
-                <summary>"Per-turn durations (response + tools)"</summary>
-                <div class="table-scroll">
-                    <table>
-                        <thead>
-                            <tr>
-                                <th scope="col">"Turn"</th>
-                                <th scope="col">"WebSocket"</th>
-                                <th scope="col">"HTTP stateless"</th>
-                            </tr>
-                        </thead>
-                        <tbody>{turns}</tbody>
-                    </table>
-                </div>
-            </details>
+            <div class="table-scroll" role="region" aria-label="Every repetition" tabindex="0">
+                <table class="compare-repetitions">
+                    <caption>"Every repetition: the legs alternate which goes first"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Repetition"</th>
+                            <th scope="col">"Order"</th>
+                            <th scope="col">"WebSocket"</th>
+                            <th scope="col">"HTTP stateless"</th>
+                            <th scope="col">"Ratio"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{repetitions}</tbody>
+                </table>
+            </div>
         </section>
+    }
+}
+
+/// The latest run of each leg, side by side: status, turns, timeline and (collapsed)
+/// conversation (`data-testid="leg-ws"`, `leg-http`).
+#[component]
+pub fn LegsView(
+    /// The comparison, for each leg's repetition.
+    #[prop(into)]
+    comparison: Signal<Comparison>,
+    /// The latest WebSocket run.
+    ws: RunView,
+    /// The latest HTTP run.
+    http: RunView,
+    /// Embedded: no conversations.
+    #[prop(optional)]
+    embed: bool,
+) -> impl IntoView {
+    let [ws_mode, http_mode] = Comparison::MODES;
+    let leg = move |mode: ContinuationMode, run: RunView, id: &'static str| {
+        let name = leg_name(mode);
+        let heading = move || {
+            comparison.with(|c| match c.latest(mode) {
+                Some(leg) => format!(
+                    "{name} — repetition {} of {}",
+                    leg.repetition, c.repetitions
+                ),
+                None => name.to_string(),
+            })
+        };
+        let status = Memo::new(move |_| run.with(|r| r.status));
+        view! {
+            <section class="leg" data-testid=format!("leg-{id}") aria-label=format!("{name} leg")>
+                <h3>{heading}</h3>
+                <p class="leg-status">
+                    <span
+                        class=move || format!("status status-{}", status.get().as_str())
+                        data-testid="leg-status"
+                    >
+                        {move || status.get().as_str()}
+                    </span>
+                    " · Turns: "
+                    <span data-testid="leg-turns">{move || run.with(|r| r.turns.len())}</span>
+                    " · Tool calls: "
+                    <span>{move || run.with(|r| r.tool_call_count())}</span>
+                </p>
+                <Timeline run=run label=format!("Timeline of the {name} leg") />
+                {(!embed)
+                    .then(|| {
+                        view! {
+                            <Conversation
+                                run=run
+                                closed=true
+                                label=format!("Conversation of the {name} leg")
+                            />
+                        }
+                    })}
+            </section>
+        }
+    };
+    view! {
+        <div class="legs">
+            {leg(ws_mode, ws, "ws")}
+            {leg(http_mode, http, "http")}
+        </div>
     }
 }

@@ -1,60 +1,121 @@
 //! The agent's conversation: the task, the assistant's text, and each tool call with its
 //! arguments and, once the sandbox ran it, its output in a terminal-style block.
+//!
+//! It is collapsible and sits in a box of fixed height that scrolls: however much a run's tools
+//! print, the conversation never pushes what is below it (nor, on a phone, keeps the timeline
+//! out of reach). Every block that may scroll takes the keyboard focus.
 
 use leptos::prelude::*;
 
-use crate::agent::{AgentRun, CallKind, Entry, Precision, ToolCallEntry, format_duration};
+use crate::agent::{CallKind, Entry, Precision, ToolCallEntry, format_duration};
+use crate::components::RunView;
 
-fn tool_call_view(call: &ToolCallEntry) -> impl IntoView + use<> {
-    let kind = match call.kind {
+/// What an entry is: its DOM is built once per shape, and what streams into it is bound to its
+/// text — so a growing answer or arguments update one text node, not rebuild the entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Task,
+    Assistant,
+    Call,
+}
+
+impl Shape {
+    fn of(entry: &Entry) -> Shape {
+        match entry {
+            Entry::Task(_) => Shape::Task,
+            Entry::Assistant(_) => Shape::Assistant,
+            Entry::ToolCall(_) => Shape::Call,
+        }
+    }
+}
+
+/// An entry's memo.
+type EntryMemo = Memo<Option<Entry>>;
+
+/// Reads the tool call of `entry`.
+fn with_call<R: Default>(entry: EntryMemo, read: impl FnOnce(&ToolCallEntry) -> R) -> R {
+    entry.with(|e| match e {
+        Some(Entry::ToolCall(call)) => read(call),
+        _ => R::default(),
+    })
+}
+
+fn tool_call_view(entry: EntryMemo) -> impl IntoView {
+    // What a call is never changes once it began.
+    let (name, call_id, kind) = entry.with_untracked(|e| match e {
+        Some(Entry::ToolCall(call)) => (call.name.clone(), call.call_id.clone(), call.kind),
+        _ => (String::new(), String::new(), CallKind::Function),
+    });
+    let kind = match kind {
         CallKind::Function => "function call",
         CallKind::Custom => "custom tool call",
     };
-    let (status, status_class) = match call.success {
-        None => ("running", "call-status pending"),
-        Some(true) => ("ok", "call-status ok"),
-        Some(false) => ("failed", "call-status bad"),
+    let state = Memo::new(move |_| with_call(entry, |call| call.state()));
+    let status_class = move || match state.get() {
+        "ok" => "call-status ok",
+        "failed" => "call-status bad",
+        "stopped" => "call-status stopped",
+        _ => "call-status pending",
     };
-    let timing = call
-        .tool_ms
-        .map(|ms| format_duration(ms, Precision::TenthMs))
-        .unwrap_or_default();
-    let changes = call.changes.join(", ");
+    let timing = move || {
+        with_call(entry, |call| {
+            call.tool_ms
+                .map(|ms| format_duration(ms, Precision::TenthMs))
+                .unwrap_or_default()
+        })
+    };
+    let output = Memo::new(move |_| with_call(entry, |call| call.output.clone()));
+    let changes = Memo::new(move |_| with_call(entry, |call| call.changes.join(", ")));
     view! {
-        <li class="entry tool-call" data-testid="tool-call">
+        <li class="entry tool-call" data-testid="tool-call" data-state=move || state.get()>
             <div class="call-head">
-                <span class="call-name" data-testid="tool-name">{call.name.clone()}</span>
+                <span class="call-name" data-testid="tool-name">{name}</span>
                 <span class="call-kind">{kind}</span>
-                <span class="call-id">{call.call_id.clone()}</span>
-                <span class=status_class>{status}</span>
+                <span class="call-id">{call_id}</span>
+                <span class=status_class data-testid="tool-state">{move || state.get()}</span>
                 <span class="call-time">{timing}</span>
             </div>
-            <pre class="arguments" data-testid="tool-arguments">{call.arguments.clone()}</pre>
-            {call.output.clone().map(|output| {
-                view! { <pre class="terminal" data-testid="tool-output">{output}</pre> }
-            })}
-            {(!changes.is_empty()).then(|| view! { <p class="changes">"Changed: " {changes}</p> })}
+            <pre class="arguments" data-testid="tool-arguments" tabindex="0">
+                {move || with_call(entry, |call| call.arguments.clone())}
+            </pre>
+            {move || {
+                output
+                    .get()
+                    .map(|output| {
+                        view! { <pre class="terminal" data-testid="tool-output" tabindex="0">{output}</pre> }
+                    })
+            }}
+            {move || {
+                let changes = changes.get();
+                (!changes.is_empty()).then(|| view! { <p class="changes">"Changed: " {changes}</p> })
+            }}
         </li>
     }
 }
 
-fn entry_view(entry: &Entry) -> AnyView {
-    match entry {
-        Entry::Task(text) => view! {
+fn entry_view(shape: Shape, entry: EntryMemo) -> AnyView {
+    let text = move || {
+        entry.with(|e| match e {
+            Some(Entry::Task(text) | Entry::Assistant(text)) => text.clone(),
+            _ => String::new(),
+        })
+    };
+    match shape {
+        Shape::Task => view! {
             <li class="entry task">
                 <span class="who">"Task"</span>
-                <p>{text.clone()}</p>
+                <p>{text}</p>
             </li>
         }
         .into_any(),
-        Entry::Assistant(text) => view! {
+        Shape::Assistant => view! {
             <li class="entry assistant">
                 <span class="who">"Assistant"</span>
-                <p data-testid="assistant-text">{text.clone()}</p>
+                <p data-testid="assistant-text">{text}</p>
             </li>
         }
         .into_any(),
-        Entry::ToolCall(call) => tool_call_view(call).into_any(),
+        Shape::Call => tool_call_view(entry).into_any(),
     }
 }
 
@@ -64,20 +125,44 @@ fn entry_view(entry: &Entry) -> AnyView {
 #[component]
 pub fn Conversation(
     /// The run whose conversation to show.
-    #[prop(into)]
-    run: Signal<AgentRun>,
+    run: RunView,
+    /// Whether it starts open.
+    #[prop(optional)]
+    closed: bool,
+    /// What the box is called, e.g. "Conversation of the WebSocket leg".
+    #[prop(optional, into)]
+    label: Option<String>,
 ) -> impl IntoView {
     let count = Memo::new(move |_| run.with(|r| r.entries.len()));
+    let label = label.unwrap_or_else(|| "Conversation".to_string());
+    let summary = label.clone();
     view! {
-        <ol class="conversation" data-testid="conversation">
-            <For
-                each=move || 0..count.get()
-                key=|index| *index
-                children=move |index| {
-                    let entry = Memo::new(move |_| run.with(|r| r.entries.get(index).cloned()));
-                    move || entry.with(|e| e.as_ref().map(entry_view))
-                }
-            />
-        </ol>
+        <details class="conversation-details" open=!closed>
+            <summary>
+                {summary} " (" {move || count.get()} " entries)"
+            </summary>
+            <div class="conversation-box" role="region" aria-label=label tabindex="0">
+                <ol class="conversation" data-testid="conversation">
+                    <For
+                        each=move || 0..count.get()
+                        key=|index| *index
+                        children=move |index| {
+                            // The previous entry is kept (not copied again) while it is unchanged.
+                            let entry = Memo::new_owning(move |previous: Option<Option<Entry>>| {
+                                run.with(|r| {
+                                    let now = r.entries.get(index);
+                                    match previous {
+                                        Some(previous) if previous.as_ref() == now => (previous, false),
+                                        _ => (now.cloned(), true),
+                                    }
+                                })
+                            });
+                            let shape = Memo::new(move |_| entry.with(|e| e.as_ref().map(Shape::of)));
+                            move || shape.get().map(|shape| entry_view(shape, entry))
+                        }
+                    />
+                </ol>
+            </div>
+        </details>
     }
 }

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::agent::AgentRun;
+use crate::components::RunView;
 use crate::components::files::FilesView;
 use crate::components::inspector::Inspector;
 
@@ -37,8 +37,7 @@ impl Panel {
 #[component]
 pub fn RunDetails(
     /// The run to show in detail.
-    #[prop(into)]
-    run: Signal<AgentRun>,
+    run: RunView,
 ) -> impl IntoView {
     let panel = RwSignal::new(Panel::Files);
     let focus_tab = |which: Panel| {

@@ -4,7 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{AgentRun, FileBody, FileChangeRecord};
+use crate::agent::{FileBody, FileChangeRecord};
+use crate::components::RunView;
 
 /// A unified diff with its lines marked as added, removed, hunk header or context.
 fn diff_view(diff: &str) -> impl IntoView + use<> {
@@ -29,7 +30,8 @@ fn diff_view(diff: &str) -> impl IntoView + use<> {
 fn change_view(change: &FileChangeRecord) -> impl IntoView + use<> {
     let diff = match &change.diff {
         Some(diff) => {
-            view! { <pre class="diff" data-testid="diff">{diff_view(diff)}</pre> }.into_any()
+            view! { <pre class="diff" data-testid="diff" tabindex="0">{diff_view(diff)}</pre> }
+                .into_any()
         }
         None => view! { <p class="muted">"binary content: no diff"</p> }.into_any(),
     };
@@ -52,8 +54,7 @@ fn change_view(change: &FileChangeRecord) -> impl IntoView + use<> {
 #[component]
 pub fn FilesView(
     /// The run whose sandbox files to show.
-    #[prop(into)]
-    run: Signal<AgentRun>,
+    run: RunView,
 ) -> impl IntoView {
     let selected = RwSignal::new(None::<String>);
     let files = Memo::new(move |_| run.with(|r| r.files.clone()));
@@ -114,7 +115,13 @@ pub fn FilesView(
                         />
                     </ul>
                 </nav>
-                <section class="file-view" data-testid="file-view" aria-live="polite" aria-label="File content">
+                <section
+                    class="file-view"
+                    data-testid="file-view"
+                    aria-live="polite"
+                    aria-label="File content"
+                    tabindex="0"
+                >
                     {move || match body() {
                         None => view! { <p class="muted">"Select a file to see its content."</p> }.into_any(),
                         Some((path, None)) => view! {

@@ -10,9 +10,9 @@
 use leptos::prelude::*;
 
 use crate::agent::{
-    AgentRun, DirectionFilter, Frame, FrameFilter, FrameLog, Precision, format_duration,
-    pretty_json,
+    DirectionFilter, Frame, FrameFilter, FrameLog, Precision, format_duration, pretty_json,
 };
+use crate::components::RunView;
 
 /// Rows in the DOM at most.
 pub const WINDOW: usize = 200;
@@ -43,7 +43,7 @@ fn frame_row(index: usize, frame: Frame, start: f64, status: RwSignal<String>) -
                     {format!("+{}", format_duration(frame.at_ms - start, Precision::TenthMs))}
                 </span>
                 <span class="frame-turn">{format!("turn {}", frame.turn)}</span>
-                <span class="frame-kind">{frame.kind.clone()}</span>
+                <span class="frame-kind">{frame.kind}</span>
                 <button
                     type="button"
                     class="small"
@@ -63,7 +63,7 @@ fn frame_row(index: usize, frame: Frame, start: f64, status: RwSignal<String>) -
                 </button>
             </div>
             <Show when=move || expanded.get()>
-                <pre class="frame-json">
+                <pre class="frame-json" tabindex="0">
                     {move || {
                         if pretty.with_value(Option::is_none) {
                             pretty.set_value(Some(json.with_value(|j| pretty_json(j))));
@@ -81,8 +81,7 @@ fn frame_row(index: usize, frame: Frame, start: f64, status: RwSignal<String>) -
 #[component]
 pub fn Inspector(
     /// The run whose frames to list.
-    #[prop(into)]
-    run: Signal<AgentRun>,
+    run: RunView,
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let direction = RwSignal::new(DirectionFilter::Both);

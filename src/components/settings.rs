@@ -4,47 +4,9 @@
 
 use leptos::prelude::*;
 
-use crate::settings::{KNOWN_SCENARIOS, MAX_TURNS, Settings, TransportChoice, models_url};
-use crate::transport::models::fetch_models;
-
-/// Where the profile choices stand.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ModelChoices {
-    Loading,
-    Loaded(Vec<String>),
-    /// The list could not be loaded: the profile is typed in, the reason shown.
-    Failed(String),
-}
-
-/// Loads the server's model list whenever the server or the key changes.
-pub fn model_choices(settings: RwSignal<Settings>, page_origin: String) -> RwSignal<ModelChoices> {
-    let choices = RwSignal::new(ModelChoices::Loading);
-    let source = Memo::new(move |_| settings.with(|s| (s.server_url.clone(), s.api_key.clone())));
-    Effect::new(move |_| {
-        let wanted = source.get();
-        let (server_url, api_key) = wanted.clone();
-        let base = Settings {
-            server_url,
-            ..Settings::default()
-        }
-        .base_url(&page_origin);
-        choices.set(ModelChoices::Loading);
-        leptos::task::spawn_local(async move {
-            let loaded = match base {
-                Ok(base) => fetch_models(&models_url(&base), &api_key).await,
-                Err(error) => Err(error),
-            };
-            // The answer of an older source must not replace a newer one.
-            if source.try_get_untracked() == Some(wanted) {
-                choices.try_set(match loaded {
-                    Ok(models) => ModelChoices::Loaded(models),
-                    Err(error) => ModelChoices::Failed(error),
-                });
-            }
-        });
-    });
-    choices
-}
+use crate::agent::REPETITIONS;
+use crate::profiles::model_label;
+use crate::settings::{KNOWN_SCENARIOS, MAX_TURNS, ModelChoices, Settings, TransportChoice};
 
 /// The settings form fields (the task and Run/Stop live with the agent view).
 #[component]
@@ -90,7 +52,7 @@ pub fn SettingsPanel(
                         .into_iter()
                         .map(|id| {
                             let this = id.clone();
-                            let label = id.clone();
+                            let label = model_label(&id);
                             view! {
                                 <option
                                     value=id
@@ -196,6 +158,29 @@ pub fn SettingsPanel(
                         }
                     }
                 />
+            </div>
+            <div class="field">
+                <label for="setting-repetitions">"Repetitions (compare)"</label>
+                <input
+                    id="setting-repetitions"
+                    data-testid="repetitions"
+                    type="number"
+                    min=*REPETITIONS.start()
+                    max=*REPETITIONS.end()
+                    aria-describedby="repetitions-note"
+                    prop:value=move || settings.with(|s| s.repetitions.to_string())
+                    on:change=move |ev| {
+                        if let Ok(n) = event_target_value(&ev).parse::<usize>() {
+                            settings
+                                .update(|s| {
+                                    s.repetitions = n.clamp(*REPETITIONS.start(), *REPETITIONS.end());
+                                });
+                        }
+                    }
+                />
+                <span id="repetitions-note" class="field-note">
+                    "Each leg runs this often, alternating which goes first; the medians are compared."
+                </span>
             </div>
             <div class="field">
                 <label for="setting-server">"Server URL"</label>

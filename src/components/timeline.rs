@@ -1,10 +1,17 @@
 //! The per-turn timeline: for every request, when it was sent, when the first event, the first
-//! and the last token and the terminal event came back, how long its tools ran, what the server
-//! reported about tokens and its cache, and the server's own per-stage timings.
+//! and the last token and the terminal event came back, how long its tools ran, its tokens —
+//! what the engine's prompt cache held and what the WebSocket connection's cache saved the API
+//! from tokenizing again — and the server's own account: its stages and its split between the
+//! API and the engine.
+//!
+//! The table sits in a box of fixed height that scrolls (and takes the keyboard focus to do so):
+//! a turn added while a run streams never pushes what is below it. Each turn's rows re-render
+//! only when that turn changed.
 
 use leptos::prelude::*;
 
-use crate::agent::{AgentRun, Precision, Resume, TurnRecord, format_duration};
+use crate::agent::{Precision, Resume, ServerTimings, TurnRecord, format_duration};
+use crate::components::RunView;
 
 /// A time the page measured of a turn.
 fn ms(value: Option<f64>) -> String {
@@ -26,15 +33,16 @@ fn how_sent(turn: &TurnRecord) -> String {
 }
 
 /// The server's stage timings: a stacked bar of its overhead stages (generation, the model's
-/// own time, would dwarf them) and every stage as text.
-fn server_view(turn: &TurnRecord) -> impl IntoView + use<> {
-    let Some(server) = turn.server.clone() else {
-        let note = if turn.completed_at.is_some() {
+/// own time, would dwarf them), every stage as text, and the API/engine split.
+fn server_view(server: Option<&ServerTimings>, completed: bool) -> impl IntoView + use<> {
+    let Some(server) = server.cloned() else {
+        let note = if completed {
             "server stages: not reported"
         } else {
             "server stages: when the response completes"
         };
-        return view! { <span class="server-none">{note}</span> }.into_any();
+        return view! { <span class="server-none" data-testid="server-timing">{note}</span> }
+            .into_any();
     };
     let overhead = server.overhead_ms();
     let segments = server
@@ -54,6 +62,7 @@ fn server_view(turn: &TurnRecord) -> impl IntoView + use<> {
             }
         })
         .collect_view();
+    let split = server.split();
     view! {
         <span
             class="stage-bar"
@@ -65,65 +74,126 @@ fn server_view(turn: &TurnRecord) -> impl IntoView + use<> {
         >
             {segments}
         </span>
-        <span class="server-text">{format!("server: {}", server.summary())}</span>
+        <span class="server-text" data-testid="server-timing">
+            {format!("server: {}", server.summary())}
+        </span>
+        {split.map(|split| view! { <span class="server-split" data-testid="server-split">{split}</span> })}
     }
     .into_any()
 }
 
-fn turn_rows(turn: &TurnRecord) -> impl IntoView + use<> {
-    let tokens = format!(
+/// `2,048 (1,920 cached) / 40`: input tokens, the engine's prompt-cache hits, output tokens.
+fn tokens(turn: &TurnRecord) -> String {
+    format!(
         "{} ({} cached) / {}",
         turn.input_tokens, turn.cached_tokens, turn.output_tokens
-    );
-    let tool = format_duration(
-        (turn.tool_ms > 0.0).then_some(turn.tool_ms),
-        Precision::TenthMs,
-    );
+    )
+}
+
+/// A turn's memo.
+type TurnMemo = Memo<Option<TurnRecord>>;
+
+/// The two rows of one turn, built once: each cell is bound to what it shows, so the turn under
+/// way updates a few text nodes per frame rather than being rebuilt.
+fn turn_rows(turn: TurnMemo) -> impl IntoView {
+    let cell = move |read: fn(&TurnRecord) -> String| {
+        move || turn.with(|t| t.as_ref().map(read).unwrap_or_default())
+    };
+    let resumed = move || turn.with(|t| t.as_ref().is_some_and(|t| t.resumed.is_some()));
+    // The server's part changes once, when the response completes.
+    let server = Memo::new(move |_| {
+        turn.with(|t| {
+            t.as_ref()
+                .map(|t| (t.server.clone(), t.completed_at.is_some()))
+        })
+    });
     view! {
-        <tbody class="turn">
-            <tr data-testid="timeline-row" class:resumed=turn.resumed.is_some()>
-                <td>{turn.number}</td>
-                <td class="sent">{how_sent(turn)}</td>
-                <td>{ms(turn.first_event_ms())}</td>
-                <td data-testid="turn-ttft">{ms(turn.ttft_ms())}</td>
-                <td>{ms(turn.streaming_ms())}</td>
-                <td>{ms(turn.response_ms())}</td>
-                <td>{tool}</td>
-                <td>{tokens}</td>
-            </tr>
-            <tr class="server-row">
-                <td></td>
-                <td colspan="7" class="server-timing" data-testid="server-timing">
-                    {server_view(turn)}
-                </td>
-            </tr>
-        </tbody>
+        <tr data-testid="timeline-row" class:resumed=resumed>
+            <td>{cell(|t| t.number.to_string())}</td>
+            <td class="sent">{cell(how_sent)}</td>
+            <td>{cell(|t| ms(t.first_event_ms()))}</td>
+            <td data-testid="turn-ttft">{cell(|t| ms(t.ttft_ms()))}</td>
+            <td>{cell(|t| ms(t.streaming_ms()))}</td>
+            <td>{cell(|t| ms(t.response_ms()))}</td>
+            <td>
+                {cell(|t| {
+                    format_duration((t.tool_ms > 0.0).then_some(t.tool_ms), Precision::TenthMs)
+                })}
+            </td>
+            <td data-testid="turn-tokens">{cell(tokens)}</td>
+            <td data-testid="turn-reused">
+                {cell(|t| t.reused_by_connection().map_or_else(|| "–".to_string(), |n| n.to_string()))}
+            </td>
+        </tr>
+        <tr class="server-row">
+            <td></td>
+            <td colspan="8" class="server-timing">
+                {move || server.with(|s| s.as_ref().map(|(server, done)| server_view(server.as_ref(), *done)))}
+            </td>
+        </tr>
     }
 }
 
-/// Two rows per turn of `run`: what the page measured, then what the server reported of its
-/// pipeline stages.
+/// Two rows per turn of `run`: what the page measured, then what the server reported. `label`
+/// names the box for assistive technology (a comparison shows two).
 #[component]
 pub fn Timeline(
     /// The run whose turns to show.
-    #[prop(into)]
-    run: Signal<AgentRun>,
+    run: RunView,
+    /// What the box is called, e.g. "Timeline of the WebSocket leg".
+    #[prop(optional, into)]
+    label: Option<String>,
 ) -> impl IntoView {
+    let count = Memo::new(move |_| run.with(|r| r.turns.len()));
+    let label = label.unwrap_or_else(|| "Timeline".to_string());
     view! {
-        <table class="timeline" data-testid="timeline">
-            <thead>
-                <tr>
-                    <th>"Turn"</th>
-                    <th>"Sent"</th>
-                    <th>"First event"</th>
-                    <th>"First token"</th>
-                    <th>"Streaming"</th>
-                    <th>"Response"</th>
-                    <th>"Tools"</th>
-                    <th>"Tokens in (cached) / out"</th>
-                </tr>
-            </thead>
-            {move || run.with(|r| r.turns.iter().map(turn_rows).collect_view())}
-        </table>
+        <div class="timeline-box" role="region" aria-label=label tabindex="0">
+            <table class="timeline" data-testid="timeline">
+                <thead>
+                    <tr>
+                        <th scope="col">"Turn"</th>
+                        <th scope="col">"Sent"</th>
+                        <th scope="col" title="until response.created">"First event"</th>
+                        <th scope="col" title="until the first delta: preparation and prefill">
+                            "First token"
+                        </th>
+                        <th scope="col" title="first to last delta: decoding">"Streaming"</th>
+                        <th scope="col" title="until the terminal event">"Response"</th>
+                        <th scope="col" title="the tool calls, run by the sandbox in this page">
+                            "Tools"
+                        </th>
+                        <th
+                            scope="col"
+                            title="usage: input tokens, how many the engine's prompt cache held (the same rule on every transport; prompts under 1,024 tokens are never cached), output tokens"
+                        >
+                            "Tokens in (cached) / out"
+                        </th>
+                        <th
+                            scope="col"
+                            title="rendered tokens the WebSocket connection's cache supplied, so the API did not tokenize them again (none over HTTP)"
+                        >
+                            "Reused by the connection"
+                        </th>
+                    </tr>
+                </thead>
+                <For
+                    each=move || 0..count.get()
+                    key=|index| *index
+                    children=move |index| {
+                        // The previous record is kept (not copied again) while it is unchanged.
+                        let turn = Memo::new_owning(move |previous: Option<Option<TurnRecord>>| {
+                            run.with(|r| {
+                                let now = r.turns.get(index);
+                                match previous {
+                                    Some(previous) if previous.as_ref() == now => (previous, false),
+                                    _ => (now.cloned(), true),
+                                }
+                            })
+                        });
+                        view! { <tbody class="turn">{turn_rows(turn)}</tbody> }
+                    }
+                />
+            </table>
+        </div>
     }
 }

@@ -1,66 +1,167 @@
-//! A run's totals: end-to-end time, turns, tokens in (cached) and out, output tokens per second.
+//! A run's totals — end-to-end time (once it is over), turns, tokens in, what the engine's
+//! prompt cache held, what the connection cache reused, tokens out, the decoding rate — and where
+//! its time went ([`BreakdownView`]).
 
 use leptos::prelude::*;
 
-use crate::agent::{AgentRun, Precision, RunTotals, format_duration};
+use crate::agent::{Breakdown, Part, Precision, RunStatus, RunTotals, format_duration};
+use crate::components::RunView;
 
 fn seconds(ms: Option<f64>) -> String {
     format_duration(ms, Precision::Seconds)
 }
 
-fn rate(value: Option<f64>) -> String {
+/// A rate, whole.
+pub(crate) fn rate(value: Option<f64>) -> String {
     value.map_or_else(|| "–".to_string(), |v| format!("{v:.0}"))
 }
 
-fn cached(totals: &RunTotals) -> String {
-    match totals.cached_share() {
-        Some(share) => format!("{} ({:.0}%)", totals.cached_tokens, share * 100.0),
-        None => totals.cached_tokens.to_string(),
+/// `1,920 (94%)`: the engine's prompt-cache hits and their share of the input.
+pub(crate) fn cached(tokens: u64, input: u64) -> String {
+    if input > 0 {
+        format!("{tokens} ({:.0}%)", tokens as f64 * 100.0 / input as f64)
+    } else {
+        tokens.to_string()
     }
+}
+
+/// `1,990`, or `–` when no turn reported it.
+pub(crate) fn reused(tokens: Option<u64>) -> String {
+    tokens.map_or_else(|| "–".to_string(), |n| n.to_string())
 }
 
 /// The totals of `run` as a definition list (`data-testid="totals"`).
 #[component]
 pub fn TotalsView(
     /// The run to add up.
-    #[prop(into)]
-    run: Signal<AgentRun>,
+    run: RunView,
 ) -> impl IntoView {
     let totals = Memo::new(move |_| run.with(RunTotals::of));
+    let done = Memo::new(move |_| run.with(|r| r.status != RunStatus::Running));
     view! {
         <dl class="totals" data-testid="totals">
             <div>
                 <dt>"End to end"</dt>
-                <dd data-testid="total-time">{move || seconds(totals.get().end_to_end_ms)}</dd>
+                <dd data-testid="total-time">
+                    {move || {
+                        if done.get() {
+                            seconds(totals.get().end_to_end_ms)
+                        } else {
+                            "running…".to_string()
+                        }
+                    }}
+                </dd>
             </div>
             <div>
                 <dt>"Tokens in"</dt>
                 <dd data-testid="total-input">{move || totals.get().input_tokens}</dd>
             </div>
             <div>
-                <dt>"Cached"</dt>
-                <dd data-testid="total-cached">{move || cached(&totals.get())}</dd>
+                <dt title="the engine's prompt cache: the same rule on every transport; prompts under 1,024 tokens are never cached">
+                    "Cached by the engine"
+                </dt>
+                <dd data-testid="total-cached">
+                    {move || totals.with(|t| cached(t.cached_tokens, t.input_tokens))}
+                </dd>
+            </div>
+            <div>
+                <dt title="rendered tokens the WebSocket connection's cache supplied, so the API did not tokenize them again">
+                    "Reused by the connection"
+                </dt>
+                <dd data-testid="total-reused">
+                    {move || reused(totals.get().reused_by_connection)}
+                </dd>
             </div>
             <div>
                 <dt>"Tokens out"</dt>
                 <dd data-testid="total-output">{move || totals.get().output_tokens}</dd>
             </div>
             <div>
-                <dt>"Tokens/s"</dt>
-                <dd data-testid="total-rate">{move || rate(totals.get().tokens_per_second())}</dd>
+                <dt title="output tokens per second from each turn's first token to its last">
+                    "Output tokens/s (decoding)"
+                </dt>
+                <dd data-testid="total-rate">{move || rate(totals.get().decoding_rate())}</dd>
             </div>
         </dl>
     }
 }
 
-/// The compare table's cells for one leg's totals.
-pub(crate) fn totals_cells(totals: &RunTotals) -> [String; 6] {
-    [
-        seconds(totals.end_to_end_ms),
-        totals.turns.to_string(),
-        totals.input_tokens.to_string(),
-        cached(totals),
-        totals.output_tokens.to_string(),
-        rate(totals.tokens_per_second()),
-    ]
+/// A duration in a breakdown.
+pub(crate) fn part_ms(ms: Option<f64>) -> String {
+    format_duration(ms, Precision::BySize)
+}
+
+/// Where `run`'s end-to-end time went: a stacked bar and each part's time
+/// (`data-testid="breakdown"`, a part `breakdown-<part>`), once the run is over.
+#[component]
+pub fn BreakdownView(
+    /// The run whose time to split.
+    run: RunView,
+) -> impl IntoView {
+    let breakdown = Memo::new(move |_| {
+        run.with(|r| {
+            (r.status != RunStatus::Running)
+                .then(|| Breakdown::of(r))
+                .flatten()
+        })
+    });
+    let bar = move || {
+        breakdown.with(|b| {
+            b.map(|b| {
+                Part::ALL
+                    .iter()
+                    .map(|part| {
+                        let share = b
+                            .part(*part)
+                            .filter(|_| b.end_to_end_ms > 0.0)
+                            .map_or(0.0, |ms| ms * 100.0 / b.end_to_end_ms);
+                        view! {
+                            <span
+                                class=format!("part part-{}", part.id())
+                                style=format!("width: {share:.2}%")
+                                title=format!("{} {}", part.label(), part_ms(b.part(*part)))
+                            ></span>
+                        }
+                    })
+                    .collect_view()
+            })
+        })
+    };
+    let rows = Part::ALL
+        .iter()
+        .map(|part| {
+            let part = *part;
+            let value = move || {
+                breakdown.with(|b| match b {
+                    Some(b) => {
+                        let ms = part_ms(b.part(part));
+                        match (part, b.client_us_per_event()) {
+                            (Part::Client, Some(us)) => {
+                                format!("{ms} ({} events, {us:.0} µs each)", b.events)
+                            }
+                            _ => ms,
+                        }
+                    }
+                    None => "–".to_string(),
+                })
+            };
+            view! {
+                <div>
+                    <dt title=part.explanation()>
+                        <span class=format!("swatch part-{}", part.id())></span>
+                        {part.label()}
+                    </dt>
+                    <dd data-testid=format!("breakdown-{}", part.id())>{value}</dd>
+                </div>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="breakdown" data-testid="breakdown" aria-label="Where the time went">
+            <span class="part-bar" role="img" aria-label="the end-to-end time split into its parts">
+                {bar}
+            </span>
+            <dl class="parts">{rows}</dl>
+        </section>
+    }
 }

@@ -2,20 +2,23 @@
 //! `fetch`'s streaming body and decoded as Server-Sent Events while it arrives (so the time to
 //! first token is measured the same way as over WebSocket).
 //!
-//! The browser parts (fetch, the body reader) are thin; the decoding — [`SseDecoder`] and
-//! [`SseEvents`] — is plain Rust, tested natively.
+//! The browser parts (fetch, the body reader) are thin; the decoding — [`SseEvents`], over the
+//! protocol's SSE decoder — is plain Rust, tested natively. A request that gets no answer, or a
+//! body that breaks off, says so with its URL ([`super::diagnose`]).
 
 use std::collections::VecDeque;
 
 use futures::future::LocalBoxFuture;
-use gloo_net::http::Request;
-use tether_protocol::{ErrorBody, ResponseCreate, ServerEvent};
+use tether_protocol::{ErrorBody, ResponseCreate};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStreamDefaultReader, ReadableStreamReadResult};
 
+use crate::transport::decode::decode_event;
+use crate::transport::diagnose::{broken_stream, unreachable};
+use crate::transport::fetch::{bearer, fetch, js_error_text, text};
 use crate::transport::sse::SseDecoder;
-use crate::transport::{Received, Transport, TransportError, TransportKind, wire_text};
+use crate::transport::{Received, Transport, TransportError, TransportKind};
 
 /// SSE bytes in, server events out.
 #[derive(Debug, Default)]
@@ -29,18 +32,16 @@ impl SseEvents {
         self.decoder
             .push(chunk)
             .into_iter()
-            .map(
-                |message| match serde_json::from_str::<ServerEvent>(&message.data) {
-                    Ok(event) => Ok(Received {
-                        event,
-                        text: message.data,
-                    }),
-                    Err(e) => Err(TransportError::Undecodable(format!(
-                        "{e} in {:?}",
-                        message.data
-                    ))),
-                },
-            )
+            .map(|message| match decode_event(&message.data) {
+                Ok(event) => Ok(Received {
+                    event,
+                    text: message.data,
+                }),
+                Err(e) => Err(TransportError::Undecodable(format!(
+                    "{e} in {:?}",
+                    message.data
+                ))),
+            })
             .collect()
     }
 
@@ -62,8 +63,10 @@ pub fn error_message(body: &str) -> String {
 /// `POST /v1/responses` with a streaming SSE body.
 pub struct HttpTransport {
     url: String,
+    /// `GET` before the first turn, to open the kept-alive connection ([`Transport::ready`]).
+    warm_up_url: Option<String>,
     /// Sent as `Authorization: Bearer`.
-    api_key: Option<String>,
+    api_key: String,
     reader: Option<ReadableStreamDefaultReader>,
     events: SseEvents,
     pending: VecDeque<Result<Received, TransportError>>,
@@ -74,7 +77,8 @@ impl HttpTransport {
     pub fn new(url: &str) -> Self {
         HttpTransport {
             url: url.to_string(),
-            api_key: None,
+            warm_up_url: None,
+            api_key: String::new(),
             reader: None,
             events: SseEvents::default(),
             pending: VecDeque::new(),
@@ -83,7 +87,14 @@ impl HttpTransport {
 
     /// Authenticates every request with `key` (none when empty).
     pub fn with_api_key(mut self, key: &str) -> Self {
-        self.api_key = Some(key.trim().to_string()).filter(|k| !k.is_empty());
+        self.api_key = key.trim().to_string();
+        self
+    }
+
+    /// Opens the connection with a `GET url` before the first turn (`/v1/models`: cheap, and
+    /// it needs the same key).
+    pub fn with_warm_up(mut self, url: &str) -> Self {
+        self.warm_up_url = Some(url.to_string());
         self
     }
 
@@ -103,7 +114,7 @@ impl HttpTransport {
         };
         let result = JsFuture::from(reader.read())
             .await
-            .map_err(|e| TransportError::Closed(format!("reading the body failed: {e:?}")))?;
+            .map_err(|e| broken_stream(&self.url, &js_error_text(&e)))?;
         let result: ReadableStreamReadResult = result.unchecked_into();
         if result.get_done().unwrap_or(false) {
             let cut = self.events.finish();
@@ -127,30 +138,29 @@ impl Transport for HttpTransport {
 
     fn send<'a>(
         &'a mut self,
-        request: &'a ResponseCreate,
-    ) -> LocalBoxFuture<'a, Result<String, TransportError>> {
+        _request: &'a ResponseCreate,
+        body: &'a str,
+    ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
             self.drop_stream();
-            let body = wire_text(TransportKind::Http, request);
-            let mut builder = Request::post(&self.url)
-                .header("Content-Type", "application/json")
+            let auth = bearer(&self.api_key);
+            let mut headers = vec![
+                ("Content-Type", "application/json"),
                 // The server's per-stage timings, on the terminal event.
-                .header("x-tether-timing", "1");
-            if let Some(key) = &self.api_key {
-                builder = builder.header("Authorization", &format!("Bearer {key}"));
+                ("x-tether-timing", "1"),
+            ];
+            if let Some(auth) = &auth {
+                headers.push(("Authorization", auth));
             }
-            let response = builder
-                .body(body.clone())
-                .map_err(|e| TransportError::Closed(e.to_string()))?
-                .send()
+            let response = fetch("POST", &self.url, &headers, Some(body))
                 .await
-                .map_err(|e| TransportError::Closed(e.to_string()))?;
+                .map_err(|detail| unreachable(&self.url, &detail))?;
             if !response.ok() {
                 let status = response.status();
-                let text = response.text().await.unwrap_or_default();
+                let body = text(&response).await.unwrap_or_default();
                 return Err(TransportError::Status {
                     status,
-                    message: error_message(&text),
+                    message: error_message(&body),
                 });
             }
             let stream = response
@@ -161,7 +171,7 @@ impl Transport for HttpTransport {
                 .dyn_into()
                 .map_err(|_| TransportError::Closed("the body has no default reader".into()))?;
             self.reader = Some(reader);
-            Ok(body)
+            Ok(())
         })
     }
 
@@ -182,6 +192,25 @@ impl Transport for HttpTransport {
             Ok(())
         })
     }
+
+    fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move {
+            let Some(url) = self.warm_up_url.clone() else {
+                return Ok(());
+            };
+            let auth = bearer(&self.api_key);
+            let headers: Vec<(&str, &str)> = auth
+                .iter()
+                .map(|auth| ("Authorization", auth.as_str()))
+                .collect();
+            let response = fetch("GET", &url, &headers, None)
+                .await
+                .map_err(|detail| unreachable(&url, &detail))?;
+            // Read to the end, so the connection goes back to the pool for the first turn.
+            let _ = text(&response).await;
+            Ok(())
+        })
+    }
 }
 
 impl Drop for HttpTransport {
@@ -193,7 +222,7 @@ impl Drop for HttpTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tether_protocol::{Response, ResponseStreamBuilder, StreamEvent, Usage};
+    use tether_protocol::{Response, ResponseStreamBuilder, ServerEvent, StreamEvent, Usage};
 
     /// The SSE body the server sends for a short answer.
     fn sse_body() -> (Vec<ServerEvent>, String) {

@@ -2,15 +2,22 @@
 //! WebSocket-mode implementation ([`ws::WsTransport`]), an HTTP + SSE one ([`http::HttpTransport`])
 //! and a replay of recorded events ([`replay::ReplayTransport`], for tests and demos).
 //!
-//! A turn is: [`Transport::send`] one `response.create`, then [`Transport::next_event`] until a
-//! terminal event (`response.completed` / `failed` / `incomplete`) or an error. Both hand back
-//! the text that crossed the wire (the frame or request body sent, the frame or SSE `data`
-//! received) for the event inspector. The trait is object-safe and not `Send` — wasm is
+//! A turn is: [`Transport::send`] one `response.create` (its wire text made by [`wire_text`]),
+//! then [`Transport::next_event`] until a terminal event (`response.completed` / `failed` /
+//! `incomplete`) or an error; each event comes with the text it arrived as (the frame or SSE
+//! `data`), for the event inspector. The trait is object-safe and not `Send` — wasm is
 //! single-threaded and browser handles cannot cross threads.
+//!
+//! Errors name their cause and where: a WebSocket upgrade the browser reports only as "failed"
+//! is diagnosed over HTTP ([`diagnose`]), a request that got no answer names its URL.
 
+pub mod decode;
+pub mod diagnose;
+pub mod fetch;
 pub mod http;
 pub mod models;
 pub mod replay;
+pub mod socket;
 pub mod sse;
 pub mod ws;
 
@@ -29,12 +36,17 @@ pub enum TransportKind {
 /// Why a turn could not go on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TransportError {
-    /// The connection dropped (or could not be opened); a reconnect may help.
+    /// The connection dropped; a reconnect may help.
     Closed(String),
     /// The server answered with an HTTP error status before streaming.
     Status { status: u16, message: String },
     /// Something arrived that is not a server event.
     Undecodable(String),
+    /// Nothing answered at `url` (`url` never carries the API key).
+    Unreachable { url: String, detail: String },
+    /// The server refused the WebSocket upgrade; the text says why, as far as an HTTP probe of
+    /// the same server could tell ([`diagnose::refused_upgrade`]).
+    Refused(String),
 }
 
 impl TransportError {
@@ -50,6 +62,10 @@ impl std::fmt::Display for TransportError {
             TransportError::Closed(reason) => write!(f, "the connection closed: {reason}"),
             TransportError::Status { status, message } => write!(f, "HTTP {status}: {message}"),
             TransportError::Undecodable(reason) => write!(f, "undecodable event: {reason}"),
+            TransportError::Unreachable { url, detail } => {
+                write!(f, "nothing listens at {url}: {detail}")
+            }
+            TransportError::Refused(why) => f.write_str(why),
         }
     }
 }
@@ -91,12 +107,13 @@ pub fn wire_text(kind: TransportKind, request: &ResponseCreate) -> String {
 pub trait Transport {
     fn kind(&self) -> TransportKind;
 
-    /// Sends one request, returning the text sent; its events then come from
-    /// [`Transport::next_event`].
+    /// Sends one request as `text` (its [`wire_text`], which the loop makes and logs); its
+    /// events then come from [`Transport::next_event`].
     fn send<'a>(
         &'a mut self,
         request: &'a ResponseCreate,
-    ) -> LocalBoxFuture<'a, Result<String, TransportError>>;
+        text: &'a str,
+    ) -> LocalBoxFuture<'a, Result<(), TransportError>>;
 
     /// The next event of the current turn. After a disconnect this keeps returning
     /// [`TransportError::Closed`] until [`Transport::reconnect`] succeeds.
@@ -106,9 +123,9 @@ pub trait Transport {
     /// server cached for the old connection is gone.
     fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>>;
 
-    /// Waits until the transport can send — a WebSocket until its handshake is done — so a
-    /// run's clock starts with a connection ready, as an HTTP client's kept-alive connection
-    /// is. An error here shows again at the first send, which reports it.
+    /// Waits until the transport can send — a WebSocket until its handshake is done, HTTP until
+    /// a first request has opened the kept-alive connection — so a run's clock starts with a
+    /// connection ready. An error here shows again at the first send, which reports it.
     fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async { Ok(()) })
     }
@@ -150,5 +167,18 @@ mod tests {
         assert!(!status.is_disconnect());
         assert_eq!(status.to_string(), "HTTP 400: bad");
         assert!(!TransportError::Undecodable("x".into()).is_disconnect());
+        let unreachable = TransportError::Unreachable {
+            url: "http://127.0.0.1:9/v1/responses".into(),
+            detail: "no answer".into(),
+        };
+        assert!(
+            !unreachable.is_disconnect(),
+            "retrying at once would not help"
+        );
+        assert_eq!(
+            unreachable.to_string(),
+            "nothing listens at http://127.0.0.1:9/v1/responses: no answer"
+        );
+        assert!(!TransportError::Refused("401: wrong API key".into()).is_disconnect());
     }
 }

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use futures::future::LocalBoxFuture;
 use tether_protocol::{ResponseCreate, ServerEvent};
 
-use crate::transport::{Received, Transport, TransportError, TransportKind, wire_text};
+use crate::transport::{Received, Transport, TransportError, TransportKind};
 
 /// What one scripted turn delivers, in order.
 pub type Script = Vec<Result<ServerEvent, TransportError>>;
@@ -55,14 +55,15 @@ impl Transport for ReplayTransport {
     fn send<'a>(
         &'a mut self,
         request: &'a ResponseCreate,
-    ) -> LocalBoxFuture<'a, Result<String, TransportError>> {
+        _text: &'a str,
+    ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
             if !self.connected {
                 return Err(TransportError::Closed("not connected".into()));
             }
             self.requests.push(request.clone());
             self.playing = self.scripts.pop_front().unwrap_or_default().into();
-            Ok(wire_text(self.kind, request))
+            Ok(())
         })
     }
 

@@ -1,23 +1,25 @@
-//! WebSocket mode with gloo-net: one connection, reused across turns (the point of the mode).
+//! WebSocket mode: one connection, reused across turns (the point of the mode), on the page's
+//! own [`Socket`].
 //!
-//! Two clients over the same decoding:
-//! - [`WsClient`], behind the single-turn chat view: a writer task owns the socket's sending half
-//!   and drains a channel, so [`WsClient::send`] never blocks the UI; a reader task decodes every
-//!   frame into an [`Incoming`] and hands it to the callback given at connect time.
+//! Two clients over the same socket and decoding:
+//! - [`WsClient`], behind the single-turn chat view: a reader task decodes every frame into an
+//!   [`Incoming`] and hands it to the callback given at connect time; a frame sent before the
+//!   socket is open waits for it.
 //! - [`WsTransport`], behind the agent loop: the [`Transport`] trait, pulling one event at a time.
+//!
+//! A socket that does not open is diagnosed over HTTP before anything is reported
+//! ([`super::diagnose`]): the browser hides why an upgrade failed.
 
-use std::cell::Cell;
-use std::pin::Pin;
+use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::channel::mpsc;
 use futures::future::LocalBoxFuture;
-use futures::{SinkExt, StreamExt};
-use gloo_net::websocket::futures::WebSocket;
-use gloo_net::websocket::{Message, State};
 use tether_protocol::{ResponseCreate, ServerEvent};
 
-use crate::transport::{Received, Transport, TransportError, TransportKind, wire_text};
+use crate::transport::decode::decode_event;
+use crate::transport::diagnose::{refused_upgrade, shown_url};
+use crate::transport::socket::{Ended, Next, Socket};
+use crate::transport::{Received, Transport, TransportError, TransportKind};
 
 /// What the connection delivers.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,11 +29,13 @@ pub enum Incoming {
     Undecodable(String),
     /// The connection ended; the reason says how.
     Closed(String),
+    /// The connection never opened; the reason says why, as far as the page could find out.
+    NotOpened(String),
 }
 
 /// Decodes one text frame from the server.
 pub fn decode_incoming(text: &str) -> Incoming {
-    match serde_json::from_str::<ServerEvent>(text) {
+    match decode_event(text) {
         Ok(event) => Incoming::Event(Box::new(event)),
         Err(error) => Incoming::Undecodable(error.to_string()),
     }
@@ -51,107 +55,151 @@ pub fn with_timing(url: &str) -> String {
     format!("{url}{separator}tether_timing=1")
 }
 
-/// An open (or opening) WebSocket-mode connection.
+/// Where to ask, over HTTP, why a WebSocket did not open: the same server's `GET /v1/models`,
+/// with the same key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeTarget {
+    pub models_url: String,
+    pub api_key: String,
+}
+
+impl ProbeTarget {
+    /// Why the socket to `url` ended before it opened.
+    async fn explain(&self, url: &str) -> TransportError {
+        let probe = crate::transport::models::probe(&self.models_url, &self.api_key).await;
+        refused_upgrade(
+            url,
+            &self.models_url,
+            !self.api_key.trim().is_empty(),
+            probe,
+        )
+    }
+
+    /// How `ended` is reported: a socket that had opened just closed; one that never did is
+    /// diagnosed.
+    async fn ended(&self, url: &str, ended: Ended) -> TransportError {
+        if ended.opened {
+            TransportError::Closed(ended.describe())
+        } else {
+            self.explain(url).await
+        }
+    }
+}
+
+/// An open (or opening) WebSocket-mode connection for the chat view.
 pub struct WsClient {
-    outgoing: mpsc::UnboundedSender<String>,
-    open: Rc<Cell<bool>>,
+    socket: Rc<Socket>,
+    /// Frames sent before the socket opened, sent once it has.
+    waiting: Rc<RefCell<Option<Vec<String>>>>,
 }
 
 impl WsClient {
-    /// Opens a connection to `url`; every frame received is passed to `on_incoming`.
-    pub fn connect(url: &str, on_incoming: impl Fn(Incoming) + 'static) -> Result<Self, String> {
-        let socket = WebSocket::open(url).map_err(|e| e.to_string())?;
-        let (mut sink, mut stream) = socket.split();
-        let (outgoing, mut queued) = mpsc::unbounded::<String>();
-        let open = Rc::new(Cell::new(true));
-
-        // gloo-net's sink waits for the connection to open before the first send.
+    /// Opens a connection to `url`; every frame received is passed to `on_incoming`, and a
+    /// connection that does not open is explained (asking `probe`).
+    pub fn connect(
+        url: &str,
+        probe: ProbeTarget,
+        on_incoming: impl Fn(Incoming) + 'static,
+    ) -> Result<Self, String> {
+        let socket = Rc::new(Socket::open(url)?);
+        let waiting = Rc::new(RefCell::new(Some(Vec::<String>::new())));
+        let reader = socket.clone();
+        let queued = waiting.clone();
+        let url = url.to_string();
         wasm_bindgen_futures::spawn_local(async move {
-            while let Some(text) = queued.next().await {
-                if sink.send(Message::Text(text)).await.is_err() {
-                    break;
+            if let Err(ended) = reader.opened().await {
+                queued.borrow_mut().take();
+                let error = probe.ended(&url, ended).await;
+                on_incoming(Incoming::NotOpened(error.to_string()));
+                return;
+            }
+            for text in queued.borrow_mut().take().unwrap_or_default() {
+                if let Err(error) = reader.send(&text) {
+                    on_incoming(Incoming::Closed(error));
+                }
+            }
+            loop {
+                match reader.next().await {
+                    Next::Text(text) => on_incoming(decode_incoming(&text)),
+                    Next::Binary => on_incoming(Incoming::Undecodable("a binary frame".into())),
+                    Next::Ended(ended) => {
+                        on_incoming(Incoming::Closed(ended.describe()));
+                        break;
+                    }
                 }
             }
         });
-        let reader_open = open.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            let reason = loop {
-                match stream.next().await {
-                    Some(Ok(Message::Text(text))) => on_incoming(decode_incoming(&text)),
-                    Some(Ok(Message::Bytes(_))) => {
-                        on_incoming(Incoming::Undecodable("a binary frame".into()))
-                    }
-                    Some(Err(error)) => break error.to_string(),
-                    None => break "closed by the server".to_string(),
-                }
-            };
-            reader_open.set(false);
-            on_incoming(Incoming::Closed(reason));
-        });
-        Ok(WsClient { outgoing, open })
+        Ok(WsClient { socket, waiting })
     }
 
-    /// Queues a text frame.
+    /// Sends a text frame (once the socket is open).
     pub fn send(&self, text: String) -> Result<(), String> {
-        if !self.is_open() {
-            return Err("the connection is closed".into());
+        if let Some(waiting) = self.waiting.borrow_mut().as_mut() {
+            waiting.push(text);
+            return Ok(());
         }
-        self.outgoing
-            .unbounded_send(text)
-            .map_err(|e| e.to_string())
+        self.socket.send(&text)
     }
 
-    /// Whether the connection is still usable.
+    /// Whether the connection is still usable (open, or opening).
     pub fn is_open(&self) -> bool {
-        self.open.get()
+        self.socket.ended().is_none()
     }
 }
 
 /// WebSocket mode as a [`Transport`]: one socket for the whole agent run, closed on drop.
 pub struct WsTransport {
     url: String,
-    socket: Option<WebSocket>,
+    probe: ProbeTarget,
+    socket: Option<Socket>,
     /// Why the socket is gone, once it is.
-    closed: Option<String>,
+    error: Option<TransportError>,
 }
 
 impl WsTransport {
     /// Opens a connection to `url` (`ws://host/v1/responses`), asking for the server's timing
     /// summary on every terminal event ([`with_timing`]).
-    pub fn connect(url: &str) -> Result<Self, TransportError> {
+    pub fn connect(url: &str, probe: ProbeTarget) -> Result<Self, TransportError> {
         let url = with_timing(url);
-        let socket = WebSocket::open(&url).map_err(|e| TransportError::Closed(e.to_string()))?;
+        let socket = Socket::open(&url).map_err(|e| {
+            TransportError::Closed(format!(
+                "cannot open a WebSocket to {}: {e}",
+                shown_url(&url)
+            ))
+        })?;
         Ok(WsTransport {
             url,
+            probe,
             socket: Some(socket),
-            closed: None,
+            error: None,
         })
     }
 
-    fn lost(&mut self, reason: String) -> TransportError {
-        if let Some(socket) = self.socket.take() {
-            // Already failing: a close error adds nothing.
-            let _ = socket.close(None, None);
-        }
-        self.closed = Some(reason.clone());
-        TransportError::Closed(reason)
+    /// Ends the socket with `error`, which every later call returns.
+    fn lose(&mut self, error: TransportError) -> TransportError {
+        self.socket.take();
+        self.error = Some(error.clone());
+        error
     }
 
     fn gone(&self) -> TransportError {
-        TransportError::Closed(
-            self.closed
-                .clone()
-                .unwrap_or_else(|| "the connection is closed".into()),
-        )
+        self.error
+            .clone()
+            .unwrap_or_else(|| TransportError::Closed("the connection is closed".into()))
     }
-}
 
-impl Drop for WsTransport {
-    fn drop(&mut self) {
-        if let Some(socket) = self.socket.take() {
-            // 1000: a normal close; the run is over (or was stopped) and the server may free
-            // the connection's cache. Failing to close a socket being dropped changes nothing.
-            let _ = socket.close(Some(1000), Some("run finished"));
+    /// Waits for the socket to open; one that does not is diagnosed.
+    async fn open(&mut self) -> Result<(), TransportError> {
+        let opened = match &self.socket {
+            Some(socket) => socket.opened().await,
+            None => return Err(self.gone()),
+        };
+        match opened {
+            Ok(()) => Ok(()),
+            Err(ended) => {
+                let error = self.probe.ended(&self.url, ended).await;
+                Err(self.lose(error))
+            }
         }
     }
 }
@@ -163,71 +211,56 @@ impl Transport for WsTransport {
 
     fn send<'a>(
         &'a mut self,
-        request: &'a ResponseCreate,
-    ) -> LocalBoxFuture<'a, Result<String, TransportError>> {
+        _request: &'a ResponseCreate,
+        text: &'a str,
+    ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
-            let frame = wire_text(TransportKind::WebSocket, request);
-            let Some(socket) = self.socket.as_mut() else {
-                return Err(self.gone());
+            self.open().await?;
+            let sent = match &self.socket {
+                Some(socket) => socket.send(text),
+                None => return Err(self.gone()),
             };
-            // gloo-net's sink waits for the connection to open before the first send.
-            match socket.send(Message::Text(frame.clone())).await {
-                Ok(()) => Ok(frame),
-                Err(error) => Err(self.lost(error.to_string())),
-            }
+            sent.map_err(|error| self.lose(TransportError::Closed(error)))
         })
     }
 
     fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
         Box::pin(async move {
-            let Some(socket) = self.socket.as_mut() else {
-                return Err(self.gone());
+            let next = match &self.socket {
+                Some(socket) => socket.next().await,
+                None => return Err(self.gone()),
             };
-            match socket.next().await {
-                Some(Ok(Message::Text(text))) => match decode_incoming(&text) {
-                    Incoming::Event(event) => Ok(Received {
-                        event: *event,
-                        text,
-                    }),
-                    Incoming::Undecodable(reason) => Err(TransportError::Undecodable(reason)),
-                    Incoming::Closed(reason) => Err(self.lost(reason)),
+            match next {
+                Next::Text(text) => match decode_event(&text) {
+                    Ok(event) => Ok(Received { event, text }),
+                    Err(error) => Err(TransportError::Undecodable(error.to_string())),
                 },
-                Some(Ok(Message::Bytes(_))) => {
-                    Err(TransportError::Undecodable("a binary frame".into()))
+                Next::Binary => Err(TransportError::Undecodable("a binary frame".into())),
+                Next::Ended(ended) => {
+                    let error = self.probe.ended(&self.url, ended).await;
+                    Err(self.lose(error))
                 }
-                Some(Err(error)) => Err(self.lost(error.to_string())),
-                None => Err(self.lost("closed by the server".into())),
             }
         })
     }
 
     fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
-        Box::pin(async move {
-            let Some(socket) = self.socket.as_mut() else {
-                return Err(self.gone());
-            };
-            // The sink is ready once the socket has left CONNECTING: open, or failed.
-            let waited = futures::future::poll_fn(|cx| {
-                futures::Sink::poll_ready(Pin::new(&mut *socket), cx)
-            })
-            .await;
-            match (waited, socket.state()) {
-                (Ok(()), State::Open) => Ok(()),
-                (Ok(()), _) => Err(self.lost("the WebSocket did not open".into())),
-                (Err(error), _) => Err(self.lost(error.to_string())),
-            }
-        })
+        Box::pin(self.open())
     }
 
     fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async move {
             if let Some(socket) = self.socket.take() {
-                let _ = socket.close(Some(1000), Some("reconnecting"));
+                socket.close(1000, "reconnecting");
             }
-            let socket =
-                WebSocket::open(&self.url).map_err(|e| TransportError::Closed(e.to_string()))?;
+            let socket = Socket::open(&self.url).map_err(|e| {
+                TransportError::Closed(format!(
+                    "cannot open a WebSocket to {}: {e}",
+                    shown_url(&self.url)
+                ))
+            })?;
             self.socket = Some(socket);
-            self.closed = None;
+            self.error = None;
             Ok(())
         })
     }

@@ -146,6 +146,8 @@ test("Stop ends a running agent mid-stream and closes its WebSocket", async () =
         document.querySelector('[data-testid="run-status"]').textContent === "running" &&
         document.querySelector('[data-testid="turn-count"]').textContent === "1",
     );
+    // The echo generator's first answer is a tool call: wait until its arguments stream.
+    await page.getByTestId("tool-call").first().waitFor();
     await page.getByTestId("stop").click();
     await page.waitForFunction(
       () => document.querySelector('[data-testid="run-status"]').textContent === "stopped",
@@ -153,6 +155,11 @@ test("Stop ends a running agent mid-stream and closes its WebSocket", async () =
     assert.equal(await page.getByTestId("turn-count").textContent(), "1");
     assert.equal(await page.getByTestId("error").count(), 0);
     assert.ok(await page.getByTestId("run").isEnabled(), "a new run can start");
+    // The call cut off by Stop is marked stopped, not running, and is not counted.
+    assert.equal(await page.getByTestId("tool-state").first().textContent(), "stopped");
+    assert.equal(await page.getByTestId("tool-call-count").textContent(), "0");
+    // The focus moved to the button that is enabled now.
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), "run");
     for (let waited = 0; closed.length === 0 && waited < 5000; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -1,5 +1,8 @@
-// End to end: compare mode runs the same scenario over WebSocket, then over HTTP stateless, and
-// reports the speedup; Stop ends a comparison.
+// End to end: compare mode runs the same scenario over WebSocket and over HTTP stateless,
+// alternating which goes first over its repetitions, each leg warmed first; it shows both legs
+// side by side — timelines, conversations, the engine's cached tokens and the connection cache's
+// reuse, the server's timings — and, once every leg is done, the speedup with what it is made of.
+// Stop ends a comparison.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { artifactPath, launchBrowser, startServer } from "./server.mjs";
@@ -17,44 +20,81 @@ after(async () => {
   await server?.stop();
 });
 
-test("compare mode runs both transports and reports the speedup", async () => {
+test("compare mode alternates the legs, shows both side by side and explains the speedup", async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const pageErrors = [];
   page.on("pageerror", (error) => pageErrors.push(error));
-  const sockets = [];
+  // Which leg ran when: a WebSocket opening, or an HTTP turn (the first of each leg).
+  const legs = [];
   const posts = [];
-  page.on("websocket", (ws) => sockets.push(ws.url()));
+  page.on("websocket", (ws) => legs.push("ws"));
   page.on("request", (request) => {
-    if (request.method() === "POST") posts.push(JSON.parse(request.postData()));
+    if (request.method() === "POST") {
+      const body = JSON.parse(request.postData());
+      posts.push(body);
+      // A stateless leg's first turn carries the task alone.
+      if (body.input.length === 1) legs.push("http");
+    }
   });
-  await page.goto(server.url + "/?transport=compare&profile=spark&autorun=1");
-  const status = page.getByTestId("run-status");
+  await page.goto(server.url + "/?transport=compare&profile=spark&repetitions=3&autorun=1");
   await page.waitForFunction(
     () => document.querySelector('[data-testid="run-status"]')?.textContent === "running",
   );
-  // While the WebSocket leg runs, the speedup is not known yet.
+  // While the first leg runs, no speedup, and no total for a leg that is not done.
   assert.equal(await page.getByTestId("speedup").textContent(), "measuring…");
+  const early = await page.getByTestId("compare-end-to-end").locator("td").allTextContents();
+  assert.equal(early[1], "–", `no HTTP total before an HTTP leg is done: ${early}`);
   await page.waitForFunction(
     () => ["done", "failed"].includes(document.querySelector('[data-testid="run-status"]').textContent),
     null,
-    { timeout: 40_000 },
+    { timeout: 60_000 },
   );
   const error = await page.locator('[data-testid="error"]').allTextContents();
-  assert.equal(await status.textContent(), "done", `the comparison failed: ${error}`);
-  const speedup = await page.getByTestId("speedup").textContent();
-  assert.match(speedup, /^\d+\.\d\d×$/);
-  assert.ok(parseFloat(speedup) > 0, speedup);
-  // One socket for the WebSocket leg, then the HTTP leg's stateless posts.
-  assert.equal(sockets.length, 1);
-  assert.ok(posts.length >= 4);
+  assert.equal(await page.getByTestId("run-status").textContent(), "done", `the comparison failed: ${error}`);
+  // WebSocket first in odd repetitions, HTTP first in even ones.
+  assert.deepEqual(legs, ["ws", "http", "http", "ws", "ws", "http"]);
   assert.ok(posts.every((body) => body.store === false && !body.previous_response_id));
-  // Both legs' per-turn durations are listed.
-  const rows = await page.getByTestId("compare-turn").allTextContents();
-  assert.ok(rows.length >= 4);
-  assert.ok(rows.every((row) => /\d+ ms.*\d+ ms/.test(row)), rows.join(" | "));
-  // The HTTP leg, shown below, fixed its own fresh copy of the project.
-  const outputs = await page.getByTestId("tool-output").allTextContents();
-  assert.ok(outputs.at(-1).includes("6 passing, 0 failing"), outputs.at(-1));
+
+  const speedup = page.getByTestId("speedup");
+  assert.match(await speedup.textContent(), /^\d+\.\d\d×$/);
+  assert.match(await speedup.getAttribute("class"), /verdict-(faster|slower|even)/);
+  // Three repetitions, each with both legs' times and their ratio.
+  const repetitions = await page.getByTestId("compare-repetition").allTextContents();
+  assert.equal(repetitions.length, 3);
+  assert.ok(repetitions.every((row) => /ms.*ms.*\d\.\d\d×$/.test(row)), repetitions.join(" | "));
+  // Each part of each leg's time: median and range, and HTTP's difference.
+  for (const part of ["end-to-end", "api", "engine", "tools", "client", "network"]) {
+    const cells = await page.getByTestId(`compare-${part}`).locator("td").allTextContents();
+    assert.match(cells[0], /ms \(.* ms – .* ms, 3 runs\)$/, `${part}: ${cells}`);
+    assert.match(cells[1], /ms \(.* ms – .* ms, 3 runs\)$/, `${part}: ${cells}`);
+    assert.match(cells[2], /^[+−]/, `${part}: ${cells}`);
+  }
+  assert.match(await page.getByTestId("compare-per-event").textContent(), /µs.*µs/);
+  // The connection cache reuses tokens over WebSocket only; the engine cache counts on both.
+  const reused = await page.getByTestId("compare-reused").locator("td").allTextContents();
+  assert.ok(Number(reused[0]) > 0 && reused[1] === "0", `reused: ${reused}`);
+  assert.match(await page.getByTestId("speedup-explained").textContent(), /API overhead [+−]/);
+
+  // Both legs side by side: status, timeline (with the server's timings), conversation.
+  for (const [leg, path] of [["ws", /path ws_(hit|miss)$/], ["http", /path http$/]]) {
+    const column = page.getByTestId(`leg-${leg}`);
+    assert.equal(await column.getByTestId("leg-status").textContent(), "done");
+    assert.match(await column.locator("h3").textContent(), /repetition 3 of 3/);
+    const rows = await column.getByTestId("timeline-row").count();
+    assert.ok(rows >= 4, `${leg}: ${rows} turns`);
+    const timings = await column.getByTestId("server-timing").allTextContents();
+    assert.equal(timings.length, rows);
+    assert.ok(timings.every((t) => path.test(t)), timings.join(" | "));
+    assert.ok((await column.getByTestId("server-split").count()) === rows);
+    const tokens = await column.getByTestId("turn-tokens").allTextContents();
+    assert.ok(tokens.every((t) => /^\d+ \(\d+ cached\) \/ \d+$/.test(t)), tokens.join(" | "));
+    // The conversation is collapsed; opened, it holds the fixed project's tests.
+    await column.locator("details.conversation-details > summary").click();
+    const outputs = await column.getByTestId("tool-output").allTextContents();
+    assert.ok(outputs.at(-1).includes("6 passing, 0 failing"), outputs.at(-1));
+  }
+  const wsReused = await page.getByTestId("leg-ws").getByTestId("turn-reused").allTextContents();
+  assert.ok(wsReused.slice(1).every((n) => Number(n) > 0), `continuations reuse: ${wsReused}`);
   assert.deepEqual(pageErrors, []);
   await page.screenshot({ path: artifactPath("playground-compare.png"), fullPage: true });
   await page.close();

@@ -59,7 +59,7 @@ test("server timings, the event inspector and the files view after a WebSocket r
     assert.match(text, new RegExp(`${stage("render")} · .* · path ws_hit$`));
   }
   assert.ok(
-    (await page.locator("[data-testid=server-timing] .stage-bar .stage").count()) >= turns,
+    (await page.locator(".server-timing .stage-bar .stage").count()) >= turns,
     "a stacked bar per turn",
   );
 

@@ -1,5 +1,5 @@
 // End to end: the docs page at /docs embeds two live demos; both run to done inside their
-// iframes, the comparison with a speedup.
+// iframes, the comparison with a speedup and what it is made of.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { artifactPath, launchBrowser, startServer } from "./server.mjs";
@@ -46,6 +46,11 @@ test("/docs serves the walkthrough and both live demos run to done", async () =>
   const compare = await frameDone(page, "demo-compare");
   const speedup = await compare.getByTestId("speedup").textContent();
   assert.ok(parseFloat(speedup) > 0, speedup);
+  assert.match(await compare.getByTestId("speedup-explained").textContent(), /API overhead/);
+  // The page says what the number is made of, and claims no number of its own.
+  const text = await page.textContent("body");
+  assert.match(text, /API overhead/);
+  assert.doesNotMatch(text, /about 1\.2×|roughly 1\.2×/);
   assert.deepEqual(pageErrors, []);
   assert.deepEqual(missing, []);
   await page.screenshot({ path: artifactPath("docs-page.png"), fullPage: true });

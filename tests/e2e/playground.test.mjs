@@ -1,5 +1,7 @@
-// End to end: the real server, the real built page, headless Chromium. A prompt is typed, sent
-// over WebSocket mode, and its answer is watched streaming into the page.
+// End to end: the real server, the real built page, headless Chromium. The page opens on the
+// overview, whose one click runs a comparison that explains itself; a prompt is typed, sent over
+// WebSocket mode, and its answer is watched streaming into the page; the agent's module loads
+// apart.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { artifactPath, launchBrowser, startServer } from "./server.mjs";
@@ -27,6 +29,7 @@ test("a prompt's answer streams into the page over one WebSocket", async () => {
   page.on("websocket", (ws) => sockets.push(ws.url()));
 
   await page.goto(server.url);
+  await page.getByTestId("tab-chat").click();
   const status = page.getByTestId("run-status");
   await status.waitFor();
   assert.equal(await status.textContent(), "idle");
@@ -79,6 +82,7 @@ test("a prompt's answer streams into the page over one WebSocket", async () => {
 test("the connection failing shows up as a failed turn, not a hang", async () => {
   const page = await browser.newPage();
   await page.goto(server.url);
+  await page.getByTestId("tab-chat").click();
   await page.getByTestId("run-status").waitFor();
   // Point the page at a port where nothing listens by cutting the network.
   await page.context().setOffline(true);
@@ -112,10 +116,15 @@ test("the agent's module loads only when the Agent tab opens, and a failed load 
   });
 
   await page.goto(server.url);
-  await page.getByTestId("run-status").waitFor();
-  // The chat view is up on the main module alone.
-  assert.deepEqual(wasm, ["/pkg/tether_playground_bg.wasm"]);
-
+  // The overview and the chat view work on the main module alone, the agent's chunk blocked.
+  await page.getByTestId("overview").waitFor();
+  assert.equal(wasm[0], "/pkg/tether_playground_bg.wasm");
+  await page.getByTestId("tab-chat").click();
+  await page.getByTestId("send").click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="run-status"]').textContent === "done",
+  );
+  assert.ok(wasm.every((path) => path === "/pkg/tether_playground_bg.wasm" || path.includes("split_")));
   await page.getByTestId("tab-agent").click();
   const error = page.getByTestId("agent-load-error");
   await error.waitFor({ timeout: 15_000 });
@@ -125,6 +134,8 @@ test("the agent's module loads only when the Agent tab opens, and a failed load 
   await error.getByRole("button", { name: "Try again" }).click();
   await page.getByTestId("run").waitFor({ timeout: 15_000 });
   const chunks = wasm.filter((path) => /\/pkg\/split_.*\.wasm$/.test(path));
+  // The page fetches the chunk in the background once it is up, and again when the tab opens:
+  // every failed fetch, then the one that worked.
   assert.equal(chunks.length, failed + 1, `failed fetches, then one that worked: ${wasm.join(", ")}`);
   // The chunk is named by its content, so no page runs another build's chunk.
   assert.match(chunks.at(-1), /\/pkg\/split_agent_view\.[0-9a-f]{16}\.wasm$/);
@@ -136,5 +147,73 @@ test("the agent's module loads only when the Agent tab opens, and a failed load 
     { timeout: 30_000 },
   );
   assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
+test("the page opens on what it is for, and its one click runs a comparison that explains itself", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error));
+  const sockets = [];
+  page.on("websocket", (ws) => sockets.push(ws.url()));
+  await page.goto(server.url);
+  const overview = page.getByTestId("overview");
+  await overview.waitFor();
+  assert.equal(await page.getByTestId("tab-overview").getAttribute("aria-selected"), "true");
+  const text = await overview.textContent();
+  assert.match(text, /WebSocket mode/);
+  assert.match(text, /The model is simulated/);
+  // The profiles with what they do, from the one table in src/profiles.rs.
+  const profiles = await page.getByTestId("profiles").textContent();
+  assert.match(profiles, /flagship65 tok\/s, TTFT 400 ms \+ 0\.2 ms\/token of prefill/);
+  assert.match(profiles, /instantno delay/);
+  assert.equal(await page.locator('a[href="docs/"]').count() >= 1, true, "a link to /docs/");
+  // Chat is one tab away.
+  assert.equal(await page.getByTestId("tab-chat").count(), 1);
+
+  await page.getByTestId("intro-compare").click();
+  await page.getByTestId("run-status").waitFor({ timeout: 15_000 });
+  assert.equal(await page.getByTestId("tab-agent").getAttribute("aria-selected"), "true");
+  await page.waitForFunction(
+    () => ["done", "failed"].includes(document.querySelector('[data-testid="run-status"]')?.textContent),
+    null,
+    { timeout: 60_000 },
+  );
+  const error = await page.locator('[data-testid="error"]').allTextContents();
+  assert.equal(await page.getByTestId("run-status").textContent(), "done", `${error}`);
+  assert.equal(await page.getByTestId("transport").inputValue(), "compare");
+  assert.equal(await page.getByTestId("profile").inputValue(), "instant");
+  assert.equal(sockets.length, 3, "one WebSocket per WebSocket leg");
+  // The result says what it is and what it is made of.
+  assert.match(await page.getByTestId("speedup").textContent(), /^\d+\.\d\d×$/);
+  assert.match(
+    await page.getByTestId("speedup-text").textContent(),
+    /^(WebSocket mode was .*|No clear difference: .*)\(median of 3 repetitions; each between .*\)$/,
+  );
+  const explained = await page.getByTestId("speedup-explained").textContent();
+  assert.match(explained, /^HTTP stateless took .* per run than WebSocket \(medians\): .*API overhead [+−]/);
+  const api = await page.getByTestId("compare-api").textContent();
+  assert.match(api, /API overhead.*ms.*ms/);
+  assert.match(await page.getByTestId("announce").textContent(), /^Comparison done\./);
+  assert.deepEqual(pageErrors, []);
+  await page.screenshot({ path: artifactPath("playground-first-click.png"), fullPage: true });
+  await page.close();
+});
+
+test("before the wasm is there, the page says it is loading", async () => {
+  const page = await browser.newPage();
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await page.route("**/pkg/tether_playground_bg.wasm", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(server.url, { waitUntil: "domcontentloaded" });
+  const boot = page.locator("#boot");
+  assert.match(await boot.textContent(), /Loading the playground/);
+  assert.match(await boot.textContent(), /WebSocket mode/);
+  release();
+  await page.getByTestId("overview").waitFor({ timeout: 15_000 });
+  assert.equal(await page.locator("#boot").count(), 0, "the app removed the notice");
   await page.close();
 });

@@ -148,6 +148,8 @@ test("corrupt storage falls back to the defaults and says so", async () => {
   });
   await page.reload();
   await page.getByTestId("tab-agent").click();
+  // The last run is read (and found unusable) when the agent view opens.
+  await page.getByTestId("run").waitFor();
   const notices = await page.getByTestId("notices").textContent();
   assert.match(notices, /stored settings were not usable/);
   assert.match(notices, /last run was not usable/);

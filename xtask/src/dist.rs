@@ -1,8 +1,10 @@
 //! Builds the playground into `dist/`: the release wasm, split in two at the agent view
 //! (`wasm_split_cli_support`, the splitter behind `cargo leptos --split`), through wasm-bindgen
 //! and wasm-opt, plus `index.html`, `style/` and the docs page (`docs/`, served at `/docs/`).
-//! Prints the bundle's sizes, raw and gzipped: what the page loads first, and the chunks it
-//! fetches when the Agent tab opens.
+//! Every file gets a brotli (`.br`, quality 11) and a gzip (`.gz`, level 9) copy beside it, which
+//! the server sends to a browser that accepts them (`server/src/transport/static_files.rs`).
+//! Prints the bundle's sizes, raw, gzipped and brotli'd: what the page loads first, and the
+//! chunks it fetches when the Agent tab opens.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,7 +21,10 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
     // The splitter needs the linker's relocations. Only this profile's build gets the flag, so
     // the other wasm builds (tests) keep their own artifacts.
     cargo_wasm_with_rustflags(
-        &["-Clink-args=--emit-relocs"],
+        // `erase_components`: Leptos builds each component's view as a type-erased view rather
+        // than one concrete type per component tree, which makes the wasm smaller
+        // (BENCHMARKS.md, "Playground bundle", has the numbers).
+        &["-Clink-args=--emit-relocs", "--cfg=erase_components"],
         &[
             "build",
             "--profile",
@@ -126,33 +131,82 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
     copy_dir(&root.join("style"), &dist.join("style"))?;
     // The protocol walkthrough with live demos, served at /docs/.
     copy_dir(&root.join("docs"), &dist.join("docs"))?;
+    step("compressing every file (brotli 11, gzip 9) for the server to send precompressed");
+    precompress(&dist)?;
     let js = pkg.join("tether_playground.js");
-    let (wasm_raw, wasm_gz) = sizes(&bg)?;
-    let (js_raw, js_gz) = sizes(&js)?;
-    let (link_raw, link_gz) = sizes(&link)?;
-    let (mut chunks_raw, mut chunks_gz) = (0, 0);
-    for chunk in &chunks {
-        let (raw, gz) = sizes(chunk)?;
-        chunks_raw += raw;
-        chunks_gz += gz;
+    let wasm = sizes(&bg)?;
+    let js = sizes(&js)?.plus(sizes(&link)?);
+    let mut chunk = Sizes::default();
+    for path in &chunks {
+        chunk = chunk.plus(sizes(path)?);
     }
+    let first = wasm.plus(js);
     step(&format!(
-        "dist/ ready. First load: wasm {} ({} gzipped), js {} ({} gzipped), total {} gzipped. \
-         Agent tab: {} chunk(s) {} ({} gzipped) and their loader {} ({} gzipped). \
-         Everything: {} gzipped",
-        kib(wasm_raw),
-        kib(wasm_gz),
-        kib(js_raw + link_raw),
-        kib(js_gz + link_gz),
-        kib(wasm_gz + js_gz + link_gz),
+        "dist/ ready. First load: wasm {} ({} gzipped, {} brotli), js {} ({} gzipped, {} brotli), \
+         total {} gzipped, {} brotli. Agent tab: {} chunk(s) {} ({} gzipped, {} brotli). \
+         Everything: {} gzipped, {} brotli",
+        kib(wasm.raw),
+        kib(wasm.gzip),
+        kib(wasm.brotli),
+        kib(js.raw),
+        kib(js.gzip),
+        kib(js.brotli),
+        kib(first.gzip),
+        kib(first.brotli),
         chunks.len(),
-        kib(chunks_raw),
-        kib(chunks_gz),
-        kib(link_raw),
-        kib(link_gz),
-        kib(wasm_gz + js_gz + link_gz + chunks_gz),
+        kib(chunk.raw),
+        kib(chunk.gzip),
+        kib(chunk.brotli),
+        kib(first.gzip + chunk.gzip),
+        kib(first.brotli + chunk.brotli),
     ));
     Ok(())
+}
+
+/// Writes `FILE.br` and `FILE.gz` beside every file under `dir` whose compressed copy is
+/// smaller than it (a browser that gets nothing smaller gets the file itself).
+fn precompress(dir: &Path) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("read {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            precompress(&path)?;
+            continue;
+        }
+        let compressed = path
+            .extension()
+            .is_some_and(|ext| ext == "br" || ext == "gz");
+        if compressed {
+            continue;
+        }
+        let bytes = std::fs::read(&path).with_context(|| format!("read {}", path.display()))?;
+        for (suffix, packed) in [("br", brotli_of(&bytes)?), ("gz", gzip_of(&bytes)?)] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(format!(".{suffix}"));
+            if packed.len() < bytes.len() {
+                std::fs::write(&name, packed).with_context(|| format!("write {name:?}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Gzip at level 9, the size the sizes above report and `Content-Encoding: gzip` sends.
+fn gzip_of(bytes: &[u8]) -> Result<Vec<u8>> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes)?;
+    Ok(encoder.finish()?)
+}
+
+/// Brotli at quality 11 with a 4 MiB window (`lgwin` 22): what `Content-Encoding: br` sends.
+fn brotli_of(bytes: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        lgwin: 22,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &bytes[..], &mut out, &params)?;
+    Ok(out)
 }
 
 /// `wasm` without its custom sections called `name`; `None` if it is not a wasm module.
@@ -224,12 +278,31 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Raw and gzip (level 9) sizes of a file, in bytes.
-fn sizes(path: &Path) -> Result<(usize, usize)> {
+/// A file's size raw, gzipped (level 9) and brotli'd (quality 11), in bytes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sizes {
+    raw: usize,
+    gzip: usize,
+    brotli: usize,
+}
+
+impl Sizes {
+    fn plus(self, other: Sizes) -> Sizes {
+        Sizes {
+            raw: self.raw + other.raw,
+            gzip: self.gzip + other.gzip,
+            brotli: self.brotli + other.brotli,
+        }
+    }
+}
+
+fn sizes(path: &Path) -> Result<Sizes> {
     let bytes = std::fs::read(path).with_context(|| format!("read {}", path.display()))?;
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    encoder.write_all(&bytes)?;
-    Ok((bytes.len(), encoder.finish()?.len()))
+    Ok(Sizes {
+        raw: bytes.len(),
+        gzip: gzip_of(&bytes)?.len(),
+        brotli: brotli_of(&bytes)?.len(),
+    })
 }
 
 fn kib(bytes: usize) -> String {
@@ -238,7 +311,38 @@ fn kib(bytes: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::without_custom_section;
+    use super::{brotli_of, gzip_of, precompress, without_custom_section};
+    use std::io::Read;
+
+    #[test]
+    fn every_file_gets_smaller_compressed_copies_beside_it() {
+        let dir = std::env::temp_dir().join(format!("tether-dist-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("pkg")).unwrap();
+        let page = "<!doctype html><p>hello</p>".repeat(50);
+        std::fs::write(dir.join("index.html"), &page).unwrap();
+        std::fs::write(dir.join("pkg/tiny.js"), "1").unwrap();
+        precompress(&dir).unwrap();
+        let br = std::fs::read(dir.join("index.html.br")).unwrap();
+        let mut decoded = Vec::new();
+        brotli::BrotliDecompress(&mut &br[..], &mut decoded).unwrap();
+        assert_eq!(decoded, page.as_bytes());
+        let gz = std::fs::read(dir.join("index.html.gz")).unwrap();
+        let mut unzipped = String::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut unzipped)
+            .unwrap();
+        assert_eq!(unzipped, page);
+        // A file compression would not shrink is served as it is.
+        assert!(!dir.join("pkg/tiny.js.br").exists() && !dir.join("pkg/tiny.js.gz").exists());
+        // Running it again compresses the originals only.
+        precompress(&dir).unwrap();
+        assert!(!dir.join("index.html.br.br").exists());
+        assert!(
+            brotli_of(page.as_bytes()).unwrap().len() < gzip_of(page.as_bytes()).unwrap().len()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// A custom section: id 0, size, then the name and the payload.
     fn custom(name: &str, payload: &[u8]) -> Vec<u8> {

@@ -1,31 +1,49 @@
 //! The agent session's page in the browser: WebSocket-mode and HTTP transports, a sandbox whose
 //! `node` runs in a Web Worker, `performance.now()`, `requestAnimationFrame`, `localStorage`, and
-//! the signals the session writes and the view renders.
+//! the views the session writes to and the components render.
 
 use leptos::prelude::*;
 use tether_sandbox::{Sandbox, Vfs};
 
 use crate::agent::{
-    AgentRun, Browser, Comparison, ContinuationMode, LastRun, Memory, Screen, Shown,
+    Browser, Comparison, ContinuationMode, LastRun, Memory, Screen, SharedRun, Shown,
 };
+use crate::components::RunView;
 use crate::js::WorkerRuntime;
-use crate::settings::{Settings, http_responses_url, ws_responses_url};
+use crate::settings::{Settings, http_responses_url, models_url, ws_responses_url};
 use crate::storage;
 use crate::transport::Transport;
 use crate::transport::http::HttpTransport;
-use crate::transport::ws::WsTransport;
+use crate::transport::ws::{ProbeTarget, WsTransport};
 
 /// The page as the agent view's session sees it. The view's own signals may be gone (a tab
 /// switch) while a run winds down: writes to them are then dropped.
 #[derive(Clone, Copy)]
 pub struct BrowserPage {
     pub shown: RwSignal<Shown>,
-    pub run: RwSignal<AgentRun>,
+    /// The single run; in a comparison, the leg under way (its files and events).
+    pub run: RunView,
+    /// The latest run of each leg of a comparison.
+    pub ws: RunView,
+    pub http: RunView,
+    /// The leg [`Screen::refresh`] refreshes besides `run`, if any.
+    pub live_leg: StoredValue<Option<ContinuationMode>>,
     pub comparison: RwSignal<Comparison>,
     pub settings: RwSignal<Settings>,
     pub notices: RwSignal<Vec<String>>,
     pub files: StoredValue<Option<Vfs>>,
     pub last_run: StoredValue<Option<LastRun>>,
+}
+
+impl BrowserPage {
+    /// The view of the leg of `mode`.
+    pub fn leg(&self, mode: ContinuationMode) -> RunView {
+        if mode == ContinuationMode::WebSocket {
+            self.ws
+        } else {
+            self.http
+        }
+    }
 }
 
 impl Browser for BrowserPage {
@@ -36,13 +54,21 @@ impl Browser for BrowserPage {
         api_key: &str,
     ) -> Result<Box<dyn Transport>, String> {
         Ok(match mode {
-            ContinuationMode::WebSocket => Box::new(
-                WsTransport::connect(&ws_responses_url(base, api_key))
-                    .map_err(|e| e.to_string())?,
-            ),
-            ContinuationMode::HttpChained | ContinuationMode::HttpStateless => {
-                Box::new(HttpTransport::new(&http_responses_url(base)).with_api_key(api_key))
+            ContinuationMode::WebSocket => {
+                let probe = ProbeTarget {
+                    models_url: models_url(base),
+                    api_key: api_key.to_string(),
+                };
+                Box::new(
+                    WsTransport::connect(&ws_responses_url(base, api_key), probe)
+                        .map_err(|e| e.to_string())?,
+                )
             }
+            ContinuationMode::HttpChained | ContinuationMode::HttpStateless => Box::new(
+                HttpTransport::new(&http_responses_url(base))
+                    .with_api_key(api_key)
+                    .with_warm_up(&models_url(base)),
+            ),
         })
     }
 
@@ -86,13 +112,26 @@ impl Screen for BrowserPage {
         self.shown.try_set(shown);
     }
 
-    fn show_run(&self, run: &AgentRun) {
-        self.run.try_set(run.clone());
+    fn show_run(&self, run: &SharedRun) {
+        self.live_leg.try_set_value(None);
+        self.run.attach(run);
     }
 
-    fn show_leg(&self, mode: ContinuationMode, run: &AgentRun) {
-        self.comparison
-            .try_update(|c| *c.leg_mut(mode) = run.clone());
+    fn show_leg(&self, mode: ContinuationMode, run: &SharedRun) {
+        self.live_leg.try_set_value(Some(mode));
+        self.leg(mode).attach(run);
+        self.run.attach(run);
+    }
+
+    fn refresh(&self) {
+        self.run.changed();
+        if let Some(mode) = self.live_leg.try_get_value().flatten() {
+            self.leg(mode).changed();
+        }
+    }
+
+    fn show_comparison(&self, comparison: &Comparison) {
+        self.comparison.try_set(comparison.clone());
     }
 
     fn notice(&self, message: String) {

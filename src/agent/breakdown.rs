@@ -1,0 +1,292 @@
+//! Where a run's end-to-end time went: the server's own account of each response (the API's
+//! work and the engine's queue, prefill and decode), the tools the page ran, the page's own
+//! handling of what it sent and received, and what is left — the network, and the browser's
+//! delivery of each frame to the page.
+//!
+//! The parts add up to the end-to-end time:
+//!
+//! - **API** and **engine**: from each turn's timing summary (`api_us`, `engine`).
+//! - **tools**: the sandbox's time, measured by the page.
+//! - **client**: the page's measured work — encoding each request, decoding and applying each
+//!   event ([`TurnRecord::client_ms`]) — and its work between one terminal event and the next
+//!   request besides the tools (building the request, keeping the files).
+//! - **network**: the rest, so never measured directly: for each turn, the page's time minus the
+//!   server's and the page's own. Over WebSocket each event is a frame the browser hands to the
+//!   page on its own; over HTTP a chunk of the body carries many, so this part also holds the
+//!   browser's per-frame cost, which no page code can see.
+//!
+//! A turn without a summary (a server that does not send one) leaves the server's part unknown,
+//! and so the network's: the breakdown then says so rather than guess.
+//!
+//! [`TurnRecord::client_ms`]: crate::agent::TurnRecord::client_ms
+
+use crate::agent::AgentRun;
+use crate::agent::stats::Spread;
+
+/// The server's parts of a run, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ServerParts {
+    /// The API's own time: parsing, loading, rendering, validating, classifying, persisting.
+    pub api_ms: f64,
+    /// Waiting for a decoding slot.
+    pub queue_ms: f64,
+    /// Admission to the first token: prefill of the prompt tokens the engine had not cached.
+    pub prefill_ms: f64,
+    /// First to last token.
+    pub decode_ms: f64,
+    /// The rest of the engine's time: the hop to it (modelled) and the call's edges.
+    pub engine_other_ms: f64,
+}
+
+impl ServerParts {
+    /// The engine's whole part.
+    pub fn engine_ms(&self) -> f64 {
+        self.queue_ms + self.prefill_ms + self.decode_ms + self.engine_other_ms
+    }
+}
+
+/// One run's end-to-end time, split.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Breakdown {
+    pub end_to_end_ms: f64,
+    /// `None` when a completed turn has no API/engine split from the server.
+    pub server: Option<ServerParts>,
+    pub tools_ms: f64,
+    pub client_ms: f64,
+    /// Events the page handled (the client part's per-event cost is `client_ms / events`).
+    pub events: u64,
+    /// What is left; `None` when the server's part is unknown.
+    pub network_ms: Option<f64>,
+}
+
+/// One part of a [`Breakdown`], for tables and bars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Api,
+    Engine,
+    Tools,
+    Client,
+    Network,
+}
+
+impl Part {
+    pub const ALL: [Part; 5] = [
+        Part::Api,
+        Part::Engine,
+        Part::Tools,
+        Part::Client,
+        Part::Network,
+    ];
+
+    /// A stable name for CSS classes and tests.
+    pub fn id(self) -> &'static str {
+        match self {
+            Part::Api => "api",
+            Part::Engine => "engine",
+            Part::Tools => "tools",
+            Part::Client => "client",
+            Part::Network => "network",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Part::Api => "API overhead",
+            Part::Engine => "Engine (queue, prefill, decode)",
+            Part::Tools => "Tools (sandbox in the page)",
+            Part::Client => "Client-side handling",
+            Part::Network => "Network and frame delivery",
+        }
+    }
+
+    /// The part in a sentence: `API overhead`, `engine`, `network and frame delivery`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Part::Api => "API overhead",
+            Part::Engine => "engine",
+            Part::Tools => "tools",
+            Part::Client => "client-side handling",
+            Part::Network => "network and frame delivery",
+        }
+    }
+
+    /// What the part is made of, in a sentence (a tooltip, the docs).
+    pub fn explanation(self) -> &'static str {
+        match self {
+            Part::Api => {
+                "the server's own work per request (api_us): parsing, loading a stored \
+                 response, rendering the conversation into tokens, validating, classifying"
+            }
+            Part::Engine => {
+                "the simulated model (engine): waiting for a slot, prefill of the prompt \
+                 tokens its prompt cache did not hold, and decoding"
+            }
+            Part::Tools => "the tool calls, run by the sandbox in this page",
+            Part::Client => {
+                "this page's measured work: encoding each request, decoding and applying each \
+                 event, and its work between turns"
+            }
+            Part::Network => {
+                "what is left: the network, and the browser handing each frame to the page \
+                 (one task per WebSocket frame; an HTTP chunk carries many events)"
+            }
+        }
+    }
+}
+
+impl Breakdown {
+    /// The breakdown of `run` so far; `None` before anything came back.
+    pub fn of(run: &AgentRun) -> Option<Breakdown> {
+        let totals = crate::agent::RunTotals::of(run);
+        let end_to_end_ms = totals.end_to_end_ms?;
+        let mut server = Some(ServerParts::default());
+        let mut client_ms = 0.0;
+        let mut events = 0;
+        for (i, turn) in run.turns.iter().enumerate() {
+            client_ms += turn.client_ms;
+            events += turn.events;
+            if let Some(completed) = turn.completed_at {
+                match turn
+                    .server
+                    .as_ref()
+                    .and_then(|s| Some((s.api_ms?, s.engine.as_ref()?)))
+                {
+                    Some((api, engine)) => {
+                        if let Some(parts) = server.as_mut() {
+                            parts.api_ms += api;
+                            parts.queue_ms += engine.queue_ms;
+                            parts.prefill_ms += engine.prefill_ms;
+                            parts.decode_ms += engine.decode_ms;
+                            parts.engine_other_ms += engine.other_ms();
+                        }
+                    }
+                    None => server = None,
+                }
+                // Between this turn's terminal event and the next request: the tools and the
+                // page's own work.
+                if let Some(next) = run.turns.get(i + 1) {
+                    client_ms += (next.sent_at - completed - turn.tool_ms).max(0.0);
+                }
+            }
+        }
+        let network_ms = server.map(|parts| {
+            (end_to_end_ms - parts.api_ms - parts.engine_ms() - totals.tool_ms - client_ms).max(0.0)
+        });
+        Some(Breakdown {
+            end_to_end_ms,
+            server,
+            tools_ms: totals.tool_ms,
+            client_ms,
+            events,
+            network_ms,
+        })
+    }
+
+    /// The milliseconds of `part`; `None` when unknown.
+    pub fn part(&self, part: Part) -> Option<f64> {
+        match part {
+            Part::Api => self.server.map(|s| s.api_ms),
+            Part::Engine => self.server.map(|s| s.engine_ms()),
+            Part::Tools => Some(self.tools_ms),
+            Part::Client => Some(self.client_ms),
+            Part::Network => self.network_ms,
+        }
+    }
+
+    /// The page's measured handling per event received, in microseconds.
+    pub fn client_us_per_event(&self) -> Option<f64> {
+        (self.events > 0).then(|| self.client_ms * 1000.0 / self.events as f64)
+    }
+}
+
+/// The median (and range) of `part` over `runs`; `None` when any run lacks it.
+pub fn part_spread(runs: &[Breakdown], part: Part) -> Option<Spread> {
+    let values: Option<Vec<f64>> = runs.iter().map(|b| b.part(part)).collect();
+    Spread::of(values?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{ServerTimings, TurnRecord};
+    use serde_json::json;
+    use tether_protocol::ResponseCreate;
+
+    /// A turn sent at `sent` that completed `response` ms later, the server reporting `api` ms
+    /// of its own and `engine` ms (prefill, decode) of the engine's.
+    fn turn(sent: f64, response: f64, api: u64, engine: (u64, u64)) -> TurnRecord {
+        let mut t = TurnRecord::new(1, &ResponseCreate::new("m", "x"), sent);
+        t.first_event_at = Some(sent + 1.0);
+        t.completed_at = Some(sent + response);
+        let (prefill, decode) = engine;
+        t.server = ServerTimings::parse(&json!({"path": "http", "stages": {},
+            "api_us": api * 1000,
+            "engine": {"queue_us": 0, "prefill_us": prefill * 1000, "decode_us": decode * 1000,
+                       "service_total_us": (prefill + decode) * 1000, "service_ttft_us": 0,
+                       "iapi_ttft_us": 0, "iapi_total_us": (prefill + decode + 1) * 1000}}));
+        t
+    }
+
+    #[test]
+    fn the_parts_add_up_to_the_end_to_end_time() {
+        let mut first = turn(0.0, 100.0, 10, (30, 50));
+        first.tool_ms = 40.0;
+        first.client_ms = 3.0;
+        first.events = 30;
+        // The next request leaves 45 ms after the first completed: 40 ms of tools, 5 of the page.
+        let mut second = turn(145.0, 60.0, 5, (20, 25));
+        second.client_ms = 1.0;
+        second.events = 10;
+        let run = AgentRun {
+            turns: vec![first, second],
+            ..AgentRun::default()
+        };
+        let b = Breakdown::of(&run).unwrap();
+        assert_eq!(b.end_to_end_ms, 205.0);
+        let server = b.server.unwrap();
+        assert_eq!(
+            (server.api_ms, server.prefill_ms, server.decode_ms),
+            (15.0, 50.0, 75.0)
+        );
+        assert_eq!(server.engine_other_ms, 2.0);
+        assert_eq!((b.tools_ms, b.client_ms, b.events), (40.0, 9.0, 40));
+        // 205 − 15 (API) − 127 (engine) − 40 (tools) − 9 (client).
+        assert_eq!(b.network_ms, Some(14.0));
+        let sum: f64 = Part::ALL.iter().map(|p| b.part(*p).unwrap()).sum();
+        assert!((sum - b.end_to_end_ms).abs() < 1e-9);
+        assert_eq!(b.client_us_per_event(), Some(225.0));
+    }
+
+    #[test]
+    fn without_the_servers_split_the_network_is_not_guessed() {
+        let mut t = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+        t.first_event_at = Some(1.0);
+        t.completed_at = Some(50.0);
+        let run = AgentRun {
+            turns: vec![t],
+            ..AgentRun::default()
+        };
+        let b = Breakdown::of(&run).unwrap();
+        assert_eq!((b.server, b.network_ms), (None, None));
+        assert_eq!(b.part(Part::Api), None);
+        assert_eq!(b.part(Part::Tools), Some(0.0));
+        assert_eq!(Breakdown::of(&AgentRun::default()), None);
+    }
+
+    #[test]
+    fn a_part_spreads_over_runs_that_all_have_it() {
+        let run = |api: u64| AgentRun {
+            turns: vec![turn(0.0, 100.0, api, (10, 10))],
+            ..AgentRun::default()
+        };
+        let runs: Vec<Breakdown> = [4, 8, 6]
+            .into_iter()
+            .map(|api| Breakdown::of(&run(api)).unwrap())
+            .collect();
+        let api = part_spread(&runs, Part::Api).unwrap();
+        assert_eq!((api.median, api.min, api.max), (6.0, 4.0, 8.0));
+        let mut unknown = runs.clone();
+        unknown[1].server = None;
+        assert_eq!(part_spread(&unknown, Part::Api), None);
+    }
+}

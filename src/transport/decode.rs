@@ -1,0 +1,439 @@
+//! One server event from the JSON text it arrived as (a WebSocket frame, an SSE event's `data`).
+//!
+//! A streamed answer is mostly deltas — one frame per token or few — and the page pays for each
+//! one it decodes. The full decoder goes through [`ServerEvent`]'s flattened, `type`-tagged enum,
+//! which makes serde buffer every field of the frame into owned values before it picks the
+//! variant. A delta needs five fields, so the three delta types that carry a conversation's text
+//! and tool arguments are read by a small scanner of their one flat object instead
+//! ([`DeltaFrame::scan`]); everything else — and any delta that is not exactly the expected
+//! shape: a field twice, a field of the wrong type, an escape the scanner does not take, a
+//! timing summary — goes through the full decoder, so the result and the errors are the same
+//! either way. `tests` hold the two paths equal, over every delta kind, any field order, and
+//! random text.
+
+use tether_protocol::{ServerEvent, StreamEvent};
+
+const TEXT_DELTA: &str = "response.output_text.delta";
+const ARGUMENTS_DELTA: &str = "response.function_call_arguments.delta";
+const INPUT_DELTA: &str = "response.custom_tool_call_input.delta";
+
+/// The fields of the three delta types.
+#[derive(Default)]
+struct DeltaFrame {
+    kind: Option<String>,
+    item_id: Option<String>,
+    output_index: Option<usize>,
+    content_index: Option<usize>,
+    delta: Option<String>,
+    sequence_number: Option<u64>,
+    stream_id: Option<String>,
+    /// `logprobs` was there: only `[]` is taken (the event keeps it empty).
+    logprobs: bool,
+}
+
+/// Reads a flat JSON object one token at a time; every method answers `None` for anything it
+/// does not take, and the caller then leaves the frame to the full decoder.
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn skip_space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    /// Takes `byte` (after any space).
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        self.skip_space();
+        (self.bytes.get(self.at) == Some(&byte)).then(|| self.at += 1)
+    }
+
+    /// A string, unescaped.
+    fn string(&mut self) -> Option<String> {
+        self.eat(b'"')?;
+        let mut out = String::new();
+        loop {
+            let start = self.at;
+            while let Some(&b) = self.bytes.get(self.at) {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.at += 1;
+            }
+            // The input is a `&str`, and the run stops only at ASCII: whole characters.
+            out.push_str(std::str::from_utf8(&self.bytes[start..self.at]).ok()?);
+            match *self.bytes.get(self.at)? {
+                b'"' => {
+                    self.at += 1;
+                    return Some(out);
+                }
+                b'\\' => {
+                    let escape = *self.bytes.get(self.at + 1)?;
+                    self.at += 2;
+                    out.push(match escape {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => self.unicode_escape()?,
+                        _ => return None,
+                    });
+                }
+                // A raw control character: not JSON.
+                _ => return None,
+            }
+        }
+    }
+
+    /// The character of `\uXXXX` (the `\u` taken), a surrogate pair as one.
+    fn unicode_escape(&mut self) -> Option<char> {
+        let unit = self.hex4()?;
+        match unit {
+            0xD800..=0xDBFF => {
+                if self.bytes.get(self.at..self.at + 2)? != b"\\u" {
+                    return None;
+                }
+                self.at += 2;
+                let low = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&low) {
+                    return None;
+                }
+                char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+            }
+            0xDC00..=0xDFFF => None,
+            _ => char::from_u32(unit),
+        }
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = std::str::from_utf8(self.bytes.get(self.at..self.at + 4)?).ok()?;
+        let unit = u32::from_str_radix(digits, 16).ok()?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        self.at += 4;
+        Some(unit)
+    }
+
+    /// A key: a string without escapes, borrowed (an escaped key is the full decoder's).
+    fn key(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.at;
+        while let Some(&b) = self.bytes.get(self.at) {
+            match b {
+                b'"' => {
+                    self.at += 1;
+                    return std::str::from_utf8(&self.bytes[start..self.at - 1]).ok();
+                }
+                b'\\' => return None,
+                b if b < 0x20 => return None,
+                _ => self.at += 1,
+            }
+        }
+        None
+    }
+
+    /// A non-negative integer in plain digits.
+    fn integer(&mut self) -> Option<u64> {
+        self.skip_space();
+        let start = self.at;
+        while self.bytes.get(self.at).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+        }
+        let digits = std::str::from_utf8(&self.bytes[start..self.at]).ok()?;
+        // A leading zero, a fraction or an exponent: the full decoder decides.
+        if digits.is_empty()
+            || (digits.len() > 1 && digits.starts_with('0'))
+            || matches!(self.bytes.get(self.at), Some(b'.' | b'e' | b'E'))
+        {
+            return None;
+        }
+        digits.parse().ok()
+    }
+
+    /// `[]`.
+    fn empty_array(&mut self) -> Option<()> {
+        self.eat(b'[')?;
+        self.eat(b']')
+    }
+
+    /// Any value of a field the event does not keep: a string, a number, `true`, `false` or
+    /// `null` (a nested value is left to the full decoder).
+    fn skip_value(&mut self) -> Option<()> {
+        self.skip_space();
+        match *self.bytes.get(self.at)? {
+            b'"' => self.string().map(drop),
+            b'0'..=b'9' | b'-' => {
+                let start = self.at;
+                self.at += 1;
+                while let Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') =
+                    self.bytes.get(self.at)
+                {
+                    self.at += 1;
+                }
+                std::str::from_utf8(&self.bytes[start..self.at])
+                    .ok()?
+                    .parse::<f64>()
+                    .ok()
+                    .map(drop)
+            }
+            _ => {
+                for word in [&b"true"[..], b"false", b"null"] {
+                    if self.bytes[self.at..].starts_with(word) {
+                        self.at += word.len();
+                        return Some(());
+                    }
+                }
+                None
+            }
+        }
+    }
+}
+
+/// Sets `slot` once: a field twice is the full decoder's to refuse.
+fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(value?);
+    Some(())
+}
+
+impl DeltaFrame {
+    /// The frame's fields, if it is one flat object the scanner takes whole.
+    fn scan(text: &str) -> Option<DeltaFrame> {
+        let mut s = Scanner {
+            bytes: text.as_bytes(),
+            at: 0,
+        };
+        let mut frame = DeltaFrame::default();
+        s.eat(b'{')?;
+        if s.eat(b'}').is_none() {
+            loop {
+                let key = s.key()?;
+                s.eat(b':')?;
+                match key {
+                    "type" => once(&mut frame.kind, s.string())?,
+                    "item_id" => once(&mut frame.item_id, s.string())?,
+                    "delta" => once(&mut frame.delta, s.string())?,
+                    "stream_id" => once(&mut frame.stream_id, s.string())?,
+                    "output_index" => {
+                        once(&mut frame.output_index, s.integer().map(|n| n as usize))?
+                    }
+                    "content_index" => {
+                        once(&mut frame.content_index, s.integer().map(|n| n as usize))?
+                    }
+                    "sequence_number" => once(&mut frame.sequence_number, s.integer())?,
+                    "logprobs" if !frame.logprobs => {
+                        s.empty_array()?;
+                        frame.logprobs = true;
+                    }
+                    // A field the event has no place for but the full decoder keeps, or one
+                    // twice.
+                    "logprobs" | "tether_timing" | "event" => return None,
+                    _ => s.skip_value()?,
+                }
+                if s.eat(b',').is_none() {
+                    s.eat(b'}')?;
+                    break;
+                }
+            }
+        }
+        s.skip_space();
+        (s.at == text.len()).then_some(frame)
+    }
+
+    /// The event, if this is one of the three delta types with every field its variant needs.
+    fn into_event(self) -> Option<ServerEvent> {
+        let item_id = self.item_id?;
+        let output_index = self.output_index?;
+        let delta = self.delta?;
+        let event = match self.kind?.as_str() {
+            TEXT_DELTA => StreamEvent::OutputTextDelta {
+                item_id,
+                output_index,
+                content_index: self.content_index?,
+                delta,
+                logprobs: Vec::new(),
+            },
+            ARGUMENTS_DELTA if self.content_index.is_none() && !self.logprobs => {
+                StreamEvent::FunctionCallArgumentsDelta {
+                    item_id,
+                    output_index,
+                    delta,
+                }
+            }
+            INPUT_DELTA if self.content_index.is_none() && !self.logprobs => {
+                StreamEvent::CustomToolCallInputDelta {
+                    item_id,
+                    output_index,
+                    delta,
+                }
+            }
+            _ => return None,
+        };
+        Some(ServerEvent {
+            event,
+            sequence_number: self.sequence_number,
+            stream_id: self.stream_id,
+            tether_timing: None,
+        })
+    }
+}
+
+/// Decodes one event; the error is the full decoder's.
+pub fn decode_event(text: &str) -> Result<ServerEvent, serde_json::Error> {
+    // Every delta type ends in `.delta`; a frame without it cannot be one (a cheap scan).
+    if text.contains(".delta\"")
+        && let Some(event) = DeltaFrame::scan(text).and_then(DeltaFrame::into_event)
+    {
+        return Ok(event);
+    }
+    serde_json::from_str::<ServerEvent>(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tether_protocol::items::CustomToolCall;
+    use tether_protocol::{Item, Response, ResponseCreate, ResponseStreamBuilder, Usage};
+
+    fn full(text: &str) -> Result<ServerEvent, String> {
+        serde_json::from_str::<ServerEvent>(text).map_err(|e| e.to_string())
+    }
+
+    fn fast(text: &str) -> Result<ServerEvent, String> {
+        decode_event(text).map_err(|e| e.to_string())
+    }
+
+    /// A stream with every kind of delta, over awkward text.
+    fn stream() -> Vec<ServerEvent> {
+        let request = ResponseCreate::new("m", "x");
+        let mut b = ResponseStreamBuilder::new(Response::in_progress("resp_d", 1, &request), None);
+        let mut events = b.start();
+        events.extend(b.begin_message("msg_d"));
+        for piece in [
+            "plain",
+            " \"quoted\" ",
+            "back\\slash\n",
+            "caf\u{e9} \u{2615} \u{1f980}",
+            "",
+        ] {
+            events.push(b.text_delta(piece));
+        }
+        events.extend(b.end_item());
+        events.push(b.begin_function_call("fc_d", "call_d", "shell"));
+        events.push(b.arguments_delta(r#"{"command":["bash","-lc","echo \"hi\""]}"#));
+        events.extend(b.end_item());
+        events.push(b.begin_tool_call(Item::CustomToolCall(CustomToolCall {
+            id: Some("ctc_d".into()),
+            call_id: "call_p".into(),
+            name: "apply_patch".into(),
+            input: String::new(),
+            status: None,
+        })));
+        events.push(b.arguments_delta("*** Begin Patch\n\t+x\n"));
+        events.extend(b.end_item());
+        events.extend(b.complete(Usage::new(3, 0, 2, 0), 2));
+        events
+    }
+
+    #[test]
+    fn both_paths_decode_every_event_the_same() {
+        let events = stream();
+        assert!(events.iter().any(|e| e.type_name() == TEXT_DELTA));
+        assert!(events.iter().any(|e| e.type_name() == ARGUMENTS_DELTA));
+        assert!(events.iter().any(|e| e.type_name() == INPUT_DELTA));
+        for event in events {
+            let text = event.to_json();
+            assert_eq!(fast(&text), full(&text), "{text}");
+            assert_eq!(fast(&text).unwrap(), event);
+        }
+    }
+
+    #[test]
+    fn any_field_order_and_unknown_fields_decode_alike() {
+        for text in [
+            r#"{"delta":"hi","output_index":2,"item_id":"m","content_index":0,"type":"response.output_text.delta","sequence_number":9,"logprobs":[],"obfuscation":"x"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":1,"delta":"a","logprobs":[{"token":"a","logprob":-0.1}]}"#,
+            r#"{"type":"response.function_call_arguments.delta","item_id":"fc","output_index":1,"delta":"{\"a\":","stream_id":"s1"}"#,
+            r#"{"type":"response.custom_tool_call_input.delta","item_id":"c","output_index":0,"delta":"\u00e9"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"x","tether_timing":{"path":"http"}}"#,
+            r#"{"type":"response.reasoning_summary_text.delta","item_id":"r","output_index":0,"summary_index":0,"delta":"think"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"x","extra":{"nested":[1,2]}}"#,
+            r#" { "type" : "response.output_text.delta" , "item_id" : "m" , "output_index" : 0 , "content_index" : 0 , "delta" : "spaced" , "flag" : true , "n" : null , "f" : -1.5e3 } "#,
+        ] {
+            assert_eq!(fast(text), full(text), "{text}");
+            assert!(fast(text).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn random_text_decodes_alike() {
+        // Characters that need escaping, multi-byte ones, and surrogate pairs.
+        let alphabet: Vec<char> = "ab \"\\/\n\t\r\u{1}\u{1f}\u{7f}é☕🦀\u{2028}\u{fffd}{}[]:,"
+            .chars()
+            .collect();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..2000 {
+            let len = (next() % 24) as usize;
+            let text: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let event = serde_json::json!({
+                "type": TEXT_DELTA, "sequence_number": next() % 1000, "item_id": text,
+                "output_index": next() % 4, "content_index": 0, "delta": text, "logprobs": []
+            });
+            let frame = event.to_string();
+            assert!(DeltaFrame::scan(&frame).is_some(), "{frame}");
+            assert_eq!(fast(&frame), full(&frame), "{frame}");
+            // \uXXXX escapes, as another server may write them.
+            let escaped: String = frame
+                .chars()
+                .map(|c| {
+                    if c.is_ascii() {
+                        c.to_string()
+                    } else {
+                        c.encode_utf16(&mut [0; 2])
+                            .iter()
+                            .map(|u| format!("\\u{u:04x}"))
+                            .collect()
+                    }
+                })
+                .collect();
+            assert_eq!(fast(&escaped), full(&escaped), "{escaped}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_delta_fails_as_the_full_decoder_fails() {
+        for text in [
+            r#"{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"no item id"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"delta":"no content index"}"#,
+            r#"{"type":"response.function_call_arguments.delta","item_id":"fc","output_index":"one","delta":"x"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"cut"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","item_id":"n","output_index":0,"content_index":0,"delta":"twice"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":-1,"content_index":0,"delta":"x"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":1.0,"content_index":0,"delta":"x"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"\ud800"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"x"} trailing"#,
+            "not json .delta\"",
+        ] {
+            assert!(full(text).is_err(), "{text}");
+            assert_eq!(fast(text), full(text), "{text}");
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Saying why a connection failed, and where. A browser tells a page nothing about a refused
+//! WebSocket upgrade — no status, no body, just "failed" and close code 1006 — although the
+//! server answered (a 401 for a wrong key, say). So when a WebSocket does not open, the page asks
+//! the same server over HTTP, with the same key, for `GET /v1/models` ([`Probe`]), and the
+//! answer names the cause: nothing listening, a wrong or missing key, another refusal.
+//!
+//! Plain Rust: the probe itself is the browser's ([`super::models::probe`]); the words are here
+//! and tested natively.
+
+use crate::transport::TransportError;
+
+/// What `GET /v1/models` on the same server answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// No answer at all; the browser's reason.
+    Unreachable(String),
+    /// An HTTP status and the API's error message (empty for a success).
+    Status { status: u16, message: String },
+}
+
+/// `url` as it may be shown: without its query, where the API key travels on an upgrade.
+pub fn shown_url(url: &str) -> &str {
+    url.split_once('?').map_or(url, |(base, _)| base)
+}
+
+/// Why the WebSocket to `ws_url` did not open, from what `GET models_url` (with the same key;
+/// `has_key` says whether there was one) answered.
+pub fn refused_upgrade(
+    ws_url: &str,
+    models_url: &str,
+    has_key: bool,
+    probe: Probe,
+) -> TransportError {
+    let ws_url = shown_url(ws_url);
+    match probe {
+        Probe::Unreachable(detail) => TransportError::Unreachable {
+            url: ws_url.to_string(),
+            detail: format!(
+                "the WebSocket did not open, and GET {models_url} got no answer either — is the \
+                 server running? (the browser says: {detail})"
+            ),
+        },
+        Probe::Status { status: 401, .. } if !has_key => TransportError::Refused(format!(
+            "401: this server needs an API key — it refused the WebSocket upgrade to {ws_url} \
+             (GET {models_url} without a key answers 401); set one in the settings"
+        )),
+        Probe::Status {
+            status: 401,
+            message,
+        } => TransportError::Refused(format!(
+            "401: wrong API key — the server refused the WebSocket upgrade to {ws_url} (GET \
+             {models_url} with the same key answers 401{})",
+            said(&message)
+        )),
+        Probe::Status { status, .. } if (200..300).contains(&status) => {
+            TransportError::Refused(format!(
+                "the WebSocket upgrade to {ws_url} failed although the server answers HTTP (GET \
+                 {models_url}: {status}); something between the page and the server may not \
+                 pass WebSockets"
+            ))
+        }
+        Probe::Status { status, message } => TransportError::Refused(format!(
+            "{status}: the server refused the WebSocket upgrade to {ws_url} (GET {models_url} \
+             answers {status}{})",
+            said(&message)
+        )),
+    }
+}
+
+/// A request to `url` that got no answer (`fetch` rejected with `detail`).
+pub fn unreachable(url: &str, detail: &str) -> TransportError {
+    TransportError::Unreachable {
+        url: shown_url(url).to_string(),
+        detail: format!(
+            "the request got no answer — is the server running, and does it allow this page's \
+             origin? (the browser says: {detail})"
+        ),
+    }
+}
+
+/// A response body from `url` that broke off while it streamed.
+pub fn broken_stream(url: &str, detail: &str) -> TransportError {
+    TransportError::Closed(format!(
+        "the response from {} broke off while it streamed (the browser says: {detail})",
+        shown_url(url)
+    ))
+}
+
+fn said(message: &str) -> String {
+    let message = message.trim();
+    if message.is_empty() {
+        String::new()
+    } else {
+        format!(": {message}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WS: &str = "ws://127.0.0.1:9/v1/responses?api_key=sk-secret&tether_timing=1";
+    const MODELS: &str = "http://127.0.0.1:9/v1/models";
+
+    #[test]
+    fn a_refused_upgrade_names_its_cause_and_the_url_without_the_key() {
+        let status = |status, message: &str| Probe::Status {
+            status,
+            message: message.into(),
+        };
+        let wrong = refused_upgrade(WS, MODELS, true, status(401, "Invalid API key.")).to_string();
+        assert!(wrong.starts_with("401: wrong API key — "), "{wrong}");
+        assert!(wrong.contains("ws://127.0.0.1:9/v1/responses "), "{wrong}");
+        assert!(wrong.contains("answers 401: Invalid API key."), "{wrong}");
+        assert!(!wrong.contains("sk-secret"), "{wrong}");
+
+        let missing = refused_upgrade(WS, MODELS, false, status(401, "")).to_string();
+        assert!(
+            missing.starts_with("401: this server needs an API key"),
+            "{missing}"
+        );
+
+        let nothing = refused_upgrade(
+            WS,
+            MODELS,
+            true,
+            Probe::Unreachable("TypeError: Failed to fetch".into()),
+        );
+        assert!(!nothing.is_disconnect());
+        let nothing = nothing.to_string();
+        assert!(
+            nothing.starts_with("nothing listens at ws://127.0.0.1:9/v1/responses: "),
+            "{nothing}"
+        );
+        assert!(nothing.contains("TypeError: Failed to fetch"), "{nothing}");
+
+        let answers = refused_upgrade(WS, MODELS, true, status(200, "")).to_string();
+        assert!(
+            answers.contains("although the server answers HTTP"),
+            "{answers}"
+        );
+        let other = refused_upgrade(WS, MODELS, true, status(503, "overloaded")).to_string();
+        assert!(other.starts_with("503: the server refused"), "{other}");
+        assert!(other.ends_with("answers 503: overloaded)"), "{other}");
+    }
+
+    #[test]
+    fn http_failures_say_what_failed_and_where() {
+        let down = unreachable(
+            "http://127.0.0.1:9/v1/responses",
+            "TypeError: Failed to fetch",
+        );
+        assert_eq!(
+            down.to_string(),
+            "nothing listens at http://127.0.0.1:9/v1/responses: the request got no answer — is \
+             the server running, and does it allow this page's origin? (the browser says: \
+             TypeError: Failed to fetch)"
+        );
+        let broken = broken_stream("http://h/v1/responses", "TypeError: network error");
+        assert!(broken.is_disconnect(), "a resend may help");
+        assert!(
+            broken
+                .to_string()
+                .contains("from http://h/v1/responses broke off")
+        );
+    }
+}

@@ -1,0 +1,136 @@
+// End to end: errors name their cause and where. A refused WebSocket upgrade, which the browser
+// reports as nothing but "failed", is diagnosed over HTTP (a wrong key, a missing key, nothing
+// listening); an HTTP request that gets no answer, or a server that stops mid-run, names its
+// URL; a profile the server does not offer, asked for in the URL, is reported like any other bad
+// URL value.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { closedPort, launchBrowser, startServer, waitFinished } from "./server.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Runs the agent of `page` and returns its error. */
+async function runFails(page) {
+  await page.getByTestId("run").click();
+  await waitFinished(page, 30_000);
+  assert.equal(await page.getByTestId("run-status").textContent(), "failed");
+  return page.getByTestId("error").textContent();
+}
+
+test("a refused WebSocket upgrade says why: a wrong key, or no key", async () => {
+  const guarded = await startServer(["--api-key", "k-right"]);
+  try {
+    const page = await browser.newPage();
+    await page.goto(guarded.url + "/?transport=ws&profile=instant");
+    await page.getByTestId("tab-agent").click();
+    await page.getByTestId("api-key").fill("k-wrong");
+    await page.getByTestId("api-key").press("Tab");
+    const wrong = await runFails(page);
+    const ws = guarded.url.replace("http://", "ws://") + "/v1/responses";
+    assert.match(wrong, /^401: wrong API key/, wrong);
+    assert.ok(wrong.includes(ws + " "), `names ${ws}: ${wrong}`);
+    assert.ok(!wrong.includes("k-wrong"), "never the key itself");
+
+    await page.getByTestId("api-key").fill("");
+    await page.getByTestId("api-key").press("Tab");
+    const missing = await runFails(page);
+    assert.match(missing, /^401: this server needs an API key/, missing);
+
+    // The same over HTTP: the server's own 401.
+    await page.getByTestId("transport").selectOption("http-stateless");
+    assert.match(await runFails(page), /HTTP 401/);
+    await page.close();
+  } finally {
+    await guarded.stop();
+  }
+});
+
+test("nothing listening is reported with the URL, over WebSocket and over HTTP", async () => {
+  const port = await closedPort();
+  const nowhere = `http://127.0.0.1:${port}`;
+  const page = await browser.newPage();
+  await page.goto(server.url + "/?transport=ws&profile=instant");
+  await page.getByTestId("tab-agent").click();
+  await page.getByTestId("server-url").fill(nowhere);
+  await page.getByTestId("server-url").press("Tab");
+  const ws = await runFails(page);
+  assert.ok(ws.startsWith(`nothing listens at ws://127.0.0.1:${port}/v1/responses: `), ws);
+  assert.match(ws, /GET http:\/\/127\.0\.0\.1:\d+\/v1\/models got no answer/);
+
+  await page.getByTestId("transport").selectOption("http-stateless");
+  const http = await runFails(page);
+  assert.ok(http.startsWith(`nothing listens at ${nowhere}/v1/responses: `), http);
+  assert.match(http, /is the server running/);
+  await page.getByTestId("reset").click();
+  await page.close();
+});
+
+test("the chat view with no server names the URL it could not reach", async () => {
+  const gone = await startServer();
+  const page = await browser.newPage();
+  await page.goto(gone.url + "/?profile=instant");
+  await page.getByTestId("tab-chat").click();
+  await page.getByTestId("prompt").waitFor();
+  await gone.stop();
+  await page.getByTestId("send").click();
+  await waitFinished(page, 15_000);
+  const error = await page.getByTestId("error").textContent();
+  const ws = gone.url.replace("http://", "ws://") + "/v1/responses";
+  assert.ok(error.startsWith(`cannot open the WebSocket: nothing listens at ${ws}: `), error);
+  await page.close();
+});
+
+test("a server stopped during an HTTP run is named, with what failed", async () => {
+  // The page comes from one server and runs against another, slow one, which stops mid-run.
+  const slow = await startServer(["--tokens-per-second", "20"]);
+  const page = await browser.newPage();
+  try {
+    await page.goto(server.url + "/?transport=http&scenario=");
+    await page.getByTestId("tab-agent").click();
+    await page.getByTestId("server-url").fill(slow.url);
+    await page.getByTestId("server-url").press("Tab");
+    await page.getByTestId("run").click();
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="run-status"]').textContent === "running" &&
+        document.querySelector('[data-testid="turn-count"]').textContent === "1",
+    );
+    await page.waitForTimeout(300);
+  } finally {
+    await slow.kill();
+  }
+  await waitFinished(page, 30_000);
+  const error = await page.getByTestId("error").textContent();
+  assert.equal(await page.getByTestId("run-status").textContent(), "failed");
+  assert.ok(error.includes(`${slow.url}/v1/responses`), error);
+  assert.doesNotMatch(error, /^TypeError/);
+  await page.getByTestId("reset").click();
+  await page.close();
+});
+
+test("an unknown profile in the URL is reported and not used", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/?profile=turbo&transport=carrier-pigeon");
+  const notices = page.getByTestId("notices");
+  await page.waitForFunction(
+    () => /unknown profile/.test(document.querySelector('[data-testid="notices"]')?.textContent ?? ""),
+  );
+  const text = await notices.textContent();
+  assert.match(text, /unknown profile "turbo" in the URL \(this server offers tether-sim, .*\); kept tether-sim/);
+  assert.match(text, /unknown transport "carrier-pigeon"/);
+  await page.getByTestId("tab-agent").click();
+  await page.locator('select[data-testid="profile"]').waitFor();
+  assert.equal(await page.getByTestId("profile").inputValue(), "tether-sim");
+  await page.close();
+});
