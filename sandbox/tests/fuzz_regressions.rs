@@ -48,6 +48,22 @@ fn a_failed_patch_removes_the_directories_it_created() {
     assert_eq!(tree(&vfs), before);
 }
 
+/// `apply_patch`: the target's own check was wrong, not the sandbox. A patch deleting `r.txt` and
+/// then adding `r.txt/r.txt` leaves `r.txt` a directory, as on a real file system; the target
+/// expected every deleted path to be gone. This pins the sandbox's side: the delete, then the
+/// directory the add needs, in one atomic patch.
+#[test]
+fn deleting_a_file_then_adding_beneath_its_path_makes_it_a_directory() {
+    let mut vfs = Vfs::from_files([("/r.txt", &b"old\n"[..])]);
+    let patch = "*** Begin Patch\n\
+                 *** Delete File: r.txt\n\
+                 *** Add File: r.txt/r.txt\n+new\n\
+                 *** End Patch";
+    apply(&mut vfs, "/", patch).unwrap();
+    assert!(vfs.is_dir("/r.txt"));
+    assert_eq!(vfs.read("/r.txt/r.txt").unwrap(), b"new\n");
+}
+
 /// `awk`: a string grown by appending to itself was copied whole at every step, so the step
 /// limit still allowed about 10^12 bytes of copying — minutes of a sandbox call, past any
 /// budget. An append now extends the variable in place.

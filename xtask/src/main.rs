@@ -114,8 +114,9 @@ usage: cargo xtask <command>
   bench                  the agent-rollout benchmark: per-turn overhead over HTTP and WebSocket
   load [-- ARGS]         load generator (tether-load, release): N agents against a running server
   link [-- ARGS]         link emulator (tether-link, release): a TCP proxy adding RTT and bandwidth
-  fuzz [TARGET] [SECONDS] [--seeds-only] [-- LIBFUZZER FLAGS]
-                         run every fuzz target (or TARGET) for SECONDS each (60), see fuzz/README.md
+  fuzz [TARGET] [SECONDS] [--seeds-only|--suite] [-- LIBFUZZER FLAGS]
+                         run every fuzz target (or TARGET) for SECONDS each (60), see fuzz/README.md;
+                         --suite: the test suite's fixed seed and input counts
   deploy [--replicas N] [--port P] [--binary PATH] [--test] [-- SERVER ARGS]
                          PostgreSQL + N replicas (3) + nginx on :8080, see docs/deployment.md
   bench-store [SECONDS]  the store benchmark: SQLite against PostgreSQL, 1-3 replicas behind nginx

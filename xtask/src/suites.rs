@@ -163,16 +163,11 @@ fn deployment_suite(root: &Path) -> Result<Command> {
     Ok(command)
 }
 
-/// The fuzz suite: this program's own `fuzz all SECONDS`, so that its output is a suite's.
+/// The fuzz suite: this program's own `fuzz all --suite`, so that its output is a suite's.
 fn fuzz_suite() -> Result<Command> {
     let me = std::env::current_exe().context("cannot find the xtask binary")?;
     let mut command = Command::new(me);
-    command.args([
-        "fuzz",
-        "all",
-        &SUITE_SECONDS_PER_TARGET.to_string(),
-        "--seeds-only",
-    ]);
+    command.args(["fuzz", "all", "--suite"]);
     Ok(command)
 }
 
@@ -187,8 +182,26 @@ pub const FUZZ_TARGETS: [(&str, &str); 6] = [
     ("awk", "awk"),
 ];
 
-/// How long each target runs in `cargo xtask test`: about a minute for all six.
-const SUITE_SECONDS_PER_TARGET: u64 = 10;
+/// How many inputs each target runs in `cargo xtask test` (`--suite`): about 10 seconds each on
+/// this kind of machine, a minute for all six. A fixed count from a fixed seed: the same amount
+/// of work on any machine, the committed seeds replayed first, and mostly the same inputs (not
+/// exactly: what libFuzzer keeps follows coverage, which hash-map order and the clock move).
+/// Exploring is `cargo xtask fuzz`'s job, with libFuzzer's random seeds.
+const SUITE_RUNS: [(&str, u64); 6] = [
+    ("client_frame", 250_000),
+    ("request", 400_000),
+    ("sse", 45_000),
+    ("apply_patch", 400_000),
+    ("shell", 60_000),
+    ("awk", 40_000),
+];
+
+/// libFuzzer's `-seed` in the suite.
+const SUITE_SEED: u64 = 1;
+
+/// The suite's cap on one target's time, should a slow machine not reach its count: it then
+/// stops early, having run a prefix of the same inputs.
+const SUITE_SECONDS_CAP: u64 = 40;
 
 /// One input running longer than this is a hang (libFuzzer's `-timeout`): every target bounds
 /// its own work far below it.
@@ -204,6 +217,10 @@ pub struct FuzzOptions {
     /// growing) `fuzz/corpus/TARGET`: the suite does, so that its time does not grow with
     /// whatever corpus earlier runs on this machine left.
     pub seeds_only: bool,
+    /// The test suite's run (`--suite`): from the seeds alone, libFuzzer seeded with
+    /// [`SUITE_SEED`], each target for its count of [`SUITE_RUNS`] (at most
+    /// [`SUITE_SECONDS_CAP`]) instead of `seconds`.
+    pub suite: bool,
     /// Flags for libFuzzer, as they are.
     pub extra: Vec<String>,
 }
@@ -364,9 +381,28 @@ fn run_fuzz_target(
     dict: &str,
     options: &FuzzOptions,
 ) -> FuzzRun {
-    let seconds = options.seconds;
-    step(&format!("fuzzing {target} for {seconds} s"));
-    let corpus = if options.seeds_only {
+    let (limits, what) = if options.suite {
+        let runs = SUITE_RUNS
+            .iter()
+            .find(|(name, _)| *name == target)
+            .map_or(100_000, |(_, runs)| *runs);
+        (
+            vec![
+                format!("-seed={SUITE_SEED}"),
+                format!("-runs={runs}"),
+                format!("-max_total_time={SUITE_SECONDS_CAP}"),
+            ],
+            format!("{runs} inputs from seed {SUITE_SEED}"),
+        )
+    } else {
+        let seconds = options.seconds;
+        (
+            vec![format!("-max_total_time={seconds}")],
+            format!("{seconds} s"),
+        )
+    };
+    step(&format!("fuzzing {target} for {what}"));
+    let corpus = if options.seeds_only || options.suite {
         let scratch = root.join("fuzz/target/scratch-corpus").join(target);
         let _ = std::fs::remove_dir_all(&scratch);
         scratch
@@ -396,7 +432,7 @@ fn run_fuzz_target(
     command
         .current_dir(root)
         .arg(format!("-artifact_prefix={}/", artifacts.display()))
-        .arg(format!("-max_total_time={seconds}"))
+        .args(&limits)
         .arg(format!("-timeout={FUZZ_INPUT_TIMEOUT_SECONDS}"))
         .arg("-rss_limit_mb=2048")
         .arg("-print_final_stats=1")
@@ -473,7 +509,7 @@ fn run_fuzz_target(
     }
 }
 
-/// Reads `cargo xtask fuzz [TARGET|all] [SECONDS] [--seeds-only] [-- LIBFUZZER FLAGS]`.
+/// Reads `cargo xtask fuzz [TARGET|all] [SECONDS] [--seeds-only|--suite] [-- LIBFUZZER FLAGS]`.
 pub fn fuzz_arguments(args: &[String]) -> Result<FuzzOptions> {
     let (ours, extra) = match args.iter().position(|a| a == "--") {
         Some(split) => (&args[..split], args[split + 1..].to_vec()),
@@ -482,11 +518,14 @@ pub fn fuzz_arguments(args: &[String]) -> Result<FuzzOptions> {
     let mut targets: Vec<&'static str> = FUZZ_TARGETS.iter().map(|(name, _)| *name).collect();
     let mut seconds = 60;
     let mut seeds_only = false;
+    let mut suite = false;
     for arg in ours {
         if let Ok(n) = arg.parse() {
             seconds = n;
         } else if arg == "--seeds-only" {
             seeds_only = true;
+        } else if arg == "--suite" {
+            suite = true;
         } else if arg != "all" {
             let Some((name, _)) = FUZZ_TARGETS.iter().find(|(name, _)| name == arg) else {
                 let names: Vec<&str> = FUZZ_TARGETS.iter().map(|(name, _)| *name).collect();
@@ -499,6 +538,7 @@ pub fn fuzz_arguments(args: &[String]) -> Result<FuzzOptions> {
         targets,
         seconds,
         seeds_only,
+        suite,
         extra,
     })
 }
@@ -766,14 +806,23 @@ mod tests {
                 targets: vec!["shell"],
                 seconds: 600,
                 seeds_only: false,
+                suite: false,
                 extra: args(&["-jobs=2"]),
             }
         );
-        let suite = fuzz_arguments(&args(&["all", "10", "--seeds-only"])).unwrap();
+        let seeds = fuzz_arguments(&args(&["all", "10", "--seeds-only"])).unwrap();
         assert_eq!(
-            (suite.targets.len(), suite.seconds, suite.seeds_only),
+            (seeds.targets.len(), seeds.seconds, seeds.seeds_only),
             (6, 10, true)
         );
+        let suite = fuzz_arguments(&args(&["all", "--suite"])).unwrap();
+        assert!(suite.suite && suite.targets.len() == 6);
+        for (target, _) in FUZZ_TARGETS {
+            assert!(
+                SUITE_RUNS.iter().any(|(name, _)| *name == target),
+                "{target}"
+            );
+        }
         assert!(fuzz_arguments(&args(&["nope"])).is_err());
     }
 
