@@ -140,6 +140,10 @@ pub struct StageTimings {
     /// Time a long-running response waited for its client's tool outputs: neither the API's
     /// nor the engine's.
     pub client_wait: Duration,
+    /// Time the response's events waited to be taken by a client reading slower than they
+    /// came (its connection's queue full): the network's and the client's, not the API's nor
+    /// the engine's.
+    pub delivery: Duration,
 }
 
 fn micros(duration: Duration) -> u64 {
@@ -161,6 +165,7 @@ impl StageTimings {
             received: Instant::now(),
             api: Duration::ZERO,
             client_wait: Duration::ZERO,
+            delivery: Duration::ZERO,
         }
     }
 
@@ -192,7 +197,7 @@ impl StageTimings {
         self.api = self
             .received
             .elapsed()
-            .saturating_sub(self.engine.iapi_total + self.client_wait);
+            .saturating_sub(self.engine.iapi_total + self.client_wait + self.delivery);
     }
 
     /// The timing summary a client asks for with `x-tether-timing: 1`: the measured stages and
@@ -214,6 +219,8 @@ impl StageTimings {
             "stages": stages,
             "modelled": modelled,
             "api_us": micros(self.api),
+            "client_wait_us": micros(self.client_wait),
+            "delivery_us": micros(self.delivery),
             "engine": {
                 "calls": engine.calls,
                 "replica": engine.replica,

@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::{self, Message};
 
 fn create(input: &str, store: bool, previous: Option<&Value>) -> String {
-    let mut frame = json!({"type": "response.create", "model": "m", "store": store, "input": input});
+    let mut frame =
+        json!({"type": "response.create", "model": "m", "store": store, "input": input});
     if let Some(previous) = previous {
         frame["previous_response_id"] = previous.clone();
     }
@@ -114,8 +115,12 @@ async fn the_cache_budget_evicts_the_least_recently_used_connection_first() {
     // The other connection works on: the idle one's entries go.
     let mut previous = None;
     for turn in 0..6 {
-        busy.send(&create(&format!("turn {turn} {}", "x".repeat(500)), false, previous.as_ref()))
-            .await;
+        busy.send(&create(
+            &format!("turn {turn} {}", "x".repeat(500)),
+            false,
+            previous.as_ref(),
+        ))
+        .await;
         let done = busy.response_events().await;
         previous = Some(done.last().unwrap()["response"]["id"].clone());
     }
@@ -134,7 +139,12 @@ async fn the_cache_budget_evicts_the_least_recently_used_connection_first() {
             >= 1
     );
     // The busy connection's chain was served from its cache all along.
-    assert!(server.metric("tether_cache_lookups_total{result=\"hit\"}").await >= 5);
+    assert!(
+        server
+            .metric("tether_cache_lookups_total{result=\"hit\"}")
+            .await
+            >= 5
+    );
     server.stop().await;
 }
 

@@ -57,7 +57,7 @@ fn assert_one_sequence(events: &[Value]) {
 #[tokio::test]
 async fn append_resumes_the_paused_response_which_is_stored_and_billed_once() {
     let server = TestServer::start(":memory:").await;
-    let mut client = connect_with_headers(server.addr, &[V1]).await;
+    let mut client = connect_with_headers(server.addr, &[V1, ("x-tether-timing", "1")]).await;
     client
         .send(
             &json!({"type": "response.create", "model": "m", "store": true,
@@ -74,6 +74,8 @@ async fn append_resumes_the_paused_response_which_is_stored_and_billed_once() {
     let call_id = call["call_id"].as_str().unwrap();
     assert!(done["response"]["usage"]["input_tokens"].as_u64().unwrap() > 0);
 
+    // The client's tool takes a while: its time is neither the API's nor the engine's.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     client
         .send(
             &json!({"type": "response.append",
@@ -102,6 +104,18 @@ async fn append_resumes_the_paused_response_which_is_stored_and_billed_once() {
     // Two engine calls: the second read the first's prompt again, plus the call and its output.
     let first_input = done["response"]["usage"]["input_tokens"].as_u64().unwrap();
     assert!(response["usage"]["input_tokens"].as_u64().unwrap() > 2 * first_input);
+    let timing = &completed["tether_timing"];
+    assert_eq!(timing["engine"]["calls"], 2, "{timing}");
+    assert!(timing["api_us"].as_u64().unwrap() < 250_000, "{timing}");
+    assert!(
+        timing["stages"]["generate_us"].as_u64().unwrap() > 0,
+        "{timing}"
+    );
+    // Rendered twice (the request, then the call and its output), summed.
+    assert!(
+        timing["stages"]["render_us"].as_u64().unwrap() > 0,
+        "{timing}"
+    );
 
     // `response.completed` closes it to appends.
     client

@@ -185,6 +185,9 @@ impl Running {
         .await?;
         let ended = Instant::now();
         let first = streamed.first_token_at.unwrap_or(ended);
+        // Time the stream waited for a slow client is not the engine's (it kept decoding).
+        let delivery = streamed.delivery;
+        self.timings.delivery += delivery;
         let engine = &mut self.timings.engine;
         engine.calls += 1;
         engine.replica = streamed.admission.replica;
@@ -192,13 +195,13 @@ impl Running {
         engine.prefill += streamed
             .admitted_at
             .map_or(Duration::ZERO, |admitted| first - admitted);
-        engine.decode += streamed
-            .last_token_at
-            .map_or(Duration::ZERO, |last| last - first);
-        engine.service_total += ended - called;
+        engine.decode += streamed.last_token_at.map_or(Duration::ZERO, |last| {
+            (last - first).saturating_sub(delivery)
+        });
+        engine.service_total += (ended - called).saturating_sub(delivery);
         engine.service_ttft += first - called;
         engine.iapi_ttft += first - requested;
-        engine.iapi_total += ended - requested;
+        engine.iapi_total += (ended - requested).saturating_sub(delivery);
         self.replica = streamed.admission.replica;
         let cache = &streamed.admission.cache;
         self.tally.input += self.context.input_tokens();

@@ -29,6 +29,8 @@ pub struct Streamed {
     pub steered: bool,
     /// How the engine admitted the request (its queue time, replica and prompt cache use).
     pub admission: Admission,
+    /// Time spent waiting for the client to take the events (`out` full).
+    pub delivery: std::time::Duration,
     /// When the engine admitted it, and when the first and the last token arrived.
     pub admitted_at: Option<Instant>,
     pub first_token_at: Option<Instant>,
@@ -157,7 +159,9 @@ pub async fn stream(
             }
             ModelEvent::EndItem => builder.end_item(),
         };
+        let sending = Instant::now();
         send_all(out, wire).await?;
+        streamed.delivery += sending.elapsed();
         if streamed.cut_short {
             break;
         }

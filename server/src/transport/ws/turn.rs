@@ -206,7 +206,7 @@ async fn run(
             running.pause(out).await?;
             connection.control.set_paused(running.id(), true);
         }
-        let waiting = Instant::now();
+        let mut waiting = Instant::now();
         loop {
             let deadline = tokio::time::sleep(INJECT_WAIT);
             let resumed = tokio::select! {
@@ -237,6 +237,8 @@ async fn run(
                     return Ok(completed(None));
                 }
             };
+            // The client's time ends here; taking its input is the API's work.
+            running.waited(waiting.elapsed());
             match running.extend(state, input.clone()).await {
                 Ok(()) => break,
                 // Unusable input (a tool output for no call, …) is refused and the response
@@ -251,8 +253,8 @@ async fn run(
                 }
                 Err(failure) => send_error(out, failure, lane.clone()).await?,
             }
+            waiting = Instant::now();
         }
-        running.waited(waiting.elapsed());
         connection.control.set_paused(running.id(), false);
         if waits_for_inject {
             let created = StreamEvent::InjectCreated {
