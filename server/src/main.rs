@@ -8,6 +8,11 @@
 use clap::Parser;
 use tether_server::Config;
 
+/// jemalloc rather than the system's malloc: with glibc's per-thread arenas an idle WebSocket
+/// connection cost 30.6 KiB of RSS, with jemalloc 23.9 KiB (BENCHMARKS.md, "Load").
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     // Logs go to stderr: stdout's first line is the contract with scripts ("Tether listening on").

@@ -36,8 +36,10 @@ use quiet::{Check, Quiet};
 use turn::send_error;
 
 /// Bytes tungstenite reads at most per system call. It zeroes that much of its buffer before
-/// every read attempt, so its default (128 KiB) cost several microseconds per frame received.
-const READ_BUFFER_BYTES: usize = 16 * 1024;
+/// every read attempt, so its default (128 KiB) cost several microseconds per frame received;
+/// and every connection, idle or not, keeps the buffer: 16 KiB made an idle connection 5 KiB
+/// heavier than 4 KiB does (BENCHMARKS.md, "Load"). A larger frame takes a few more reads.
+const READ_BUFFER_BYTES: usize = 4 * 1024;
 
 /// Upgrades the request to a WebSocket connection. The upgrade request's options
 /// (`x-tether-fail`, `x-tether-timing: 1`, `?tether_timing=1`) apply to every response of the
