@@ -42,6 +42,8 @@ pub enum TransportChoice {
     /// WebSocket mode: one connection, new items + `previous_response_id`.
     #[default]
     Ws,
+    /// WebSocket, one long-running response per run (v1 beta: `response.append`).
+    WsAppend,
     /// HTTP, chained through the store (`store:true` + `previous_response_id`).
     HttpChained,
     /// HTTP without server state: the full conversation every turn (what Codex does over HTTP).
@@ -51,8 +53,9 @@ pub enum TransportChoice {
 }
 
 impl TransportChoice {
-    pub const ALL: [TransportChoice; 4] = [
+    pub const ALL: [TransportChoice; 5] = [
         TransportChoice::Ws,
+        TransportChoice::WsAppend,
         TransportChoice::HttpChained,
         TransportChoice::HttpStateless,
         TransportChoice::Compare,
@@ -62,6 +65,7 @@ impl TransportChoice {
     pub fn as_str(self) -> &'static str {
         match self {
             TransportChoice::Ws => "ws",
+            TransportChoice::WsAppend => "ws-append",
             TransportChoice::HttpChained => "http-chained",
             TransportChoice::HttpStateless => "http-stateless",
             TransportChoice::Compare => "compare",
@@ -87,6 +91,7 @@ impl TransportChoice {
     pub fn mode(self) -> Option<ContinuationMode> {
         match self {
             TransportChoice::Ws => Some(ContinuationMode::WebSocket),
+            TransportChoice::WsAppend => Some(ContinuationMode::LongRunning),
             TransportChoice::HttpChained => Some(ContinuationMode::HttpChained),
             TransportChoice::HttpStateless => Some(ContinuationMode::HttpStateless),
             TransportChoice::Compare => None,
@@ -100,8 +105,8 @@ impl TransportChoice {
 pub struct Settings {
     /// The server's base URL (`http://host:port`); empty: the page's own origin.
     pub server_url: String,
-    /// Sent as `Authorization: Bearer` over HTTP and as `?api_key=` on the WebSocket upgrade;
-    /// empty: none.
+    /// Sent as `Authorization: Bearer` over HTTP; a WebSocket upgrade carries a short-lived
+    /// client secret minted with it (`crate::transport::upgrade_auth`). Empty: none.
     pub api_key: String,
     /// The model (simulator profile) every request names.
     pub profile: String,
@@ -114,6 +119,8 @@ pub struct Settings {
     pub keep_files: bool,
     /// How many times a comparison runs each leg (alternating which goes first).
     pub repetitions: usize,
+    /// Whether a comparison also runs the long-running design (`response.append`) as a leg.
+    pub compare_long_running: bool,
 }
 
 impl Default for Settings {
@@ -128,6 +135,7 @@ impl Default for Settings {
             task: DEFAULT_TASK.to_string(),
             keep_files: false,
             repetitions: DEFAULT_REPETITIONS,
+            compare_long_running: false,
         }
     }
 }
@@ -192,8 +200,8 @@ impl Settings {
             match TransportChoice::parse(name) {
                 Some(choice) => self.transport = choice,
                 None => problems.push(format!(
-                    "unknown transport {name:?} in the URL (use ws, http, http-chained, \
-                     http-stateless or compare); kept {}",
+                    "unknown transport {name:?} in the URL (use ws, ws-append, http, \
+                     http-chained, http-stateless or compare); kept {}",
                     self.transport.as_str()
                 )),
             }
@@ -231,6 +239,9 @@ impl Settings {
                 )),
             }
         }
+        if params.long_running {
+            self.compare_long_running = true;
+        }
         problems
     }
 
@@ -265,6 +276,9 @@ impl Settings {
         {
             pairs.push(("repetitions", self.repetitions.to_string()));
         }
+        if self.transport == TransportChoice::Compare && self.compare_long_running {
+            pairs.push(("long_running", "1".to_string()));
+        }
         if self.task != DEFAULT_TASK {
             pairs.push(("task", self.task.clone()));
         }
@@ -284,7 +298,13 @@ impl Settings {
         } else {
             format!("scenario {}", self.scenario)
         };
-        format!("{} · {} · {scenario}", self.transport.label(), self.profile)
+        let transport = match self.transport {
+            TransportChoice::Compare if self.compare_long_running => {
+                "Compare: WebSocket, HTTP stateless and WebSocket long-running, in turn"
+            }
+            other => other.label(),
+        };
+        format!("{transport} · {} · {scenario}", self.profile)
     }
 
     /// The server's base URL: the setting, else the page's origin.
@@ -359,19 +379,14 @@ pub fn models_url(base: &str) -> String {
 }
 
 /// WebSocket endpoint from a base made by [`server_base`]: `http://host` → `ws://host/v1/responses`.
-/// Browsers cannot set headers on the upgrade, so a key goes in the `api_key` query parameter
-/// (the server accepts it on upgrade requests only).
-pub fn ws_responses_url(base: &str, api_key: &str) -> String {
+/// The API key never goes in it: the upgrade carries a client secret minted with the key, as a
+/// subprotocol (`crate::transport::upgrade_auth`).
+pub fn ws_responses_url(base: &str) -> String {
     let ws = match base.strip_prefix("https://") {
         Some(rest) => format!("wss://{rest}"),
         None => format!("ws://{}", base.strip_prefix("http://").unwrap_or(base)),
     };
-    let key = api_key.trim();
-    if key.is_empty() {
-        format!("{ws}/v1/responses")
-    } else {
-        format!("{ws}/v1/responses?api_key={}", encode_component(key))
-    }
+    format!("{ws}/v1/responses")
 }
 
 /// The page's URL parameters the playground reads. `None`: not given.
@@ -383,6 +398,8 @@ pub struct UrlParams {
     pub task: Option<String>,
     pub max_turns: Option<String>,
     pub repetitions: Option<String>,
+    /// `long_running=1`: a comparison also runs the long-running design.
+    pub long_running: bool,
     /// `autorun=1`: start the agent run on load.
     pub autorun: bool,
     /// `embed=1`: the compact layout for an iframe.
@@ -406,6 +423,7 @@ impl UrlParams {
                 "task" => params.task = Some(value),
                 "max_turns" => params.max_turns = Some(value),
                 "repetitions" => params.repetitions = Some(value),
+                "long_running" => params.long_running = flag(&value),
                 "autorun" => params.autorun = flag(&value),
                 "embed" => params.embed = flag(&value),
                 _ => {}
@@ -469,6 +487,10 @@ mod tests {
             Some(TransportChoice::HttpStateless)
         );
         assert_eq!(TransportChoice::parse("WS"), None);
+        assert_eq!(
+            TransportChoice::parse("ws-append").and_then(TransportChoice::mode),
+            Some(ContinuationMode::LongRunning)
+        );
         assert_eq!(TransportChoice::Compare.mode(), None);
         assert_eq!(
             TransportChoice::HttpChained.mode(),
@@ -491,6 +513,7 @@ mod tests {
                 task: Some("Fix it: now".into()),
                 max_turns: Some("7".into()),
                 repetitions: Some("5".into()),
+                long_running: false,
                 autorun: true,
                 embed: true,
             }
@@ -574,6 +597,7 @@ mod tests {
             task: "do it".into(),
             keep_files: true,
             repetitions: 5,
+            compare_long_running: true,
         };
         let json = settings.to_json();
         assert!(json.contains("\"version\":1"), "{json}");
@@ -637,6 +661,25 @@ mod tests {
     }
 
     #[test]
+    fn a_comparison_with_the_long_running_leg_is_shared_as_such() {
+        let settings = Settings {
+            transport: TransportChoice::Compare,
+            compare_long_running: true,
+            ..Settings::default()
+        };
+        let query = settings.share_query();
+        assert!(query.contains("&long_running=1&"), "{query}");
+        let mut restored = Settings::default();
+        assert!(restored.apply(&UrlParams::parse(&query)).is_empty());
+        assert!(restored.compare_long_running);
+        let single = Settings {
+            transport: TransportChoice::WsAppend,
+            ..Settings::default()
+        };
+        assert!(single.share_query().starts_with("transport=ws-append&"));
+    }
+
+    #[test]
     fn the_summary_names_the_transport_the_profile_and_the_scenario() {
         let mut settings = Settings {
             profile: "spark".into(),
@@ -670,11 +713,8 @@ mod tests {
         assert_eq!(base, "https://t.example");
         assert_eq!(http_responses_url(&base), "https://t.example/v1/responses");
         assert_eq!(models_url(&base), "https://t.example/v1/models");
-        assert_eq!(ws_responses_url(&base, ""), "wss://t.example/v1/responses");
-        assert_eq!(
-            ws_responses_url(page, "sk a/b"),
-            "ws://127.0.0.1:8080/v1/responses?api_key=sk%20a%2Fb"
-        );
+        assert_eq!(ws_responses_url(&base), "wss://t.example/v1/responses");
+        assert_eq!(ws_responses_url(page), "ws://127.0.0.1:8080/v1/responses");
         assert_eq!(
             server_base("http://h:1/v1/responses").unwrap(),
             "http://h:1"

@@ -6,8 +6,8 @@ use std::cell::Cell;
 
 use futures::executor::block_on;
 use tether_playground::agent::{
-    AgentConfig, AgentRun, CallKind, ContinuationMode, Direction, Entry, FileBody, Resume,
-    RunStatus, SharedRun, StopSignal, run_agent, run_agent_shared,
+    AgentConfig, AgentRun, Breakdown, CallKind, ContinuationMode, Direction, Entry, FileBody,
+    Resume, RunStatus, SentAs, SharedRun, StopSignal, run_agent, run_agent_shared,
 };
 use tether_playground::transport::TransportKind;
 use tether_playground::transport::replay::{ReplayTransport, Script};
@@ -234,6 +234,7 @@ fn a_websocket_run_executes_every_call_in_the_sandbox_and_chains_turns() {
             Entry::Task(_) => "task",
             Entry::Assistant(_) => "text",
             Entry::ToolCall(_) => "call",
+            Entry::Steer(_) => "steer",
         })
         .collect();
     assert_eq!(kinds, ["task", "call", "text", "call", "call", "text"]);
@@ -773,4 +774,200 @@ fn a_shared_run_holds_what_the_loop_returns() {
     assert_eq!(run.status, RunStatus::Done);
     assert_eq!(shared.snapshot(), run);
     assert!(reads.get() > 10);
+}
+
+/// One long-running response (v1 beta) over three turns: a grep, then the fix as a freeform
+/// patch — each pausing with `response.done` — then the answer and `response.completed`, with
+/// the whole response's timing summary. Usage is the response's so far, as the server reports it.
+fn long_running_turns() -> Vec<Script> {
+    let request = ResponseCreate::new("m", "x");
+    let mut b = ResponseStreamBuilder::new(Response::in_progress("resp_long", 1, &request), None);
+    let mut first = b.start();
+    first.push(b.begin_function_call("fc_1", "call_grep", "exec_command"));
+    first.push(b.arguments_delta(r#"{"cmd":"grep -n 'current' "#));
+    first.push(b.arguments_delta(r#"src/paginate.js"}"#));
+    first.extend(b.end_item());
+    first.extend(b.pause(Usage::new(1000, 0, 20, 0)));
+    let mut second = vec![b.numbered(tether_protocol::StreamEvent::InProgress {
+        response: b.response().clone(),
+    })];
+    second.push(b.begin_tool_call(Item::CustomToolCall(CustomToolCall {
+        id: Some("ctc_2".into()),
+        call_id: "call_patch".into(),
+        name: "apply_patch".into(),
+        input: String::new(),
+        status: None,
+    })));
+    for piece in SAMPLE_FIX_PATCH.as_bytes().chunks(40) {
+        second.push(b.arguments_delta(std::str::from_utf8(piece).unwrap()));
+    }
+    second.extend(b.end_item());
+    second.extend(b.pause(Usage::new(2100, 900, 60, 0)));
+    let mut third = b.begin_message("msg_3");
+    third.push(b.text_delta("Fixed: page N starts "));
+    third.push(b.text_delta("at (N - 1) * size."));
+    third.extend(b.end_item());
+    third.extend(b.complete(Usage::new(3300, 1900, 75, 0), 2));
+    let summary = serde_json::json!({"path": "ws_hit", "stages": {}, "api_us": 3000,
+        "engine": {"queue_us": 0, "prefill_us": 4000, "decode_us": 6000,
+                   "service_total_us": 10_000, "service_ttft_us": 0,
+                   "iapi_ttft_us": 0, "iapi_total_us": 10_000}});
+    vec![
+        script(first),
+        script(second),
+        with_summary(script(third), summary),
+    ]
+}
+
+#[test]
+fn a_long_running_run_is_one_response_resumed_by_appends() {
+    let Outcome { run, sandbox, .. } = run_with(
+        ContinuationMode::LongRunning,
+        long_running_turns(),
+        10,
+        |_, _| {},
+    );
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    assert_eq!(
+        run.answer(),
+        Some("Fixed: page N starts at (N - 1) * size.")
+    );
+    let fixed = sandbox.vfs().read_text("/src/paginate.js").unwrap();
+    assert!(fixed.contains("const start = (current - 1) * pageSize;"));
+
+    // One create, then each turn's tool outputs as an append — nothing else.
+    let sent: Vec<(String, serde_json::Value)> = run.frames.with(|frames| {
+        frames
+            .iter()
+            .filter(|f| f.direction == Direction::Sent)
+            .map(|f| (f.kind.to_string(), serde_json::from_str(&f.json).unwrap()))
+            .collect()
+    });
+    let kinds: Vec<&str> = sent.iter().map(|(kind, _)| kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["response.create", "response.append", "response.append"]
+    );
+    assert_eq!(sent[0].1["type"], "response.create");
+    assert_eq!(sent[0].1["store"], false);
+    let append = &sent[1].1;
+    assert_eq!(append["type"], "response.append");
+    let keys: Vec<&String> = append.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["input", "type"], "an append carries no settings");
+    assert_eq!(append["input"][0]["type"], "function_call_output");
+    assert_eq!(append["input"][0]["call_id"], "call_grep");
+    assert_eq!(sent[2].1["input"][0]["type"], "custom_tool_call_output");
+    assert_eq!(sent[2].1["input"][0]["call_id"], "call_patch");
+    assert_eq!(
+        sent[2].1["input"].as_array().unwrap().len(),
+        1,
+        "only the new output"
+    );
+
+    // The timeline: three turns of the one response, the first two paused.
+    let how: Vec<(SentAs, bool)> = run.turns.iter().map(|t| (t.sent_as, t.paused)).collect();
+    assert_eq!(
+        how,
+        [
+            (SentAs::Create, true),
+            (SentAs::Append, true),
+            (SentAs::Append, false)
+        ]
+    );
+    assert!(
+        run.turns
+            .iter()
+            .all(|t| t.response_id.as_deref() == Some("resp_long"))
+    );
+    // Each turn's own tokens, from the response's running usage.
+    let tokens: Vec<(u64, u64, u64)> = run
+        .turns
+        .iter()
+        .map(|t| (t.input_tokens, t.cached_tokens, t.output_tokens))
+        .collect();
+    assert_eq!(tokens, [(1000, 0, 20), (1100, 900, 40), (1200, 1000, 15)]);
+    // Every call ran once: the snapshot at each pause repeats earlier calls, which do not.
+    assert_eq!(run.tool_call_count(), 2);
+    assert!(run.tool_calls().all(|c| c.success == Some(true)));
+
+    // The server's stages come once, at the end, and cover the whole response.
+    assert!(run.turns[..2].iter().all(|t| t.server.is_none()));
+    let breakdown = Breakdown::of(&run).unwrap();
+    let server = breakdown
+        .server
+        .expect("the paused turns do not hide the server's part");
+    assert_eq!(server.api_ms, 3.0);
+    assert!(breakdown.network_ms.is_some());
+}
+
+#[test]
+fn a_dropped_long_running_response_is_started_again_with_the_full_conversation() {
+    let mut turns = long_running_turns();
+    // The connection drops while the first append streams; the paused response is gone.
+    turns[1].truncate(2);
+    turns[1].push(Err(TransportError::Closed("reset".into())));
+    let request = ResponseCreate::new("m", "x");
+    let mut b = ResponseStreamBuilder::new(Response::in_progress("resp_new", 1, &request), None);
+    let mut again = b.start();
+    again.extend(b.begin_message("msg"));
+    again.push(b.text_delta("Done."));
+    again.extend(b.end_item());
+    again.extend(b.complete(Usage::new(10, 0, 2, 0), 2));
+    turns.insert(2, script(again));
+    let Outcome { run, transport, .. } =
+        run_with(ContinuationMode::LongRunning, turns, 10, |_, _| {});
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    assert_eq!(transport.reconnects(), 1);
+    assert_eq!(run.turns[1].resumed, Some(Resume::FullContext));
+    assert_eq!(
+        run.turns[1].sent_as,
+        SentAs::Create,
+        "resent as a new response"
+    );
+    let resent = &transport.requests()[2];
+    assert_eq!(resent.previous_response_id, None);
+    assert_eq!(items(resent).len(), 3, "task, call and its output");
+}
+
+#[test]
+fn a_steered_response_is_followed_by_its_automatic_successor() {
+    let request = ResponseCreate::new("m", "x");
+    let mut b = ResponseStreamBuilder::new(Response::in_progress("resp_1", 1, &request), None);
+    let mut events = b.start();
+    events.extend(b.begin_message("msg_1"));
+    events.push(b.text_delta("Looking at the"));
+    events.push(b.numbered(tether_protocol::StreamEvent::SteerAccepted {
+        steer: tether_protocol::Steer {
+            id: "steer_1".into(),
+            previous_response_id: "resp_1".into(),
+        },
+    }));
+    events.extend(b.incomplete("steered", Usage::new(100, 0, 3, 0)));
+    // The successor starts on its own: no request from the client.
+    let mut s = ResponseStreamBuilder::new(Response::in_progress("resp_2", 1, &request), None);
+    events.extend(s.start());
+    events.extend(s.begin_message("msg_2"));
+    events.push(s.text_delta("A cat, then."));
+    events.extend(s.end_item());
+    events.extend(s.complete(Usage::new(120, 100, 4, 0), 2));
+    let Outcome { run, transport, .. } = run_with(
+        ContinuationMode::WebSocket,
+        vec![script(events)],
+        10,
+        |_, _| {},
+    );
+    assert_eq!(run.status, RunStatus::Done, "{:?}", run.error);
+    assert_eq!(
+        transport.requests().len(),
+        1,
+        "the successor was not asked for"
+    );
+    assert_eq!(run.turns.len(), 2);
+    assert!(run.turns[0].steered && run.turns[0].completed_at.is_some());
+    assert_eq!(run.turns[0].response_id.as_deref(), Some("resp_1"));
+    assert_eq!(run.turns[1].sent_as, SentAs::Successor);
+    assert_eq!(run.turns[1].previous_response_id.as_deref(), Some("resp_1"));
+    assert_eq!(run.turns[1].response_id.as_deref(), Some("resp_2"));
+    assert_eq!(run.turns[1].output_tokens, 4);
+    assert_eq!(run.answer(), Some("A cat, then."));
 }

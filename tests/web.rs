@@ -214,8 +214,8 @@ async fn the_agent_view_starts_idle_with_stop_disabled() {
         .unwrap();
     assert_eq!(
         select.child_element_count(),
-        4,
-        "ws, two HTTP modes, compare"
+        5,
+        "ws, ws-append (long-running), two HTTP modes, compare"
     );
 }
 
@@ -581,4 +581,103 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
     );
     assert!(text_of(&root, "speedup-text").starts_with("WebSocket mode was slower"));
     assert!(text_of(&root, "compare-end-to-end").contains("100 ms"));
+}
+
+#[wasm_bindgen_test]
+async fn a_long_running_leg_gets_its_own_columns_and_speedup() {
+    use tether_playground::agent::{Comparison, LegSummary, TurnRecord};
+    let leg = |mode, ms: f64| {
+        let mut turn = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+        turn.completed_at = Some(ms);
+        let run = AgentRun {
+            status: RunStatus::Done,
+            turns: vec![turn],
+            ..AgentRun::default()
+        };
+        LegSummary::of(mode, 1, &run)
+    };
+    let mut done = Comparison::with_long_running(1, true);
+    done.update(leg(ContinuationMode::WebSocket, 100.0));
+    done.update(leg(ContinuationMode::HttpStateless, 150.0));
+    let comparison = RwSignal::new(done.clone());
+    let wrapper = document().create_element("section").unwrap();
+    document().body().unwrap().append_child(&wrapper).unwrap();
+    let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
+        view! { <CompareView comparison=comparison /> }
+    });
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+    tick().await;
+    assert_eq!(text_of(&root, "speedup-long-running"), "measuring…");
+    assert_eq!(
+        text_of(&root, "speedup"),
+        "measuring…",
+        "a leg is still to run"
+    );
+    let header = root
+        .query_selector(".compare-totals thead")
+        .unwrap()
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(header.contains("WebSocket long-running") && header.contains("HTTP − long-running"));
+    done.update(leg(ContinuationMode::LongRunning, 75.0));
+    comparison.set(done);
+    tick().await;
+    assert_eq!(text_of(&root, "speedup"), "1.50×");
+    assert_eq!(text_of(&root, "speedup-long-running"), "2.00×");
+    assert!(
+        text_of(&root, "speedup-long-running-text")
+            .starts_with("The long-running response (response.append) was 2.00× faster")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_timeline_shows_each_steer_under_its_turn_and_a_paused_turn() {
+    use tether_playground::agent::{SentAs, SteerOutcome, SteerRecord, TurnRecord};
+    let mut first = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+    first.response_id = Some("resp_1".into());
+    first.completed_at = Some(10.0);
+    first.paused = true;
+    let mut second = TurnRecord::new(2, &ResponseCreate::new("m", "x"), 12.0);
+    second.sent_as = SentAs::Append;
+    second.response_id = Some("resp_1".into());
+    let run = AgentRun {
+        status: RunStatus::Running,
+        turns: vec![first, second],
+        steers: vec![SteerRecord {
+            turn: 1,
+            text: "about a cat".into(),
+            target: "resp_1".into(),
+            sent_at: 2.0,
+            answered_at: Some(5.0),
+            outcome: SteerOutcome::Failed {
+                code: "too_many_pending_steers".into(),
+                message: "8 steers wait already.".into(),
+            },
+        }],
+        ..AgentRun::default()
+    };
+    let view_of = RunView::new(run);
+    let wrapper = document().create_element("section").unwrap();
+    document().body().unwrap().append_child(&wrapper).unwrap();
+    let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
+        view! { <Timeline run=view_of /> }
+    });
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+    tick().await;
+    let steer = text_of(&root, "timeline-steer");
+    assert!(
+        steer.contains("response.steer “about a cat” → failed: too_many_pending_steers — 8 steers wait already. after 3 ms"),
+        "{steer}"
+    );
+    let first = text_of(&root, "timeline-row");
+    assert!(first.contains("paused (response.done)"), "{first}");
+    let all = text_of(&root, "timeline");
+    assert!(
+        all.contains("response.append: 1 item(s) to resp_1"),
+        "{all}"
+    );
+    // The steer row sits under turn 1, before turn 2's rows.
+    let steer_at = all.find("about a cat").unwrap();
+    assert!(steer_at < all.find("response.append").unwrap(), "{all}");
 }

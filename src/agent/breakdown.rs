@@ -15,6 +15,9 @@
 //!   page on its own; over HTTP a chunk of the body carries many, so this part also holds the
 //!   browser's per-frame cost, which no page code can see.
 //!
+//! A turn where a long-running response paused (`response.done`) has no summary of its own: the
+//! one at the response's end covers every turn of it.
+//!
 //! A turn without a summary (a server that does not send one) leaves the server's part unknown,
 //! and so the network's: the breakdown then says so rather than guess.
 //!
@@ -160,6 +163,9 @@ impl Breakdown {
                             parts.engine_other_ms += engine.other_ms();
                         }
                     }
+                    // A long-running response reports its stages once, at its end, for all of
+                    // its turns.
+                    None if turn.paused => {}
                     None => server = None,
                 }
                 // Between this turn's terminal event and the next request: the tools and the

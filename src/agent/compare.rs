@@ -1,12 +1,14 @@
 //! Compare mode: the same task over WebSocket mode and over HTTP stateless (what Codex does over
-//! HTTP), each leg from a fresh sample project, repeated and alternated so that neither leg pays
-//! for what the other does not:
+//! HTTP) — and, when chosen, over the long-running design (one v1 response per run,
+//! `response.append`) as a third leg —, each leg from a fresh sample project, repeated and
+//! alternated so that no leg pays for what the others do not:
 //!
 //! - each leg is warmed before its clock starts — its connection open, the sandbox's first
 //!   `node` Web Worker started ([`super::session`]);
 //! - the legs run one after the other, never at once, `repetitions` times (3 by default):
-//!   WebSocket first in odd repetitions, HTTP first in even ones, so the page's own warm-up (the
-//!   first run of a fresh page is slower) does not always fall on the same leg;
+//!   WebSocket first in odd repetitions, HTTP first in even ones (with three legs, the order
+//!   rotates by one each repetition), so the page's own warm-up (the first run of a fresh page
+//!   is slower) does not always fall on the same leg;
 //! - each leg is reported as the **median** of its repetitions with their **range**, and the
 //!   speedup is HTTP's median end-to-end time over WebSocket's; whether it says faster, slower or
 //!   no clear difference depends on every repetition's own ratio, not just the median.
@@ -95,6 +97,8 @@ impl Verdict {
 /// HTTP's median end-to-end time over WebSocket's, and the range of the repetitions' own ratios.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Speedup {
+    /// The leg HTTP is compared with: WebSocket mode, or the long-running design.
+    pub leg: ContinuationMode,
     pub median: f64,
     /// The repetitions' ratios (HTTP ÷ WebSocket of the same repetition).
     pub per_repetition: Spread,
@@ -116,10 +120,14 @@ impl Speedup {
             "one repetition".to_string()
         };
         let speedup = format_speedup(self.median);
+        let leg = match self.leg {
+            ContinuationMode::LongRunning => "The long-running response (response.append)",
+            _ => "WebSocket mode",
+        };
         match self.verdict {
-            Verdict::Faster => format!("WebSocket mode was {speedup} faster ({range})"),
+            Verdict::Faster => format!("{leg} was {speedup} faster ({range})"),
             Verdict::Slower => format!(
-                "WebSocket mode was slower: {speedup}, HTTP took {:.0} % less time ({range})",
+                "{leg} was slower: {speedup}, HTTP took {:.0} % less time ({range})",
                 (1.0 - self.median) * 100.0
             ),
             Verdict::Even => format!("No clear difference: {speedup} ({range})"),
@@ -130,8 +138,11 @@ impl Speedup {
 /// A comparison: the legs planned and every leg that has run so far.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
-    /// Repetitions planned; each runs both legs.
+    /// Repetitions planned; each runs every leg.
     pub repetitions: usize,
+    /// The legs' modes, in the order the first repetition runs them: [`Comparison::MODES`],
+    /// and the long-running design when the comparison includes it.
+    pub modes: Vec<ContinuationMode>,
     /// Every leg that started, in the order they ran.
     pub legs: Vec<LegSummary>,
 }
@@ -143,32 +154,60 @@ impl Default for Comparison {
 }
 
 impl Comparison {
-    /// The two legs' modes, in the order the first repetition runs them.
+    /// The two legs every comparison has, in the order the first repetition runs them.
     pub const MODES: [ContinuationMode; 2] = [ContinuationMode::WebSocket, COMPARE_HTTP_MODE];
 
-    /// A comparison of `repetitions` repetitions that has not started.
+    /// Every leg a comparison may have: the two, and the long-running design.
+    pub const ALL_MODES: [ContinuationMode; 3] = [
+        ContinuationMode::WebSocket,
+        COMPARE_HTTP_MODE,
+        ContinuationMode::LongRunning,
+    ];
+
+    /// A comparison of `repetitions` repetitions of the two legs that has not started.
     pub fn new(repetitions: usize) -> Self {
         Comparison {
             repetitions: repetitions.clamp(*REPETITIONS.start(), *REPETITIONS.end()),
+            modes: Self::MODES.to_vec(),
             legs: Vec::new(),
         }
     }
 
-    /// The order of repetition `repetition` (1-based): WebSocket first in odd ones, HTTP first
-    /// in even ones.
-    pub fn order(repetition: usize) -> [ContinuationMode; 2] {
-        let [ws, http] = Self::MODES;
-        if repetition % 2 == 1 {
-            [ws, http]
-        } else {
-            [http, ws]
+    /// The same, with the long-running design (`response.append`) as a third leg when
+    /// `long_running`.
+    pub fn with_long_running(repetitions: usize, long_running: bool) -> Self {
+        let mut comparison = Comparison::new(repetitions);
+        if long_running {
+            comparison.modes.push(ContinuationMode::LongRunning);
         }
+        comparison
+    }
+
+    /// Whether the long-running design is one of the legs.
+    pub fn has_long_running(&self) -> bool {
+        self.modes.contains(&ContinuationMode::LongRunning)
+    }
+
+    /// The order of repetition `repetition` (1-based): the legs rotated by one each repetition,
+    /// so that each goes first in turn — with two legs, WebSocket first in odd repetitions and
+    /// HTTP first in even ones.
+    pub fn order(&self, repetition: usize) -> Vec<ContinuationMode> {
+        let mut order = self.modes.clone();
+        if !order.is_empty() {
+            let shift = repetition.saturating_sub(1) % order.len();
+            order.rotate_left(shift);
+        }
+        order
     }
 
     /// Every leg in the order it runs: (repetition, mode).
     pub fn plan(&self) -> Vec<(usize, ContinuationMode)> {
         (1..=self.repetitions)
-            .flat_map(|repetition| Self::order(repetition).map(|mode| (repetition, mode)))
+            .flat_map(|repetition| {
+                self.order(repetition)
+                    .into_iter()
+                    .map(move |mode| (repetition, mode))
+            })
             .collect()
     }
 
@@ -259,10 +298,16 @@ impl Comparison {
 
     /// HTTP's median end-to-end time over WebSocket's, once every leg is done.
     pub fn speedup(&self) -> Option<Speedup> {
-        if self.status() != RunStatus::Done {
+        self.speedup_of(ContinuationMode::WebSocket)
+    }
+
+    /// HTTP's median end-to-end time over the median of the leg `ws` (WebSocket mode, or the
+    /// long-running design), once every leg is done.
+    pub fn speedup_of(&self, ws: ContinuationMode) -> Option<Speedup> {
+        if self.status() != RunStatus::Done || !self.modes.contains(&ws) {
             return None;
         }
-        let [ws, http] = Self::MODES;
+        let http = COMPARE_HTTP_MODE;
         let ws_median = self.end_to_end(ws)?.median;
         let http_median = self.end_to_end(http)?.median;
         if ws_median <= 0.0 {
@@ -284,6 +329,7 @@ impl Comparison {
             Verdict::Even
         };
         Some(Speedup {
+            leg: ws,
             median: http_median / ws_median,
             per_repetition,
             verdict,
@@ -294,7 +340,12 @@ impl Comparison {
     /// difference of the medians. `None` until both legs have finished runs that the server
     /// split into API and engine time.
     pub fn difference(&self) -> Option<Vec<(Part, f64)>> {
-        let [ws, http] = Self::MODES;
+        self.difference_of(ContinuationMode::WebSocket)
+    }
+
+    /// [`Comparison::difference`] between HTTP's legs and those of `ws`.
+    pub fn difference_of(&self, ws: ContinuationMode) -> Option<Vec<(Part, f64)>> {
+        let http = COMPARE_HTTP_MODE;
         Part::ALL
             .iter()
             .map(|part| {
@@ -309,9 +360,14 @@ impl Comparison {
     /// `HTTP stateless took 12.3 ms more per run: API overhead +8.1 ms, network and frame
     /// delivery +3.0 ms, …`.
     pub fn explain(&self) -> Option<String> {
-        let [ws, http] = Self::MODES;
+        self.explain_of(ContinuationMode::WebSocket)
+    }
+
+    /// [`Comparison::explain`] between HTTP's legs and those of `ws`.
+    pub fn explain_of(&self, ws: ContinuationMode) -> Option<String> {
+        let http = COMPARE_HTTP_MODE;
         let total = self.end_to_end(http)?.median - self.end_to_end(ws)?.median;
-        let mut parts = self.difference()?;
+        let mut parts = self.difference_of(ws)?;
         crate::agent::stats::sort_small(&mut parts, |a, b| a.1.abs() > b.1.abs());
         let parts: Vec<String> = parts
             .iter()
@@ -350,6 +406,7 @@ impl Comparison {
 pub fn leg_name(mode: ContinuationMode) -> &'static str {
     match mode {
         ContinuationMode::WebSocket => "WebSocket",
+        ContinuationMode::LongRunning => "WebSocket long-running",
         ContinuationMode::HttpChained => "HTTP chained",
         ContinuationMode::HttpStateless => "HTTP stateless",
     }
@@ -391,14 +448,63 @@ mod tests {
 
     #[test]
     fn repetitions_alternate_which_leg_goes_first() {
-        assert_eq!(Comparison::order(1), [WS, HTTP]);
-        assert_eq!(Comparison::order(2), [HTTP, WS]);
+        let two = Comparison::new(3);
+        assert_eq!(two.order(1), [WS, HTTP]);
+        assert_eq!(two.order(2), [HTTP, WS]);
         assert_eq!(
             Comparison::new(3).plan(),
             [(1, WS), (1, HTTP), (2, HTTP), (2, WS), (3, WS), (3, HTTP)]
         );
         assert_eq!(Comparison::new(0).repetitions, 1);
         assert_eq!(Comparison::new(50).repetitions, 9);
+    }
+
+    #[test]
+    fn a_long_running_leg_takes_its_turn_first_and_has_its_own_speedup() {
+        const LONG: ContinuationMode = ContinuationMode::LongRunning;
+        let mut c = Comparison::with_long_running(3, true);
+        assert!(
+            c.has_long_running() && !Comparison::with_long_running(3, false).has_long_running()
+        );
+        assert_eq!(c.order(1), [WS, HTTP, LONG]);
+        assert_eq!(c.order(2), [HTTP, LONG, WS]);
+        assert_eq!(c.order(3), [LONG, WS, HTTP]);
+        assert_eq!(c.plan().len(), 9);
+        for (repetition, ws, http, long) in [(1, 100.0, 130.0, 90.0), (2, 110.0, 140.0, 95.0)] {
+            c.update(leg(WS, repetition, ws));
+            c.update(leg(HTTP, repetition, http));
+            c.update(leg(LONG, repetition, long));
+        }
+        assert_eq!(c.status(), RunStatus::Running, "repetition 3 to go");
+        assert_eq!(
+            c.speedup_of(LONG),
+            None,
+            "no speedup before every leg is done"
+        );
+        c.update(leg(WS, 3, 120.0));
+        c.update(leg(HTTP, 3, 150.0));
+        c.update(leg(LONG, 3, 100.0));
+        assert_eq!(c.status(), RunStatus::Done);
+        let long = c.speedup_of(LONG).unwrap();
+        assert!(
+            long.describe()
+                .starts_with("The long-running response (response.append) was 1.47× faster"),
+            "{}",
+            long.describe()
+        );
+        assert!((long.median - 140.0 / 95.0).abs() < 1e-9);
+        assert_eq!(long.verdict, Verdict::Faster);
+        let ws = c.speedup().unwrap();
+        assert!(
+            (ws.median - 140.0 / 110.0).abs() < 1e-9,
+            "the headline is still HTTP ÷ WebSocket"
+        );
+        assert_eq!(
+            Comparison::new(1).speedup_of(LONG),
+            None,
+            "a comparison without the leg has no speedup for it"
+        );
+        assert_eq!(leg_name(LONG), "WebSocket long-running");
     }
 
     #[test]

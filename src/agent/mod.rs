@@ -17,6 +17,7 @@ mod session;
 mod shown;
 mod snapshot;
 mod stats;
+mod steer;
 mod stop;
 mod timing;
 mod totals;
@@ -33,12 +34,13 @@ pub use frame_batch::FrameBatch;
 pub use frames::{
     AppendLog, Direction, DirectionFilter, Frame, FrameFilter, FrameLog, pretty_json,
 };
-pub use record::{AgentRun, CallKind, Entry, Resume, ToolCallEntry, TurnRecord};
+pub use record::{AgentRun, CallKind, Entry, Resume, SentAs, ToolCallEntry, TurnRecord};
 pub use run::{AgentConfig, ContinuationMode, SharedRun, run_agent, run_agent_shared};
 pub use session::{Browser, Memory, Screen, Session};
 pub use shown::{Opening, Shown};
 pub use snapshot::{LastRun, RunSnapshot, StoredLeg};
 pub use stats::Spread;
+pub use steer::{SteerOutcome, SteerRecord, steer_frame, steer_target};
 pub use stop::{StopSignal, Stopped};
 pub use timing::{EngineTimings, ServerTimings, ServerTokens};
 pub use totals::{RunTotals, decoding_rate, turn_durations};

@@ -9,6 +9,7 @@ use tether_protocol::{Item, ResponseCreate};
 use crate::agent::RunStatus;
 use crate::agent::files::{ChangeLog, FileSnapshot};
 use crate::agent::frames::FrameLog;
+use crate::agent::steer::SteerRecord;
 use crate::agent::timing::ServerTimings;
 
 /// How a turn was resent after its connection dropped.
@@ -18,6 +19,35 @@ pub enum Resume {
     PreviousResponse,
     /// Nothing to continue from on the new connection: the full conversation was resent.
     FullContext,
+}
+
+/// How a turn's response was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SentAs {
+    /// A `response.create` (over HTTP, the request body).
+    #[default]
+    Create,
+    /// A `response.append` resuming the long-running response (v1 beta).
+    Append,
+    /// Nothing: the server started it, the automatic successor of a steered response.
+    Successor,
+}
+
+impl SentAs {
+    /// A stable name for storage and tests.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SentAs::Create => "create",
+            SentAs::Append => "append",
+            SentAs::Successor => "successor",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<SentAs> {
+        [SentAs::Create, SentAs::Append, SentAs::Successor]
+            .into_iter()
+            .find(|s| s.as_str() == name)
+    }
 }
 
 /// The timings and token counts of one request. Times are milliseconds on the run's clock.
@@ -52,6 +82,14 @@ pub struct TurnRecord {
     pub resumed: Option<Resume>,
     /// The server's per-stage timings of this response, when it sent them.
     pub server: Option<ServerTimings>,
+    /// How the response was asked for.
+    pub sent_as: SentAs,
+    /// The long-running response paused here (`response.done`) for the tools' outputs; its
+    /// server timings come once, with its end.
+    pub paused: bool,
+    /// The response ended here because a steer was taken (`response.incomplete`, `steered`); an
+    /// automatic successor is the next turn.
+    pub steered: bool,
 }
 
 impl TurnRecord {
@@ -76,6 +114,9 @@ impl TurnRecord {
             output_tokens: 0,
             resumed: None,
             server: None,
+            sent_as: SentAs::Create,
+            paused: false,
+            steered: false,
         }
     }
 
@@ -171,6 +212,8 @@ pub enum Entry {
     Task(String),
     Assistant(String),
     ToolCall(ToolCallEntry),
+    /// User input the page steered the run with, once the server accepted it.
+    Steer(String),
 }
 
 impl Entry {
@@ -207,7 +250,7 @@ impl Entry {
     /// Appends a streamed delta (text or arguments).
     pub(crate) fn push_delta(&mut self, delta: &str) {
         match self {
-            Entry::Task(text) | Entry::Assistant(text) => text.push_str(delta),
+            Entry::Task(text) | Entry::Assistant(text) | Entry::Steer(text) => text.push_str(delta),
             Entry::ToolCall(call) => call.arguments.push_str(delta),
         }
     }
@@ -228,6 +271,8 @@ pub struct AgentRun {
     pub files: Arc<FileSnapshot>,
     /// Every file a tool call changed, with its diff, in order.
     pub changes: ChangeLog,
+    /// Every steer sent during the run and what became of it.
+    pub steers: Vec<SteerRecord>,
 }
 
 impl AgentRun {

@@ -4,8 +4,14 @@
 //!
 //! How a conversation continues is the [`ContinuationMode`]: over WebSocket only the new items
 //! go out with `previous_response_id` (the server's connection cache holds the rest, `store:false`
-//! as Codex sends); over HTTP either chained through the store (`store:true` +
-//! `previous_response_id`) or stateless (the full conversation every turn, `store:false`).
+//! as Codex sends); over WebSocket's v1 beta, one long-running response for the whole run, which
+//! pauses with `response.done` at each tool call and resumes on `response.append` with the
+//! outputs; over HTTP either chained through the store (`store:true` + `previous_response_id`)
+//! or stateless (the full conversation every turn, `store:false`).
+//!
+//! A run over WebSocket can be steered (`response.steer`, sent by the page beside the loop:
+//! [`super::steer`]): the loop records the server's answers, and when a steer ends a response
+//! (`response.incomplete`, `steered`) it reads the automatic successor as the next turn.
 //!
 //! Nothing here touches the DOM or a clock: time comes from the `clock` argument, state goes out
 //! through `observe`, so the loop runs natively in tests against a replayed transport.
@@ -27,10 +33,13 @@ use tether_sandbox::{ApplyPatchForm, ChangeKind, ChangeSet, Sandbox, ToolResult}
 
 use crate::agent::files::{FileChangeRecord, FileSnapshot};
 use crate::agent::frames::{Direction, Frame};
-use crate::agent::record::{AgentRun, Entry, Resume, TurnRecord};
+use crate::agent::record::{AgentRun, Entry, Resume, SentAs, TurnRecord};
+use crate::agent::steer;
 use crate::agent::timing::ServerTimings;
 use crate::agent::{RunStatus, StopSignal};
-use crate::transport::{Received, Transport, TransportError, TransportKind, wire_text};
+use crate::transport::{
+    Received, Transport, TransportError, TransportKind, append_text, wire_text,
+};
 
 /// How the loop carries the conversation from one turn to the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord)]
@@ -38,6 +47,11 @@ pub enum ContinuationMode {
     /// WebSocket mode: new items + `previous_response_id`, `store:false`.
     #[default]
     WebSocket,
+    /// WebSocket, v1 beta: one long-running response per run. The first turn is a
+    /// `response.create`; the response pauses with `response.done` at each client tool call, and
+    /// each turn after sends the tool outputs as `response.append`; it ends with
+    /// `response.completed`.
+    LongRunning,
     /// HTTP through the store: new items + `previous_response_id`, `store:true`.
     HttpChained,
     /// HTTP without server state: the full conversation every turn, `store:false`.
@@ -45,8 +59,9 @@ pub enum ContinuationMode {
 }
 
 impl ContinuationMode {
-    pub const ALL: [ContinuationMode; 3] = [
+    pub const ALL: [ContinuationMode; 4] = [
         ContinuationMode::WebSocket,
+        ContinuationMode::LongRunning,
         ContinuationMode::HttpChained,
         ContinuationMode::HttpStateless,
     ];
@@ -55,6 +70,7 @@ impl ContinuationMode {
     pub fn as_str(self) -> &'static str {
         match self {
             ContinuationMode::WebSocket => "ws",
+            ContinuationMode::LongRunning => "ws-append",
             ContinuationMode::HttpChained => "http-chained",
             ContinuationMode::HttpStateless => "http-stateless",
         }
@@ -68,6 +84,9 @@ impl ContinuationMode {
     pub fn label(self) -> &'static str {
         match self {
             ContinuationMode::WebSocket => "WebSocket (previous_response_id, store:false)",
+            ContinuationMode::LongRunning => {
+                "WebSocket long-running (v1 response.append, one response per run)"
+            }
             ContinuationMode::HttpChained => "HTTP chained (previous_response_id, store:true)",
             ContinuationMode::HttpStateless => "HTTP stateless (full input, store:false)",
         }
@@ -76,7 +95,7 @@ impl ContinuationMode {
     /// The transport this mode runs on.
     pub fn transport_kind(self) -> TransportKind {
         match self {
-            ContinuationMode::WebSocket => TransportKind::WebSocket,
+            ContinuationMode::WebSocket | ContinuationMode::LongRunning => TransportKind::WebSocket,
             _ => TransportKind::Http,
         }
     }
@@ -149,6 +168,12 @@ impl SharedRun {
     /// Reads the state without copying it.
     pub fn with<R>(&self, read: impl FnOnce(&AgentRun) -> R) -> R {
         read(&self.0.borrow())
+    }
+
+    /// Changes the state from outside the loop (a steer sent from the page): the loop never
+    /// holds it across an `await`, so this never meets its borrow.
+    pub fn change<R>(&self, change: impl FnOnce(&mut AgentRun) -> R) -> R {
+        change(&mut self.0.borrow_mut())
     }
 }
 
@@ -242,6 +267,12 @@ pub async fn run_agent_shared(
     let mut conversation = vec![Item::user_text(task)];
     let mut new_items = conversation.clone();
     let mut previous: Option<String> = None;
+    let long_running = config.mode == ContinuationMode::LongRunning;
+    // How the next turn's response is asked for, and what a long-running response already had.
+    let mut sent_as = SentAs::Create;
+    let mut resumed = Resumed::default();
+    // The steers a successor starts with.
+    let mut steered_inputs = 0;
 
     for number in 1..=config.max_turns {
         if stop.is_stopped() {
@@ -250,14 +281,31 @@ pub async fn run_agent_shared(
         let mut request =
             build_request(config, &tools, previous.clone(), &new_items, &conversation);
         let entries_before = run.change(|run| {
-            run.turns.push(TurnRecord::new(number, &request, clock()));
+            let mut record = TurnRecord::new(number, &request, clock());
+            record.sent_as = sent_as;
+            match sent_as {
+                // The same response, resumed.
+                SentAs::Append => record.response_id = previous.clone(),
+                SentAs::Successor => {
+                    record.input_items = steered_inputs;
+                    record.store = false;
+                }
+                SentAs::Create => {}
+            }
+            run.turns.push(record);
             run.entries.len()
         });
 
         let mut resent = false;
-        let output = loop {
-            match play_turn(transport, &request, &mut run, clock, stop).await {
-                Ok(output) => break output,
+        let turn = loop {
+            let sending = Sending {
+                request: &request,
+                sent_as,
+                new_items: &new_items,
+                resumed,
+            };
+            match play_turn(transport, sending, &mut run, clock, stop).await {
+                Ok(turn) => break turn,
                 Err(TurnError::Stopped) => return stopped(run),
                 Err(TurnError::Transport(error)) if error.is_disconnect() && !resent => {
                     resent = true;
@@ -265,14 +313,20 @@ pub async fn run_agent_shared(
                         let message = format!("{error}; reconnecting failed too");
                         return finish(run, Err(message));
                     }
-                    // A stored previous response survives the connection; a cached one does not.
-                    let resume = if request.previous_response_id.is_some() && request.stores() {
+                    // A stored previous response survives the connection; a cached one, a
+                    // paused long-running one or a successor does not.
+                    let resume = if sent_as == SentAs::Create
+                        && request.previous_response_id.is_some()
+                        && request.stores()
+                    {
                         Resume::PreviousResponse
                     } else {
                         request.previous_response_id = None;
                         request.input = Input::Items(conversation.clone());
                         Resume::FullContext
                     };
+                    sent_as = SentAs::Create;
+                    resumed = Resumed::default();
                     let now = clock();
                     run.change(|run| {
                         run.entries.truncate(entries_before);
@@ -286,14 +340,52 @@ pub async fn run_agent_shared(
         };
 
         previous = run.read(|run| run.turns.last().and_then(|t| t.response_id.clone()));
+        let TurnOutput {
+            items: output,
+            end,
+            response,
+        } = turn;
         conversation.extend(output.iter().cloned());
         let calls: Vec<&Item> = output
             .iter()
             .filter(|item| matches!(item, Item::FunctionCall(_) | Item::CustomToolCall(_)))
             .collect();
+        // A steered response — or one that completed with steers taken and no call to answer —
+        // is followed by an automatic successor with the steers as its input: the next turn,
+        // which sends nothing.
+        let id = response.id.clone();
+        let successor = match end {
+            TurnEnd::Steered => true,
+            TurnEnd::Completed => {
+                calls.is_empty() && run.read(|run| steer::awaits_successor(run, &id))
+            }
+            TurnEnd::Paused => false,
+        };
+        if successor {
+            let texts = run.change(|run| {
+                // What the steered response called will not run: its successor answers instead.
+                run.stop_pending_calls();
+                steer::apply_to_successor(run, &id, number + 1)
+            });
+            conversation.extend(texts.iter().map(Item::user_text));
+            steered_inputs = texts.len();
+            new_items.clear();
+            sent_as = SentAs::Successor;
+            resumed = Resumed::default();
+            continue;
+        }
         if calls.is_empty() {
             return finish(run, Ok(()));
         }
+        resumed = match end {
+            TurnEnd::Paused => Resumed::after(&response),
+            _ => Resumed::default(),
+        };
+        sent_as = if long_running && end == TurnEnd::Paused {
+            SentAs::Append
+        } else {
+            SentAs::Create
+        };
         new_items.clear();
         for call in calls {
             if stop.is_stopped() {
@@ -375,38 +467,100 @@ fn build_request(
     request
 }
 
-/// Sends `request` and consumes its events into `run` until the terminal event; returns the
-/// output items in `output_index` order. The turn's `client_ms` gets the page's own work:
+/// What a long-running response had before this turn resumed it: its output items and its
+/// usage so far (`response.done` reports the whole response's), so that a turn records its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Resumed {
+    output: usize,
+    input_tokens: u64,
+    cached_tokens: u64,
+    output_tokens: u64,
+}
+
+impl Resumed {
+    /// Where `response` paused.
+    fn after(response: &Response) -> Resumed {
+        let usage = response.usage.as_ref();
+        Resumed {
+            output: response.output.len(),
+            input_tokens: usage.map_or(0, |u| u.input_tokens),
+            cached_tokens: usage.map_or(0, |u| u.input_tokens_details.cached_tokens),
+            output_tokens: usage.map_or(0, |u| u.output_tokens),
+        }
+    }
+}
+
+/// What a turn sends.
+#[derive(Clone, Copy)]
+struct Sending<'a> {
+    request: &'a ResponseCreate,
+    sent_as: SentAs,
+    /// What an append carries: the tool outputs.
+    new_items: &'a [Item],
+    resumed: Resumed,
+}
+
+/// How a turn's response ended, when it did not fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TurnEnd {
+    /// `response.completed`.
+    Completed,
+    /// `response.done`: the long-running response paused at client tool calls.
+    Paused,
+    /// `response.incomplete`, reason `steered`: a successor follows.
+    Steered,
+}
+
+/// A turn's output items, in `output_index` order, how it ended and the response's snapshot.
+struct TurnOutput {
+    items: Vec<Item>,
+    end: TurnEnd,
+    response: Response,
+}
+
+/// Sends the turn's frame (none for a successor, which the server starts) and consumes its
+/// events into `run` until its response ends. The turn's `client_ms` gets the page's own work:
 /// encoding the request, and each event from the moment its data was there to the moment the
 /// run's state had it.
 async fn play_turn(
     transport: &mut dyn Transport,
-    request: &ResponseCreate,
+    sending: Sending<'_>,
     run: &mut Observed<'_>,
     clock: &dyn Fn() -> f64,
     stop: &StopSignal,
-) -> Result<Vec<Item>, TurnError> {
+) -> Result<TurnOutput, TurnError> {
     let (frames, turn) = run.read(|run| (run.frames.clone(), run.turns.len()));
-    let encoding = clock();
-    let text = wire_text(transport.kind(), request);
-    let encoded = clock();
-    frames.push(Frame {
-        direction: Direction::Sent,
-        at_ms: encoded,
-        turn,
-        kind: "response.create",
-        json: text.clone(),
-    });
-    run.change(|run| {
-        if let Some(record) = run.turns.last_mut() {
-            record.client_ms += encoded - encoding;
-        }
-    });
-    transport
-        .send(request, &text)
-        .await
-        .map_err(TurnError::Transport)?;
-    let mut stream = TurnStream::default();
+    if sending.sent_as != SentAs::Successor {
+        let encoding = clock();
+        let (kind, text) = match sending.sent_as {
+            SentAs::Append => ("response.append", append_text(sending.new_items)),
+            _ => (
+                "response.create",
+                wire_text(transport.kind(), sending.request),
+            ),
+        };
+        let encoded = clock();
+        frames.push(Frame {
+            direction: Direction::Sent,
+            at_ms: encoded,
+            turn,
+            kind,
+            json: text.clone(),
+        });
+        run.change(|run| {
+            if let Some(record) = run.turns.last_mut() {
+                record.client_ms += encoded - encoding;
+            }
+        });
+        transport
+            .send(sending.request, &text)
+            .await
+            .map_err(TurnError::Transport)?;
+    }
+    let mut stream = TurnStream {
+        resumed: sending.resumed,
+        ..TurnStream::default()
+    };
     loop {
         // Checked between events (a busy stream) and raced against the wait (a quiet one).
         if stop.is_stopped() {
@@ -438,13 +592,23 @@ async fn play_turn(
             }
             applied
         })?;
-        if let Some(response) = done {
-            // Items the stream never closed with `output_item.done` come from the response.
+        if let Some((end, response)) = done {
+            // Items the stream never closed with `output_item.done` come from the response —
+            // those this turn added to it.
             let mut output = std::mem::take(&mut stream.done);
-            for (index, item) in response.output.into_iter().enumerate() {
-                output.entry(index).or_insert(item);
+            for (index, item) in response
+                .output
+                .iter()
+                .enumerate()
+                .skip(stream.resumed.output)
+            {
+                output.entry(index).or_insert_with(|| item.clone());
             }
-            return Ok(output.into_values().collect());
+            return Ok(TurnOutput {
+                items: output.into_values().collect(),
+                end,
+                response,
+            });
         }
     }
 }
@@ -454,16 +618,22 @@ async fn play_turn(
 struct TurnStream {
     entries: std::collections::BTreeMap<usize, usize>,
     done: std::collections::BTreeMap<usize, Item>,
+    resumed: Resumed,
 }
 
 impl TurnStream {
-    /// Applies one event; `Some(response)` once the response completed.
+    /// Applies one event; `Some` once the response ended (completed, paused or steered).
     fn apply(
         &mut self,
         run: &mut AgentRun,
         event: &ServerEvent,
         now: f64,
-    ) -> Result<Option<Response>, TurnError> {
+    ) -> Result<Option<(TurnEnd, Response)>, TurnError> {
+        // An answer to a steer is about the run, not this turn's response: it may even arrive
+        // before the response starts (`response.steer.pending` follows the last one's end).
+        if steer::apply_event(run, &event.event, now) {
+            return Ok(None);
+        }
         let record = run.turns.last_mut().expect("a turn is running");
         record.first_event_at.get_or_insert(now);
         if let Some(summary) = &event.tether_timing {
@@ -512,13 +682,23 @@ impl TurnStream {
                 self.done.insert(*output_index, completed(item.clone()));
             }
             StreamEvent::Completed { response } => {
-                record.completed_at = Some(now);
-                if let Some(usage) = &response.usage {
-                    record.input_tokens = usage.input_tokens;
-                    record.cached_tokens = usage.input_tokens_details.cached_tokens;
-                    record.output_tokens = usage.output_tokens;
-                }
-                return Ok(Some(response.clone()));
+                self.ended(record, response, now);
+                return Ok(Some((TurnEnd::Completed, response.clone())));
+            }
+            StreamEvent::Done { response } => {
+                self.ended(record, response, now);
+                record.paused = true;
+                return Ok(Some((TurnEnd::Paused, response.clone())));
+            }
+            StreamEvent::Incomplete { response }
+                if response
+                    .incomplete_details
+                    .as_ref()
+                    .is_some_and(|d| d.reason == STEERED) =>
+            {
+                self.ended(record, response, now);
+                record.steered = true;
+                return Ok(Some((TurnEnd::Steered, response.clone())));
             }
             StreamEvent::Incomplete { response } => {
                 let reason = response
@@ -550,7 +730,25 @@ impl TurnStream {
         }
         Ok(None)
     }
+
+    /// Records the end of the turn's part of `response`: when, and its usage — for a resumed
+    /// long-running response, what this turn added to it.
+    fn ended(&self, record: &mut TurnRecord, response: &Response, now: f64) {
+        record.completed_at = Some(now);
+        if let Some(usage) = &response.usage {
+            let before = self.resumed;
+            record.input_tokens = usage.input_tokens.saturating_sub(before.input_tokens);
+            record.cached_tokens = usage
+                .input_tokens_details
+                .cached_tokens
+                .saturating_sub(before.cached_tokens);
+            record.output_tokens = usage.output_tokens.saturating_sub(before.output_tokens);
+        }
+    }
 }
+
+/// `incomplete_details.reason` of a response a steer ended.
+const STEERED: &str = "steered";
 
 /// An output item as it goes back into the conversation: completed.
 fn completed(mut item: Item) -> Item {

@@ -21,13 +21,15 @@ use tether_sandbox::{Sandbox, Vfs, sample_project};
 
 use crate::agent::compare::LegSummary;
 use crate::agent::frame_batch::FrameBatch;
+use crate::agent::frames::{Direction, Frame};
+use crate::agent::steer::{record_sent, steer_frame, steer_target};
 use crate::agent::{
     AgentConfig, AgentRun, Comparison, ContinuationMode, LastRun, RunSnapshot, RunStatus,
     SharedRun, Shown, StopSignal, StoredLeg, run_agent_shared,
 };
 use crate::settings::Settings;
 use crate::storage::{FILES_KEY, LAST_RUN_KEY};
-use crate::transport::Transport;
+use crate::transport::{SideChannel, Transport};
 
 /// The notice a reset leaves.
 const RESET_NOTICE: &str =
@@ -157,9 +159,14 @@ impl Compared {
     /// The comparison as it stands — a leg under way as the loop has it — as the page keeps it.
     fn last_run(&self) -> LastRun {
         let [ws, http] = Comparison::MODES;
+        let long_running = ContinuationMode::LongRunning;
         LastRun::Compare {
             ws: self.snapshot(ws),
             http: self.snapshot(http),
+            long_running: self
+                .comparison
+                .has_long_running()
+                .then(|| Box::new(self.snapshot(long_running))),
             repetitions: Some(self.comparison.repetitions),
             legs: self
                 .runs
@@ -178,6 +185,8 @@ struct Live {
     leg: Option<SharedRun>,
     /// `None` for a single run.
     compared: Option<Compared>,
+    /// Where a steer is sent: the connection of the leg under way, if it has one.
+    channel: Option<Rc<dyn SideChannel>>,
 }
 
 impl Live {
@@ -256,10 +265,13 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
                 None
             }
             None => {
-                let comparison = Comparison::new(settings.repetitions);
+                let comparison = Comparison::with_long_running(
+                    settings.repetitions,
+                    settings.compare_long_running,
+                );
                 self.page.show(Shown::Compare);
                 self.page.show_comparison(&comparison);
-                for mode in Comparison::MODES {
+                for mode in Comparison::ALL_MODES {
                     self.page.show_leg(mode, &SharedRun::default());
                 }
                 Some(Compared {
@@ -272,6 +284,7 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
             stop: stop.clone(),
             leg: None,
             compared,
+            channel: None,
         });
         Some(match mode {
             Some(mode) => {
@@ -306,7 +319,7 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
         self.page.show_settings(defaults);
         self.page.show(Shown::Single);
         self.page.show_run(&SharedRun::default());
-        for mode in Comparison::MODES {
+        for mode in Comparison::ALL_MODES {
             self.page.show_leg(mode, &SharedRun::default());
         }
         self.page.keep_files(None);
@@ -352,7 +365,9 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
     /// A comparison: every planned leg in order, each from a fresh sample project, until one
     /// does not finish.
     async fn compare(self, settings: Settings, base: String, stop: StopSignal) {
-        let plan = Comparison::new(settings.repetitions).plan();
+        let plan =
+            Comparison::with_long_running(settings.repetitions, settings.compare_long_running)
+                .plan();
         for (repetition, mode) in plan {
             if stop.is_stopped() {
                 // The leg that would have run next is stopped before it started.
@@ -458,6 +473,9 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
                 return (run, None);
             }
         };
+        if let Some(live) = self.live.borrow_mut().as_mut() {
+            live.channel = transport.side_channel();
+        }
         // The clock starts with the leg warm: its connection open (a WebSocket's handshake, or
         // HTTP's first request on its kept-alive connection) and the sandbox's JavaScript
         // runtime started once, so that neither leg pays a first time the other does not. A
@@ -490,7 +508,56 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
             },
         )
         .await;
+        if let Some(live) = self.live.borrow_mut().as_mut() {
+            live.channel = None;
+        }
         (run, Some(sandbox.into_vfs()))
+    }
+
+    /// Steer: sends `text` as `response.steer` for the response the single run under way is
+    /// streaming ([`steer_target`] says which, or why not) on its connection, and records it in
+    /// the run — its frame in the events, the steer in the timeline, where the loop records the
+    /// server's answer. The error says why nothing was sent.
+    pub fn steer(&self, text: &str, mode: Option<ContinuationMode>) -> Result<(), String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err("Type what to steer the run toward first.".into());
+        }
+        let (shared, channel) = {
+            let live = self.live.borrow();
+            let Some(live) = live.as_ref() else {
+                return Err("No run is under way.".into());
+            };
+            if live.compared.is_some() {
+                return steer_target(&AgentRun::default(), None).map(|_| ());
+            }
+            (live.leg.clone(), live.channel.clone())
+        };
+        let Some(shared) = shared else {
+            return Err("The run has not started yet.".into());
+        };
+        let target = shared.with(|run| steer_target(run, mode))?;
+        let Some(channel) = channel else {
+            return Err("This transport has no connection to send a steer on.".into());
+        };
+        let frame = steer_frame(&target, text);
+        channel
+            .send(&frame)
+            .map_err(|why| format!("The steer was not sent: {why}"))?;
+        let now = self.page.now_ms();
+        shared.change(|run| {
+            let turn = run.turns.len();
+            run.frames.push(Frame {
+                direction: Direction::Sent,
+                at_ms: now,
+                turn,
+                kind: "response.steer",
+                json: frame,
+            });
+            record_sent(run, &target, text, now);
+        });
+        self.page.refresh();
+        Ok(())
     }
 
     /// Keeps the files a run left, for the next run that starts from them.
@@ -947,6 +1014,7 @@ mod tests {
         let Some(LastRun::Compare {
             ws,
             http,
+            long_running,
             repetitions,
             legs,
         }) = page.stored_last_run()
@@ -955,6 +1023,7 @@ mod tests {
         };
         assert_eq!(ws, RunSnapshot::of(&page.leg(WS)));
         assert_eq!(http, RunSnapshot::of(&page.leg(HTTP)));
+        assert_eq!(long_running, None, "no long-running leg was asked for");
         assert_eq!((repetitions, legs.len()), (Some(3), 6));
         // A reload shows the same comparison.
         let kept = page.last_run.borrow().clone();

@@ -21,6 +21,8 @@ pub struct Opening {
     /// The latest run of each leg of the comparison.
     pub ws: AgentRun,
     pub http: AgentRun,
+    /// The long-running leg's, when the comparison had one.
+    pub long_running: AgentRun,
 }
 
 impl Shown {
@@ -32,6 +34,7 @@ impl Shown {
             comparison: Comparison::default(),
             ws: AgentRun::default(),
             http: AgentRun::default(),
+            long_running: AgentRun::default(),
         };
         match last {
             None => {}
@@ -39,15 +42,20 @@ impl Shown {
             Some(LastRun::Compare {
                 ws,
                 http,
+                long_running,
                 repetitions,
                 legs,
             }) => {
                 opening.shown = Shown::Compare;
                 opening.ws = ws.restore();
                 opening.http = http.restore();
+                if let Some(long_running) = long_running {
+                    opening.long_running = long_running.restore();
+                }
                 opening.comparison = match repetitions {
                     Some(repetitions) => {
-                        let mut comparison = Comparison::new(*repetitions);
+                        let mut comparison =
+                            Comparison::with_long_running(*repetitions, long_running.is_some());
                         for (mode, repetition, run) in legs.iter().filter_map(StoredLeg::restore) {
                             comparison.update(LegSummary::of(mode, repetition, &run));
                         }
@@ -74,10 +82,10 @@ impl Shown {
 impl Opening {
     /// The run shown for `mode` in a comparison.
     pub fn leg(&self, mode: ContinuationMode) -> &AgentRun {
-        if mode == ContinuationMode::WebSocket {
-            &self.ws
-        } else {
-            &self.http
+        match mode {
+            ContinuationMode::WebSocket => &self.ws,
+            ContinuationMode::LongRunning => &self.long_running,
+            _ => &self.http,
         }
     }
 }
@@ -119,6 +127,7 @@ mod tests {
         let last = LastRun::Compare {
             ws: RunSnapshot::of(&done),
             http: RunSnapshot::of(&cut),
+            long_running: None,
             repetitions: Some(2),
             legs: vec![StoredLeg::of(ws, 1, &done), StoredLeg::of(http, 1, &cut)],
         };
@@ -134,10 +143,30 @@ mod tests {
         assert_eq!(opening.comparison.legs.len(), 2);
         assert_eq!(opening.comparison.status(), RunStatus::Stopped);
 
+        // With the long-running leg: three legs, and that leg's run.
+        let long = ContinuationMode::LongRunning;
+        let last = LastRun::Compare {
+            ws: RunSnapshot::of(&done),
+            http: RunSnapshot::of(&done),
+            long_running: Some(Box::new(RunSnapshot::of(&done))),
+            repetitions: Some(1),
+            legs: vec![
+                StoredLeg::of(ws, 1, &done),
+                StoredLeg::of(http, 1, &done),
+                StoredLeg::of(long, 1, &done),
+            ],
+        };
+        let back = LastRun::from_json(&last.to_json()).unwrap();
+        let opening = Shown::restore(Some(&back));
+        assert!(opening.comparison.has_long_running());
+        assert_eq!(opening.leg(long).status, RunStatus::Done);
+        assert_eq!(opening.comparison.status(), RunStatus::Done);
+
         // Stored before repetitions: one repetition of the two runs.
         let old = LastRun::Compare {
             ws: RunSnapshot::of(&with_status(RunStatus::Failed)),
             http: RunSnapshot::of(&AgentRun::default()),
+            long_running: None,
             repetitions: None,
             legs: Vec::new(),
         };

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use tether_protocol::ResponseCreate;
 
 use crate::agent::{
-    AgentRun, CallKind, ContinuationMode, Entry, RunStatus, ServerTimings, ToolCallEntry,
+    AgentRun, CallKind, ContinuationMode, Entry, RunStatus, SentAs, ServerTimings, ToolCallEntry,
     TurnRecord,
 };
 
@@ -20,6 +20,9 @@ enum SnapshotEntry {
         text: String,
     },
     Assistant {
+        text: String,
+    },
+    Steer {
         text: String,
     },
     ToolCall {
@@ -61,6 +64,13 @@ struct SnapshotTurn {
     /// The server's timing summary, in its own shape ([`ServerTimings::to_summary`]).
     #[serde(default)]
     server: Option<serde_json::Value>,
+    // Kept since the long-running transport and steering; a run stored before has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sent_as: Option<String>,
+    #[serde(default)]
+    paused: bool,
+    #[serde(default)]
+    steered: bool,
 }
 
 /// One run, serializable.
@@ -80,6 +90,7 @@ impl RunSnapshot {
             .filter_map(|entry| match entry {
                 Entry::Task(text) => Some(SnapshotEntry::Task { text: text.clone() }),
                 Entry::Assistant(text) => Some(SnapshotEntry::Assistant { text: text.clone() }),
+                Entry::Steer(text) => Some(SnapshotEntry::Steer { text: text.clone() }),
                 Entry::ToolCall(call) => Some(SnapshotEntry::ToolCall {
                     call_id: call.call_id.clone(),
                     name: call.name.clone(),
@@ -117,6 +128,9 @@ impl RunSnapshot {
                 events: t.events,
                 client_ms: t.client_ms,
                 server: t.server.as_ref().map(ServerTimings::to_summary),
+                sent_as: (t.sent_as != SentAs::Create).then(|| t.sent_as.as_str().to_string()),
+                paused: t.paused,
+                steered: t.steered,
             })
             .collect();
         RunSnapshot {
@@ -142,6 +156,7 @@ impl RunSnapshot {
             .map(|entry| match entry {
                 SnapshotEntry::Task { text } => Entry::Task(text.clone()),
                 SnapshotEntry::Assistant { text } => Entry::Assistant(text.clone()),
+                SnapshotEntry::Steer { text } => Entry::Steer(text.clone()),
                 SnapshotEntry::ToolCall {
                     call_id,
                     name,
@@ -193,6 +208,13 @@ impl RunSnapshot {
                 record.events = t.events;
                 record.client_ms = t.client_ms;
                 record.server = t.server.as_ref().and_then(ServerTimings::parse);
+                record.sent_as = t
+                    .sent_as
+                    .as_deref()
+                    .and_then(SentAs::parse)
+                    .unwrap_or_default();
+                record.paused = t.paused;
+                record.steered = t.steered;
                 record
             })
             .collect();
@@ -219,6 +241,9 @@ pub enum LastRun {
     Compare {
         ws: RunSnapshot,
         http: RunSnapshot,
+        /// The long-running leg's latest run, when the comparison had that leg.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        long_running: Option<Box<RunSnapshot>>,
         /// Repetitions planned; a comparison stored before repetitions has none (then the two
         /// runs are its one repetition).
         #[serde(default)]
@@ -342,6 +367,7 @@ mod tests {
         let last = LastRun::Compare {
             ws: RunSnapshot::of(&run),
             http: RunSnapshot::of(&run),
+            long_running: None,
             repetitions: Some(3),
             legs: vec![leg],
         };

@@ -5,6 +5,9 @@
 //! what it writes. The settings, the files and the last run are kept in `localStorage` (not by
 //! an embedded view).
 //!
+//! While a single run streams over a WebSocket transport, the Steer box sends `response.steer`
+//! for the response under way ([`SteerBox`]; the session sends it).
+//!
 //! For the keyboard: Ctrl+Enter in the task runs it; when Run or Stop disables itself, the focus
 //! moves to the button that is now enabled. A screen reader hears the status, the final answer
 //! or the comparison's result — never the stream itself.
@@ -19,6 +22,7 @@ use leptos::prelude::*;
 use crate::PageContext;
 use crate::agent::{Comparison, RunStatus, Session, Shown};
 use crate::components::settings::SettingsPanel;
+use crate::components::steer::SteerBox;
 use crate::components::{
     BreakdownView, CompareView, Conversation, LegsView, RunDetails, RunView, Timeline, TotalsView,
 };
@@ -83,6 +87,7 @@ pub fn AgentView() -> impl IntoView {
     let run = RunView::new(followed);
     let ws = RunView::new(opening.ws.clone());
     let http = RunView::new(opening.http.clone());
+    let long_running = RunView::new(opening.long_running.clone());
     let comparison = RwSignal::new(opening.comparison);
     let share_link = RwSignal::new(None::<(String, String)>);
     let browser = BrowserPage {
@@ -90,6 +95,7 @@ pub fn AgentView() -> impl IntoView {
         run,
         ws,
         http,
+        long_running,
         live_leg: StoredValue::new(None),
         comparison,
         settings,
@@ -210,6 +216,15 @@ pub fn AgentView() -> impl IntoView {
     });
 
     let summary = move || settings.with(Settings::summary);
+    // What a steer would steer: the single run shown, over the transport it runs on.
+    let steer_mode = Signal::derive(move || match shown.get() {
+        Shown::Single => settings.with(|s| s.transport.mode()),
+        Shown::Compare => None,
+    });
+    let on_steer = Callback::new(move |text: String| {
+        let mode = steer_mode.get_untracked();
+        session.with_value(|s| s.steer(&text, mode))
+    });
     let is_compare = move || shown.get() == Shown::Compare;
 
     view! {
@@ -360,6 +375,7 @@ pub fn AgentView() -> impl IntoView {
                         {(!embed)
                             .then(|| {
                                 view! {
+                                    <SteerBox run=run mode=steer_mode on_steer=on_steer />
                                     <Conversation run=run />
                                     <RunDetails run=run />
                                 }
@@ -369,7 +385,13 @@ pub fn AgentView() -> impl IntoView {
             >
                 <CompareView comparison=comparison />
                 <h2>"The legs, side by side (latest repetition of each)"</h2>
-                <LegsView comparison=comparison ws=ws http=http embed=embed />
+                <LegsView
+                    comparison=comparison
+                    ws=ws
+                    http=http
+                    long_running=long_running
+                    embed=embed
+                />
                 {(!embed)
                     .then(|| {
                         view! {

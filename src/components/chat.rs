@@ -14,6 +14,7 @@ use tether_protocol::{ClientFrame, ResponseCreate};
 use crate::agent::{FrameBatch, RunStatus, Turn};
 use crate::components::AnswerView;
 use crate::settings::{models_url, ws_responses_url};
+use crate::transport::upgrade_auth::UpgradeAuth;
 use crate::transport::ws::{ProbeTarget, WsClient};
 use crate::{PageContext, now_ms, page_origin_url};
 
@@ -68,13 +69,14 @@ pub fn ChatView() -> impl IntoView {
                 )
             });
             let opened = base.and_then(|base| {
-                let url = ws_responses_url(&base, &key);
+                let url = ws_responses_url(&base);
+                let auth = UpgradeAuth::new(&base, &key);
                 let probe = ProbeTarget {
                     models_url: models_url(&base),
                     api_key: key,
                 };
                 let reader = live.get_value();
-                WsClient::connect(&url, probe, move |incoming| {
+                WsClient::connect(&url, auth, probe, move |incoming| {
                     reader.borrow_mut().on_incoming(incoming, now_ms());
                     changed();
                 })

@@ -1,4 +1,5 @@
-//! Compare mode's results: the speedup, coloured by what it says, with what it is made of; each
+//! Compare mode's results: the speedup, coloured by what it says, with what it is made of (and,
+//! with the long-running leg, its own against HTTP); each
 //! leg's median and range over the repetitions, part by part; every repetition's own numbers; and
 //! side by side, the latest run of each leg — its status, timeline and conversation.
 //!
@@ -8,8 +9,8 @@
 use leptos::prelude::*;
 
 use crate::agent::{
-    Comparison, ContinuationMode, Part, Precision, RunStatus, Spread, format_duration,
-    format_speedup, leg_name, signed_ms,
+    COMPARE_HTTP_MODE, Comparison, ContinuationMode, Part, Precision, RunStatus, Spread,
+    format_duration, format_speedup, leg_name, signed_ms,
 };
 use crate::components::totals::{cached, rate, reused};
 use crate::components::{Conversation, RunView, Timeline};
@@ -38,15 +39,16 @@ struct Row {
     title: &'static str,
     test_id: &'static str,
     leg: fn(&Comparison, ContinuationMode) -> String,
-    difference: fn(&Comparison) -> String,
+    /// HTTP's legs against those of a WebSocket design (WebSocket mode, or long-running).
+    difference: fn(&Comparison, ContinuationMode) -> String,
 }
 
-fn none(_: &Comparison) -> String {
+fn none(_: &Comparison, _: ContinuationMode) -> String {
     String::new()
 }
 
-fn part_difference(c: &Comparison, part: Part) -> String {
-    c.difference()
+fn part_difference(c: &Comparison, ws: ContinuationMode, part: Part) -> String {
+    c.difference_of(ws)
         .and_then(|d| d.into_iter().find(|(p, _)| *p == part))
         .map_or_else(String::new, |(_, ms)| signed_ms(ms))
 }
@@ -57,12 +59,9 @@ const ROWS: [Row; 12] = [
         title: "first request to the last terminal event (and the last tools)",
         test_id: "compare-end-to-end",
         leg: |c, mode| spread_ms(c.end_to_end(mode)),
-        difference: |c| {
-            let [ws, http] = Comparison::MODES;
-            match (c.end_to_end(ws), c.end_to_end(http)) {
-                (Some(ws), Some(http)) => signed_ms(http.median - ws.median),
-                _ => String::new(),
-            }
+        difference: |c, ws| match (c.end_to_end(ws), c.end_to_end(COMPARE_HTTP_MODE)) {
+            (Some(ws), Some(http)) => signed_ms(http.median - ws.median),
+            _ => String::new(),
         },
     },
     Row {
@@ -70,35 +69,35 @@ const ROWS: [Row; 12] = [
         title: "the server's own work per request (api_us)",
         test_id: "compare-api",
         leg: |c, mode| spread_ms(c.part(mode, Part::Api)),
-        difference: |c| part_difference(c, Part::Api),
+        difference: |c, ws| part_difference(c, ws, Part::Api),
     },
     Row {
         name: "Engine: queue, prefill, decode",
         title: "the simulated model's time",
         test_id: "compare-engine",
         leg: |c, mode| spread_ms(c.part(mode, Part::Engine)),
-        difference: |c| part_difference(c, Part::Engine),
+        difference: |c, ws| part_difference(c, ws, Part::Engine),
     },
     Row {
         name: "Tools",
         title: "the sandbox in this page",
         test_id: "compare-tools",
         leg: |c, mode| spread_ms(c.part(mode, Part::Tools)),
-        difference: |c| part_difference(c, Part::Tools),
+        difference: |c, ws| part_difference(c, ws, Part::Tools),
     },
     Row {
         name: "Client-side handling",
         title: "this page's measured work: encoding requests, decoding and applying events",
         test_id: "compare-client",
         leg: |c, mode| spread_ms(c.part(mode, Part::Client)),
-        difference: |c| part_difference(c, Part::Client),
+        difference: |c, ws| part_difference(c, ws, Part::Client),
     },
     Row {
         name: "Network and frame delivery",
         title: "what is left: the wire, and the browser handing each frame to the page",
         test_id: "compare-network",
         leg: |c, mode| spread_ms(c.part(mode, Part::Network)),
-        difference: |c| part_difference(c, Part::Network),
+        difference: |c, ws| part_difference(c, ws, Part::Network),
     },
     Row {
         name: "Client handling per event",
@@ -169,7 +168,20 @@ fn repetition_cell(c: &Comparison, repetition: usize, mode: ContinuationMode) ->
     }
 }
 
-/// The results of `comparison` (`data-testid="compare"`, the speedup `speedup`).
+/// HTTP's end-to-end time over the leg `ws`'s in `repetition`, once both are done.
+fn repetition_ratio(c: &Comparison, repetition: usize, ws: ContinuationMode) -> String {
+    match (c.leg(repetition, ws), c.leg(repetition, COMPARE_HTTP_MODE)) {
+        (Some(w), Some(h)) if w.status == RunStatus::Done && h.status == RunStatus::Done => w
+            .end_to_end_ms
+            .zip(h.end_to_end_ms)
+            .filter(|(w, _)| *w > 0.0)
+            .map_or_else(|| "–".into(), |(w, h)| format_speedup(h / w)),
+        _ => "–".to_string(),
+    }
+}
+
+/// The results of `comparison` (`data-testid="compare"`, the speedup `speedup`; with the
+/// long-running leg, its own `speedup-long-running`).
 #[component]
 pub fn CompareView(
     /// The comparison to show.
@@ -177,7 +189,11 @@ pub fn CompareView(
     comparison: Signal<Comparison>,
 ) -> impl IntoView {
     let speedup = Memo::new(move |_| comparison.with(Comparison::speedup));
+    let long = ContinuationMode::LongRunning;
+    let long_speedup = Memo::new(move |_| comparison.with(|c| c.speedup_of(long)));
     let status = Memo::new(move |_| comparison.with(Comparison::status));
+    // The columns: the legs, then HTTP's difference with each WebSocket design.
+    let has_long = Memo::new(move |_| comparison.with(Comparison::has_long_running));
     let speedup_text = move || match (speedup.get(), status.get()) {
         (Some(speedup), _) => format_speedup(speedup.median),
         (None, RunStatus::Running) => "measuring…".to_string(),
@@ -203,50 +219,123 @@ pub fn CompareView(
         (None, other) => format!("The comparison {}.", other.as_str()),
     };
     let explained = move || comparison.with(|c| c.explain()).unwrap_or_default();
-    let [ws, http] = Comparison::MODES;
-    let rows = ROWS
-        .iter()
-        .map(|row| {
-            let leg = row.leg;
-            let difference = row.difference;
+    let long_line = move || {
+        has_long.get().then(|| {
+            let text = move || match (long_speedup.get(), status.get()) {
+                (Some(speedup), _) => format_speedup(speedup.median),
+                (None, RunStatus::Running) => "measuring…".to_string(),
+                (None, _) => "–".to_string(),
+            };
+            let verdict = move || long_speedup.get().map_or("pending", |s| s.verdict.as_str());
+            let said = move || long_speedup.get().map(|s| s.describe()).unwrap_or_default();
+            let explained = move || comparison.with(|c| c.explain_of(long)).unwrap_or_default();
             view! {
-                <tr data-testid=row.test_id>
-                    <th scope="row" title=row.title>{row.name}</th>
-                    <td>{move || comparison.with(|c| leg(c, ws))}</td>
-                    <td>{move || comparison.with(|c| leg(c, http))}</td>
-                    <td>{move || comparison.with(difference)}</td>
-                </tr>
+                <p class="speedup-line">
+                    "Long-running response (HTTP's median ÷ the long-running design's): "
+                    <strong
+                        data-testid="speedup-long-running"
+                        class=move || format!("speedup verdict-{}", verdict())
+                    >
+                        {text}
+                    </strong>
+                </p>
+                <p class="speedup-said" data-testid="speedup-long-running-text">{said}</p>
+                <p class="speedup-explained">{explained}</p>
             }
         })
-        .collect_view();
+    };
+    let [ws, http] = Comparison::MODES;
+    let totals = move || {
+        let long_running = has_long.get();
+        let rows = ROWS
+            .iter()
+            .map(|row| {
+                let leg = row.leg;
+                let difference = row.difference;
+                view! {
+                    <tr data-testid=row.test_id>
+                        <th scope="row" title=row.title>{row.name}</th>
+                        <td>{move || comparison.with(|c| leg(c, ws))}</td>
+                        <td>{move || comparison.with(|c| leg(c, http))}</td>
+                        {long_running.then(|| view! { <td>{move || comparison.with(|c| leg(c, long))}</td> })}
+                        <td>{move || comparison.with(|c| difference(c, ws))}</td>
+                        {long_running
+                            .then(|| view! { <td>{move || comparison.with(|c| difference(c, long))}</td> })}
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <table class="compare-totals">
+                <caption>
+                    {move || {
+                        comparison
+                            .with(|c| {
+                                format!(
+                                    "Each leg: the median of its runs, and their range ({} repetitions, each leg warmed first)",
+                                    c.repetitions,
+                                )
+                            })
+                    }}
+                </caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Measure"</th>
+                        <th scope="col">"WebSocket"</th>
+                        <th scope="col">"HTTP stateless"</th>
+                        {long_running.then(|| view! { <th scope="col">"WebSocket long-running"</th> })}
+                        <th scope="col">"HTTP − WebSocket"</th>
+                        {long_running.then(|| view! { <th scope="col">"HTTP − long-running"</th> })}
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        }
+    };
     let repetitions = move || {
-        comparison.with(|c| {
-            (1..=c.repetitions)
-                .map(|repetition| {
-                    let order = Comparison::order(repetition).map(leg_name).join(", then ");
-                    let ratio = match (c.leg(repetition, ws), c.leg(repetition, http)) {
-                        (Some(w), Some(h))
-                            if w.status == RunStatus::Done && h.status == RunStatus::Done =>
-                        {
-                            w.end_to_end_ms
-                                .zip(h.end_to_end_ms)
-                                .filter(|(w, _)| *w > 0.0)
-                                .map_or_else(|| "–".into(), |(w, h)| format_speedup(h / w))
+        let long_running = has_long.get();
+        let body = move || {
+            comparison.with(|c| {
+                (1..=c.repetitions)
+                    .map(|repetition| {
+                        let order = c
+                            .order(repetition)
+                            .into_iter()
+                            .map(leg_name)
+                            .collect::<Vec<_>>()
+                            .join(", then ");
+                        view! {
+                            <tr data-testid="compare-repetition">
+                                <th scope="row">{repetition}</th>
+                                <td>{order}</td>
+                                <td>{repetition_cell(c, repetition, ws)}</td>
+                                <td>{repetition_cell(c, repetition, http)}</td>
+                                {long_running.then(|| view! { <td>{repetition_cell(c, repetition, long)}</td> })}
+                                <td>{repetition_ratio(c, repetition, ws)}</td>
+                                {long_running.then(|| view! { <td>{repetition_ratio(c, repetition, long)}</td> })}
+                            </tr>
                         }
-                        _ => "–".to_string(),
-                    };
-                    view! {
-                        <tr data-testid="compare-repetition">
-                            <th scope="row">{repetition}</th>
-                            <td>{order}</td>
-                            <td>{repetition_cell(c, repetition, ws)}</td>
-                            <td>{repetition_cell(c, repetition, http)}</td>
-                            <td>{ratio}</td>
-                        </tr>
-                    }
-                })
-                .collect_view()
-        })
+                    })
+                    .collect_view()
+            })
+        };
+        view! {
+            <table class="compare-repetitions">
+                <caption>"Every repetition: the legs take turns to go first"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Repetition"</th>
+                        <th scope="col">"Order"</th>
+                        <th scope="col">"WebSocket"</th>
+                        <th scope="col">"HTTP stateless"</th>
+                        {long_running.then(|| view! { <th scope="col">"WebSocket long-running"</th> })}
+                        <th scope="col">"Ratio"</th>
+                        {long_running.then(|| view! { <th scope="col">"Ratio (long-running)"</th> })}
+                    </tr>
+                </thead>
+                <tbody>{body}</tbody>
+            </table>
+        }
     };
     view! {
         <section class="compare" data-testid="compare" aria-label="Comparison">
@@ -258,51 +347,19 @@ pub fn CompareView(
             </p>
             <p class="speedup-said" data-testid="speedup-text">{said}</p>
             <p class="speedup-explained" data-testid="speedup-explained">{explained}</p>
+            {long_line}
             <div class="table-scroll" role="region" aria-label="Each leg, median and range" tabindex="0">
-                <table class="compare-totals">
-                    <caption>
-                        {move || {
-                            comparison
-                                .with(|c| {
-                                    format!(
-                                        "Each leg: the median of its runs, and their range ({} repetitions, each leg warmed first)",
-                                        c.repetitions,
-                                    )
-                                })
-                        }}
-                    </caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Measure"</th>
-                            <th scope="col">"WebSocket"</th>
-                            <th scope="col">"HTTP stateless"</th>
-                            <th scope="col">"HTTP − WebSocket"</th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
+                {totals}
             </div>
             <div class="table-scroll" role="region" aria-label="Every repetition" tabindex="0">
-                <table class="compare-repetitions">
-                    <caption>"Every repetition: the legs alternate which goes first"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Repetition"</th>
-                            <th scope="col">"Order"</th>
-                            <th scope="col">"WebSocket"</th>
-                            <th scope="col">"HTTP stateless"</th>
-                            <th scope="col">"Ratio"</th>
-                        </tr>
-                    </thead>
-                    <tbody>{repetitions}</tbody>
-                </table>
+                {repetitions}
             </div>
         </section>
     }
 }
 
 /// The latest run of each leg, side by side: status, turns, timeline and (collapsed)
-/// conversation (`data-testid="leg-ws"`, `leg-http`).
+/// conversation (`data-testid="leg-ws"`, `leg-http`, `leg-long-running`).
 #[component]
 pub fn LegsView(
     /// The comparison, for each leg's repetition.
@@ -312,11 +369,14 @@ pub fn LegsView(
     ws: RunView,
     /// The latest HTTP run.
     http: RunView,
+    /// The latest long-running run, shown when the comparison has that leg.
+    long_running: RunView,
     /// Embedded: no conversations.
     #[prop(optional)]
     embed: bool,
 ) -> impl IntoView {
     let [ws_mode, http_mode] = Comparison::MODES;
+    let has_long = Memo::new(move |_| comparison.with(Comparison::has_long_running));
     let leg = move |mode: ContinuationMode, run: RunView, id: &'static str| {
         let name = leg_name(mode);
         let heading = move || {
@@ -362,6 +422,11 @@ pub fn LegsView(
         <div class="legs">
             {leg(ws_mode, ws, "ws")}
             {leg(http_mode, http, "http")}
+            {move || {
+                has_long
+                    .get()
+                    .then(|| leg(ContinuationMode::LongRunning, long_running, "long-running"))
+            }}
         </div>
     }
 }

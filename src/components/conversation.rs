@@ -1,5 +1,6 @@
-//! The agent's conversation: the task, the assistant's text, and each tool call with its
-//! arguments and, once the sandbox ran it, its output in a terminal-style block.
+//! The agent's conversation: the task, the assistant's text, the input the run was steered with,
+//! and each tool call with its arguments and, once the sandbox ran it, its output in a
+//! terminal-style block.
 //!
 //! It is collapsible and sits in a box of fixed height that scrolls: however much a run's tools
 //! print, the conversation never pushes what is below it (nor, on a phone, keeps the timeline
@@ -17,6 +18,7 @@ enum Shape {
     Task,
     Assistant,
     Call,
+    Steer,
 }
 
 impl Shape {
@@ -25,6 +27,7 @@ impl Shape {
             Entry::Task(_) => Shape::Task,
             Entry::Assistant(_) => Shape::Assistant,
             Entry::ToolCall(_) => Shape::Call,
+            Entry::Steer(_) => Shape::Steer,
         }
     }
 }
@@ -96,7 +99,7 @@ fn tool_call_view(entry: EntryMemo) -> impl IntoView {
 fn entry_view(shape: Shape, entry: EntryMemo) -> AnyView {
     let text = move || {
         entry.with(|e| match e {
-            Some(Entry::Task(text) | Entry::Assistant(text)) => text.clone(),
+            Some(Entry::Task(text) | Entry::Assistant(text) | Entry::Steer(text)) => text.clone(),
             _ => String::new(),
         })
     };
@@ -112,6 +115,13 @@ fn entry_view(shape: Shape, entry: EntryMemo) -> AnyView {
             <li class="entry assistant">
                 <span class="who">"Assistant"</span>
                 <p data-testid="assistant-text">{text}</p>
+            </li>
+        }
+        .into_any(),
+        Shape::Steer => view! {
+            <li class="entry steer" data-testid="steer-entry">
+                <span class="who">"Steer (user, accepted by the server)"</span>
+                <p>{text}</p>
             </li>
         }
         .into_any(),

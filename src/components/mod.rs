@@ -12,6 +12,7 @@ pub mod inspector;
 mod overview;
 mod run_view;
 pub mod settings;
+mod steer;
 mod timeline;
 mod totals;
 

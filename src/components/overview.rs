@@ -43,6 +43,28 @@ pub fn Overview() -> impl IntoView {
                 <strong>"WebSocket mode"</strong>
                 " keeps one connection open with a cache of the connection's last response, so a continuation carries only what is new — the tool outputs — and the API only processes that. This page runs a Codex-style agent loop in your browser against this server, over either transport, executes the model's tool calls in a sandbox here, and shows where each run's time goes: the API's own work, the model's, the tools', the network's and this page's."
             </p>
+            <p>"The Agent tab runs the loop over four designs (its Transport setting):"</p>
+            <ul class="designs" data-testid="designs">
+                <li>
+                    <strong>"WebSocket"</strong>
+                    " — one connection; each turn is a response.create with only the new tool outputs and previous_response_id, served from the connection's cache."
+                </li>
+                <li>
+                    <strong>"WebSocket long-running"</strong>
+                    " — the reference service's first design (v1, response.append): one response for the whole run, which pauses with response.done at each tool call and resumes when the page appends the outputs, so the API's work before and after inference happens once per run."
+                </li>
+                <li>
+                    <strong>"HTTP chained"</strong>
+                    " — a POST per turn with the new items and previous_response_id, through the store."
+                </li>
+                <li>
+                    <strong>"HTTP stateless"</strong>
+                    " — a POST per turn with the whole conversation: what Codex sends over HTTP."
+                </li>
+            </ul>
+            <p>
+                "While a run streams over WebSocket you can steer it: the Steer box sends response.steer, and the server ends the response at a safe point and continues with your input."
+            </p>
             <p>
                 <strong>"The model is simulated."</strong>
                 " Tether's server has an inference simulator in place of a model: it streams scripted or generated answers at the pace of the profile a request names, and prefills only the prompt tokens its prompt cache (the same for both transports) does not hold."

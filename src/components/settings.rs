@@ -179,7 +179,7 @@ pub fn SettingsPanel(
                     }
                 />
                 <span id="repetitions-note" class="field-note">
-                    "Each leg runs this often, alternating which goes first; the medians are compared."
+                    "Each leg runs this often, the legs taking turns to go first; the medians are compared."
                 </span>
             </div>
             <div class="field">
@@ -198,7 +198,9 @@ pub fn SettingsPanel(
                 </span>
             </div>
             <div class="field">
-                <label for="setting-api-key">"API key"</label>
+                <label for="setting-api-key" title="HTTP requests send it as Authorization: Bearer; a WebSocket upgrade carries a 60-second client secret minted with it">
+                    "API key"
+                </label>
                 <input
                     id="setting-api-key"
                     data-testid="api-key"
@@ -210,8 +212,23 @@ pub fn SettingsPanel(
                     on:change=edit(|s, v| s.api_key = v.trim().to_string())
                 />
                 <span id="api-key-note" class="field-note">
-                    "Kept in this browser only; never put in a shared link."
+                    "Kept in this browser only; never in a link or a URL."
                 </span>
+            </div>
+            <div class="field field-check in-grid">
+                <input
+                    id="setting-compare-long-running"
+                    data-testid="compare-long-running"
+                    type="checkbox"
+                    prop:checked=move || settings.with(|s| s.compare_long_running)
+                    on:change=move |ev| {
+                        let checked = event_target_checked(&ev);
+                        settings.update(|s| s.compare_long_running = checked);
+                    }
+                />
+                <label for="setting-compare-long-running">
+                    "Compare also the long-running design (response.append) as a third leg"
+                </label>
             </div>
             <div class="field field-check">
                 <input

@@ -2,7 +2,9 @@
 //! and the last token and the terminal event came back, how long its tools ran, its tokens —
 //! what the engine's prompt cache held and what the WebSocket connection's cache saved the API
 //! from tokenizing again — and the server's own account: its stages and its split between the
-//! API and the engine.
+//! API and the engine; a turn of the long-running design says it resumed the response
+//! (`response.append`) and paused it (`response.done`), and every steer sent during a turn is a
+//! row under it, with what the server answered.
 //!
 //! The table sits in a box of fixed height that scrolls (and takes the keyboard focus to do so):
 //! a turn added while a run streams never pushes what is below it. Each turn's rows re-render
@@ -10,7 +12,9 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{Precision, Resume, ServerTimings, TurnRecord, format_duration};
+use crate::agent::{
+    Precision, Resume, SentAs, ServerTimings, SteerRecord, TurnRecord, format_duration,
+};
 use crate::components::RunView;
 
 /// A time the page measured of a turn.
@@ -19,9 +23,27 @@ fn ms(value: Option<f64>) -> String {
 }
 
 fn how_sent(turn: &TurnRecord) -> String {
-    let base = match &turn.previous_response_id {
-        Some(id) => format!("{} new item(s) after {id}", turn.input_items),
-        None => format!("{} item(s), full input", turn.input_items),
+    let base = match (turn.sent_as, &turn.previous_response_id, &turn.response_id) {
+        (SentAs::Append, _, Some(id)) => {
+            format!("response.append: {} item(s) to {id}", turn.input_items)
+        }
+        (SentAs::Append, _, None) => format!("response.append: {} item(s)", turn.input_items),
+        (SentAs::Successor, Some(id), _) => {
+            format!(
+                "nothing — the server's successor of {id}, with {} steer(s)",
+                turn.input_items
+            )
+        }
+        (SentAs::Successor, None, _) => "nothing — the server's successor".to_string(),
+        (SentAs::Create, Some(id), _) => format!("{} new item(s) after {id}", turn.input_items),
+        (SentAs::Create, None, _) => format!("{} item(s), full input", turn.input_items),
+    };
+    let ended = if turn.paused {
+        " — paused (response.done)"
+    } else if turn.steered {
+        " — ended by a steer"
+    } else {
+        ""
     };
     let stored = if turn.store { ", store" } else { "" };
     let resumed = match turn.resumed {
@@ -29,14 +51,50 @@ fn how_sent(turn: &TurnRecord) -> String {
         Some(Resume::PreviousResponse) => " — reconnected, resent chained",
         Some(Resume::FullContext) => " — reconnected, resent full context",
     };
-    format!("{base}{stored}{resumed}")
+    format!("{base}{stored}{ended}{resumed}")
+}
+
+/// The steers sent during a turn, each with what the server answered.
+fn steer_rows(steers: Memo<Vec<SteerRecord>>) -> impl IntoView {
+    move || {
+        steers.with(|steers| {
+            steers
+                .iter()
+                .map(|steer| {
+                    let outcome = steer.outcome.as_str();
+                    let answered = steer
+                        .answered_at
+                        .map(|at| format!(" after {}", ms(Some(at - steer.sent_at))))
+                        .unwrap_or_default();
+                    view! {
+                        <tr class=format!("steer-row steer-{outcome}") data-testid="timeline-steer">
+                            <td></td>
+                            <td colspan="8">
+                                {format!(
+                                    "response.steer “{}” → {}{answered}",
+                                    steer.text,
+                                    steer.outcome.describe(),
+                                )}
+                            </td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    }
 }
 
 /// The server's stage timings: a stacked bar of its overhead stages (generation, the model's
 /// own time, would dwarf them), every stage as text, and the API/engine split.
-fn server_view(server: Option<&ServerTimings>, completed: bool) -> impl IntoView + use<> {
+fn server_view(
+    server: Option<&ServerTimings>,
+    completed: bool,
+    paused: bool,
+) -> impl IntoView + use<> {
     let Some(server) = server.cloned() else {
-        let note = if completed {
+        let note = if paused {
+            "server stages: with the whole response, on its last turn"
+        } else if completed {
             "server stages: not reported"
         } else {
             "server stages: when the response completes"
@@ -95,7 +153,7 @@ type TurnMemo = Memo<Option<TurnRecord>>;
 
 /// The two rows of one turn, built once: each cell is bound to what it shows, so the turn under
 /// way updates a few text nodes per frame rather than being rebuilt.
-fn turn_rows(turn: TurnMemo) -> impl IntoView {
+fn turn_rows(turn: TurnMemo, steers: Memo<Vec<SteerRecord>>) -> impl IntoView {
     let cell = move |read: fn(&TurnRecord) -> String| {
         move || turn.with(|t| t.as_ref().map(read).unwrap_or_default())
     };
@@ -104,7 +162,7 @@ fn turn_rows(turn: TurnMemo) -> impl IntoView {
     let server = Memo::new(move |_| {
         turn.with(|t| {
             t.as_ref()
-                .map(|t| (t.server.clone(), t.completed_at.is_some()))
+                .map(|t| (t.server.clone(), t.completed_at.is_some(), t.paused))
         })
     });
     view! {
@@ -128,9 +186,16 @@ fn turn_rows(turn: TurnMemo) -> impl IntoView {
         <tr class="server-row">
             <td></td>
             <td colspan="8" class="server-timing">
-                {move || server.with(|s| s.as_ref().map(|(server, done)| server_view(server.as_ref(), *done)))}
+                {move || {
+                    server
+                        .with(|s| {
+                            s.as_ref()
+                                .map(|(server, done, paused)| server_view(server.as_ref(), *done, *paused))
+                        })
+                }}
             </td>
         </tr>
+        {steer_rows(steers)}
     }
 }
 
@@ -190,7 +255,16 @@ pub fn Timeline(
                                 }
                             })
                         });
-                        view! { <tbody class="turn">{turn_rows(turn)}</tbody> }
+                        let steers = Memo::new(move |_| {
+                            run.with(|r| {
+                                r.steers
+                                    .iter()
+                                    .filter(|s| s.turn == index + 1)
+                                    .cloned()
+                                    .collect::<Vec<_>>()
+                            })
+                        });
+                        view! { <tbody class="turn">{turn_rows(turn, steers)}</tbody> }
                     }
                 />
             </table>

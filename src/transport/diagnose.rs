@@ -24,11 +24,13 @@ pub fn shown_url(url: &str) -> &str {
 }
 
 /// Why the WebSocket to `ws_url` did not open, from what `GET models_url` (with the same key;
-/// `has_key` says whether there was one) answered.
+/// `has_key` says whether there was one) answered; `used_secret`: the upgrade carried a client
+/// secret minted with that key ([`super::upgrade_auth`]).
 pub fn refused_upgrade(
     ws_url: &str,
     models_url: &str,
     has_key: bool,
+    used_secret: bool,
     probe: Probe,
 ) -> TransportError {
     let ws_url = shown_url(ws_url);
@@ -52,6 +54,15 @@ pub fn refused_upgrade(
              {models_url} with the same key answers 401{})",
             said(&message)
         )),
+        Probe::Status { status, .. } if used_secret && (200..300).contains(&status) => {
+            TransportError::Refused(format!(
+                "the server refused the WebSocket upgrade to {ws_url} although the API key works \
+                 over HTTP (GET {models_url}: {status}): the client secret minted for the upgrade \
+                 was not accepted — expired (it lasts {} s) or minted by another replica — or \
+                 something between the page and the server does not pass WebSockets",
+                crate::transport::upgrade_auth::SECRET_SECONDS
+            ))
+        }
         Probe::Status { status, .. } if (200..300).contains(&status) => {
             TransportError::Refused(format!(
                 "the WebSocket upgrade to {ws_url} failed although the server answers HTTP (GET \
@@ -108,13 +119,14 @@ mod tests {
             status,
             message: message.into(),
         };
-        let wrong = refused_upgrade(WS, MODELS, true, status(401, "Invalid API key.")).to_string();
+        let wrong =
+            refused_upgrade(WS, MODELS, true, false, status(401, "Invalid API key.")).to_string();
         assert!(wrong.starts_with("401: wrong API key — "), "{wrong}");
         assert!(wrong.contains("ws://127.0.0.1:9/v1/responses "), "{wrong}");
         assert!(wrong.contains("answers 401: Invalid API key."), "{wrong}");
         assert!(!wrong.contains("sk-secret"), "{wrong}");
 
-        let missing = refused_upgrade(WS, MODELS, false, status(401, "")).to_string();
+        let missing = refused_upgrade(WS, MODELS, false, false, status(401, "")).to_string();
         assert!(
             missing.starts_with("401: this server needs an API key"),
             "{missing}"
@@ -123,6 +135,7 @@ mod tests {
         let nothing = refused_upgrade(
             WS,
             MODELS,
+            true,
             true,
             Probe::Unreachable("TypeError: Failed to fetch".into()),
         );
@@ -134,12 +147,21 @@ mod tests {
         );
         assert!(nothing.contains("TypeError: Failed to fetch"), "{nothing}");
 
-        let answers = refused_upgrade(WS, MODELS, true, status(200, "")).to_string();
+        let answers = refused_upgrade(WS, MODELS, true, false, status(200, "")).to_string();
         assert!(
             answers.contains("although the server answers HTTP"),
             "{answers}"
         );
-        let other = refused_upgrade(WS, MODELS, true, status(503, "overloaded")).to_string();
+        let other = refused_upgrade(WS, MODELS, true, false, status(503, "overloaded")).to_string();
+        let secret = refused_upgrade(WS, MODELS, true, true, status(200, "")).to_string();
+        assert!(
+            secret.contains("although the API key works over HTTP")
+                && secret
+                    .contains("client secret minted for the upgrade was not accepted — expired"),
+            "{secret}"
+        );
+        let secret_401 = refused_upgrade(WS, MODELS, true, true, status(401, "")).to_string();
+        assert!(secret_401.starts_with("401: wrong API key"), "{secret_401}");
         assert!(other.starts_with("503: the server refused"), "{other}");
         assert!(other.ends_with("answers 503: overloaded)"), "{other}");
     }

@@ -19,10 +19,15 @@ pub mod models;
 pub mod replay;
 pub mod socket;
 pub mod sse;
+pub mod upgrade_auth;
 pub mod ws;
 
+use std::rc::Rc;
+
 use futures::future::LocalBoxFuture;
-use tether_protocol::{ClientFrame, ResponseCreate, ServerEvent};
+use tether_protocol::{
+    ClientFrame, Input, Item, ResponseCreate, ServerEvent, frames::ResponseAppend,
+};
 
 /// Which wire a transport uses; decides how the agent loop continues a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +108,24 @@ pub fn wire_text(kind: TransportKind, request: &ResponseCreate) -> String {
     }
 }
 
+/// The text of a `response.append` frame (v1 beta, docs/protocol.md §9) resuming the paused
+/// response of the default lane with `items` (the client's tool outputs).
+pub fn append_text(items: &[Item]) -> String {
+    ClientFrame::ResponseAppend(ResponseAppend {
+        input: Input::Items(items.to_vec()),
+        client_metadata: None,
+        stream_id: None,
+    })
+    .to_json()
+}
+
+/// A way to send a frame on a transport's connection while a turn streams — a `response.steer`
+/// — beside the agent loop, which keeps the transport itself.
+pub trait SideChannel {
+    /// Sends `text` now; the error says why it could not (no connection open).
+    fn send(&self, text: &str) -> Result<(), String>;
+}
+
 /// A way to run turns against a Responses server.
 pub trait Transport {
     fn kind(&self) -> TransportKind;
@@ -129,6 +152,12 @@ pub trait Transport {
     fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async { Ok(()) })
     }
+
+    /// A handle that sends frames on this transport's connection from outside the loop, for
+    /// transports that have one connection (WebSocket); `None` over HTTP.
+    fn side_channel(&self) -> Option<Rc<dyn SideChannel>> {
+        None
+    }
 }
 
 /// The HTTP base of the server that served a page at `protocol` (`http:`/`https:`) and `host`.
@@ -154,6 +183,22 @@ mod tests {
         assert_eq!(
             responses_http_url("https:", "t.example"),
             "https://t.example/v1/responses"
+        );
+    }
+
+    #[test]
+    fn an_append_carries_only_the_new_items() {
+        let output = Item::FunctionCallOutput(tether_protocol::items::ToolCallOutput {
+            id: None,
+            call_id: "call_1".into(),
+            output: tether_protocol::items::ToolOutputContent::Text("3 files".into()),
+            status: None,
+        });
+        let frame: serde_json::Value = serde_json::from_str(&append_text(&[output])).unwrap();
+        assert_eq!(
+            frame,
+            serde_json::json!({"type": "response.append", "input": [
+                {"type": "function_call_output", "call_id": "call_1", "output": "3 files"}]})
         );
     }
 

@@ -88,9 +88,19 @@ pub struct Socket {
 }
 
 impl Socket {
-    /// Starts opening `url`; the error is the browser's (a malformed URL, a blocked port).
-    pub fn open(url: &str) -> Result<Socket, String> {
-        let ws = WebSocket::new(url).map_err(|e| js_error_text(&e))?;
+    /// Starts opening `url`, offering `protocols` (`Sec-WebSocket-Protocol`; none when empty);
+    /// the error is the browser's (a malformed URL, a blocked port, a malformed protocol).
+    pub fn open(url: &str, protocols: &[String]) -> Result<Socket, String> {
+        let ws = if protocols.is_empty() {
+            WebSocket::new(url)
+        } else {
+            let offered = js_sys::Array::new();
+            for protocol in protocols {
+                offered.push(&JsValue::from_str(protocol));
+            }
+            WebSocket::new_with_str_sequence(url, &offered)
+        }
+        .map_err(|e| js_error_text(&e))?;
         ws.set_binary_type(BinaryType::Arraybuffer);
         let shared = Rc::new(Shared::default());
         let on_open = {

@@ -8,7 +8,8 @@
 //! - [`WsTransport`], behind the agent loop: the [`Transport`] trait, pulling one event at a time.
 //!
 //! A socket that does not open is diagnosed over HTTP before anything is reported
-//! ([`super::diagnose`]): the browser hides why an upgrade failed.
+//! ([`super::diagnose`]): the browser hides why an upgrade failed. With an API key, the upgrade
+//! carries a client secret minted for it, never the key in the URL ([`super::upgrade_auth`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -19,7 +20,8 @@ use tether_protocol::{ResponseCreate, ServerEvent};
 use crate::transport::decode::decode_event;
 use crate::transport::diagnose::{refused_upgrade, shown_url};
 use crate::transport::socket::{Ended, Next, Socket};
-use crate::transport::{Received, Transport, TransportError, TransportKind};
+use crate::transport::upgrade_auth::{Credential, UpgradeAuth, credential};
+use crate::transport::{Received, SideChannel, Transport, TransportError, TransportKind};
 
 /// What the connection delivers.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,8 +53,22 @@ pub fn responses_url(protocol: &str, host: &str) -> String {
 /// `url` with `tether_timing=1` added to its query: the upgrade's opt-in to the server's
 /// per-stage timing summary (a browser cannot set the `x-tether-timing` header on an upgrade).
 pub fn with_timing(url: &str) -> String {
+    with_param(url, "tether_timing=1")
+}
+
+/// The v1 WebSocket beta (`response.append`, docs/protocol.md §9), as the `OpenAI-Beta` header
+/// names it.
+pub const APPEND_BETA: &str = "responses_websockets=2026-02-04";
+
+/// `url` asking for the v1 beta: a browser cannot set `OpenAI-Beta` on an upgrade, so the
+/// server also reads it from `?openai_beta=` (the header's value, URL-encoded).
+pub fn with_append_beta(url: &str) -> String {
+    with_param(url, "openai_beta=responses_websockets%3D2026-02-04")
+}
+
+fn with_param(url: &str, param: &str) -> String {
     let separator = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{separator}tether_timing=1")
+    format!("{url}{separator}{param}")
 }
 
 /// Where to ask, over HTTP, why a WebSocket did not open: the same server's `GET /v1/models`,
@@ -64,72 +80,123 @@ pub struct ProbeTarget {
 }
 
 impl ProbeTarget {
-    /// Why the socket to `url` ended before it opened.
-    async fn explain(&self, url: &str) -> TransportError {
+    /// Why the socket to `url`, offered `credential`, ended before it opened.
+    async fn explain(&self, url: &str, credential: Option<&Credential>) -> TransportError {
         let probe = crate::transport::models::probe(&self.models_url, &self.api_key).await;
         refused_upgrade(
             url,
             &self.models_url,
             !self.api_key.trim().is_empty(),
+            credential.is_some_and(Credential::is_secret),
             probe,
         )
     }
 
     /// How `ended` is reported: a socket that had opened just closed; one that never did is
     /// diagnosed.
-    async fn ended(&self, url: &str, ended: Ended) -> TransportError {
+    async fn ended(
+        &self,
+        url: &str,
+        credential: Option<&Credential>,
+        ended: Ended,
+    ) -> TransportError {
         if ended.opened {
             TransportError::Closed(ended.describe())
         } else {
-            self.explain(url).await
+            self.explain(url, credential).await
         }
     }
 }
 
+/// Opens a socket to `url`, first minting the credential `auth` asks for (none without a key);
+/// returns the socket and the credential it offered.
+async fn open_socket(
+    url: &str,
+    auth: Option<&UpgradeAuth>,
+) -> Result<(Socket, Option<Credential>), TransportError> {
+    let credential = match auth {
+        Some(auth) => Some(credential(auth, url).await?),
+        None => None,
+    };
+    let protocols = credential
+        .as_ref()
+        .map(Credential::subprotocols)
+        .unwrap_or_default();
+    let socket = Socket::open(url, &protocols).map_err(|e| {
+        TransportError::Closed(format!(
+            "cannot open a WebSocket to {}: {e}",
+            shown_url(url)
+        ))
+    })?;
+    Ok((socket, credential))
+}
+
 /// An open (or opening) WebSocket-mode connection for the chat view.
 pub struct WsClient {
-    socket: Rc<Socket>,
-    /// Frames sent before the socket opened, sent once it has.
+    /// `None` while the credential is minted.
+    socket: Rc<RefCell<Option<Rc<Socket>>>>,
+    /// Frames sent before the socket opened, sent once it has; `None` once it opened or failed.
     waiting: Rc<RefCell<Option<Vec<String>>>>,
+    failed: Rc<std::cell::Cell<bool>>,
 }
 
 impl WsClient {
-    /// Opens a connection to `url`; every frame received is passed to `on_incoming`, and a
-    /// connection that does not open is explained (asking `probe`).
+    /// Opens a connection to `url` (authenticated by `auth`, when there is a key); every frame
+    /// received is passed to `on_incoming`, and a connection that does not open is explained
+    /// (asking `probe`).
     pub fn connect(
         url: &str,
+        auth: Option<UpgradeAuth>,
         probe: ProbeTarget,
         on_incoming: impl Fn(Incoming) + 'static,
     ) -> Result<Self, String> {
-        let socket = Rc::new(Socket::open(url)?);
+        let socket = Rc::new(RefCell::new(None::<Rc<Socket>>));
         let waiting = Rc::new(RefCell::new(Some(Vec::<String>::new())));
-        let reader = socket.clone();
+        let failed = Rc::new(std::cell::Cell::new(false));
+        let slot = socket.clone();
         let queued = waiting.clone();
+        let lost = failed.clone();
         let url = url.to_string();
         wasm_bindgen_futures::spawn_local(async move {
-            if let Err(ended) = reader.opened().await {
+            let (opened, credential) = match open_socket(&url, auth.as_ref()).await {
+                Ok((socket, credential)) => (Rc::new(socket), credential),
+                Err(error) => {
+                    queued.borrow_mut().take();
+                    lost.set(true);
+                    on_incoming(Incoming::NotOpened(error.to_string()));
+                    return;
+                }
+            };
+            *slot.borrow_mut() = Some(opened.clone());
+            if let Err(ended) = opened.opened().await {
                 queued.borrow_mut().take();
-                let error = probe.ended(&url, ended).await;
+                lost.set(true);
+                let error = probe.ended(&url, credential.as_ref(), ended).await;
                 on_incoming(Incoming::NotOpened(error.to_string()));
                 return;
             }
             for text in queued.borrow_mut().take().unwrap_or_default() {
-                if let Err(error) = reader.send(&text) {
+                if let Err(error) = opened.send(&text) {
                     on_incoming(Incoming::Closed(error));
                 }
             }
             loop {
-                match reader.next().await {
+                match opened.next().await {
                     Next::Text(text) => on_incoming(decode_incoming(&text)),
                     Next::Binary => on_incoming(Incoming::Undecodable("a binary frame".into())),
                     Next::Ended(ended) => {
+                        lost.set(true);
                         on_incoming(Incoming::Closed(ended.describe()));
                         break;
                     }
                 }
             }
         });
-        Ok(WsClient { socket, waiting })
+        Ok(WsClient {
+            socket,
+            waiting,
+            failed,
+        })
     }
 
     /// Sends a text frame (once the socket is open).
@@ -138,68 +205,125 @@ impl WsClient {
             waiting.push(text);
             return Ok(());
         }
-        self.socket.send(&text)
+        match self.socket.borrow().as_ref() {
+            Some(socket) => socket.send(&text),
+            None => Err("the WebSocket did not open".into()),
+        }
     }
 
     /// Whether the connection is still usable (open, or opening).
     pub fn is_open(&self) -> bool {
-        self.socket.ended().is_none()
+        !self.failed.get()
+            && self
+                .socket
+                .borrow()
+                .as_ref()
+                .is_none_or(|socket| socket.ended().is_none())
+    }
+}
+
+/// The socket a [`WsTransport`] has open, shared with its [`SideChannel`].
+#[derive(Clone, Default)]
+struct SharedSocket(Rc<RefCell<Option<Rc<Socket>>>>);
+
+impl SideChannel for SharedSocket {
+    fn send(&self, text: &str) -> Result<(), String> {
+        match self.0.borrow().as_ref() {
+            Some(socket) => socket.send(text),
+            None => Err("the WebSocket is not open".into()),
+        }
     }
 }
 
 /// WebSocket mode as a [`Transport`]: one socket for the whole agent run, closed on drop.
 pub struct WsTransport {
     url: String,
+    auth: Option<UpgradeAuth>,
     probe: ProbeTarget,
-    socket: Option<Socket>,
+    socket: SharedSocket,
+    /// What the open socket offered as its credential.
+    credential: Option<Credential>,
     /// Why the socket is gone, once it is.
     error: Option<TransportError>,
 }
 
 impl WsTransport {
-    /// Opens a connection to `url` (`ws://host/v1/responses`), asking for the server's timing
-    /// summary on every terminal event ([`with_timing`]).
-    pub fn connect(url: &str, probe: ProbeTarget) -> Result<Self, TransportError> {
-        let url = with_timing(url);
-        let socket = Socket::open(&url).map_err(|e| {
-            TransportError::Closed(format!(
-                "cannot open a WebSocket to {}: {e}",
-                shown_url(&url)
-            ))
-        })?;
-        Ok(WsTransport {
+    /// A connection to `url` (`ws://host/v1/responses`), asking for the server's timing summary
+    /// on every terminal event ([`with_timing`]), and for the v1 beta when `append` (the
+    /// long-running design: [`with_append_beta`]); authenticated by `auth` when there is a key.
+    /// It opens at [`Transport::ready`] or the first send.
+    pub fn connect(url: &str, append: bool, auth: Option<UpgradeAuth>, probe: ProbeTarget) -> Self {
+        let mut url = with_timing(url);
+        if append {
+            url = with_append_beta(&url);
+        }
+        WsTransport {
             url,
+            auth,
             probe,
-            socket: Some(socket),
+            socket: SharedSocket::default(),
+            credential: None,
             error: None,
-        })
+        }
     }
 
     /// Ends the socket with `error`, which every later call returns.
     fn lose(&mut self, error: TransportError) -> TransportError {
-        self.socket.take();
+        self.socket.0.borrow_mut().take();
         self.error = Some(error.clone());
         error
     }
 
-    fn gone(&self) -> TransportError {
-        self.error
-            .clone()
-            .unwrap_or_else(|| TransportError::Closed("the connection is closed".into()))
+    fn current(&self) -> Result<Rc<Socket>, TransportError> {
+        match (self.socket.0.borrow().as_ref(), &self.error) {
+            (Some(socket), _) => Ok(socket.clone()),
+            (None, Some(error)) => Err(error.clone()),
+            (None, None) => Err(TransportError::Closed("the connection is closed".into())),
+        }
+    }
+
+    /// Starts opening a socket (minting its credential first) unless one is open or the
+    /// transport failed.
+    async fn start(&mut self) -> Result<(), TransportError> {
+        if self.socket.0.borrow().is_some() {
+            return Ok(());
+        }
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        let auth = self.auth.clone();
+        match open_socket(&self.url, auth.as_ref()).await {
+            Ok((socket, credential)) => {
+                *self.socket.0.borrow_mut() = Some(Rc::new(socket));
+                self.credential = credential;
+                Ok(())
+            }
+            Err(error) => Err(self.lose(error)),
+        }
     }
 
     /// Waits for the socket to open; one that does not is diagnosed.
     async fn open(&mut self) -> Result<(), TransportError> {
-        let opened = match &self.socket {
-            Some(socket) => socket.opened().await,
-            None => return Err(self.gone()),
-        };
-        match opened {
+        self.start().await?;
+        let socket = self.current()?;
+        match socket.opened().await {
             Ok(()) => Ok(()),
             Err(ended) => {
-                let error = self.probe.ended(&self.url, ended).await;
+                let error = self
+                    .probe
+                    .ended(&self.url, self.credential.as_ref(), ended)
+                    .await;
                 Err(self.lose(error))
             }
+        }
+    }
+}
+
+impl Drop for WsTransport {
+    fn drop(&mut self) {
+        // The side channel may outlive the transport: the socket closes with the transport.
+        if let Some(socket) = self.socket.0.borrow_mut().take() {
+            socket.close(1000, "run finished");
         }
     }
 }
@@ -216,28 +340,25 @@ impl Transport for WsTransport {
     ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
             self.open().await?;
-            let sent = match &self.socket {
-                Some(socket) => socket.send(text),
-                None => return Err(self.gone()),
-            };
+            let sent = self.current()?.send(text);
             sent.map_err(|error| self.lose(TransportError::Closed(error)))
         })
     }
 
     fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
         Box::pin(async move {
-            let next = match &self.socket {
-                Some(socket) => socket.next().await,
-                None => return Err(self.gone()),
-            };
-            match next {
+            let socket = self.current()?;
+            match socket.next().await {
                 Next::Text(text) => match decode_event(&text) {
                     Ok(event) => Ok(Received { event, text }),
                     Err(error) => Err(TransportError::Undecodable(error.to_string())),
                 },
                 Next::Binary => Err(TransportError::Undecodable("a binary frame".into())),
                 Next::Ended(ended) => {
-                    let error = self.probe.ended(&self.url, ended).await;
+                    let error = self
+                        .probe
+                        .ended(&self.url, self.credential.as_ref(), ended)
+                        .await;
                     Err(self.lose(error))
                 }
             }
@@ -250,19 +371,18 @@ impl Transport for WsTransport {
 
     fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async move {
-            if let Some(socket) = self.socket.take() {
+            if let Some(socket) = self.socket.0.borrow_mut().take() {
                 socket.close(1000, "reconnecting");
             }
-            let socket = Socket::open(&self.url).map_err(|e| {
-                TransportError::Closed(format!(
-                    "cannot open a WebSocket to {}: {e}",
-                    shown_url(&self.url)
-                ))
-            })?;
-            self.socket = Some(socket);
             self.error = None;
-            Ok(())
+            self.credential = None;
+            // A fresh credential: the last secret may have expired.
+            self.start().await
         })
+    }
+
+    fn side_channel(&self) -> Option<Rc<dyn SideChannel>> {
+        Some(Rc::new(self.socket.clone()))
     }
 }
 
@@ -292,6 +412,22 @@ mod tests {
             with_timing("ws://h/v1/responses?x=1"),
             "ws://h/v1/responses?x=1&tether_timing=1"
         );
+    }
+
+    #[test]
+    fn the_long_running_transport_asks_for_the_v1_beta_on_the_upgrade_url() {
+        let url = with_append_beta(&with_timing("ws://h/v1/responses"));
+        assert_eq!(
+            url,
+            "ws://h/v1/responses?tether_timing=1&openai_beta=responses_websockets%3D2026-02-04"
+        );
+        let value = url
+            .split("openai_beta=")
+            .nth(1)
+            .unwrap()
+            .replace("%3D", "=");
+        assert_eq!(value, APPEND_BETA);
+        assert!(!url.contains("api_key"));
     }
 
     #[test]

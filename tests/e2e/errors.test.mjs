@@ -41,6 +41,8 @@ test("a refused WebSocket upgrade says why: a wrong key, or no key", async () =>
     assert.match(wrong, /^401: wrong API key/, wrong);
     assert.ok(wrong.includes(ws + " "), `names ${ws}: ${wrong}`);
     assert.ok(!wrong.includes("k-wrong"), "never the key itself");
+    // The key is refused where the page mints the upgrade's client secret, and that is said.
+    assert.ok(wrong.includes(`POST ${guarded.url}/v1/responses/client_secrets answers 401`), wrong);
 
     await page.getByTestId("api-key").fill("");
     await page.getByTestId("api-key").press("Tab");

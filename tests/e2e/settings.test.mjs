@@ -175,14 +175,25 @@ test("Copy link reproduces the settings without the API key", async () => {
   await page.close();
 });
 
-test("an API key goes as a bearer header over HTTP and as a query parameter on the upgrade", async () => {
+test("an API key goes as a bearer header over HTTP, never in the upgrade URL: the upgrade carries a minted client secret", async () => {
   const guarded = await startServer(["--api-key", "k-e2e"]);
   try {
     const page = await browser.newPage();
     const authHeaders = [];
+    const mints = [];
+    const sockets = [];
     page.on("request", (request) => {
       if (request.method() === "POST") authHeaders.push(request.headers().authorization);
+      if (request.url().endsWith("/v1/responses/client_secrets")) mints.push(request.method());
     });
+    page.on("websocket", (ws) => sockets.push(ws.url()));
+    // The upgrade's own headers, as Chromium sends them.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Network.enable");
+    const handshakes = [];
+    cdp.on("Network.webSocketWillSendHandshakeRequest", (event) =>
+      handshakes.push(event.request.headers),
+    );
     await page.goto(guarded.url + "/?transport=ws&profile=instant");
     await page.getByTestId("tab-agent").click();
     // Without the key the model list is refused, and the reason is shown (once the agent view's
@@ -202,6 +213,17 @@ test("an API key goes as a bearer header over HTTP and as a query parameter on t
     await page.locator('select[data-testid="profile"]').waitFor();
     const after = (await page.getByTestId("run").boundingBox()).y;
     assert.ok(Math.abs(after - before) <= 1, `Run moved from ${before} to ${after}`);
+    // The WebSocket run worked without the key in its URL: a client secret minted with the key
+    // (POST /v1/responses/client_secrets, Bearer) went as the subprotocol beside "responses".
+    assert.equal(sockets.length, 1, sockets.join());
+    assert.ok(!sockets[0].includes("api_key") && !sockets[0].includes("k-e2e"), sockets[0]);
+    assert.deepEqual(mints, ["POST"]);
+    const protocols = handshakes
+      .map((headers) => headers["Sec-WebSocket-Protocol"] ?? headers["sec-websocket-protocol"])
+      .filter(Boolean);
+    assert.equal(protocols.length, 1, JSON.stringify(handshakes));
+    assert.match(protocols[0], /^responses, openai-insecure-api-key\.ek_\S+$/);
+    assert.ok(!protocols[0].includes("k-e2e"), "the key itself is never offered");
     await page.getByTestId("transport").selectOption("http-stateless");
     await page.getByTestId("run").click();
     await waitDone(page);

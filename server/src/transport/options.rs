@@ -5,7 +5,8 @@
 //! timing summary can also be asked for as `?tether_timing=1` on the URL. Only an upgrade can
 //! ask for the reference's `responsesapi.websocket_timing` event
 //! (`x-responsesapi-include-timing-metrics: true`, which Codex sends with its runtime metrics
-//! on).
+//! on). The same reason lets an upgrade name its betas as `?openai_beta=` (the `OpenAI-Beta`
+//! header's value, URL-encoded: `?openai_beta=responses_websockets%3D2026-02-04`).
 
 use axum::http::HeaderMap;
 
@@ -44,8 +45,8 @@ pub fn for_upgrade(
             .get("x-responsesapi-include-timing-metrics")
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
-        append_mode: beta(headers, "responses_websockets=2026-02-04"),
-        multi_agent: beta(headers, "responses_multi_agent=v1"),
+        append_mode: beta(headers, query, "responses_websockets=2026-02-04"),
+        multi_agent: beta(headers, query, "responses_multi_agent=v1"),
         default_model: query.and_then(|query| {
             query
                 .split('&')
@@ -60,14 +61,26 @@ pub fn for_upgrade(
     })
 }
 
-/// Whether an `OpenAI-Beta` header (comma-separated, possibly repeated) names `feature`.
-fn beta(headers: &HeaderMap, feature: &str) -> bool {
+/// Whether an `OpenAI-Beta` header (comma-separated, possibly repeated) or the URL's
+/// `openai_beta` parameter (the header's value, URL-encoded: a browser cannot set headers on an
+/// upgrade) names `feature`.
+fn beta(headers: &HeaderMap, query: Option<&str>, feature: &str) -> bool {
+    let from_query = query.into_iter().flat_map(|query| {
+        query
+            .split('&')
+            .filter_map(|pair| pair.strip_prefix("openai_beta="))
+            .map(|value| {
+                percent_encoding::percent_decode_str(&value.replace('+', " "))
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+    });
     headers
         .get_all("openai-beta")
         .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .any(|value| value.trim() == feature)
+        .filter_map(|value| value.to_str().ok().map(str::to_string))
+        .chain(from_query)
+        .any(|value| value.split(',').any(|value| value.trim() == feature))
 }
 
 fn wants_summary(headers: &HeaderMap) -> bool {
@@ -93,4 +106,54 @@ fn forced_failure(headers: &HeaderMap) -> Result<Option<FailureKind>, ApiFailure
             None,
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    const V1: &str = "responses_websockets=2026-02-04";
+
+    #[test]
+    fn a_beta_comes_from_the_header_or_the_url() {
+        let none = HeaderMap::new();
+        let mut header = HeaderMap::new();
+        header.insert(
+            "openai-beta",
+            HeaderValue::from_static("responses_multi_agent=v1, responses_websockets=2026-02-04"),
+        );
+        assert!(beta(&header, None, V1));
+        assert!(beta(&header, None, "responses_multi_agent=v1"));
+        assert!(!beta(&none, None, V1));
+        let encoded = Some("tether_timing=1&openai_beta=responses_websockets%3D2026-02-04");
+        assert!(beta(&none, encoded, V1));
+        assert!(!beta(&none, encoded, "responses_multi_agent=v1"));
+        let both =
+            Some("openai_beta=responses_websockets%3D2026-02-04%2Cresponses_multi_agent%3Dv1");
+        assert!(beta(&none, both, V1) && beta(&none, both, "responses_multi_agent=v1"));
+        assert!(!beta(
+            &none,
+            Some("openai_beta=responses_websockets%3D2026-02-06"),
+            V1
+        ));
+        assert!(!beta(
+            &none,
+            Some("beta=responses_websockets%3D2026-02-04"),
+            V1
+        ));
+    }
+
+    #[test]
+    fn an_upgrade_turns_append_mode_on_from_its_url() {
+        let options = for_upgrade(
+            &HeaderMap::new(),
+            Some("openai_beta=responses_websockets%3D2026-02-04"),
+            Project::open(),
+        )
+        .unwrap();
+        assert!(options.append_mode && !options.multi_agent);
+        let v2 = for_upgrade(&HeaderMap::new(), Some("tether_timing=1"), Project::open()).unwrap();
+        assert!(!v2.append_mode);
+    }
 }

@@ -14,6 +14,7 @@ use crate::settings::{Settings, http_responses_url, models_url, ws_responses_url
 use crate::storage;
 use crate::transport::Transport;
 use crate::transport::http::HttpTransport;
+use crate::transport::upgrade_auth::UpgradeAuth;
 use crate::transport::ws::{ProbeTarget, WsTransport};
 
 /// The page as the agent view's session sees it. The view's own signals may be gone (a tab
@@ -26,6 +27,7 @@ pub struct BrowserPage {
     /// The latest run of each leg of a comparison.
     pub ws: RunView,
     pub http: RunView,
+    pub long_running: RunView,
     /// The leg [`Screen::refresh`] refreshes besides `run`, if any.
     pub live_leg: StoredValue<Option<ContinuationMode>>,
     pub comparison: RwSignal<Comparison>,
@@ -38,10 +40,10 @@ pub struct BrowserPage {
 impl BrowserPage {
     /// The view of the leg of `mode`.
     pub fn leg(&self, mode: ContinuationMode) -> RunView {
-        if mode == ContinuationMode::WebSocket {
-            self.ws
-        } else {
-            self.http
+        match mode {
+            ContinuationMode::WebSocket => self.ws,
+            ContinuationMode::LongRunning => self.long_running,
+            _ => self.http,
         }
     }
 }
@@ -54,15 +56,17 @@ impl Browser for BrowserPage {
         api_key: &str,
     ) -> Result<Box<dyn Transport>, String> {
         Ok(match mode {
-            ContinuationMode::WebSocket => {
+            ContinuationMode::WebSocket | ContinuationMode::LongRunning => {
                 let probe = ProbeTarget {
                     models_url: models_url(base),
                     api_key: api_key.to_string(),
                 };
-                Box::new(
-                    WsTransport::connect(&ws_responses_url(base, api_key), probe)
-                        .map_err(|e| e.to_string())?,
-                )
+                Box::new(WsTransport::connect(
+                    &ws_responses_url(base),
+                    mode == ContinuationMode::LongRunning,
+                    UpgradeAuth::new(base, api_key),
+                    probe,
+                ))
             }
             ContinuationMode::HttpChained | ContinuationMode::HttpStateless => Box::new(
                 HttpTransport::new(&http_responses_url(base))
