@@ -51,7 +51,7 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
             command: browser("tether-sandbox"),
         },
         Suite {
-            name: "fuzz (libFuzzer, every target for a bounded time)",
+            name: "fuzz (libFuzzer, a fixed count of inputs a target)",
             command: fuzz_suite()?,
         },
     ];
