@@ -258,7 +258,7 @@ impl Generated {
 pub async fn generate(
     state: &AppState,
     prepared: Prepared,
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
 ) -> Result<Generated, Disconnected> {
     let mut running = Running::start(prepared, out).await?;
     let end = match running.sample(state, out).await? {

@@ -101,7 +101,7 @@ impl Running {
     /// Starts the response: `response.created` and `response.in_progress`.
     pub async fn start(
         prepared: Prepared,
-        out: &mpsc::Sender<ServerEvent>,
+        out: &mpsc::Sender<Box<ServerEvent>>,
     ) -> Result<Running, Disconnected> {
         let Prepared {
             context,
@@ -149,7 +149,7 @@ impl Running {
     pub async fn sample(
         &mut self,
         state: &AppState,
-        out: &mpsc::Sender<ServerEvent>,
+        out: &mpsc::Sender<Box<ServerEvent>>,
     ) -> Result<Sampled, Disconnected> {
         let request = &self.context.request;
         let prewarm = request
@@ -237,7 +237,10 @@ impl Running {
     }
 
     /// `response.done` (v1 beta): the response pauses at its client tool calls.
-    pub async fn pause(&mut self, out: &mpsc::Sender<ServerEvent>) -> Result<(), Disconnected> {
+    pub async fn pause(
+        &mut self,
+        out: &mpsc::Sender<Box<ServerEvent>>,
+    ) -> Result<(), Disconnected> {
         send_all(out, self.builder.pause(self.tally.usage())).await
     }
 
@@ -245,7 +248,7 @@ impl Running {
     pub async fn announce(
         &mut self,
         event: StreamEvent,
-        out: &mpsc::Sender<ServerEvent>,
+        out: &mpsc::Sender<Box<ServerEvent>>,
     ) -> Result<(), Disconnected> {
         send_all(out, vec![self.builder.numbered(event)]).await
     }
@@ -341,7 +344,7 @@ impl Running {
     pub async fn finish(
         mut self,
         state: &AppState,
-        out: &mpsc::Sender<ServerEvent>,
+        out: &mpsc::Sender<Box<ServerEvent>>,
         end: End,
     ) -> Result<Generated, Disconnected> {
         // No steer is taken from here on; the ones taken are announced before the end.
@@ -415,7 +418,7 @@ impl Running {
     /// Announces the steers taken (and refused) since the last announcement.
     pub async fn announce_steers(
         &mut self,
-        out: &mpsc::Sender<ServerEvent>,
+        out: &mpsc::Sender<Box<ServerEvent>>,
     ) -> Result<(), Disconnected> {
         let events = self
             .steering

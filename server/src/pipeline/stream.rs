@@ -46,7 +46,7 @@ pub async fn stream(
     limit: u64,
     steering: &Steering,
     lifecycle: &Lifecycle,
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
 ) -> Result<Streamed, Disconnected> {
     let mut streamed = Streamed::default();
     // The server's shutdown deadline ends the output: the response fails.
@@ -193,11 +193,11 @@ fn is_begin(event: &ModelEvent) -> bool {
 
 /// Sends `events` in order; the client's going away ends the response.
 pub async fn send_all(
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
     events: Vec<ServerEvent>,
 ) -> Result<(), Disconnected> {
     for event in events {
-        out.send(event).await.map_err(|_| Disconnected)?;
+        out.send(Box::new(event)).await.map_err(|_| Disconnected)?;
     }
     Ok(())
 }

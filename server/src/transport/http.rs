@@ -46,7 +46,7 @@ pub async fn create(
     let streaming = request.stream == Some(true);
     let options = options::for_http(&headers, project)?;
     let prepared = pipeline::prepare(&state, request, Origin::Http, options).await?;
-    let (out, mut events) = mpsc::channel::<ServerEvent>(256);
+    let (out, mut events) = mpsc::channel::<Box<ServerEvent>>(256);
     if streaming {
         state.metrics.response_served(Transport::Sse);
         let task_state = state.clone();
@@ -55,7 +55,7 @@ pub async fn create(
             let _ = pipeline::generate(&task_state, prepared, &out).await;
         });
         let stream = futures_util::stream::poll_fn(move |cx| events.poll_recv(cx)).map(|event| {
-            let event = flat_error(event);
+            let event = flat_error(*event);
             Ok::<_, std::convert::Infallible>(
                 Event::default()
                     .event(event.type_name())

@@ -22,7 +22,7 @@ pub async fn append(
     connection: &Connection,
     frame: ResponseAppend,
     append_mode: bool,
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
 ) -> Result<(), Disconnected> {
     let lane = frame.stream_id.clone();
     if !append_mode {
@@ -66,7 +66,7 @@ fn completed() -> ApiFailure {
 pub async fn inject(
     connection: &Connection,
     frame: ResponseInject,
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
 ) -> Result<(), Disconnected> {
     let id = frame.response_id;
     let input = frame.input.into_items();
@@ -114,7 +114,7 @@ pub async fn inject(
 pub async fn steer(
     connection: &Connection,
     frame: ResponseSteer,
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
 ) -> Result<(), Disconnected> {
     let target = frame.previous_response_id;
     let handed_back = json!(frame.input);
@@ -169,7 +169,7 @@ pub async fn steer_refused(
     connection: &Connection,
     target: &str,
     failed: StreamEvent,
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
 ) -> Result<(), Disconnected> {
     let failed = match connection.control.find(target) {
         Found::Running(handle) => match handle.steering.refuse(Box::new(failed)) {

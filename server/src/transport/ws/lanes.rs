@@ -31,7 +31,7 @@ pub struct LaneRefusal {
 /// responses).
 pub struct Lanes {
     state: AppState,
-    out: mpsc::Sender<ServerEvent>,
+    out: mpsc::Sender<Box<ServerEvent>>,
     queues: HashMap<Option<String>, Queue>,
     waiting: Waiting,
     workers: JoinSet<()>,
@@ -41,7 +41,11 @@ pub struct Lanes {
 }
 
 impl Lanes {
-    pub fn new(state: AppState, out: mpsc::Sender<ServerEvent>, options: RequestOptions) -> Self {
+    pub fn new(
+        state: AppState,
+        out: mpsc::Sender<Box<ServerEvent>>,
+        options: RequestOptions,
+    ) -> Self {
         Lanes {
             connection: Arc::new(Connection::new(&state)),
             waiting: Waiting::new(state.connection_limits.max_queued),
@@ -161,7 +165,7 @@ pub fn valid_stream_id(id: &str) -> bool {
 async fn run_lane(
     state: AppState,
     mut jobs: Jobs,
-    out: mpsc::Sender<ServerEvent>,
+    out: mpsc::Sender<Box<ServerEvent>>,
     in_flight: Arc<Semaphore>,
     connection: Arc<Connection>,
     options: RequestOptions,

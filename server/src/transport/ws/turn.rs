@@ -54,7 +54,7 @@ pub async fn serve(
     state: &AppState,
     request: ResponseCreate,
     connection: &Connection,
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
     options: &RequestOptions,
     jobs: &mut Jobs,
 ) -> Result<Option<ResponseCreate>, Disconnected> {
@@ -178,7 +178,7 @@ async fn run(
     state: &AppState,
     running: &mut Running,
     connection: &Connection,
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
     options: &RequestOptions,
     jobs: &mut Jobs,
     resumes: &mut mpsc::UnboundedReceiver<Resume>,
@@ -316,7 +316,7 @@ async fn refuse_late_resumes(
     resumes: &mut mpsc::UnboundedReceiver<Resume>,
     id: &str,
     control: &Control,
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
 ) -> Result<(), Disconnected> {
     resumes.close();
     while let Ok(resume) = resumes.try_recv() {
@@ -369,7 +369,7 @@ async fn prepare(
     state: &AppState,
     mut request: ResponseCreate,
     connection: &Connection,
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
     options: &RequestOptions,
 ) -> Result<Option<pipeline::Prepared>, Disconnected> {
     let lane = request.stream_id.clone();
@@ -433,7 +433,7 @@ async fn prepare(
 /// Sends `event` about response `id` after its end, continuing its sequence on its lane
 /// ([`Control::late`]).
 pub async fn send_late(
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
     control: &Control,
     id: &str,
     event: StreamEvent,
@@ -445,12 +445,12 @@ pub async fn send_late(
         stream_id,
         tether_timing: None,
     };
-    out.send(event).await.map_err(|_| Disconnected)
+    out.send(Box::new(event)).await.map_err(|_| Disconnected)
 }
 
 /// Sends `event` without a sequence number, on `lane`.
 pub async fn send(
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
     event: StreamEvent,
     stream_id: Option<String>,
 ) -> Result<(), Disconnected> {
@@ -460,12 +460,12 @@ pub async fn send(
         stream_id,
         tether_timing: None,
     };
-    out.send(event).await.map_err(|_| Disconnected)
+    out.send(Box::new(event)).await.map_err(|_| Disconnected)
 }
 
 /// Sends `failure` as an error frame (with its `status`), on `stream_id`'s lane if it names one.
 pub async fn send_error(
-    out: &mpsc::Sender<ServerEvent>,
+    out: &mpsc::Sender<Box<ServerEvent>>,
     failure: ApiFailure,
     stream_id: Option<String>,
 ) -> Result<(), Disconnected> {

@@ -18,7 +18,7 @@ const WRITE_BATCH: usize = 64;
 /// one), else a close frame without a code.
 pub fn spawn<S>(
     mut sink: S,
-    mut events: mpsc::Receiver<ServerEvent>,
+    mut events: mpsc::Receiver<Box<ServerEvent>>,
     mut pings: mpsc::Receiver<()>,
     close: oneshot::Receiver<CloseFrame>,
 ) -> JoinHandle<()>
