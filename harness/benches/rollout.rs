@@ -400,27 +400,14 @@ async fn e2e_rollout(addr: std::net::SocketAddr, mode: Mode, outputs: &[String],
     for (turn, tool_text) in outputs.iter().enumerate().take(TURNS) {
         let mut body = json!({"model": "spark", "instructions": instructions(), "tools": tools(),
             "metadata": {"scenario": "bench-loop"}, "prompt_cache_key": key, "stream": true});
-        match mode {
-            Mode::HttpStateless | Mode::HttpStatelessTokenCache => {
-                body["store"] = json!(false);
-                body["input"] = json!(conversation);
-            }
-            Mode::HttpChained => {
-                body["store"] = json!(true);
-                body["input"] = json!(new_input);
-                body["previous_response_id"] = json!(previous);
-            }
-            Mode::WebSocket => {
-                body["store"] = json!(false);
-                body["input"] = json!(new_input);
-                body["previous_response_id"] = json!(previous);
-            }
-            Mode::WsAppend if turn == 0 => {
-                body["store"] = json!(false);
-                body["input"] = json!(new_input);
-            }
-            Mode::WsAppend => body = json!({"type": "response.append", "input": new_input}),
-        }
+        shape_turn(
+            &mut body,
+            mode,
+            turn,
+            &conversation,
+            &new_input,
+            previous.as_deref(),
+        );
         let done = match (&mut ws, &mut http) {
             (Some(socket), _) => {
                 if body.get("type").is_none() {
@@ -517,6 +504,42 @@ async fn start(config: &Config) -> (std::net::SocketAddr, tokio::task::JoinHandl
     });
     let server = tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
     (addr, server)
+}
+
+/// Turns a turn's settings (`body`: model, instructions, tools, metadata) into what `mode`
+/// sends: the whole conversation over HTTP stateless, the new items and the previous id when
+/// chained or over WebSocket, and for WS append a `response.create` once, then only
+/// `response.append` frames (the paused response keeps its settings). Parts 1 and 2 share it,
+/// so the two measure the same requests.
+fn shape_turn(
+    body: &mut Value,
+    mode: Mode,
+    turn: usize,
+    conversation: &[Value],
+    new_input: &[Value],
+    previous: Option<&str>,
+) {
+    match mode {
+        Mode::HttpStateless | Mode::HttpStatelessTokenCache => {
+            body["store"] = json!(false);
+            body["input"] = json!(conversation);
+        }
+        Mode::HttpChained => {
+            body["store"] = json!(true);
+            body["input"] = json!(new_input);
+            body["previous_response_id"] = json!(previous);
+        }
+        Mode::WebSocket => {
+            body["store"] = json!(false);
+            body["input"] = json!(new_input);
+            body["previous_response_id"] = json!(previous);
+        }
+        Mode::WsAppend if turn == 0 => {
+            body["store"] = json!(false);
+            body["input"] = json!(new_input);
+        }
+        Mode::WsAppend => *body = json!({"type": "response.append", "input": new_input}),
+    }
 }
 
 trait BenchConfig {
@@ -671,28 +694,14 @@ async fn rollout(
     for (turn, tool_text) in outputs.iter().enumerate().take(TURNS) {
         let started = Instant::now();
         let mut body = json!({"model": model, "instructions": instructions, "tools": tools(), "metadata": metadata});
-        match mode {
-            Mode::HttpStateless | Mode::HttpStatelessTokenCache => {
-                body["store"] = json!(false);
-                body["input"] = json!(conversation);
-            }
-            Mode::HttpChained => {
-                body["store"] = json!(true);
-                body["input"] = json!(new_input);
-                body["previous_response_id"] = json!(previous);
-            }
-            Mode::WebSocket => {
-                body["store"] = json!(false);
-                body["input"] = json!(new_input);
-                body["previous_response_id"] = json!(previous);
-            }
-            Mode::WsAppend if turn == 0 => {
-                body["store"] = json!(false);
-                body["input"] = json!(new_input);
-            }
-            // The paused response takes the tool output; the frame carries no settings.
-            Mode::WsAppend => body = json!({"type": "response.append", "input": new_input}),
-        }
+        shape_turn(
+            &mut body,
+            mode,
+            turn,
+            &conversation,
+            &new_input,
+            previous.as_deref(),
+        );
         let response = match ws.as_mut() {
             Some(socket) => {
                 if body.get("type").is_none() {
