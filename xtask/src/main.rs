@@ -16,6 +16,7 @@
 //! needs a newer rustc than ours.
 
 mod deploy;
+mod disk;
 mod dist;
 mod setup;
 mod suites;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::setup::Tools;
-use crate::{check, dist, output_of, step};
+use crate::{check, disk, dist, output_of, step};
 
 struct Suite {
     name: &'static str,
@@ -55,6 +55,19 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
             command: fuzz_suite()?,
         },
     ];
+
+    let free_at_start = disk::free_bytes(root);
+    match free_at_start {
+        Some(free) if free < disk::CLEAN_RUN_BYTES => eprintln!(
+            "xtask: warning: {} free on the disk holding {}; a clean run writes about {} — \
+             suites may fail with \"No space left on device\"",
+            disk::gib(free),
+            root.display(),
+            disk::gib(disk::CLEAN_RUN_BYTES)
+        ),
+        Some(free) => step(&format!("{} free on the disk", disk::gib(free))),
+        None => {}
+    }
 
     let mut results = Vec::new();
     for suite in &mut suites {
@@ -132,6 +145,14 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
             eprintln!("── the last {} lines of {name} ──", outcome.tail.len());
             for line in &outcome.tail {
                 eprintln!("{line}");
+            }
+            if disk::ran_out(&outcome.tail) {
+                let now = disk::free_bytes(root).map_or("unknown".into(), disk::gib);
+                eprintln!(
+                    "xtask: {name} failed because the disk filled up (free now: {now}; a clean \
+                     run writes about {}): free space and run it again",
+                    disk::gib(disk::CLEAN_RUN_BYTES)
+                );
             }
         }
     }
