@@ -52,7 +52,7 @@ impl Sealer {
         Sealer::new(rand::random())
     }
 
-    /// A sealer whose key is derived from `secret` (`--compaction-key`): replicas given the
+    /// A sealer whose key is derived from `secret` (`--server-secret`): replicas given the
     /// same secret open each other's contents.
     pub fn from_secret(secret: &str) -> Self {
         let mut mac = Hmac::<Sha256>::new_from_slice(b"tether compaction key").expect("any key");

@@ -5,7 +5,6 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::compaction::Sealer;
 use crate::costs::{ApiCostPreset, ApiCosts};
 use crate::sim;
 use crate::stages::classify::ClassifierPolicy;
@@ -139,11 +138,18 @@ pub struct Config {
     /// off.
     #[arg(long, env = "TETHER_ADMIN_KEY")]
     pub admin_key: Option<String>,
-    /// Secret the compaction items of `/v1/responses/compact` are sealed with: replicas must
-    /// share it. Without it, a SQLite store's directory keeps a generated key
+    /// The server's secret: the compaction items of `/v1/responses/compact` are sealed and the
+    /// client secrets of `/v1/responses/client_secrets` signed under keys derived from it, so
+    /// replicas must share it. Without it, a SQLite store's directory keeps a generated one
     /// (`compaction.key`), and an in-memory or PostgreSQL store gets one per process.
-    #[arg(long, env = "TETHER_COMPACTION_KEY", hide_env_values = true)]
-    pub compaction_key: Option<String>,
+    /// `--compaction-key` and `TETHER_COMPACTION_KEY`, its earlier names, still work.
+    #[arg(
+        long,
+        visible_alias = "compaction-key",
+        env = "TETHER_SERVER_SECRET",
+        hide_env_values = true
+    )]
+    pub server_secret: Option<String>,
     /// Capacity in tokens of a process-wide cache of rendered tokens for the HTTP path (blocks
     /// any earlier request rendered are not tokenized again); 0, the default, turns it off.
     #[arg(long, env = "TETHER_TOKEN_CACHE_TOKENS", default_value_t = 0)]
@@ -206,21 +212,26 @@ impl Config {
         }
     }
 
-    /// The sealer of compaction items these flags describe (`--compaction-key`).
-    pub fn compaction_sealer(&self) -> anyhow::Result<Sealer> {
-        if let Some(secret) = self.compaction_key.as_deref().filter(|s| !s.is_empty()) {
-            return Ok(Sealer::from_secret(secret));
+    /// The server secret these flags describe (`--server-secret`, else
+    /// `TETHER_COMPACTION_KEY`, else the SQLite store's `compaction.key`, else a random one).
+    pub fn server_secret(&self) -> anyhow::Result<String> {
+        let named = self.server_secret.clone().or_else(|| {
+            // Its earlier name, as an environment variable (clap reads one per flag).
+            std::env::var("TETHER_COMPACTION_KEY").ok()
+        });
+        if let Some(secret) = named.filter(|s| !s.is_empty()) {
+            return Ok(secret);
         }
         let database = match self.store_url().map_err(|e| anyhow::anyhow!(e))? {
             StoreUrl::Sqlite(path) if path != Path::new(":memory:") => path,
             url => {
                 if url.is_shared() {
                     tracing::warn!(
-                        "no --compaction-key: compaction items open only in this process \
-                         (replicas sharing a store must share a key)"
+                        "no --server-secret: compaction items open and client secrets are \
+                         accepted only in this process (replicas sharing a store must share it)"
                     );
                 }
-                return Ok(Sealer::random());
+                return Ok(random_secret());
             }
         };
         // Beside the database: compaction items outlive a restart as the responses do.
@@ -230,18 +241,14 @@ impl Config {
             Ok(secret) => secret,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 std::fs::create_dir_all(dir)?;
-                let secret = format!(
-                    "{:032x}{:032x}",
-                    rand::random::<u128>(),
-                    rand::random::<u128>()
-                );
+                let secret = random_secret();
                 write_private(&path, &secret)
                     .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
                 secret
             }
             Err(err) => anyhow::bail!("cannot read {}: {err}", path.display()),
         };
-        Ok(Sealer::from_secret(secret.trim()))
+        Ok(secret.trim().to_string())
     }
 
     /// The modelled API services these flags describe.
@@ -257,6 +264,15 @@ impl Config {
     }
 }
 
+/// A new random server secret: 256 bits in hex.
+fn random_secret() -> String {
+    format!(
+        "{:032x}{:032x}",
+        rand::random::<u128>(),
+        rand::random::<u128>()
+    )
+}
+
 /// Writes `contents` to a new file at `path` that only its owner may read.
 fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
     use std::io::Write;
@@ -265,4 +281,47 @@ fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     options.open(path)?.write_all(contents.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::Config;
+
+    #[test]
+    fn the_server_secret_answers_to_its_earlier_name_too() {
+        for flag in ["--server-secret", "--compaction-key"] {
+            let config = Config::parse_from([
+                "tether-server",
+                flag,
+                "s3cret",
+                "--store",
+                "sqlite://:memory:",
+            ]);
+            assert_eq!(config.server_secret().unwrap(), "s3cret", "{flag}");
+        }
+    }
+
+    #[test]
+    fn without_a_server_secret_a_sqlite_directory_keeps_one() {
+        let path = std::env::temp_dir().join(format!("tether-secret-{}", rand::random::<u64>()));
+        let dir = path.to_str().unwrap();
+        let first = Config::parse_from(["tether-server", "--data-dir", dir]);
+        let kept = first.server_secret().unwrap();
+        assert_eq!(kept.len(), 64, "{kept}");
+        let again = Config::parse_from(["tether-server", "--data-dir", dir]);
+        assert_eq!(
+            again.server_secret().unwrap(),
+            kept,
+            "the same after a restart"
+        );
+        let memory = Config::parse_from(["tether-server", "--store", "sqlite://:memory:"]);
+        assert_ne!(
+            memory.server_secret().unwrap(),
+            kept,
+            "a fresh one in memory"
+        );
+        std::fs::remove_dir_all(&path).unwrap();
+    }
 }

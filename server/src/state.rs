@@ -16,6 +16,7 @@ use crate::stages::classify::{Classifier, ClassifierPolicy};
 use crate::stages::render::TokenCache;
 use crate::store::{self, ResponseStore, StoreUrl, WriteBehindStore, WriteMode};
 use crate::tenancy::KeyRing;
+use crate::tenancy::secrets::ClientSecrets;
 use crate::tokenizer;
 
 /// What every request handler shares.
@@ -38,8 +39,9 @@ pub struct AppState {
     pub keys: KeyRing,
     /// Per-project rate limits (`--rate-limit-*`), off unless a limit is set.
     pub rate_limits: Arc<crate::tenancy::limits::RateLimits>,
-    /// The client secrets minted by this process, accepted on the WebSocket upgrade.
-    pub client_secrets: Arc<crate::tenancy::secrets::ClientSecrets>,
+    /// Mints and checks client secrets (signed with a key derived from `--server-secret`),
+    /// accepted on the WebSocket upgrade.
+    pub client_secrets: Arc<ClientSecrets>,
     pub ws_lifetime: std::time::Duration,
     pub reject_unknown_models: bool,
     pub classifier: Arc<Classifier>,
@@ -48,7 +50,7 @@ pub struct AppState {
     pub token_cache: Option<Arc<TokenCache>>,
     /// The modelled API services (`--api-costs`).
     pub api_costs: ApiCosts,
-    /// Seals and opens compaction items (`--compaction-key`).
+    /// Seals and opens compaction items (a key derived from `--server-secret`).
     pub compaction: Sealer,
     /// The WebSocket connections and the shutdown (`--max-connections`, SIGTERM).
     pub lifecycle: Arc<Lifecycle>,
@@ -114,6 +116,7 @@ impl AppState {
             api_costs,
             ws_lifetime,
             compaction,
+            client_secrets,
             connection_limits,
         } = checked;
         // The tokenizer's vocabulary (200k tokens) loads on first use, ~0.1 s: here, not in
@@ -150,7 +153,7 @@ impl AppState {
                 config.rate_limit_requests_per_minute,
                 config.rate_limit_tokens_per_minute,
             )),
-            client_secrets: Arc::default(),
+            client_secrets,
             ws_lifetime,
             api_costs,
             compaction,
@@ -171,6 +174,7 @@ struct Checked {
     api_costs: ApiCosts,
     ws_lifetime: std::time::Duration,
     compaction: Sealer,
+    client_secrets: Arc<ClientSecrets>,
     connection_limits: ConnectionLimits,
 }
 
@@ -195,7 +199,9 @@ impl Checked {
             .ok()
             .filter(|d| !d.is_zero())
             .ok_or_else(|| anyhow::anyhow!("--ws-lifetime-seconds must be a positive number"))?;
-        let compaction = config.compaction_sealer()?;
+        let server_secret = config.server_secret()?;
+        let compaction = Sealer::from_secret(&server_secret);
+        let client_secrets = Arc::new(ClientSecrets::from_secret(&server_secret));
         // A duration flag: positive, or 0 for "never".
         let optional = |flag: &str, seconds: f64| match seconds {
             0.0 => Ok(None),
@@ -227,6 +233,7 @@ impl Checked {
             api_costs,
             ws_lifetime,
             compaction,
+            client_secrets,
             connection_limits,
         })
     }

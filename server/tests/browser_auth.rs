@@ -383,6 +383,39 @@ async fn a_client_secret_expires() {
     server.stop().await;
 }
 
+/// A server with the two keys and `secret` as its server secret.
+async fn replica(secret: &str) -> TestServer {
+    let mut config = common::config(":memory:");
+    config.api_keys = vec!["browser-key-a".into(), "browser-key-b".into()];
+    config.server_secret = Some(secret.into());
+    TestServer::start_with(config).await
+}
+
+#[tokio::test]
+async fn a_client_secret_minted_by_one_replica_opens_the_upgrade_on_another() {
+    // Behind a load balancer the page mints through one replica and upgrades through another:
+    // a secret is signed, not remembered, so any server with the same server secret takes it.
+    let (a, b) = (replica("shared").await, replica("shared").await);
+    let (secret, _) = mint(&a, "browser-key-a", 60).await;
+    let offered = browser_protocols(&secret);
+    let offered: Vec<&str> = offered.iter().map(String::as_str).collect();
+    let (mut client, selected) = connected(&b, "/v1/responses", &offered).await;
+    assert_eq!(selected.as_deref(), Some("responses"));
+    let events = respond(&mut client, json!({})).await;
+    assert_eq!(events.last().unwrap()["type"], "response.completed");
+    drop(client);
+    // A server with another secret (another deployment) does not.
+    let stranger = replica("another").await;
+    let (status, body) = upgrade(&stranger, &format!("/v1/responses?api_key={secret}"), &[])
+        .await
+        .err()
+        .expect("another deployment's secret is refused");
+    assert_eq!(status, 401, "{body}");
+    for server in [a, b, stranger] {
+        server.stop().await;
+    }
+}
+
 #[tokio::test]
 async fn a_client_secret_sees_only_its_projects_responses() {
     let server = keyed_server().await;

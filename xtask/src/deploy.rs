@@ -175,7 +175,7 @@ pub struct Deployment {
     nginx: Option<Child>,
     stopping: Arc<AtomicBool>,
     watchdog: Option<(Child, ChildStdin)>,
-    /// A secret every replica of this deployment shares (`TETHER_COMPACTION_KEY`).
+    /// A secret every replica of this deployment shares (`TETHER_SERVER_SECRET`).
     shared_secret: String,
 }
 
@@ -491,8 +491,9 @@ impl Deployment {
                 "RUST_LOG",
                 std::env::var("RUST_LOG").unwrap_or("tether_server=warn".into()),
             )
-            // Whatever one replica seals for a client (compaction items), the others must open.
-            .env("TETHER_COMPACTION_KEY", &self.shared_secret)
+            // Whatever one replica seals or signs for a client (compaction items, client secrets),
+            // the others must open.
+            .env("TETHER_SERVER_SECRET", &self.shared_secret)
             .stdin(Stdio::null())
             .stdout(Stdio::piped());
         let child = spawn_replica(&mut command, index)?;

@@ -14,12 +14,11 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{Value, json};
-use tether_protocol::ApiError;
 
 use crate::AppState;
 use crate::error::ApiFailure;
 use crate::tenancy::Project;
-use crate::tenancy::secrets::{DEFAULT_TTL, MAX_LIVE_PER_PROJECT, MAX_TTL};
+use crate::tenancy::secrets::{DEFAULT_TTL, MAX_TTL};
 
 /// `POST /v1/responses/client_secrets`.
 pub async fn create(
@@ -28,19 +27,7 @@ pub async fn create(
     body: Bytes,
 ) -> Result<Response, ApiFailure> {
     let ttl = lifetime(&body)?;
-    let minted = state.client_secrets.mint(&project, ttl).map_err(|_| {
-        ApiFailure::new(
-            429,
-            ApiError::invalid_request(
-                Some("too_many_client_secrets"),
-                format!(
-                    "This project already holds {MAX_LIVE_PER_PROJECT} unexpired client \
-                     secrets; wait for some to expire or mint shorter-lived ones."
-                ),
-                None,
-            ),
-        )
-    })?;
+    let minted = state.client_secrets.mint(&project, ttl);
     Ok(Json(json!({"value": minted.value, "expires_at": minted.expires_at})).into_response())
 }
 
