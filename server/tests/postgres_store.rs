@@ -1,18 +1,18 @@
-//! The PostgreSQL store against a real PostgreSQL server (a throwaway cluster this test starts
-//! and stops: `postgres_cluster`), through the `ResponseStore` trait: the behaviours the SQLite
-//! store's unit tests hold (chains, the item index, deletes, projects, billed once) and the
-//! migrations, from an empty database, from the previous schema and from an older one, with
-//! several replicas migrating at once. Each test has a database of its own.
+//! The PostgreSQL store's own migrations against a real PostgreSQL server (a throwaway cluster
+//! this test starts and stops: `postgres_cluster`): from an empty database, from the previous
+//! schema and from an older one, with several replicas migrating at once, and a newer schema
+//! refused. What every store promises is `store_contract.rs`'s, held against SQLite too. Each
+//! test has a database of its own.
 
 mod postgres_cluster;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use postgres_cluster::Cluster;
 use tether_protocol::{Item, ItemStatus, Response, ResponseCreate};
 use tether_server::store::migrations::MIGRATIONS;
 use tether_server::store::{
-    LedgerEntry, PostgresOptions, PostgresStore, ResponseStore, StoreError, StoredResponse,
+    LedgerEntry, PostgresOptions, PostgresStore, ResponseStore, StoredResponse,
 };
 
 static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
@@ -62,16 +62,6 @@ fn stored(project: &str, id: &str, input: Vec<Item>, parent: Option<&str>) -> St
 
 fn ids(ids: &[&str]) -> Vec<String> {
     ids.iter().map(|id| id.to_string()).collect()
-}
-
-fn texts(items: &[Item]) -> Vec<String> {
-    items
-        .iter()
-        .map(|i| match i {
-            Item::Message(m) => m.content.text(),
-            other => panic!("unexpected {other:?}"),
-        })
-        .collect()
 }
 
 fn entry(project: &str, id: &str) -> LedgerEntry {
@@ -282,190 +272,4 @@ async fn a_newer_schema_is_refused() {
         error.to_string().contains("newer than this server"),
         "{error}"
     );
-}
-
-#[tokio::test]
-async fn chains_load_oldest_first_and_survive_a_reopen() {
-    let Some((store, url)) = fresh_store().await else {
-        return;
-    };
-    store
-        .put(&stored("p", "r1", vec![Item::user_text("q1")], None))
-        .await
-        .unwrap();
-    store
-        .put(&stored("p", "r2", vec![Item::user_text("q2")], Some("r1")))
-        .await
-        .unwrap();
-    store
-        .put(&stored("p", "r3", vec![Item::user_text("q3")], Some("r2")))
-        .await
-        .unwrap();
-    drop(store);
-    // Another pool (another replica) reads the same chain.
-    let store = PostgresStore::connect(&url, &PostgresOptions::default())
-        .await
-        .unwrap();
-    let (latest, items) = store.load_context("p", "r3").await.unwrap().unwrap();
-    assert_eq!(latest.id, "r3");
-    assert_eq!(texts(&items), ["q1", "a-r1", "q2", "a-r2", "q3", "a-r3"]);
-    // A deleted ancestor ends the chain: what remains is still a context.
-    assert!(store.delete("p", "r1").await.unwrap());
-    let (_, items) = store.load_context("p", "r3").await.unwrap().unwrap();
-    assert_eq!(texts(&items), ["q2", "a-r2", "q3", "a-r3"]);
-    assert!(store.delete("p", "r3").await.unwrap());
-    assert!(!store.delete("p", "r3").await.unwrap());
-    assert!(store.load_context("p", "r3").await.unwrap().is_none());
-    assert!(store.get("p", "r3").await.unwrap().is_none());
-}
-
-#[tokio::test]
-async fn a_chain_that_loops_is_cut_at_the_limit() {
-    let Some((store, _url)) = fresh_store().await else {
-        return;
-    };
-    // Corrupt data: r1 → r2 → r1. The recursive query stops at MAX_CHAIN rows.
-    store
-        .put(&stored("p", "r1", vec![], Some("r2")))
-        .await
-        .unwrap();
-    store
-        .put(&stored("p", "r2", vec![], Some("r1")))
-        .await
-        .unwrap();
-    let error = store.load_context("p", "r1").await.expect_err("a loop");
-    assert!(matches!(error, StoreError::ChainTooLong(_)), "{error}");
-}
-
-#[tokio::test]
-async fn another_project_sees_nothing_and_deletes_nothing() {
-    let Some((store, _url)) = fresh_store().await else {
-        return;
-    };
-    store
-        .put(&stored("a", "r1", vec![question("msg_q1", "q1")], None))
-        .await
-        .unwrap();
-    assert!(store.get("b", "r1").await.unwrap().is_none());
-    assert!(store.load_context("b", "r1").await.unwrap().is_none());
-    assert!(
-        store
-            .find_items("b", &ids(&["msg_q1"]))
-            .await
-            .unwrap()
-            .is_empty()
-    );
-    assert!(!store.delete("b", "r1").await.unwrap());
-    assert!(
-        store.get("a", "r1").await.unwrap().is_some(),
-        "still there for its owner"
-    );
-    // The same id from another project does not overwrite it.
-    let error = store
-        .put(&stored("b", "r1", vec![], None))
-        .await
-        .expect_err("the primary key holds");
-    assert!(error.to_string().contains("another project"), "{error}");
-    assert_eq!(store.get("a", "r1").await.unwrap().unwrap().project, "a");
-}
-
-#[tokio::test]
-async fn writing_a_response_again_is_harmless() {
-    let Some((store, _url)) = fresh_store().await else {
-        return;
-    };
-    let first = stored("p", "r1", vec![question("msg_q1", "q1")], None);
-    store.put(&first).await.unwrap();
-    // A retried write (its first reply lost) lands once.
-    store.put(&first).await.unwrap();
-    assert_eq!(store.get("p", "r1").await.unwrap(), Some(first));
-    assert_eq!(
-        store
-            .find_items("p", &ids(&["msg_q1"]))
-            .await
-            .unwrap()
-            .len(),
-        1
-    );
-}
-
-#[tokio::test]
-async fn a_response_is_billed_once_whichever_replica_bills_it() {
-    let Some((store, url)) = fresh_store().await else {
-        return;
-    };
-    let replica = Arc::new(
-        PostgresStore::connect(&url, &PostgresOptions::default())
-            .await
-            .unwrap(),
-    );
-    let line = entry("p", "r1");
-    store.bill(&line).await.unwrap();
-    store.bill(&line).await.unwrap();
-    // Two replicas billing at the same moment.
-    let mut racing = Vec::new();
-    for n in 0..20 {
-        let (replica, store) = (replica.clone(), store.clone());
-        let line = entry("p", &format!("race{}", n / 2));
-        racing.push(tokio::spawn(async move {
-            if n % 2 == 0 {
-                replica.bill(&line).await
-            } else {
-                store.bill(&line).await
-            }
-        }));
-    }
-    for bill in racing {
-        bill.await.unwrap().unwrap();
-    }
-    assert_eq!(store.ledger("r1").await.unwrap(), vec![line]);
-    for n in 0..10 {
-        assert_eq!(replica.ledger(&format!("race{n}")).await.unwrap().len(), 1);
-    }
-}
-
-#[tokio::test]
-async fn misses_are_none() {
-    let Some((store, _url)) = fresh_store().await else {
-        return;
-    };
-    assert!(store.get("default", "nope").await.unwrap().is_none());
-    assert!(
-        store
-            .load_context("default", "nope")
-            .await
-            .unwrap()
-            .is_none()
-    );
-    assert!(store.ledger("nope").await.unwrap().is_empty());
-    assert!(store.find_items("default", &[]).await.unwrap().is_empty());
-}
-
-#[tokio::test]
-async fn a_long_running_response_loads_its_input_and_output_interleaved() {
-    let Some((store, _)) = fresh_store().await else {
-        return;
-    };
-    // A response resumed once (append, inject): its first output came before the second input.
-    let mut resumed = stored(
-        "p",
-        "r1",
-        vec![
-            Item::user_text("q1"),
-            tether_server::store::outputs_marker(1),
-            Item::user_text("q2"),
-        ],
-        None,
-    );
-    resumed.response.output.insert(
-        0,
-        Item::assistant_text("msg_first", "first", ItemStatus::Completed),
-    );
-    store.put(&resumed).await.unwrap();
-    store
-        .put(&stored("p", "r2", vec![Item::user_text("q3")], Some("r1")))
-        .await
-        .unwrap();
-    let (_, items) = store.load_context("p", "r2").await.unwrap().unwrap();
-    assert_eq!(texts(&items), ["q1", "first", "q2", "a-r1", "q3", "a-r2"]);
 }

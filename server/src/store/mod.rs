@@ -224,9 +224,11 @@ pub trait ResponseStore: Send + Sync + 'static {
         let Some(newest) = self.get(project, id).await? else {
             return Ok(None);
         };
+        let mut seen = std::collections::HashSet::from([id.to_string()]);
         let mut chain = vec![newest];
         while let Some(parent) = chain.last().and_then(|s| s.parent_id.clone()) {
-            if chain.len() >= MAX_CHAIN {
+            // A loop (corrupt data) is refused when it closes, not after MAX_CHAIN reads.
+            if chain.len() >= MAX_CHAIN || !seen.insert(parent.clone()) {
                 return Err(StoreError::ChainTooLong(id.to_string()));
             }
             match self.get(project, &parent).await? {

@@ -128,6 +128,21 @@ impl ResponseStore for SqliteStore {
         let stored = stored.clone();
         self.run(move |connection| {
             let tx = connection.transaction()?;
+            // Writing the same response again (a retried write) replaces it; another project's
+            // response with the same id is never overwritten (as in PostgreSQL).
+            let owner: Option<String> = tx
+                .query_row(
+                    "SELECT project FROM responses WHERE id = ?1",
+                    params![stored.response.id],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            if owner.is_some_and(|owner| owner != stored.project) {
+                return Err(StoreError::Database(format!(
+                    "response id {} is already stored in another project",
+                    stored.response.id
+                )));
+            }
             {
                 let mut index = tx.prepare(
                     "INSERT OR IGNORE INTO items (item_id, response_id, project) VALUES (?1, ?2, ?3)",
@@ -361,82 +376,15 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    // What every store promises (chains, projects, the ledger, the item index) is held against
+    // this one and PostgreSQL alike in `server/tests/store_contract.rs`, on a file; here, that
+    // the in-memory database the tests use works too.
     #[tokio::test]
-    async fn chains_load_oldest_first_and_survive_a_reopen() {
-        let dir = temp_dir();
-        {
-            let store = SqliteStore::open(&dir).unwrap();
-            store
-                .put(&stored("p", "r1", vec![Item::user_text("q1")], None))
-                .await
-                .unwrap();
-            store
-                .put(&stored("p", "r2", vec![Item::user_text("q2")], Some("r1")))
-                .await
-                .unwrap();
-        }
-        let store = SqliteStore::open(&dir).unwrap();
-        let (latest, items) = store.load_context("p", "r2").await.unwrap().unwrap();
-        assert_eq!(latest.id, "r2");
-        let texts: Vec<String> = items
-            .iter()
-            .map(|i| match i {
-                Item::Message(m) => m.content.text(),
-                other => panic!("unexpected {other:?}"),
-            })
-            .collect();
-        assert_eq!(texts, ["q1", "a-r1", "q2", "a-r2"]);
-        assert!(store.delete("p", "r2").await.unwrap());
-        assert!(!store.delete("p", "r2").await.unwrap());
-        assert!(store.load_context("p", "r2").await.unwrap().is_none());
-        std::fs::remove_dir_all(dir).unwrap();
-    }
-
-    #[tokio::test]
-    async fn another_project_sees_nothing_and_deletes_nothing() {
+    async fn an_in_memory_store_keeps_what_it_is_given() {
         let store = SqliteStore::open(Path::new(":memory:")).unwrap();
-        store
-            .put(&stored("a", "r1", vec![question("msg_q1")], None))
-            .await
-            .unwrap();
-        assert!(store.get("b", "r1").await.unwrap().is_none());
-        assert!(store.load_context("b", "r1").await.unwrap().is_none());
-        assert!(
-            store
-                .find_items("b", &ids(&["msg_q1"]))
-                .await
-                .unwrap()
-                .is_empty()
-        );
-        assert!(!store.delete("b", "r1").await.unwrap());
-        assert!(
-            store.get("a", "r1").await.unwrap().is_some(),
-            "still there for its owner"
-        );
-    }
-
-    #[tokio::test]
-    async fn a_response_is_billed_once() {
-        let store = SqliteStore::open(Path::new(":memory:")).unwrap();
-        let entry = LedgerEntry {
-            project: "p".into(),
-            response_id: "r1".into(),
-            model: "m".into(),
-            transport: "ws",
-            input_tokens: 10,
-            cached_tokens: 0,
-            cache_write_tokens: 0,
-            output_tokens: 2,
-            recorded_at: 1,
-        };
-        store.bill(&entry).await.unwrap();
-        store.bill(&entry).await.unwrap();
-        assert_eq!(store.ledger("r1").await.unwrap(), vec![entry]);
-    }
-
-    #[tokio::test]
-    async fn memory_store_works_and_misses_are_none() {
-        let store = SqliteStore::open(Path::new(":memory:")).unwrap();
-        assert!(store.get("default", "nope").await.unwrap().is_none());
+        assert!(store.get("p", "r1").await.unwrap().is_none());
+        let r1 = stored("p", "r1", vec![question("msg_q1")], None);
+        store.put(&r1).await.unwrap();
+        assert_eq!(store.get("p", "r1").await.unwrap(), Some(r1));
     }
 }

@@ -1,0 +1,347 @@
+//! What every `ResponseStore` promises, held once and run against each implementation: SQLite
+//! (a file, as `--data-dir` opens it) and PostgreSQL (a throwaway cluster this test starts and
+//! stops: `postgres_cluster`; skipped without its binaries). Both are opened the way the server
+//! opens them (`store::open` with a `StoreUrl`). What only one implementation has — its
+//! migrations, a schema from an older version — stays with it (`store/sqlite.rs`,
+//! `postgres_store.rs`).
+
+mod postgres_cluster;
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use postgres_cluster::Cluster;
+use tether_protocol::{Item, ItemStatus, Response, ResponseCreate};
+use tether_server::store::{
+    self, LedgerEntry, PostgresOptions, ResponseStore, StoreError, StoreUrl, StoredResponse,
+};
+
+/// Where a contract runs: a fresh, empty store of one implementation.
+enum Backend {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
+
+impl Backend {
+    fn sqlite() -> Backend {
+        let dir = std::env::temp_dir().join(format!("tether-contract-{}", rand::random::<u64>()));
+        Backend::Sqlite(dir.join("tether.db"))
+    }
+
+    /// `None` (the test is skipped, as it says) without PostgreSQL's binaries.
+    async fn postgres() -> Option<Backend> {
+        let cluster = CLUSTER
+            .get_or_init(|| Cluster::start("store_contract"))
+            .as_ref()?;
+        Some(Backend::Postgres(cluster.fresh_database("contract").await))
+    }
+
+    fn url(&self) -> StoreUrl {
+        match self {
+            Backend::Sqlite(path) => StoreUrl::Sqlite(path.clone()),
+            Backend::Postgres(url) => StoreUrl::Postgres(url.clone()),
+        }
+    }
+
+    /// Opens the store, as a server starting on it does (again after a restart: the same
+    /// data).
+    async fn open(&self) -> Arc<dyn ResponseStore> {
+        store::open(&self.url(), &PostgresOptions::default())
+            .await
+            .unwrap()
+    }
+
+    /// A second writer beside `store`: another replica's pool for PostgreSQL; for SQLite, which
+    /// one process owns, the same store shared by that process's tasks.
+    async fn beside(&self, store: &Arc<dyn ResponseStore>) -> Arc<dyn ResponseStore> {
+        match self {
+            Backend::Sqlite(_) => store.clone(),
+            Backend::Postgres(_) => self.open().await,
+        }
+    }
+}
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        if let Backend::Sqlite(path) = self
+            && let Some(dir) = path.parent()
+        {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Each contract as two tests, one per implementation.
+macro_rules! contract {
+    ($name:ident) => {
+        mod $name {
+            use super::*;
+
+            #[tokio::test]
+            async fn sqlite() {
+                super::$name(Backend::sqlite()).await;
+            }
+
+            #[tokio::test]
+            async fn postgres() {
+                if let Some(backend) = Backend::postgres().await {
+                    super::$name(backend).await;
+                }
+            }
+        }
+    };
+}
+
+contract!(chains_load_oldest_first_and_survive_a_restart);
+contract!(a_chain_that_loops_is_refused);
+contract!(another_project_sees_nothing_overwrites_nothing_and_deletes_nothing);
+contract!(writing_a_response_again_is_harmless);
+contract!(a_response_is_billed_once_even_by_two_writers_at_once);
+contract!(items_are_found_by_id_while_any_response_holds_them);
+contract!(a_long_running_response_loads_its_input_and_output_interleaved);
+contract!(misses_are_none);
+
+fn response(id: &str, answer: &str) -> Response {
+    let mut response = Response::in_progress(id, 1, &ResponseCreate::new("m", "x"));
+    response.output.push(Item::assistant_text(
+        format!("msg_{id}"),
+        answer,
+        ItemStatus::Completed,
+    ));
+    response
+}
+
+fn question(id: &str, text: &str) -> Item {
+    let mut question = Item::user_text(text);
+    if let Item::Message(message) = &mut question {
+        message.id = Some(id.into());
+    }
+    question
+}
+
+fn stored(project: &str, id: &str, input: Vec<Item>, parent: Option<&str>) -> StoredResponse {
+    StoredResponse {
+        project: project.into(),
+        response: response(id, &format!("a-{id}")),
+        added_input: input,
+        parent_id: parent.map(str::to_string),
+    }
+}
+
+fn ids(ids: &[&str]) -> Vec<String> {
+    ids.iter().map(|id| id.to_string()).collect()
+}
+
+fn texts(items: &[Item]) -> Vec<String> {
+    items
+        .iter()
+        .map(|i| match i {
+            Item::Message(m) => m.content.text(),
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect()
+}
+
+fn entry(project: &str, id: &str) -> LedgerEntry {
+    LedgerEntry {
+        project: project.into(),
+        response_id: id.into(),
+        model: "m".into(),
+        transport: "ws",
+        input_tokens: 10,
+        cached_tokens: 4,
+        cache_write_tokens: 3,
+        output_tokens: 2,
+        recorded_at: 1,
+    }
+}
+
+async fn chains_load_oldest_first_and_survive_a_restart(backend: Backend) {
+    let store = backend.open().await;
+    store
+        .put(&stored("p", "r1", vec![Item::user_text("q1")], None))
+        .await
+        .unwrap();
+    store
+        .put(&stored("p", "r2", vec![Item::user_text("q2")], Some("r1")))
+        .await
+        .unwrap();
+    store
+        .put(&stored("p", "r3", vec![Item::user_text("q3")], Some("r2")))
+        .await
+        .unwrap();
+    drop(store);
+    let store = backend.open().await;
+    let (latest, items) = store.load_context("p", "r3").await.unwrap().unwrap();
+    assert_eq!(latest.id, "r3");
+    assert_eq!(texts(&items), ["q1", "a-r1", "q2", "a-r2", "q3", "a-r3"]);
+    // A deleted ancestor ends the chain: what remains is still a context.
+    assert!(store.delete("p", "r1").await.unwrap());
+    let (_, items) = store.load_context("p", "r3").await.unwrap().unwrap();
+    assert_eq!(texts(&items), ["q2", "a-r2", "q3", "a-r3"]);
+    assert!(store.delete("p", "r3").await.unwrap());
+    assert!(!store.delete("p", "r3").await.unwrap(), "deleted once");
+    assert!(store.load_context("p", "r3").await.unwrap().is_none());
+    assert!(store.get("p", "r3").await.unwrap().is_none());
+}
+
+async fn a_chain_that_loops_is_refused(backend: Backend) {
+    let store = backend.open().await;
+    // Corrupt data: r1 → r2 → r1.
+    store
+        .put(&stored("p", "r1", vec![], Some("r2")))
+        .await
+        .unwrap();
+    store
+        .put(&stored("p", "r2", vec![], Some("r1")))
+        .await
+        .unwrap();
+    let error = store.load_context("p", "r1").await.expect_err("a loop");
+    assert!(matches!(error, StoreError::ChainTooLong(_)), "{error}");
+}
+
+async fn another_project_sees_nothing_overwrites_nothing_and_deletes_nothing(backend: Backend) {
+    let store = backend.open().await;
+    store
+        .put(&stored("a", "r1", vec![question("msg_q1", "q1")], None))
+        .await
+        .unwrap();
+    assert!(store.get("b", "r1").await.unwrap().is_none());
+    assert!(store.load_context("b", "r1").await.unwrap().is_none());
+    assert!(
+        store
+            .find_items("b", &ids(&["msg_q1"]))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!store.delete("b", "r1").await.unwrap());
+    assert!(
+        store.get("a", "r1").await.unwrap().is_some(),
+        "still there for its owner"
+    );
+    // The same id from another project does not overwrite it.
+    let error = store
+        .put(&stored("b", "r1", vec![], None))
+        .await
+        .expect_err("an id belongs to one project");
+    assert!(error.to_string().contains("another project"), "{error}");
+    let kept = store.get("a", "r1").await.unwrap().unwrap();
+    assert_eq!((kept.project.as_str(), kept.added_input.len()), ("a", 1));
+}
+
+async fn writing_a_response_again_is_harmless(backend: Backend) {
+    let store = backend.open().await;
+    let first = stored("p", "r1", vec![question("msg_q1", "q1")], None);
+    store.put(&first).await.unwrap();
+    // A retried write (its first reply lost) lands once.
+    store.put(&first).await.unwrap();
+    assert_eq!(store.get("p", "r1").await.unwrap(), Some(first));
+    let found = store.find_items("p", &ids(&["msg_q1"])).await.unwrap();
+    assert_eq!(found.len(), 1);
+}
+
+async fn a_response_is_billed_once_even_by_two_writers_at_once(backend: Backend) {
+    let store = backend.open().await;
+    let other = backend.beside(&store).await;
+    let line = entry("p", "r1");
+    store.bill(&line).await.unwrap();
+    store.bill(&line).await.unwrap();
+    let mut racing = Vec::new();
+    for n in 0..20 {
+        let writer = if n % 2 == 0 {
+            other.clone()
+        } else {
+            store.clone()
+        };
+        let line = entry("p", &format!("race{}", n / 2));
+        racing.push(tokio::spawn(async move { writer.bill(&line).await }));
+    }
+    for bill in racing {
+        bill.await.unwrap().unwrap();
+    }
+    assert_eq!(store.ledger("r1").await.unwrap(), vec![line]);
+    for n in 0..10 {
+        assert_eq!(other.ledger(&format!("race{n}")).await.unwrap().len(), 1);
+    }
+}
+
+async fn items_are_found_by_id_while_any_response_holds_them(backend: Backend) {
+    let store = backend.open().await;
+    store
+        .put(&stored("p", "r1", vec![question("msg_q1", "q1")], None))
+        .await
+        .unwrap();
+    let find = |wanted: &'static [&'static str]| {
+        let store = store.clone();
+        async move {
+            let mut found: Vec<String> = store
+                .find_items("p", &ids(wanted))
+                .await
+                .unwrap()
+                .iter()
+                .filter_map(|item| item.id().map(str::to_string))
+                .collect();
+            found.sort_unstable();
+            found
+        }
+    };
+    // Input and output items alike; ids it does not hold are left out.
+    assert_eq!(
+        find(&["msg_r1", "msg_q1", "msg_none"]).await,
+        ["msg_q1", "msg_r1"]
+    );
+    // An item another response holds too is one item, and stays found when one is deleted.
+    store
+        .put(&stored("p", "r2", vec![question("msg_q1", "q1")], None))
+        .await
+        .unwrap();
+    assert_eq!(
+        find(&["msg_q1"]).await,
+        ["msg_q1"],
+        "one item, not one per holder"
+    );
+    assert!(store.delete("p", "r2").await.unwrap());
+    assert_eq!(find(&["msg_q1"]).await, ["msg_q1"]);
+    // Deleting the last response holding it forgets it.
+    assert!(store.delete("p", "r1").await.unwrap());
+    assert!(find(&["msg_r1", "msg_q1"]).await.is_empty());
+}
+
+async fn a_long_running_response_loads_its_input_and_output_interleaved(backend: Backend) {
+    let store = backend.open().await;
+    // A response resumed once (append, inject): its first output came before the second input.
+    let mut resumed = stored(
+        "p",
+        "r1",
+        vec![
+            Item::user_text("q1"),
+            store::outputs_marker(1),
+            Item::user_text("q2"),
+        ],
+        None,
+    );
+    resumed.response.output.insert(
+        0,
+        Item::assistant_text("msg_first", "first", ItemStatus::Completed),
+    );
+    store.put(&resumed).await.unwrap();
+    store
+        .put(&stored("p", "r2", vec![Item::user_text("q3")], Some("r1")))
+        .await
+        .unwrap();
+    let (_, items) = store.load_context("p", "r2").await.unwrap().unwrap();
+    assert_eq!(texts(&items), ["q1", "first", "q2", "a-r1", "q3", "a-r2"]);
+}
+
+async fn misses_are_none(backend: Backend) {
+    let store = backend.open().await;
+    assert!(store.get("default", "nope").await.unwrap().is_none());
+    let context = store.load_context("default", "nope").await.unwrap();
+    assert!(context.is_none());
+    assert!(store.ledger("nope").await.unwrap().is_empty());
+    assert!(store.find_items("default", &[]).await.unwrap().is_empty());
+    assert!(!store.delete("default", "nope").await.unwrap());
+}
