@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use tether_protocol::ResponseCreate;
 
+use crate::agent::steer::{SteerOutcome, SteerRecord};
 use crate::agent::{
     AgentRun, CallKind, ContinuationMode, Entry, RunStatus, SentAs, ServerTimings, ToolCallEntry,
     TurnRecord,
@@ -73,6 +74,80 @@ struct SnapshotTurn {
     steered: bool,
 }
 
+/// What became of a steer, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+enum SnapshotOutcome {
+    Sent,
+    Accepted {
+        id: String,
+    },
+    Pending {
+        id: String,
+        reason: String,
+        required: Vec<String>,
+    },
+    Failed {
+        code: String,
+        message: String,
+    },
+    Applied {
+        id: String,
+        turn: usize,
+    },
+}
+
+impl SnapshotOutcome {
+    fn of(outcome: &SteerOutcome) -> Self {
+        match outcome.clone() {
+            SteerOutcome::Sent => SnapshotOutcome::Sent,
+            SteerOutcome::Accepted { id } => SnapshotOutcome::Accepted { id },
+            SteerOutcome::Pending {
+                id,
+                reason,
+                required,
+            } => SnapshotOutcome::Pending {
+                id,
+                reason,
+                required,
+            },
+            SteerOutcome::Failed { code, message } => SnapshotOutcome::Failed { code, message },
+            SteerOutcome::Applied { id, turn } => SnapshotOutcome::Applied { id, turn },
+        }
+    }
+
+    fn restore(&self) -> SteerOutcome {
+        match self.clone() {
+            SnapshotOutcome::Sent => SteerOutcome::Sent,
+            SnapshotOutcome::Accepted { id } => SteerOutcome::Accepted { id },
+            SnapshotOutcome::Pending {
+                id,
+                reason,
+                required,
+            } => SteerOutcome::Pending {
+                id,
+                reason,
+                required,
+            },
+            SnapshotOutcome::Failed { code, message } => SteerOutcome::Failed { code, message },
+            SnapshotOutcome::Applied { id, turn } => SteerOutcome::Applied { id, turn },
+        }
+    }
+}
+
+/// One steer the page sent, and what became of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct SnapshotSteer {
+    turn: usize,
+    text: String,
+    target: String,
+    sent_at: f64,
+    answered_at: Option<f64>,
+    /// `{"outcome": "applied", "id": …, "turn": …}`: an object of its own, since an applied
+    /// steer's `turn` (its successor) is not the steer's `turn` (when it was sent).
+    outcome: SnapshotOutcome,
+}
+
 /// One run, serializable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSnapshot {
@@ -80,6 +155,9 @@ pub struct RunSnapshot {
     error: Option<String>,
     entries: Vec<SnapshotEntry>,
     turns: Vec<SnapshotTurn>,
+    // Kept since steering; a run stored before has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    steers: Vec<SnapshotSteer>,
 }
 
 impl RunSnapshot {
@@ -133,11 +211,24 @@ impl RunSnapshot {
                 steered: t.steered,
             })
             .collect();
+        let steers = run
+            .steers
+            .iter()
+            .map(|s| SnapshotSteer {
+                turn: s.turn,
+                text: s.text.clone(),
+                target: s.target.clone(),
+                sent_at: s.sent_at,
+                answered_at: s.answered_at,
+                outcome: SnapshotOutcome::of(&s.outcome),
+            })
+            .collect();
         RunSnapshot {
             status: run.status.as_str().to_string(),
             error: run.error.clone(),
             entries,
             turns,
+            steers,
         }
     }
 
@@ -218,12 +309,25 @@ impl RunSnapshot {
                 record
             })
             .collect();
+        let steers = self
+            .steers
+            .iter()
+            .map(|s| SteerRecord {
+                turn: s.turn,
+                text: s.text.clone(),
+                target: s.target.clone(),
+                sent_at: s.sent_at,
+                answered_at: s.answered_at,
+                outcome: s.outcome.restore(),
+            })
+            .collect();
         // Fields the snapshot does not know (the record may grow) stay at their defaults.
         #[allow(clippy::needless_update)]
         AgentRun {
             status,
             entries,
             turns,
+            steers,
             error: self.error.clone(),
             ..AgentRun::default()
         }
@@ -346,6 +450,61 @@ mod tests {
             panic!("a single run")
         };
         assert_eq!(snapshot.restore(), run);
+    }
+
+    #[test]
+    fn a_steered_run_keeps_every_steer_and_its_outcome() {
+        let mut run = sample_run(RunStatus::Done);
+        let steer = |text: &str, outcome| SteerRecord {
+            turn: 1,
+            text: text.into(),
+            target: "resp_1".into(),
+            sent_at: 20.0,
+            answered_at: Some(23.0),
+            outcome,
+        };
+        run.steers = vec![
+            steer(
+                "use a loop",
+                SteerOutcome::Applied {
+                    id: "steer_1".into(),
+                    turn: 2,
+                },
+            ),
+            steer(
+                "and tests",
+                SteerOutcome::Pending {
+                    id: "steer_2".into(),
+                    reason: "client_tool_calls".into(),
+                    required: vec!["call_1".into()],
+                },
+            ),
+            steer(
+                "too late",
+                SteerOutcome::Failed {
+                    code: "response_already_completed".into(),
+                    message: "It ended.".into(),
+                },
+            ),
+            steer("unanswered", SteerOutcome::Sent),
+            steer(
+                "owned",
+                SteerOutcome::Accepted {
+                    id: "steer_3".into(),
+                },
+            ),
+        ];
+        let last = LastRun::Single {
+            run: RunSnapshot::of(&run),
+        };
+        let Ok(LastRun::Single { run: snapshot }) = LastRun::from_json(&last.to_json()) else {
+            panic!("a single run round-trips")
+        };
+        assert_eq!(snapshot.restore().steers, run.steers);
+        // A run stored before steering was kept has no steers, and still restores.
+        let older = r#"{"status":"done","error":null,"entries":[],"turns":[]}"#;
+        let older: RunSnapshot = serde_json::from_str(older).unwrap();
+        assert!(older.restore().steers.is_empty());
     }
 
     #[test]
