@@ -4,7 +4,8 @@
 //! sealed, and the model reads that summary instead of the items it replaced.
 //!
 //! The content is `tc1.<payload>.<tag>`: the payload is the base64url JSON of the summary, the
-//! tag an HMAC-SHA256 over the project and the payload under the server's compaction key. It
+//! tag an HMAC-SHA256 over the project and the payload under a key derived from the server
+//! secret (`crate::server_secret`). It
 //! is signed, not encrypted — it holds only what the client sent — so a client cannot forge or
 //! alter one, nor replay another project's; a request holding a bad one is refused with 400
 //! `invalid_encrypted_content` (`pipeline::checks`). What the summary says is the model's to write: the simulator's
@@ -43,6 +44,8 @@ impl std::fmt::Debug for Sealer {
 }
 
 impl Sealer {
+    /// A sealer with `key` (the server secret's compaction key): replicas given the same key
+    /// open each other's contents.
     pub fn new(key: [u8; 32]) -> Self {
         Sealer { key }
     }
@@ -50,14 +53,6 @@ impl Sealer {
     /// A sealer with a fresh random key (contents it seals open in this process only).
     pub fn random() -> Self {
         Sealer::new(rand::random())
-    }
-
-    /// A sealer whose key is derived from `secret` (`--server-secret`): replicas given the
-    /// same secret open each other's contents.
-    pub fn from_secret(secret: &str) -> Self {
-        let mut mac = Hmac::<Sha256>::new_from_slice(b"tether compaction key").expect("any key");
-        mac.update(secret.as_bytes());
-        Sealer::new(mac.finalize().into_bytes().into())
     }
 
     fn tag(&self, project: &str, payload: &str) -> Hmac<Sha256> {
@@ -142,12 +137,12 @@ mod tests {
 
     #[test]
     fn only_the_sealing_server_and_project_open_a_content() {
-        let sealer = Sealer::from_secret("s3cret");
+        let sealer = Sealer::new([7; 32]);
         let summary = summary();
         let content = sealer.seal("proj", &summary);
         assert_eq!(sealer.open("proj", &content), Some(summary.clone()));
         assert_eq!(
-            Sealer::from_secret("s3cret").open("proj", &content),
+            Sealer::new([7; 32]).open("proj", &content),
             Some(summary.clone()),
             "the same secret on another replica"
         );

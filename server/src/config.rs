@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::costs::{ApiCostPreset, ApiCosts};
+use crate::server_secret::ServerSecret;
 use crate::sim;
 use crate::stages::classify::ClassifierPolicy;
 use crate::store::{PostgresOptions, StoreUrl, WriteMode};
@@ -142,6 +143,7 @@ pub struct Config {
     /// client secrets of `/v1/responses/client_secrets` signed under keys derived from it, so
     /// replicas must share it. Without it, a SQLite store's directory keeps a generated one
     /// (`compaction.key`), and an in-memory or PostgreSQL store gets one per process.
+    /// At least 16 bytes; whoever holds it can mint client secrets for every project.
     /// `--compaction-key` and `TETHER_COMPACTION_KEY`, its earlier names, still work.
     #[arg(
         long,
@@ -150,6 +152,15 @@ pub struct Config {
         hide_env_values = true
     )]
     pub server_secret: Option<String>,
+    /// `TETHER_COMPACTION_KEY`, the server secret's earlier environment variable, read when
+    /// `TETHER_SERVER_SECRET` is unset or empty.
+    #[arg(
+        long = "legacy-compaction-key",
+        hide = true,
+        env = "TETHER_COMPACTION_KEY",
+        hide_env_values = true
+    )]
+    pub legacy_compaction_key: Option<String>,
     /// Capacity in tokens of a process-wide cache of rendered tokens for the HTTP path (blocks
     /// any earlier request rendered are not tokenized again); 0, the default, turns it off.
     #[arg(long, env = "TETHER_TOKEN_CACHE_TOKENS", default_value_t = 0)]
@@ -212,15 +223,16 @@ impl Config {
         }
     }
 
-    /// The server secret these flags describe (`--server-secret`, else
-    /// `TETHER_COMPACTION_KEY`, else the SQLite store's `compaction.key`, else a random one).
-    pub fn server_secret(&self) -> anyhow::Result<String> {
-        let named = self.server_secret.clone().or_else(|| {
-            // Its earlier name, as an environment variable (clap reads one per flag).
-            std::env::var("TETHER_COMPACTION_KEY").ok()
-        });
-        if let Some(secret) = named.filter(|s| !s.is_empty()) {
-            return Ok(secret);
+    /// The server secret these flags describe: `--server-secret` (`TETHER_SERVER_SECRET`), else
+    /// `TETHER_COMPACTION_KEY`, else the SQLite store's `compaction.key`, else a random one. An
+    /// empty value counts as none; a short one is refused.
+    pub fn server_secret(&self) -> anyhow::Result<ServerSecret> {
+        let named = [&self.server_secret, &self.legacy_compaction_key]
+            .into_iter()
+            .flatten()
+            .find(|s| !s.is_empty());
+        if let Some(secret) = named {
+            return ServerSecret::new(secret).map_err(|e| anyhow::anyhow!("--server-secret: {e}"));
         }
         let database = match self.store_url().map_err(|e| anyhow::anyhow!(e))? {
             StoreUrl::Sqlite(path) if path != Path::new(":memory:") => path,
@@ -234,7 +246,8 @@ impl Config {
                 return Ok(random_secret());
             }
         };
-        // Beside the database: compaction items outlive a restart as the responses do.
+        // Beside the database: compaction items and client secrets outlive a restart as the
+        // responses do.
         let dir = database.parent().unwrap_or(Path::new("."));
         let path = dir.join("compaction.key");
         let secret = match std::fs::read_to_string(&path) {
@@ -242,13 +255,19 @@ impl Config {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 std::fs::create_dir_all(dir)?;
                 let secret = random_secret();
-                write_private(&path, &secret)
+                write_private(&path, secret.expose())
                     .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-                secret
+                return Ok(secret);
             }
             Err(err) => anyhow::bail!("cannot read {}: {err}", path.display()),
         };
-        Ok(secret.trim().to_string())
+        ServerSecret::new(&secret).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: {e}; delete the file to have a new one generated (compaction items and \
+                 client secrets made with the old one then stop being accepted)",
+                path.display()
+            )
+        })
     }
 
     /// The modelled API services these flags describe.
@@ -265,12 +284,13 @@ impl Config {
 }
 
 /// A new random server secret: 256 bits in hex.
-fn random_secret() -> String {
-    format!(
+fn random_secret() -> ServerSecret {
+    let hex = format!(
         "{:032x}{:032x}",
         rand::random::<u128>(),
         rand::random::<u128>()
-    )
+    );
+    ServerSecret::new(&hex).expect("64 hex digits are long enough")
 }
 
 /// Writes `contents` to a new file at `path` that only its owner may read.
@@ -289,38 +309,79 @@ mod tests {
 
     use super::Config;
 
-    #[test]
-    fn the_server_secret_answers_to_its_earlier_name_too() {
-        for flag in ["--server-secret", "--compaction-key"] {
-            let config = Config::parse_from([
-                "tether-server",
-                flag,
-                "s3cret",
-                "--store",
-                "sqlite://:memory:",
-            ]);
-            assert_eq!(config.server_secret().unwrap(), "s3cret", "{flag}");
+    /// `args` parsed with none of the secret's or the store's environment variables counted,
+    /// whatever the environment running the tests holds.
+    fn parse(args: &[&str]) -> Config {
+        let mut config =
+            Config::parse_from(std::iter::once("tether-server").chain(args.iter().copied()));
+        if !args.contains(&"--server-secret") && !args.contains(&"--compaction-key") {
+            config.server_secret = None;
         }
+        if !args.contains(&"--legacy-compaction-key") {
+            config.legacy_compaction_key = None;
+        }
+        if !args.contains(&"--store") {
+            config.store = None;
+        }
+        config
+    }
+
+    const LONG: &str = "0123456789abcdef-long-enough";
+
+    #[test]
+    fn the_server_secret_answers_to_its_earlier_names_too() {
+        for flag in ["--server-secret", "--compaction-key"] {
+            let config = parse(&[flag, LONG, "--store", "sqlite://:memory:"]);
+            assert_eq!(config.server_secret().unwrap().expose(), LONG, "{flag}");
+        }
+        // TETHER_COMPACTION_KEY (the hidden flag stands for it) when the new name is unset or
+        // empty, not over it.
+        let mut config = parse(&["--legacy-compaction-key", LONG, "--store", ":memory:"]);
+        assert_eq!(config.server_secret().unwrap().expose(), LONG);
+        config.server_secret = Some(String::new());
+        assert_eq!(
+            config.server_secret().unwrap().expose(),
+            LONG,
+            "empty is unset"
+        );
+        config.server_secret = Some("the-new-name-wins-0123".into());
+        assert_eq!(
+            config.server_secret().unwrap().expose(),
+            "the-new-name-wins-0123"
+        );
+    }
+
+    #[test]
+    fn a_short_server_secret_is_refused() {
+        let config = parse(&["--server-secret", "s3cret", "--store", ":memory:"]);
+        let error = config.server_secret().unwrap_err().to_string();
+        assert!(
+            error.contains("--server-secret") && error.contains("at least 16"),
+            "{error}"
+        );
     }
 
     #[test]
     fn without_a_server_secret_a_sqlite_directory_keeps_one() {
         let path = std::env::temp_dir().join(format!("tether-secret-{}", rand::random::<u64>()));
         let dir = path.to_str().unwrap();
-        let first = Config::parse_from(["tether-server", "--data-dir", dir]);
-        let kept = first.server_secret().unwrap();
-        assert_eq!(kept.len(), 64, "{kept}");
-        let again = Config::parse_from(["tether-server", "--data-dir", dir]);
-        assert_eq!(
-            again.server_secret().unwrap(),
-            kept,
-            "the same after a restart"
-        );
-        let memory = Config::parse_from(["tether-server", "--store", "sqlite://:memory:"]);
-        assert_ne!(
-            memory.server_secret().unwrap(),
-            kept,
-            "a fresh one in memory"
+        let kept = parse(&["--data-dir", dir]).server_secret().unwrap();
+        assert_eq!(kept.expose().len(), 64, "{kept:?}");
+        let again = parse(&["--data-dir", dir]).server_secret().unwrap();
+        assert_eq!(again.expose(), kept.expose(), "the same after a restart");
+        let memory = parse(&["--store", "sqlite://:memory:"])
+            .server_secret()
+            .unwrap();
+        assert_ne!(memory.expose(), kept.expose(), "a fresh one in memory");
+        // A file cut short (a crash while it was written) is refused, not used.
+        std::fs::write(path.join("compaction.key"), "").unwrap();
+        let error = parse(&["--data-dir", dir])
+            .server_secret()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("compaction.key") && error.contains("delete the file"),
+            "{error}"
         );
         std::fs::remove_dir_all(&path).unwrap();
     }

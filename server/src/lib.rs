@@ -23,6 +23,7 @@ pub mod lifecycle;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;
+pub mod server_secret;
 pub mod sim;
 pub mod stages;
 pub mod state;

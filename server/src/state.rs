@@ -200,8 +200,11 @@ impl Checked {
             .filter(|d| !d.is_zero())
             .ok_or_else(|| anyhow::anyhow!("--ws-lifetime-seconds must be a positive number"))?;
         let server_secret = config.server_secret()?;
-        let compaction = Sealer::from_secret(&server_secret);
-        let client_secrets = Arc::new(ClientSecrets::from_secret(&server_secret));
+        let compaction = Sealer::new(server_secret.compaction_key());
+        let client_secrets = Arc::new(ClientSecrets::new(
+            server_secret.client_secret_key(),
+            keys.projects(),
+        ));
         // A duration flag: positive, or 0 for "never".
         let optional = |flag: &str, seconds: f64| match seconds {
             0.0 => Ok(None),

@@ -100,6 +100,17 @@ impl KeyRing {
         self.keys.is_empty()
     }
 
+    /// Every project that has a key, once each.
+    pub fn projects(&self) -> Vec<Project> {
+        let mut projects: Vec<Project> = Vec::new();
+        for (_, project) in self.keys.iter() {
+            if !projects.contains(project) {
+                projects.push(project.clone());
+            }
+        }
+        projects
+    }
+
     /// Whether `candidate` is one of the keys (the admin key must not be).
     pub fn contains(&self, candidate: &str) -> bool {
         self.project_of(candidate).is_some()

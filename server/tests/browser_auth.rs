@@ -395,7 +395,10 @@ async fn replica(secret: &str) -> TestServer {
 async fn a_client_secret_minted_by_one_replica_opens_the_upgrade_on_another() {
     // Behind a load balancer the page mints through one replica and upgrades through another:
     // a secret is signed, not remembered, so any server with the same server secret takes it.
-    let (a, b) = (replica("shared").await, replica("shared").await);
+    let (a, b) = (
+        replica("a-deployment-wide-secret").await,
+        replica("a-deployment-wide-secret").await,
+    );
     let (secret, _) = mint(&a, "browser-key-a", 60).await;
     let offered = browser_protocols(&secret);
     let offered: Vec<&str> = offered.iter().map(String::as_str).collect();
@@ -405,12 +408,14 @@ async fn a_client_secret_minted_by_one_replica_opens_the_upgrade_on_another() {
     assert_eq!(events.last().unwrap()["type"], "response.completed");
     drop(client);
     // A server with another secret (another deployment) does not.
-    let stranger = replica("another").await;
+    let stranger = replica("another-deployments-secret").await;
     let (status, body) = upgrade(&stranger, &format!("/v1/responses?api_key={secret}"), &[])
         .await
         .err()
         .expect("another deployment's secret is refused");
     assert_eq!(status, 401, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("another server secret"), "{message}");
     for server in [a, b, stranger] {
         server.stop().await;
     }

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 /// and of its own, never of a higher one.
 const LAYERS: &[(&str, u8)] = &[
     ("compaction", 0),
+    ("server_secret", 0),
     ("costs", 1),
     ("error", 1),
     ("tenancy", 1),
