@@ -5,15 +5,14 @@
 //! test has a database of its own.
 
 mod postgres_cluster;
+mod store_fixtures;
 
 use std::sync::OnceLock;
 
 use postgres_cluster::Cluster;
-use tether_protocol::{Item, ItemStatus, Response, ResponseCreate};
+use store_fixtures::{entry, ids, question, stored};
 use tether_server::store::migrations::MIGRATIONS;
-use tether_server::store::{
-    LedgerEntry, PostgresOptions, PostgresStore, ResponseStore, StoredResponse,
-};
+use tether_server::store::{PostgresOptions, PostgresStore, ResponseStore};
 
 static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
 
@@ -31,51 +30,6 @@ async fn fresh_store() -> Option<(PostgresStore, String)> {
         .await
         .unwrap();
     Some((store, url))
-}
-
-fn response(id: &str, answer: &str) -> Response {
-    let mut response = Response::in_progress(id, 1, &ResponseCreate::new("m", "x"));
-    response.output.push(Item::assistant_text(
-        format!("msg_{id}"),
-        answer,
-        ItemStatus::Completed,
-    ));
-    response
-}
-
-fn question(id: &str, text: &str) -> Item {
-    let mut question = Item::user_text(text);
-    if let Item::Message(message) = &mut question {
-        message.id = Some(id.into());
-    }
-    question
-}
-
-fn stored(project: &str, id: &str, input: Vec<Item>, parent: Option<&str>) -> StoredResponse {
-    StoredResponse {
-        project: project.into(),
-        response: response(id, &format!("a-{id}")),
-        added_input: input,
-        parent_id: parent.map(str::to_string),
-    }
-}
-
-fn ids(ids: &[&str]) -> Vec<String> {
-    ids.iter().map(|id| id.to_string()).collect()
-}
-
-fn entry(project: &str, id: &str) -> LedgerEntry {
-    LedgerEntry {
-        project: project.into(),
-        response_id: id.into(),
-        model: "m".into(),
-        transport: "ws",
-        input_tokens: 10,
-        cached_tokens: 4,
-        cache_write_tokens: 3,
-        output_tokens: 2,
-        recorded_at: 1,
-    }
 }
 
 #[tokio::test]
@@ -228,24 +182,7 @@ async fn items_are_found_by_id_and_indexed_when_an_older_database_opens() {
     assert_eq!(find(&["msg_r1"]).await.len(), 1);
     assert_eq!(find(&["msg_q1"]).await.len(), 1);
     assert!(find(&["msg_none"]).await.is_empty());
-    // An item another response holds too stays found when one of them is deleted.
-    store
-        .put(&stored(
-            "default",
-            "r2",
-            vec![question("msg_q1", "q1")],
-            None,
-        ))
-        .await
-        .unwrap();
-    assert_eq!(
-        find(&["msg_q1"]).await.len(),
-        1,
-        "one item, not one per holder"
-    );
-    assert!(store.delete("default", "r2").await.unwrap());
-    assert_eq!(find(&["msg_q1"]).await.len(), 1);
-    // Deleting the last response holding it forgets it.
+    // The migrated index rows belong to their response: deleting it forgets them.
     assert!(store.delete("default", "r1").await.unwrap());
     assert!(find(&["msg_r1", "msg_q1"]).await.is_empty());
 }

@@ -546,7 +546,9 @@ impl ResponseStore for PostgresStore {
     }
 
     /// The whole chain in one recursive query (newest first), instead of one query per
-    /// ancestor: a deleted ancestor ends it, as in the trait's walk.
+    /// ancestor: a deleted ancestor ends it, as in the trait's walk, and a loop (corrupt data)
+    /// is refused when it closes — the query carries the ids it has walked and marks the row
+    /// that comes back to one of them.
     async fn load_context(
         &self,
         project: &str,
@@ -555,15 +557,18 @@ impl ResponseStore for PostgresStore {
         let client = self.client().await?;
         let statement = client
             .prepare_cached(
-                "WITH RECURSIVE chain (id, parent_id, response_json, added_input_json, depth) AS (
-                    SELECT id, parent_id, response_json, added_input_json, 1
+                "WITH RECURSIVE chain
+                    (id, parent_id, response_json, added_input_json, depth, path, looped) AS (
+                    SELECT id, parent_id, response_json, added_input_json, 1, ARRAY[id], false
                     FROM responses WHERE id = $1 AND project = $2
                   UNION ALL
-                    SELECT r.id, r.parent_id, r.response_json, r.added_input_json, c.depth + 1
+                    SELECT r.id, r.parent_id, r.response_json, r.added_input_json, c.depth + 1,
+                           c.path || r.id, r.id = ANY(c.path)
                     FROM chain c JOIN responses r ON r.id = c.parent_id AND r.project = $2
-                    WHERE c.depth <= $3
+                    WHERE c.depth <= $3 AND NOT c.looped
                 )
-                SELECT response_json, added_input_json, parent_id FROM chain ORDER BY depth",
+                SELECT response_json, added_input_json, parent_id, looped FROM chain
+                ORDER BY depth",
             )
             .await
             .map_err(db_error)?;
@@ -572,7 +577,7 @@ impl ResponseStore for PostgresStore {
             .query(&statement, &[&id, &project, &limit])
             .await
             .map_err(db_error)?;
-        if rows.len() > MAX_CHAIN {
+        if rows.len() > MAX_CHAIN || rows.iter().any(|row| row.get::<_, bool>(3)) {
             return Err(StoreError::ChainTooLong(id.to_string()));
         }
         let mut chain = rows
