@@ -74,68 +74,9 @@ struct SnapshotTurn {
     steered: bool,
 }
 
-/// What became of a steer, as stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
-enum SnapshotOutcome {
-    Sent,
-    Accepted {
-        id: String,
-    },
-    Pending {
-        id: String,
-        reason: String,
-        required: Vec<String>,
-    },
-    Failed {
-        code: String,
-        message: String,
-    },
-    Applied {
-        id: String,
-        turn: usize,
-    },
-}
-
-impl SnapshotOutcome {
-    fn of(outcome: &SteerOutcome) -> Self {
-        match outcome.clone() {
-            SteerOutcome::Sent => SnapshotOutcome::Sent,
-            SteerOutcome::Accepted { id } => SnapshotOutcome::Accepted { id },
-            SteerOutcome::Pending {
-                id,
-                reason,
-                required,
-            } => SnapshotOutcome::Pending {
-                id,
-                reason,
-                required,
-            },
-            SteerOutcome::Failed { code, message } => SnapshotOutcome::Failed { code, message },
-            SteerOutcome::Applied { id, turn } => SnapshotOutcome::Applied { id, turn },
-        }
-    }
-
-    fn restore(&self) -> SteerOutcome {
-        match self.clone() {
-            SnapshotOutcome::Sent => SteerOutcome::Sent,
-            SnapshotOutcome::Accepted { id } => SteerOutcome::Accepted { id },
-            SnapshotOutcome::Pending {
-                id,
-                reason,
-                required,
-            } => SteerOutcome::Pending {
-                id,
-                reason,
-                required,
-            },
-            SnapshotOutcome::Failed { code, message } => SteerOutcome::Failed { code, message },
-            SnapshotOutcome::Applied { id, turn } => SteerOutcome::Applied { id, turn },
-        }
-    }
-}
-
-/// One steer the page sent, and what became of it.
+/// One steer the page sent, and what became of it: `outcome` is [`SteerOutcome::as_str`], and
+/// the fields that outcome has are set. (A flat struct rather than a tagged enum: serde's
+/// decoder for one costs the agent chunk several KiB.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct SnapshotSteer {
     turn: usize,
@@ -143,9 +84,92 @@ struct SnapshotSteer {
     target: String,
     sent_at: f64,
     answered_at: Option<f64>,
-    /// `{"outcome": "applied", "id": …, "turn": …}`: an object of its own, since an applied
-    /// steer's `turn` (its successor) is not the steer's `turn` (when it was sent).
-    outcome: SnapshotOutcome,
+    outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
+    /// Pending: why, and the calls it waits for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    required: Vec<String>,
+    /// Failed: the server's code and message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    /// Applied: the turn that is its automatic successor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    successor: Option<usize>,
+}
+
+impl SnapshotSteer {
+    fn of(steer: &SteerRecord) -> Self {
+        let mut stored = SnapshotSteer {
+            turn: steer.turn,
+            text: steer.text.clone(),
+            target: steer.target.clone(),
+            sent_at: steer.sent_at,
+            answered_at: steer.answered_at,
+            outcome: steer.outcome.as_str().to_string(),
+            id: None,
+            reason: None,
+            required: Vec::new(),
+            code: None,
+            message: None,
+            successor: None,
+        };
+        match steer.outcome.clone() {
+            SteerOutcome::Sent => {}
+            SteerOutcome::Accepted { id } => stored.id = Some(id),
+            SteerOutcome::Pending {
+                id,
+                reason,
+                required,
+            } => (stored.id, stored.reason, stored.required) = (Some(id), Some(reason), required),
+            SteerOutcome::Failed { code, message } => {
+                (stored.code, stored.message) = (Some(code), Some(message))
+            }
+            SteerOutcome::Applied { id, turn } => {
+                (stored.id, stored.successor) = (Some(id), Some(turn))
+            }
+        }
+        stored
+    }
+
+    /// The steer again. In a run cut off before the server answered it (`stopped`), a steer
+    /// still `sent` never will be answered: it comes back as failed, saying so.
+    fn restore(&self, stopped: bool) -> SteerRecord {
+        let id = || self.id.clone().unwrap_or_default();
+        let outcome = match self.outcome.as_str() {
+            "accepted" => SteerOutcome::Accepted { id: id() },
+            "pending" => SteerOutcome::Pending {
+                id: id(),
+                reason: self.reason.clone().unwrap_or_default(),
+                required: self.required.clone(),
+            },
+            "failed" => SteerOutcome::Failed {
+                code: self.code.clone().unwrap_or_default(),
+                message: self.message.clone().unwrap_or_default(),
+            },
+            "applied" => SteerOutcome::Applied {
+                id: id(),
+                turn: self.successor.unwrap_or(self.turn),
+            },
+            _ if stopped => SteerOutcome::Failed {
+                code: "unanswered".into(),
+                message: "the run stopped before the server answered this steer".into(),
+            },
+            _ => SteerOutcome::Sent,
+        };
+        SteerRecord {
+            turn: self.turn,
+            text: self.text.clone(),
+            target: self.target.clone(),
+            sent_at: self.sent_at,
+            answered_at: self.answered_at,
+            outcome,
+        }
+    }
 }
 
 /// One run, serializable.
@@ -211,18 +235,7 @@ impl RunSnapshot {
                 steered: t.steered,
             })
             .collect();
-        let steers = run
-            .steers
-            .iter()
-            .map(|s| SnapshotSteer {
-                turn: s.turn,
-                text: s.text.clone(),
-                target: s.target.clone(),
-                sent_at: s.sent_at,
-                answered_at: s.answered_at,
-                outcome: SnapshotOutcome::of(&s.outcome),
-            })
-            .collect();
+        let steers = run.steers.iter().map(SnapshotSteer::of).collect();
         RunSnapshot {
             status: run.status.as_str().to_string(),
             error: run.error.clone(),
@@ -309,18 +322,8 @@ impl RunSnapshot {
                 record
             })
             .collect();
-        let steers = self
-            .steers
-            .iter()
-            .map(|s| SteerRecord {
-                turn: s.turn,
-                text: s.text.clone(),
-                target: s.target.clone(),
-                sent_at: s.sent_at,
-                answered_at: s.answered_at,
-                outcome: s.outcome.restore(),
-            })
-            .collect();
+        let stopped = status == RunStatus::Stopped;
+        let steers = self.steers.iter().map(|s| s.restore(stopped)).collect();
         // Fields the snapshot does not know (the record may grow) stay at their defaults.
         #[allow(clippy::needless_update)]
         AgentRun {
@@ -501,6 +504,17 @@ mod tests {
             panic!("a single run round-trips")
         };
         assert_eq!(snapshot.restore().steers, run.steers);
+        // Cut off by a reload mid-run: the unanswered steer says so; the others are as they were.
+        run.status = RunStatus::Running;
+        let restored = RunSnapshot::of(&run).restore().steers;
+        assert_eq!(restored[3].outcome.as_str(), "failed");
+        assert!(
+            restored[3]
+                .outcome
+                .describe()
+                .contains("stopped before the server answered")
+        );
+        assert_eq!(restored[4], run.steers[4]);
         // A run stored before steering was kept has no steers, and still restores.
         let older = r#"{"status":"done","error":null,"entries":[],"turns":[]}"#;
         let older: RunSnapshot = serde_json::from_str(older).unwrap();
