@@ -31,11 +31,9 @@ pub fn gib(bytes: u64) -> String {
     format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
 }
 
-/// Whether a suite's output says the disk was full.
-pub fn ran_out(lines: &[String]) -> bool {
-    lines.iter().any(|line| {
-        line.contains("No space left on device") || line.contains("database or disk is full")
-    })
+/// Whether a line of a suite's output says the disk was full.
+pub fn says_full(line: &str) -> bool {
+    line.contains("No space left on device") || line.contains("database or disk is full")
 }
 
 #[cfg(test)]
@@ -53,12 +51,11 @@ mod tests {
 
     #[test]
     fn a_full_disk_is_recognised_in_a_suites_output() {
-        let full = vec![
-            "   Compiling tether-protocol v0.1.0".to_string(),
-            "error: failed to build archive: No space left on device (os error 28)".to_string(),
-        ];
-        assert!(ran_out(&full));
-        assert!(!ran_out(&["test result: ok".to_string()]));
+        assert!(says_full(
+            "error: failed to build archive: No space left on device (os error 28)"
+        ));
+        assert!(says_full("Error code 13: database or disk is full"));
+        assert!(!says_full("test result: ok"));
     }
 
     #[test]

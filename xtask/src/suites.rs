@@ -59,7 +59,7 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
     let free_at_start = disk::free_bytes(root);
     match free_at_start {
         Some(free) if free < disk::CLEAN_RUN_BYTES => eprintln!(
-            "xtask: warning: {} free on the disk holding {}; a clean run writes about {} — \
+            "xtask: warning: {} free on the disk holding {}; a clean run needs about {} — \
              suites may fail with \"No space left on device\"",
             disk::gib(free),
             root.display(),
@@ -146,11 +146,11 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
             for line in &outcome.tail {
                 eprintln!("{line}");
             }
-            if disk::ran_out(&outcome.tail) {
+            if outcome.disk_full {
                 let now = disk::free_bytes(root).map_or("unknown".into(), disk::gib);
                 eprintln!(
                     "xtask: {name} failed because the disk filled up (free now: {now}; a clean \
-                     run writes about {}): free space and run it again",
+                     run needs about {}): free space and run it again",
                     disk::gib(disk::CLEAN_RUN_BYTES)
                 );
             }
@@ -567,10 +567,12 @@ pub fn fuzz_arguments(args: &[String]) -> Result<FuzzOptions> {
 /// How many of a suite's last output lines are kept, to be shown again if it fails.
 const TAIL_LINES: usize = 80;
 
-/// What a suite's run left: whether it passed, and the end of its output.
+/// What a suite's run left: whether it passed, the end of its output, and whether any line of
+/// it said the disk was full.
 struct Outcome {
     passed: bool,
     tail: Vec<String>,
+    disk_full: bool,
 }
 
 impl Outcome {
@@ -580,6 +582,7 @@ impl Outcome {
         tail.note(format!("xtask: {reason}"));
         Outcome {
             passed: false,
+            disk_full: tail.disk_full(),
             tail: tail.take(),
         }
     }
@@ -649,6 +652,7 @@ fn run_suite(suite: &mut Suite) -> Outcome {
     ));
     Outcome {
         passed,
+        disk_full: tail.disk_full(),
         tail: tail.take(),
     }
 }
@@ -659,13 +663,21 @@ const COPY_GRACE: Duration = Duration::from_secs(5);
 /// The longest line kept whole in a tail; the rest of a longer one is cut.
 const TAIL_LINE_BYTES: usize = 4096;
 
-/// The last [`TAIL_LINES`] lines of a suite's output, shared by the threads that copy it.
+/// The last [`TAIL_LINES`] lines of a suite's output, shared by the threads that copy it, and
+/// whether any line (kept or not) said the disk was full.
 #[derive(Clone, Default)]
-struct Tail(Arc<Mutex<VecDeque<String>>>);
+struct Tail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    disk_full: Arc<std::sync::atomic::AtomicBool>,
+}
 
 impl Tail {
     fn push(&self, line: String) {
-        let mut lines = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if disk::says_full(&line) {
+            self.disk_full
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        let mut lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
         if lines.len() == TAIL_LINES {
             lines.pop_front();
         }
@@ -679,7 +691,11 @@ impl Tail {
     }
 
     fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner())).into()
+        std::mem::take(&mut *self.lines.lock().unwrap_or_else(|p| p.into_inner())).into()
+    }
+
+    fn disk_full(&self) -> bool {
+        self.disk_full.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -761,6 +777,24 @@ mod tests {
         assert_eq!(lines[77], "x".repeat(TAIL_LINE_BYTES));
         assert_eq!(lines[78], "\u{fffd}not utf-8");
         assert_eq!(lines[79], "no newline at the end");
+        assert!(!tail.disk_full());
+    }
+
+    #[test]
+    fn a_full_disk_is_noticed_however_long_ago_the_suite_said_so() {
+        let mut input = b"error: No space left on device (os error 28)\n".to_vec();
+        for i in 0..(2 * TAIL_LINES) {
+            input.extend_from_slice(format!("line {i}\n").as_bytes());
+        }
+        let tail = Tail::default();
+        copy(std::io::Cursor::new(input), Sink::default(), &tail)
+            .join()
+            .unwrap();
+        assert!(
+            !tail.take().iter().any(|line| line.contains("No space")),
+            "long gone"
+        );
+        assert!(tail.disk_full());
     }
 
     #[test]
