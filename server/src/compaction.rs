@@ -5,8 +5,7 @@
 //!
 //! The content is `tc1.<payload>.<tag>`: the payload is the base64url JSON of the summary, the
 //! tag an HMAC-SHA256 over the project and the payload under a key derived from the server
-//! secret (`crate::server_secret`). It
-//! is signed, not encrypted — it holds only what the client sent — so a client cannot forge or
+//! secret (`crate::server_secret`). It is signed, not encrypted — it holds only what the client sent — so a client cannot forge or
 //! alter one, nor replay another project's; a request holding a bad one is refused with 400
 //! `invalid_encrypted_content` (`pipeline::checks`). What the summary says is the model's to write: the simulator's
 //! is in `sim::compact`.

@@ -230,9 +230,14 @@ impl Config {
         let named = [&self.server_secret, &self.legacy_compaction_key]
             .into_iter()
             .flatten()
-            .find(|s| !s.is_empty());
+            .find(|s| !s.trim().is_empty());
         if let Some(secret) = named {
-            return ServerSecret::new(secret).map_err(|e| anyhow::anyhow!("--server-secret: {e}"));
+            return ServerSecret::new(secret).map_err(|e| {
+                anyhow::anyhow!(
+                    "--server-secret: {e} (a new one makes the compaction items and client \
+                     secrets made with the old one stop being accepted)"
+                )
+            });
         }
         let database = match self.store_url().map_err(|e| anyhow::anyhow!(e))? {
             StoreUrl::Sqlite(path) if path != Path::new(":memory:") => path,
@@ -261,7 +266,8 @@ impl Config {
             }
             Err(err) => anyhow::bail!("cannot read {}: {err}", path.display()),
         };
-        ServerSecret::new(&secret).map_err(|e| {
+        // The file's own newline is not part of the secret (as it never was).
+        ServerSecret::new(secret.trim()).map_err(|e| {
             anyhow::anyhow!(
                 "{}: {e}; delete the file to have a new one generated (compaction items and \
                  client secrets made with the old one then stop being accepted)",
@@ -338,12 +344,11 @@ mod tests {
         // empty, not over it.
         let mut config = parse(&["--legacy-compaction-key", LONG, "--store", ":memory:"]);
         assert_eq!(config.server_secret().unwrap().expose(), LONG);
-        config.server_secret = Some(String::new());
-        assert_eq!(
-            config.server_secret().unwrap().expose(),
-            LONG,
-            "empty is unset"
-        );
+        for unset in ["", "  "] {
+            config.server_secret = Some(unset.into());
+            let secret = config.server_secret().unwrap();
+            assert_eq!(secret.expose(), LONG, "{unset:?} is unset");
+        }
         config.server_secret = Some("the-new-name-wins-0123".into());
         assert_eq!(
             config.server_secret().unwrap().expose(),

@@ -21,10 +21,11 @@ impl std::fmt::Debug for ServerSecret {
 }
 
 impl ServerSecret {
-    /// `secret` with the whitespace around it left out, if it is long enough ([`check`]).
+    /// `secret` exactly as given (whitespace included: a value that came with a newline keeps
+    /// deriving the keys it always did), if it is long enough without it ([`check`]).
     pub fn new(secret: &str) -> Result<Self, String> {
         check(secret)?;
-        Ok(ServerSecret(secret.trim().to_string()))
+        Ok(ServerSecret(secret.to_string()))
     }
 
     /// The key compaction items are sealed with.
@@ -50,8 +51,8 @@ fn derive_key(label: &[u8], secret: &str) -> [u8; 32] {
     mac.finalize().into_bytes().into()
 }
 
-/// Why `secret` is refused, if it is: shorter than [`MIN_LEN`] bytes, whitespace around it
-/// left out (a key derived from an empty or short secret is anyone's to compute).
+/// Why `secret` is refused, if it is: shorter than [`MIN_LEN`] bytes, whitespace around it not
+/// counted (a key derived from an empty or short secret is anyone's to compute).
 pub fn check(secret: &str) -> Result<(), String> {
     let len = secret.trim().len();
     if len < MIN_LEN {
@@ -68,8 +69,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_keys_are_what_they_always_were() {
+        // HMAC-SHA256(key = label, message = secret), as Python's hmac module computes it: the
+        // compaction key every earlier version derived, so sealed items keep opening.
+        let hex = |key: [u8; 32]| key.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let secret = ServerSecret::new("0123456789abcdef-kat").unwrap();
+        assert_eq!(
+            hex(secret.compaction_key()),
+            "a9ffa53198835cdec2ff28785d9c63a265adc9291409f90583ff72d3be4083c0"
+        );
+        assert_eq!(
+            hex(secret.client_secret_key()),
+            "612e74e2d810c48c07a7ad3b7c4e69fcfc0bc3ff0c432b028c96c8d5e53a50f4"
+        );
+        // A value given with whitespace derives from all of it, as it always did.
+        let padded = ServerSecret::new(" 0123456789abcdef-kat\n").unwrap();
+        assert_eq!(
+            hex(padded.compaction_key()),
+            "d17afda7d564f4942a425c03f1a6a6d9df85f2b67878db0a72dbbe5840405dad"
+        );
+    }
+
+    #[test]
     fn each_use_gets_its_own_key() {
-        let secret = ServerSecret::new("  0123456789abcdef0123\n").unwrap();
+        let secret = ServerSecret::new("0123456789abcdef0123").unwrap();
         let again = ServerSecret::new("0123456789abcdef0123").unwrap();
         assert_eq!(secret.expose(), "0123456789abcdef0123");
         assert_eq!(secret.compaction_key(), again.compaction_key());

@@ -201,9 +201,15 @@ impl Checked {
             .ok_or_else(|| anyhow::anyhow!("--ws-lifetime-seconds must be a positive number"))?;
         let server_secret = config.server_secret()?;
         let compaction = Sealer::new(server_secret.compaction_key());
+        // With no keys, every request is the open project's (secrets are never checked).
+        let projects = if keys.is_empty() {
+            vec![crate::tenancy::Project::open()]
+        } else {
+            keys.projects()
+        };
         let client_secrets = Arc::new(ClientSecrets::new(
             server_secret.client_secret_key(),
-            keys.projects(),
+            projects,
         ));
         // A duration flag: positive, or 0 for "never".
         let optional = |flag: &str, seconds: f64| match seconds {

@@ -102,13 +102,12 @@ impl KeyRing {
 
     /// Every project that has a key, once each.
     pub fn projects(&self) -> Vec<Project> {
-        let mut projects: Vec<Project> = Vec::new();
-        for (_, project) in self.keys.iter() {
-            if !projects.contains(project) {
-                projects.push(project.clone());
-            }
-        }
-        projects
+        let mut seen = std::collections::BTreeSet::new();
+        self.keys
+            .iter()
+            .filter(|(_, project)| seen.insert(project.as_str()))
+            .map(|(_, project)| project.clone())
+            .collect()
     }
 
     /// Whether `candidate` is one of the keys (the admin key must not be).

@@ -58,8 +58,8 @@ pub fn refused_upgrade(
             TransportError::Refused(format!(
                 "the server refused the WebSocket upgrade to {ws_url} although the API key works \
                  over HTTP (GET {models_url}: {status}): the client secret minted for the upgrade \
-                 was not accepted — expired (it lasts {} s) or minted by a replica with another \
-                 --server-secret — or \
+                 was not accepted — expired (it lasts {} s), or minted by a replica with another \
+                 --server-secret or other keys — or \
                  something between the page and the server does not pass WebSockets",
                 crate::transport::upgrade_auth::SECRET_SECONDS
             ))

@@ -30,6 +30,8 @@ pub const PREFIX: &str = "ek_";
 pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
 /// The longest lifetime a secret may have.
 pub const MAX_TTL: Duration = Duration::from_secs(3600);
+/// How far ahead of this server's clock the minting replica's may be.
+const CLOCK_SKEW: Duration = Duration::from_secs(60);
 
 /// The payload's layout version (its first byte).
 const VERSION: u8 = 1;
@@ -66,13 +68,13 @@ impl std::fmt::Debug for ClientSecrets {
 
 impl ClientSecrets {
     /// Secrets signed with `key` (the server secret's client-secret key) for `projects` (those
-    /// with keys; the open server's `default` project is always among them).
+    /// with keys, or the open server's `default`).
     pub fn new(key: [u8; 32], projects: impl IntoIterator<Item = Project>) -> Self {
         let mut secrets = ClientSecrets {
             key,
             projects: HashMap::new(),
         };
-        for project in projects.into_iter().chain([Project::open()]) {
+        for project in projects {
             secrets
                 .projects
                 .insert(secrets.reference(&project), project);
@@ -120,8 +122,9 @@ impl ClientSecrets {
             return None;
         }
         let expires_ms = u64::from_be_bytes(payload[1..9].try_into().ok()?);
-        // Never longer than a secret can live, whatever the clock did since it was minted.
-        let latest = now_ms.saturating_add(MAX_TTL.as_millis() as u64);
+        // Never longer than a secret can live (give or take the replicas' clocks), whatever the
+        // clock did since it was minted.
+        let latest = now_ms.saturating_add((MAX_TTL + CLOCK_SKEW).as_millis() as u64);
         if now_ms >= expires_ms || expires_ms > latest {
             return None;
         }
@@ -166,6 +169,16 @@ mod tests {
         ClientSecrets::new([key; 32], [Project::new("team a"), Project::new("b")])
     }
 
+    #[test]
+    fn the_open_project_is_known_only_where_it_is_the_project() {
+        // A keyed server does not take a secret minted for `default` (by a keyless server with
+        // the same secret, or this one before it had keys).
+        let open = ClientSecrets::new([1; 32], [Project::open()]);
+        let minted = open.mint_at(&Project::open(), MAX_TTL, NOW);
+        assert_eq!(open.project_at(&minted.value, NOW), Some(Project::open()));
+        assert_eq!(secrets(1).project_at(&minted.value, NOW), None);
+    }
+
     /// `ek_` + the payload re-encoded after `change`, with a correct tag under `secrets`' key.
     fn resigned(secrets: &ClientSecrets, value: &str, change: impl FnOnce(&mut Vec<u8>)) -> String {
         let (payload, _) = value.strip_prefix(PREFIX).unwrap().split_once('.').unwrap();
@@ -194,8 +207,6 @@ mod tests {
         assert_eq!(secrets.project_at(&minted.value, NOW + 10_000), None);
         let other = secrets.mint_at(&a, Duration::from_secs(10), NOW);
         assert_ne!(other.value, minted.value, "a nonce in each");
-        let open = secrets.mint_at(&Project::open(), MAX_TTL, NOW);
-        assert_eq!(secrets.project_at(&open.value, NOW), Some(Project::open()));
     }
 
     #[test]
@@ -239,13 +250,13 @@ mod tests {
         let long = secrets.mint_at(&a, Duration::from_secs(7200), NOW);
         assert_eq!(long.expires_at, NOW / 1000 + 3600, "capped at minting");
         // A secret claiming a later expiry than an hour from now (a clock stepped back, or a
-        // minting bug) is refused.
+        // minting bug) is refused; a minute's difference between replicas' clocks is not.
         let far = resigned(&secrets, &long.value, |p| {
-            p[1..9].copy_from_slice(&(NOW + 3_600_001).to_be_bytes())
+            p[1..9].copy_from_slice(&(NOW + 3_660_001).to_be_bytes())
         });
         assert_eq!(secrets.project_at(&far, NOW), None);
         let edge = resigned(&secrets, &long.value, |p| {
-            p[1..9].copy_from_slice(&(NOW + 3_600_000).to_be_bytes())
+            p[1..9].copy_from_slice(&(NOW + 3_660_000).to_be_bytes())
         });
         assert_eq!(secrets.project_at(&edge, NOW), Some(a));
     }

@@ -118,7 +118,7 @@ fn accept(
     }
     Err(match (is_secret, upgrade) {
         (true, true) => {
-            "The client secret is unknown or expired (or signed under another server secret); mint a new one with \
+            "The client secret is unknown or expired (or signed under another server secret, or for a project with no keys here); mint a new one with \
              POST /v1/responses/client_secrets."
         }
         (true, false) => {
