@@ -97,6 +97,7 @@ macro_rules! contract {
 
 contract!(chains_load_oldest_first_and_survive_a_restart);
 contract!(a_chain_that_loops_is_refused);
+contract!(a_long_chain_loads_whole);
 contract!(another_project_sees_nothing_overwrites_nothing_and_deletes_nothing);
 contract!(writing_a_response_again_is_harmless);
 contract!(a_response_is_billed_once_even_by_two_writers_at_once);
@@ -144,10 +145,41 @@ async fn a_chain_that_loops_is_refused(backend: Backend) {
         .put(&stored("p", "r2", vec![], Some("r1")))
         .await
         .unwrap();
-    // Refused when the loop closes, not after walking it MAX_CHAIN times (which took 18 s).
-    let walk = tokio::time::timeout(Duration::from_secs(5), store.load_context("p", "r1"));
-    let error = walk.await.expect("refused at once").expect_err("a loop");
-    assert!(matches!(error, StoreError::ChainTooLong(_)), "{error}");
+    // A chain that runs into a loop further back: r0 → r1 → r2 → r1.
+    store
+        .put(&stored("p", "r0", vec![], Some("r1")))
+        .await
+        .unwrap();
+    for start in ["r1", "r0"] {
+        // Refused when the loop closes, not after walking it MAX_CHAIN times (which took 18 s).
+        let walk = tokio::time::timeout(Duration::from_secs(5), store.load_context("p", start));
+        let error = walk.await.expect("refused at once").expect_err("a loop");
+        assert!(
+            matches!(error, StoreError::ChainTooLong(_)),
+            "{start}: {error}"
+        );
+    }
+}
+
+async fn a_long_chain_loads_whole(backend: Backend) {
+    // A long agent session: a thousand responses, each continuing the last.
+    let store = backend.open().await;
+    let mut parent: Option<String> = None;
+    for n in 0..1000 {
+        let id = format!("r{n}");
+        let input = vec![Item::user_text(format!("q{n}"))];
+        store
+            .put(&stored("p", &id, input, parent.as_deref()))
+            .await
+            .unwrap();
+        parent = Some(id);
+    }
+    let load = tokio::time::timeout(Duration::from_secs(20), store.load_context("p", "r999"));
+    let (latest, items) = load.await.expect("in time").unwrap().unwrap();
+    assert_eq!(latest.id, "r999");
+    assert_eq!(items.len(), 2000);
+    assert_eq!(texts(&items[..2]), ["q0", "a-r0"]);
+    assert_eq!(texts(&items[1998..]), ["q999", "a-r999"]);
 }
 
 async fn another_project_sees_nothing_overwrites_nothing_and_deletes_nothing(backend: Backend) {

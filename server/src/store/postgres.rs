@@ -545,49 +545,73 @@ impl ResponseStore for PostgresStore {
             .map(drop)
     }
 
-    /// The whole chain in one recursive query (newest first), instead of one query per
-    /// ancestor: a deleted ancestor ends it, as in the trait's walk, and a loop (corrupt data)
-    /// is refused when it closes — the query carries the ids it has walked and marks the row
-    /// that comes back to one of them.
+    /// The chain in two queries, however long it is, instead of one per ancestor: a recursive
+    /// one walks the ids alone (newest first; a deleted ancestor ends it, as in the trait's
+    /// walk), then one reads the responses on it. A loop (corrupt data) is refused as soon as an
+    /// id comes back; the walk carries no path, so it stays linear in the chain's length.
     async fn load_context(
         &self,
         project: &str,
         id: &str,
     ) -> Result<Option<(tether_protocol::Response, Vec<Item>)>, StoreError> {
         let client = self.client().await?;
-        let statement = client
+        let walk = client
             .prepare_cached(
-                "WITH RECURSIVE chain
-                    (id, parent_id, response_json, added_input_json, depth, path, looped) AS (
-                    SELECT id, parent_id, response_json, added_input_json, 1, ARRAY[id], false
-                    FROM responses WHERE id = $1 AND project = $2
+                "WITH RECURSIVE chain (id, parent_id, depth) AS (
+                    SELECT id, parent_id, 1 FROM responses WHERE id = $1 AND project = $2
                   UNION ALL
-                    SELECT r.id, r.parent_id, r.response_json, r.added_input_json, c.depth + 1,
-                           c.path || r.id, r.id = ANY(c.path)
+                    SELECT r.id, r.parent_id, c.depth + 1
                     FROM chain c JOIN responses r ON r.id = c.parent_id AND r.project = $2
-                    WHERE c.depth <= $3 AND NOT c.looped
+                    WHERE c.depth <= $3
                 )
-                SELECT response_json, added_input_json, parent_id, looped FROM chain
-                ORDER BY depth",
+                SELECT id FROM chain ORDER BY depth",
             )
             .await
             .map_err(db_error)?;
         let limit = i32::try_from(MAX_CHAIN).unwrap_or(i32::MAX);
-        let rows = client
-            .query(&statement, &[&id, &project, &limit])
+        let ids: Vec<String> = client
+            .query(&walk, &[&id, &project, &limit])
             .await
-            .map_err(db_error)?;
-        if rows.len() > MAX_CHAIN || rows.iter().any(|row| row.get::<_, bool>(3)) {
+            .map_err(db_error)?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        if ids.len() > MAX_CHAIN || !ids.iter().all(|id| seen.insert(id.as_str())) {
             return Err(StoreError::ChainTooLong(id.to_string()));
         }
-        let mut chain = rows
-            .iter()
-            .map(|row| decode(project, row.get(0), row.get(1), row.get(2)))
-            .collect::<Result<Vec<_>, _>>()?;
-        if chain.is_empty() {
+        if ids.is_empty() {
             return Ok(None);
         }
-        let response = chain[0].response.clone();
+        let read = client
+            .prepare_cached(
+                "SELECT id, response_json, added_input_json, parent_id FROM responses
+                 WHERE project = $1 AND id = ANY($2)",
+            )
+            .await
+            .map_err(db_error)?;
+        let mut found = std::collections::HashMap::new();
+        for row in client
+            .query(&read, &[&project, &ids])
+            .await
+            .map_err(db_error)?
+        {
+            let stored = decode(project, row.get(1), row.get(2), row.get(3))?;
+            found.insert(row.get::<_, String>(0), stored);
+        }
+        // Newest first; one deleted between the two queries ends the chain there, as a deleted
+        // ancestor does.
+        let mut chain = Vec::new();
+        for id in &ids {
+            match found.remove(id) {
+                Some(stored) => chain.push(stored),
+                None => break,
+            }
+        }
+        let Some(newest) = chain.first() else {
+            return Ok(None);
+        };
+        let response = newest.response.clone();
         let mut items = Vec::new();
         chain.reverse();
         for stored in chain {
