@@ -136,9 +136,9 @@ impl SnapshotSteer {
         stored
     }
 
-    /// The steer again. In a run cut off before the server answered it (`stopped`), a steer
-    /// still `sent` never will be answered: it comes back as failed, saying so.
-    fn restore(&self, stopped: bool) -> SteerRecord {
+    /// The steer again. A stored run is over, so a steer still `sent` will never be answered:
+    /// it comes back as failed, saying so.
+    fn restore(&self) -> SteerRecord {
         let id = || self.id.clone().unwrap_or_default();
         let outcome = match self.outcome.as_str() {
             "accepted" => SteerOutcome::Accepted { id: id() },
@@ -155,11 +155,10 @@ impl SnapshotSteer {
                 id: id(),
                 turn: self.successor.unwrap_or(self.turn),
             },
-            _ if stopped => SteerOutcome::Failed {
+            _ => SteerOutcome::Failed {
                 code: "unanswered".into(),
-                message: "the run stopped before the server answered this steer".into(),
+                message: "the run ended before the server answered this steer".into(),
             },
-            _ => SteerOutcome::Sent,
         };
         SteerRecord {
             turn: self.turn,
@@ -322,8 +321,7 @@ impl RunSnapshot {
                 record
             })
             .collect();
-        let stopped = status == RunStatus::Stopped;
-        let steers = self.steers.iter().map(|s| s.restore(stopped)).collect();
+        let steers = self.steers.iter().map(SnapshotSteer::restore).collect();
         // Fields the snapshot does not know (the record may grow) stay at their defaults.
         #[allow(clippy::needless_update)]
         AgentRun {
@@ -503,18 +501,18 @@ mod tests {
         let Ok(LastRun::Single { run: snapshot }) = LastRun::from_json(&last.to_json()) else {
             panic!("a single run round-trips")
         };
-        assert_eq!(snapshot.restore().steers, run.steers);
-        // Cut off by a reload mid-run: the unanswered steer says so; the others are as they were.
-        run.status = RunStatus::Running;
-        let restored = RunSnapshot::of(&run).restore().steers;
+        let restored = snapshot.restore().steers;
+        // Every steer as it was, but the one the server never answered: a stored run is over, so
+        // it never will be, and it says so.
+        for (n, (restored, sent)) in restored.iter().zip(&run.steers).enumerate() {
+            if n != 3 {
+                assert_eq!(restored, sent);
+            }
+        }
         assert_eq!(restored[3].outcome.as_str(), "failed");
-        assert!(
-            restored[3]
-                .outcome
-                .describe()
-                .contains("stopped before the server answered")
-        );
-        assert_eq!(restored[4], run.steers[4]);
+        let said = restored[3].outcome.describe();
+        assert!(said.contains("ended before the server answered"), "{said}");
+        assert_eq!(restored[3].text, "unanswered");
         // A run stored before steering was kept has no steers, and still restores.
         let older = r#"{"status":"done","error":null,"entries":[],"turns":[]}"#;
         let older: RunSnapshot = serde_json::from_str(older).unwrap();

@@ -664,7 +664,7 @@ const COPY_GRACE: Duration = Duration::from_secs(5);
 const TAIL_LINE_BYTES: usize = 4096;
 
 /// The last [`TAIL_LINES`] lines of a suite's output, shared by the threads that copy it, and
-/// whether any line (kept or not) said the disk was full.
+/// whether any line (kept or not, its first 4 KiB) said the disk was full.
 #[derive(Clone, Default)]
 struct Tail {
     lines: Arc<Mutex<VecDeque<String>>>,
