@@ -413,6 +413,13 @@ fn the_pages_own_work_on_each_turn_is_measured() {
         // The test clock ticks 1 ms per reading: one for encoding the request, and one per
         // event from the poll that had it to the state that holds it.
         assert_eq!(turn.client_ms, events as f64 + 1.0, "turn {}", turn.number);
+        // Of which the deltas' share: one reading's worth per delta.
+        assert!(turn.deltas > 0, "turn {}", turn.number);
+        assert_eq!(
+            turn.delta_client_ms, turn.deltas as f64,
+            "turn {}",
+            turn.number
+        );
     }
     assert!(run.tool_call_count() == 3 && run.tool_calls().all(|c| !c.stopped));
 }

@@ -75,6 +75,10 @@ pub struct TurnRecord {
     /// applying each event it received (from the moment the event's data was there to the
     /// moment the run's state had it). Drawing the page, once per animation frame, is not in it.
     pub client_ms: f64,
+    /// The part of `client_ms` spent on deltas (decoding and applying each one): with
+    /// `deltas`, the page's cost per delta, apart from the few large frames a turn ends with
+    /// (the whole answer again in `output_item.done`, `response.completed`, …).
+    pub delta_client_ms: f64,
     pub input_tokens: u64,
     pub cached_tokens: u64,
     pub output_tokens: u64,
@@ -109,6 +113,7 @@ impl TurnRecord {
             deltas: 0,
             events: 0,
             client_ms: 0.0,
+            delta_client_ms: 0.0,
             input_tokens: 0,
             cached_tokens: 0,
             output_tokens: 0,

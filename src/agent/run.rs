@@ -584,11 +584,21 @@ async fn play_turn(
             kind: event.type_name(),
             json: text,
         });
+        let is_delta = matches!(
+            event.event,
+            StreamEvent::OutputTextDelta { .. }
+                | StreamEvent::FunctionCallArgumentsDelta { .. }
+                | StreamEvent::CustomToolCallInputDelta { .. }
+        );
         let done = run.change(|run| {
             let applied = stream.apply(run, &event, now);
             if let Some(record) = run.turns.last_mut() {
+                let spent = clock() - now;
                 record.events += 1;
-                record.client_ms += clock() - now;
+                record.client_ms += spent;
+                if is_delta {
+                    record.delta_client_ms += spent;
+                }
             }
             applied
         })?;

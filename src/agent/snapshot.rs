@@ -62,6 +62,9 @@ struct SnapshotTurn {
     events: u64,
     #[serde(default)]
     client_ms: f64,
+    // Kept since the per-delta cost; a run stored before has none.
+    #[serde(default)]
+    delta_client_ms: f64,
     /// The server's timing summary, in its own shape ([`ServerTimings::to_summary`]).
     #[serde(default)]
     server: Option<serde_json::Value>,
@@ -228,6 +231,7 @@ impl RunSnapshot {
                 output_tokens: t.output_tokens,
                 events: t.events,
                 client_ms: t.client_ms,
+                delta_client_ms: t.delta_client_ms,
                 server: t.server.as_ref().map(ServerTimings::to_summary),
                 sent_as: (t.sent_as != SentAs::Create).then(|| t.sent_as.as_str().to_string()),
                 paused: t.paused,
@@ -310,6 +314,7 @@ impl RunSnapshot {
                 record.output_tokens = t.output_tokens;
                 record.events = t.events;
                 record.client_ms = t.client_ms;
+                record.delta_client_ms = t.delta_client_ms;
                 record.server = t.server.as_ref().and_then(ServerTimings::parse);
                 record.sent_as = t
                     .sent_as
@@ -413,7 +418,7 @@ mod tests {
         turn.tool_ms = 3.5;
         turn.deltas = 9;
         (turn.input_tokens, turn.cached_tokens, turn.output_tokens) = (500, 0, 9);
-        (turn.events, turn.client_ms) = (14, 0.7);
+        (turn.events, turn.client_ms, turn.delta_client_ms) = (14, 0.7, 0.4);
         turn.server = ServerTimings::parse(&serde_json::json!({"path": "ws_hit",
             "stages": {"render_us": 20}, "api_us": 80}));
         #[allow(clippy::needless_update)]

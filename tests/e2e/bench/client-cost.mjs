@@ -9,7 +9,9 @@
 //
 // - `page`: the page's own work per event, as it measures it (the run's `client_ms / events` of
 //   the answer's turn, read from the run it keeps in localStorage) — decoding and applying each
-//   event, from the poll that had its data to the state that holds it;
+//   event, from the poll that had its data to the state that holds it — and per delta
+//   (`delta_client_ms / deltas`: the same work on the deltas alone, without the few large
+//   frames that end a turn);
 // - `main thread`: Chromium's own account (CDP `Performance.getMetrics`, `TaskDuration`) of the
 //   renderer's main thread over the run, per frame received, as the marginal cost between the
 //   short and the long task (so what every run pays once cancels out): the page's work, the
@@ -87,10 +89,12 @@ async function agentRun(browser, url, n) {
   const kept = await page.evaluate(() => localStorage.getItem("tether.last-run"));
   await page.close();
   let pageUs = null;
+  let deltaUs = null;
   const run = kept && JSON.parse(kept).run;
   const answer = run?.turns?.at(-1);
   if (answer && answer.events) pageUs = (answer.client_ms * 1000) / answer.events;
-  return { frames, taskMs: (after.TaskDuration - before.TaskDuration) * 1000, pageUs };
+  if (answer && answer.deltas) deltaUs = (answer.delta_client_ms * 1000) / answer.deltas;
+  return { frames, taskMs: (after.TaskDuration - before.TaskDuration) * 1000, pageUs, deltaUs };
 }
 
 /** The same stream to a page that only counts its frames. */
@@ -122,7 +126,7 @@ async function bareRun(browser, url, n) {
   );
   const after = await metrics(cdp);
   await page.close();
-  return { frames, taskMs: (after.TaskDuration - before.TaskDuration) * 1000, pageUs: null };
+  return { frames, taskMs: (after.TaskDuration - before.TaskDuration) * 1000, pageUs: null, deltaUs: null };
 }
 
 const median = (xs) => {
@@ -140,12 +144,15 @@ async function measure(browser, url, one) {
   const m = (size, key) => median(runs[size].map((r) => r[key]));
   const marginal = (m("long", "taskMs") - m("short", "taskMs")) / (m("long", "frames") - m("short", "frames"));
   const pageUs = runs.long.map((r) => r.pageUs).filter((x) => x !== null);
+  const deltaUs = runs.long.map((r) => r.deltaUs).filter((x) => x !== null);
   return {
     frames: { short: m("short", "frames"), long: m("long", "frames") },
     mainThreadMs: { short: m("short", "taskMs"), long: m("long", "taskMs") },
     mainThreadUsPerFrame: +(marginal * 1000).toFixed(1),
     pageUsPerEvent: pageUs.length ? +median(pageUs).toFixed(1) : null,
     pageUsPerEventRange: pageUs.length ? [Math.min(...pageUs).toFixed(1), Math.max(...pageUs).toFixed(1)] : null,
+    pageUsPerDelta: deltaUs.length ? +median(deltaUs).toFixed(1) : null,
+    pageUsPerDeltaRange: deltaUs.length ? [Math.min(...deltaUs).toFixed(1), Math.max(...deltaUs).toFixed(1)] : null,
   };
 }
 
