@@ -3,7 +3,7 @@
 // leg — against the real server, in headless Chromium.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { artifactPath, launchBrowser, startServer } from "./server.mjs";
+import { artifactPath, launchBrowser, startServer, waitFinished } from "./server.mjs";
 
 let server;
 let browser;
@@ -20,14 +20,7 @@ after(async () => {
 
 /** Waits until the run is over and returns its status. */
 async function finished(page, timeout = 30_000) {
-  await page.waitForFunction(
-    () => {
-      const status = document.querySelector('[data-testid="run-status"]')?.textContent;
-      return status === "done" || status === "failed" || status === "stopped";
-    },
-    null,
-    { timeout },
-  );
+  await waitFinished(page, timeout);
   return page.getByTestId("run-status").textContent();
 }
 
