@@ -19,6 +19,7 @@ use std::sync::{Arc, Weak};
 use parking_lot::Mutex;
 use tether_protocol::{Item, Response};
 
+use crate::model::{PrefixHashes, prefix};
 use crate::stages::render::RenderedPrompt;
 use crate::stages::validate::CompiledTools;
 
@@ -105,6 +106,14 @@ impl CachedResponse {
             0 => 0,
             n => rendered.ends[n - 1] as usize,
         };
+        // The prefix hashes hold for the ancestor's prompt if its preamble is this entry's.
+        let hashes = if ancestor.preamble_key == rendered.preamble_key {
+            rendered
+                .hashes
+                .prefix((ancestor.preamble.len() + tokens) / prefix::STRIDE)
+        } else {
+            PrefixHashes::default()
+        };
         CachedResponse {
             response: ancestor.response.clone(),
             context: Arc::new(self.context[..ancestor.items].to_vec()),
@@ -114,7 +123,10 @@ impl CachedResponse {
                     preamble: ancestor.preamble.clone(),
                     items: Arc::new(rendered.items[..tokens].to_vec()),
                     ends: Arc::new(rendered.ends[..ancestor.items].to_vec()),
-                },
+                    hashes,
+                    breakpoints: rendered.breakpoints.prefix(tokens as u32),
+                }
+                .hashed(),
                 compiled: ancestor.compiled.clone(),
             },
             lineage: self.lineage[..position].to_vec(),

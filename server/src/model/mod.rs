@@ -3,11 +3,15 @@
 //! (`crate::sim`) is one implementation; a client of a real inference server can be another,
 //! without touching the transports, the pipeline or the event builder.
 
+pub mod breakpoints;
 mod events;
 mod failure;
+pub mod prefix;
 
+pub use breakpoints::Breakpoints;
 pub use events::{Admission, Delta, ModelEvent, ModelStream, PromptCacheUse};
 pub use failure::{FailureKind, rate_limit_exceeded};
+pub use prefix::PrefixHashes;
 
 use std::sync::Arc;
 
@@ -23,6 +27,11 @@ pub struct Prompt {
     pub items: Arc<Vec<u32>>,
     /// For each item of the conversation, the offset in `items` just past its block.
     pub item_ends: Arc<Vec<u32>>,
+    /// The chained hash of the prompt's prefixes, every [`prefix::STRIDE`] tokens (extended
+    /// with the tokens a continuation adds, so an engine need not hash the whole prompt).
+    pub hashes: PrefixHashes,
+    /// Where breakpoints may be (`prompt_cache_options`), recorded as the items rendered.
+    pub breakpoints: Breakpoints,
 }
 
 impl Prompt {
@@ -38,6 +47,19 @@ impl Prompt {
     /// Every token, in order.
     pub fn tokens(&self) -> impl Iterator<Item = u32> + '_ {
         self.preamble.iter().chain(self.items.iter()).copied()
+    }
+
+    /// The token at `index` (counted from the start of the prompt).
+    pub fn token(&self, index: usize) -> u32 {
+        match index.checked_sub(self.preamble.len()) {
+            None => self.preamble[index],
+            Some(offset) => self.items[offset],
+        }
+    }
+
+    /// The chained hash of the prompt's first `at` tokens ([`prefix::Chain`]).
+    pub fn prefix_hash(&self, at: usize) -> u64 {
+        self.hashes.at(at, |index| self.token(index))
     }
 
     /// Where item `index`'s block ends, counted from the start of the prompt.

@@ -14,7 +14,7 @@ use prometheus::IntCounter;
 use tether_protocol::{Item, Tool};
 
 use crate::items;
-use crate::model::Prompt;
+use crate::model::{Breakpoints, PrefixHashes, Prompt};
 use crate::tokenizer::tokenizer;
 
 /// A rendered prompt: the preamble's tokens and the conversation's tokens, with where each
@@ -27,6 +27,10 @@ pub struct RenderedPrompt {
     pub items: Arc<Vec<u32>>,
     /// For each item, the offset in `items` just past its block.
     pub ends: Arc<Vec<u32>>,
+    /// The prefixes' chained hashes, extended as the tokens are.
+    pub hashes: PrefixHashes,
+    /// Where breakpoints may be, extended as the items are.
+    pub breakpoints: Breakpoints,
 }
 
 impl RenderedPrompt {
@@ -36,7 +40,15 @@ impl RenderedPrompt {
             preamble: self.preamble.clone(),
             items: self.items.clone(),
             item_ends: self.ends.clone(),
+            hashes: self.hashes.clone(),
+            breakpoints: self.breakpoints.clone(),
         }
+    }
+
+    /// Extends the prefix hashes over the tokens added since they were last taken.
+    pub fn hashed(mut self) -> Self {
+        self.hashes.extend(&self.preamble, &self.items);
+        self
     }
 
     /// The prompt length in tokens.
@@ -60,13 +72,17 @@ impl RenderedPrompt {
         cache: Option<&TokenCache>,
     ) -> Self {
         let (mut tokens, mut ends) = (Vec::new(), Vec::new());
-        render_items(items, &mut tokens, &mut ends, cache);
+        let mut breakpoints = Breakpoints::default();
+        render_items(items, &mut tokens, &mut ends, &mut breakpoints, cache);
         RenderedPrompt {
             preamble_key: preamble_key(instructions, tools_key),
             preamble: Arc::new(render_preamble(instructions, tools, cache)),
             items: Arc::new(tokens),
             ends: Arc::new(ends),
+            hashes: PrefixHashes::default(),
+            breakpoints,
         }
+        .hashed()
     }
 
     /// Extends this prompt with `new_items`, re-rendering the preamble only if the instructions
@@ -82,18 +98,21 @@ impl RenderedPrompt {
         cache: Option<&TokenCache>,
     ) -> (Self, usize) {
         let key = preamble_key(instructions, tools_key);
-        let (preamble, reused_preamble) = if key == self.preamble_key {
+        let (preamble, reused_preamble, hashes) = if key == self.preamble_key {
             let reused = self.preamble.len();
-            (self.preamble, reused)
+            (self.preamble, reused, self.hashes)
         } else {
-            (Arc::new(render_preamble(instructions, tools, cache)), 0)
+            // A new preamble changes every prefix: the hashes start again.
+            let preamble = Arc::new(render_preamble(instructions, tools, cache));
+            (preamble, 0, PrefixHashes::default())
         };
         let reused = reused_preamble + self.items.len();
-        let (mut items, mut ends) = (self.items, self.ends);
+        let (mut items, mut ends, mut breakpoints) = (self.items, self.ends, self.breakpoints);
         render_items(
             new_items,
             Arc::make_mut(&mut items),
             Arc::make_mut(&mut ends),
+            &mut breakpoints,
             cache,
         );
         (
@@ -102,7 +121,10 @@ impl RenderedPrompt {
                 preamble,
                 items,
                 ends,
-            },
+                hashes,
+                breakpoints,
+            }
+            .hashed(),
             reused,
         )
     }
@@ -113,9 +135,10 @@ impl RenderedPrompt {
             items,
             Arc::make_mut(&mut self.items),
             Arc::make_mut(&mut self.ends),
+            &mut self.breakpoints,
             None,
         );
-        self
+        self.hashed()
     }
 }
 
@@ -225,11 +248,13 @@ fn render_preamble(
     tokens
 }
 
-/// Appends the tokens of `items`, one framed block each, and where each block ends.
+/// Appends the tokens of `items`, one framed block each, where each block ends, and the
+/// breakpoints they may hold.
 fn render_items(
     items: &[Item],
     out: &mut Vec<u32>,
     ends: &mut Vec<u32>,
+    breakpoints: &mut Breakpoints,
     cache: Option<&TokenCache>,
 ) {
     let mut text = String::new();
@@ -237,7 +262,9 @@ fn render_items(
         text.clear();
         frame(&mut text, &items::header(item), &items::body(item));
         encode_block(&text, out, cache);
-        ends.push(out.len() as u32);
+        let end = out.len() as u32;
+        ends.push(end);
+        breakpoints.push(item, end);
     }
 }
 

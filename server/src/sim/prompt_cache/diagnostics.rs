@@ -1,11 +1,14 @@
 //! `prompt_cache_diagnostics`: why a request did or did not reuse the cache, compared with an
 //! earlier response (`prompt_cache_options.comparison_response_id`). The engine remembers, for
-//! its recent responses, the parts of their cache key and the hashes of their prompts' blocks.
+//! its recent responses, the parts of their cache key and their prompts' prefix hashes (a view
+//! of the conversation's shared hashes: remembering copies none).
 
 use lru::LruCache;
 use serde_json::{Value, json};
 
-use super::positions::{KeyParts, Place};
+use super::positions::{KeyParts, Sizes};
+use crate::model::PrefixHashes;
+use crate::model::prefix::STRIDE;
 
 /// How many responses a profile remembers for comparisons.
 pub const REMEMBERED: usize = 4096;
@@ -14,21 +17,20 @@ pub const REMEMBERED: usize = 4096;
 #[derive(Debug, Clone)]
 pub struct Remembered {
     pub key: KeyParts,
-    /// The prompt's hash at every block boundary, shortest first.
-    pub blocks: Vec<Place>,
+    /// The prompt's prefix hashes.
+    pub hashes: PrefixHashes,
 }
 
-/// The diagnostics of a request with `key` and `blocks`, `input_tokens` long, that read
-/// `cached_tokens` from the cache, against `comparison` (`None`: not remembered); `min_tokens`
-/// is the shortest cacheable prompt.
+/// The diagnostics of the request `current`, `input_tokens` long, that read `cached_tokens`
+/// from the cache, against `comparison` (`None`: not remembered), under the cache's `sizes`.
 pub fn compare(
-    key: &KeyParts,
-    blocks: &[Place],
+    current: &Remembered,
     input_tokens: u64,
     cached_tokens: u64,
     comparison: Option<&Remembered>,
-    min_tokens: usize,
+    sizes: Sizes,
 ) -> Value {
+    let key = &current.key;
     let Some(comparison) = comparison else {
         return json!({"type": "comparison_response_not_found"});
     };
@@ -39,13 +41,10 @@ pub fn compare(
     if cached_tokens > 0 {
         return json!({"type": "cache_hit"});
     }
-    let common = blocks
-        .iter()
-        .zip(&comparison.blocks)
-        .take_while(|(mine, theirs)| mine == theirs)
-        .last()
-        .map_or(0, |(place, _)| place.at);
-    if common < min_tokens {
+    // The whole blocks both prompts begin with (the shared prefix is known to a stride).
+    let block = sizes.block_tokens.max(1);
+    let common = current.hashes.common(&comparison.hashes) * STRIDE / block * block;
+    if common < sizes.min_tokens {
         json!({"type": "cache_miss", "reason": "input_changed",
             "cache_missed_tokens": input_tokens - common as u64,
             "comparison_reusable_tokens": common})

@@ -68,11 +68,20 @@ pub struct Lookup {
 
 #[derive(Debug, Default)]
 struct Pending {
-    /// Prefixes used, longest first (so the shortest is the most recently used and leaves
-    /// last), each with the lifetime it asks for.
-    touched: Vec<(u64, Duration)>,
-    /// Prefixes to write: hash, tokens beyond the previous one, lifetime.
-    written: Vec<(u64, u64, Duration)>,
+    /// The prefix hit, with the lifetime it asks for.
+    touched: Option<(u64, Duration)>,
+    /// Prefixes to write, shortest first.
+    written: Vec<Write>,
+}
+
+/// A prefix to write: its hash, the prefix it extends (the hit, or the previous write), the
+/// tokens beyond that one, its lifetime.
+#[derive(Debug)]
+struct Write {
+    hash: u64,
+    parent: Option<u64>,
+    tokens: u64,
+    ttl: Duration,
 }
 
 struct State {
@@ -156,16 +165,16 @@ impl PromptCaches {
             settings.spill_per_minute,
             now,
         );
+        let remembered = Remembered {
+            key,
+            hashes: context.prompt.hashes.clone(),
+        };
         let Some(plan) = plan else {
             self.counters.requests_ineligible.inc();
             let diagnostics = comparison.map(|_| serde_json::json!({"type": "unavailable"}));
-            state.memory.remember(
-                context.response_id.clone(),
-                Remembered {
-                    key,
-                    blocks: Vec::new(),
-                },
-            );
+            state
+                .memory
+                .remember(context.response_id.clone(), remembered);
             return Lookup {
                 usage: PromptCacheUse {
                     diagnostics,
@@ -177,43 +186,36 @@ impl PromptCaches {
         };
         let cache = &mut state.replicas[replica];
         let mut evicted = Evicted::default();
+        // Longest first: a continuation finds its previous request's prefix after the blocks
+        // it added, so the search is proportional to the new tokens.
         let hit = plan
-            .reads
-            .iter()
-            .rev()
-            .find(|place| cache.contains(place.hash, now, &mut evicted))
-            .copied();
+            .reads_longest_first()
+            .find(|place| cache.contains(place.hash, now, &mut evicted));
         self.counters.evicted(evicted);
         let cached = hit.map_or(0, |place| place.at);
         let mut pending = Pending::default();
         if let Some(hit) = hit {
-            let ttl = plan
-                .writes
-                .iter()
-                .find(|(place, _)| place.at == hit.at)
-                .map_or(settings.sizes.in_memory_ttl, |(_, ttl)| *ttl);
-            pending.touched = match plan.granularity {
-                // Every block of the prefix is in use.
-                Granularity::Classic => plan
-                    .reads
-                    .iter()
-                    .rev()
-                    .filter(|place| place.at <= cached)
-                    .map(|place| (place.hash, ttl))
-                    .collect(),
-                Granularity::Breakpoints => vec![(hit.hash, ttl)],
-            };
+            let ttl = plan.ttl_at(hit.at).unwrap_or(settings.sizes.in_memory_ttl);
+            // The prefix in use; its shorter prefixes are in use with it (`store`).
+            pending.touched = Some((hit.hash, ttl));
         }
         let (mut previous, mut by_ttl) = (cached, (0u64, 0u64));
-        for (place, ttl) in plan.writes.iter().filter(|(place, _)| place.at > cached) {
+        let mut parent = hit.map(|place| place.hash);
+        for (place, ttl) in plan.writes_after(cached) {
             let tokens = (place.at - previous) as u64;
-            pending.written.push((place.hash, tokens, *ttl));
-            if *ttl == positions::TTL_12H {
+            pending.written.push(Write {
+                hash: place.hash,
+                parent,
+                tokens,
+                ttl,
+            });
+            if ttl == positions::TTL_12H {
                 by_ttl.1 += tokens;
             } else {
                 by_ttl.0 += tokens;
             }
             previous = place.at;
+            parent = Some(place.hash);
         }
         let written = (previous - cached) as u64;
         if cached > 0 {
@@ -228,28 +230,24 @@ impl PromptCaches {
             let comparison = state
                 .memory
                 .get(id)
-                .filter(|c| c.key.project == key.project);
+                .filter(|c| c.key.project == remembered.key.project);
             diagnostics::compare(
-                &key,
-                &plan.blocks,
+                &remembered,
                 input_tokens,
                 cached as u64,
                 comparison,
-                settings.sizes.min_tokens,
+                settings.sizes,
             )
         });
-        state.memory.remember(
-            context.response_id.clone(),
-            Remembered {
-                key,
-                blocks: plan.blocks,
-            },
-        );
+        let granularity = plan.granularity.clone();
+        state
+            .memory
+            .remember(context.response_id.clone(), remembered);
         Lookup {
             usage: PromptCacheUse {
                 cached_tokens: cached as u64,
                 written_tokens: written,
-                written_by_ttl: (plan.granularity == Granularity::Breakpoints).then_some(by_ttl),
+                written_by_ttl: (granularity == Granularity::Breakpoints).then_some(by_ttl),
                 diagnostics,
             },
             replica,
@@ -264,12 +262,12 @@ impl PromptCaches {
         let Some(cache) = guard.replicas.get_mut(lookup.replica) else {
             return;
         };
-        for (hash, ttl) in &lookup.pending.touched {
-            cache.touch(*hash, now, *ttl);
+        if let Some((hash, ttl)) = lookup.pending.touched {
+            cache.touch(hash, now, ttl);
         }
         let mut evicted = Evicted::default();
-        for (hash, tokens, ttl) in &lookup.pending.written {
-            let more = cache.insert(*hash, *tokens, *ttl, now);
+        for write in &lookup.pending.written {
+            let more = cache.insert(write.hash, write.parent, write.tokens, write.ttl, now);
             evicted.capacity += more.capacity;
             evicted.expired += more.expired;
         }

@@ -14,22 +14,29 @@
 //!   `implicit` mode one at the end of the newest eligible item plus the latest three explicit
 //!   ones, in `explicit` mode the latest four explicit ones (none: no caching). A breakpoint is
 //!   exact, not rounded to a block. An explicit marker on a content part marks the end of the
-//!   item holding it (Tether renders a message as one block).
+//!   item holding it (Tether renders a message as one block). Writes, like reads, are chosen
+//!   among the latest 80 breakpoints.
+//!
+//! A plan is proportional to the request's new tokens, not to its prompt: the prefix hashes are
+//! the prompt's own ([`crate::model::prefix`], extended as a continuation renders), candidate
+//! hits are hashed lazily from the longest down (a continuation finds its previous request's
+//! prefix after the few blocks it added), and only the prefixes past the hit are written.
 
 use std::time::Duration;
 
 use serde_json::Value;
-use tether_protocol::{ContentPart, Item, MessageContent, ResponseCreate, Role};
+use tether_protocol::ResponseCreate;
 
 use crate::model::Context;
+use crate::model::breakpoints::ttl_of;
+use crate::model::prefix::{Chain, keyed};
+
+pub use crate::model::breakpoints::{TTL_12H, TTL_30M};
 
 /// The most breakpoints a request writes, and how many of the latest it reads from.
 pub const WRITTEN_BREAKPOINTS: usize = 4;
 pub const CONSIDERED_BREAKPOINTS: usize = 80;
 
-/// The lifetimes a breakpoint asks for.
-pub const TTL_30M: Duration = Duration::from_secs(30 * 60);
-pub const TTL_12H: Duration = Duration::from_secs(12 * 60 * 60);
 /// `prompt_cache_retention: "24h"`.
 pub const TTL_24H: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -85,8 +92,9 @@ impl KeyParts {
         }
     }
 
-    fn seed(&self) -> u64 {
-        let mut hash = Chain::new(0x7e74_6865_725f_7063);
+    /// The key as a number, mixed into every prefix hash ([`keyed`]).
+    pub fn seed(&self) -> u64 {
+        let mut hash = Chain(0x7e74_6865_725f_7064);
         for part in [
             self.project.as_str(),
             self.model.as_str(),
@@ -106,20 +114,6 @@ impl KeyParts {
     }
 }
 
-/// A chained hash over tokens: the value after `n` tokens identifies the first `n`.
-#[derive(Debug, Clone, Copy)]
-struct Chain(u64);
-
-impl Chain {
-    fn new(seed: u64) -> Self {
-        Chain(seed)
-    }
-
-    fn push(&mut self, token: u32) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(token)).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
 /// How a request meets the cache.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Granularity {
@@ -136,18 +130,6 @@ pub struct Place {
     pub hash: u64,
 }
 
-/// Where one request reads and writes, with the hashes of those prefixes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    pub granularity: Granularity,
-    /// Candidate hits, shortest first.
-    pub reads: Vec<Place>,
-    /// Prefixes to write, shortest first, each with the lifetime it asks for.
-    pub writes: Vec<(Place, Duration)>,
-    /// The hash at every block boundary (for diagnostics' comparisons), shortest first.
-    pub blocks: Vec<Place>,
-}
-
 /// The cache settings a plan needs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sizes {
@@ -157,153 +139,172 @@ pub struct Sizes {
     pub in_memory_ttl: Duration,
 }
 
-/// Whether an input item ends a breakpoint-eligible stretch: a message from the user, the
-/// developer or the system, or a tool's output.
-fn eligible(item: &Item) -> bool {
-    match item {
-        Item::Message(message) => message.role != Role::Assistant,
-        Item::FunctionCallOutput(_) | Item::CustomToolCallOutput(_) => true,
-        _ => false,
+/// Where one request reads and writes, hashed as asked.
+#[derive(Debug)]
+pub struct Plan<'a> {
+    pub granularity: Granularity,
+    context: &'a Context,
+    seed: u64,
+    places: Places,
+}
+
+#[derive(Debug)]
+enum Places {
+    /// Every whole block from the minimum on, each written with `ttl`.
+    Classic {
+        block: usize,
+        min: usize,
+        ttl: Duration,
+    },
+    /// The breakpoints considered (shortest first) and those written, each with its lifetime.
+    Breakpoints {
+        reads: Vec<usize>,
+        writes: Vec<(usize, Duration)>,
+    },
+}
+
+impl Plan<'_> {
+    fn place(&self, at: usize) -> Place {
+        Place {
+            at,
+            hash: keyed(self.seed, self.context.prompt.prefix_hash(at)),
+        }
     }
-}
 
-/// The lifetime an explicit marker on `item` asks for, if it carries one.
-fn explicit_marker(item: &Item) -> Option<Duration> {
-    let Item::Message(message) = item else {
-        return None;
-    };
-    let MessageContent::Parts(parts) = &message.content else {
-        return None;
-    };
-    parts.iter().rev().find_map(|part| match part {
-        ContentPart::InputText {
-            prompt_cache_breakpoint: Some(marker),
-            ..
-        } => Some(ttl_of(marker.get("ttl"))),
-        ContentPart::Other(value) => value
-            .get("prompt_cache_breakpoint")
-            .map(|marker| ttl_of(marker.get("ttl"))),
-        _ => None,
-    })
-}
+    /// Candidate hits, longest first, each hashed when it is asked for.
+    pub fn reads_longest_first(&self) -> Box<dyn Iterator<Item = Place> + '_> {
+        match &self.places {
+            Places::Classic { block, min, .. } => {
+                let (block, min) = (*block, *min);
+                let len = self.context.prompt.len();
+                Box::new(
+                    (1..=len / block)
+                        .rev()
+                        .map(move |n| n * block)
+                        .take_while(move |at| *at >= min)
+                        .map(|at| self.place(at)),
+                )
+            }
+            Places::Breakpoints { reads, .. } => {
+                Box::new(reads.iter().rev().map(|at| self.place(*at)))
+            }
+        }
+    }
 
-fn ttl_of(value: Option<&Value>) -> Duration {
-    match value.and_then(Value::as_str) {
-        Some("12h") => TTL_12H,
-        _ => TTL_30M,
+    /// The prefixes to write past the first `cached` tokens, shortest first, each with the
+    /// lifetime it asks for.
+    pub fn writes_after(&self, cached: usize) -> Vec<(Place, Duration)> {
+        match &self.places {
+            Places::Classic { block, min, ttl } => {
+                let len = self.context.prompt.len();
+                (cached / block + 1..=len / block)
+                    .map(|n| n * block)
+                    .filter(|at| *at >= *min)
+                    .map(|at| (self.place(at), *ttl))
+                    .collect()
+            }
+            Places::Breakpoints { writes, .. } => writes
+                .iter()
+                .filter(|(at, _)| *at > cached)
+                .map(|(at, ttl)| (self.place(*at), *ttl))
+                .collect(),
+        }
+    }
+
+    /// The lifetime the prefix of `at` tokens is written with by this request, if it is.
+    pub fn ttl_at(&self, at: usize) -> Option<Duration> {
+        match &self.places {
+            Places::Classic { block, min, ttl } => {
+                (at >= *min && at.is_multiple_of(*block) && at <= self.context.prompt.len())
+                    .then_some(*ttl)
+            }
+            Places::Breakpoints { writes, .. } => writes
+                .iter()
+                .find(|(place, _)| *place == at)
+                .map(|(_, ttl)| *ttl),
+        }
     }
 }
 
 /// The plan of `context`'s prompt under `sizes`; `None` when it is not cached at all (too
 /// short, or explicit mode without an explicit breakpoint).
-pub fn plan(context: &Context, key: &KeyParts, sizes: Sizes) -> Option<Plan> {
-    let len = context.prompt.len();
+pub fn plan<'a>(context: &'a Context, key: &KeyParts, sizes: Sizes) -> Option<Plan<'a>> {
+    let prompt = &context.prompt;
+    let len = prompt.len();
     if len < sizes.min_tokens.max(1) {
         return None;
     }
-    let options = context.request.prompt_cache_options.as_ref();
-    let block = sizes.block_tokens.max(1);
-    let (granularity, reads, writes): (Granularity, Vec<usize>, Vec<(usize, Duration)>) =
-        match options {
-            None => {
-                let ttl = match context.request.prompt_cache_retention.as_deref() {
-                    Some("24h") => TTL_24H,
-                    _ => sizes.in_memory_ttl,
-                };
-                let boundaries: Vec<usize> = (1..=len / block)
-                    .map(|n| n * block)
-                    .filter(|at| *at >= sizes.min_tokens)
-                    .collect();
-                let writes = boundaries.iter().map(|at| (*at, ttl)).collect();
-                (Granularity::Classic, boundaries, writes)
-            }
-            Some(options) => {
-                let implicit = options.get("mode").and_then(Value::as_str) != Some("explicit");
-                let implicit_ttl = ttl_of(options.get("ttl"));
-                let mut points: Vec<(usize, Option<Duration>)> = Vec::new();
-                for (index, item) in context.items.iter().enumerate() {
-                    let Some(at) = context.prompt.item_end(index) else {
-                        continue;
-                    };
-                    if let Some(ttl) = explicit_marker(item) {
-                        points.push((at, Some(ttl)));
-                    } else if implicit && eligible(item) {
-                        points.push((at, None));
-                    }
-                }
-                points.retain(|(at, _)| *at >= sizes.min_tokens);
-                if points.is_empty() {
-                    return None;
-                }
-                let considered = points.len().saturating_sub(CONSIDERED_BREAKPOINTS);
-                let reads = points[considered..].iter().map(|(at, _)| *at).collect();
-                let explicit: Vec<(usize, Duration)> = points
-                    .iter()
-                    .filter_map(|(at, ttl)| ttl.map(|ttl| (*at, ttl)))
-                    .collect();
-                let mut writes: Vec<(usize, Duration)> = if implicit {
-                    let newest = points
-                        .iter()
-                        .rev()
-                        .find(|(_, ttl)| ttl.is_none())
-                        .map(|(at, _)| (*at, implicit_ttl));
-                    let latest: Vec<_> = explicit
-                        .iter()
-                        .rev()
-                        .take(WRITTEN_BREAKPOINTS - 1)
-                        .copied()
-                        .collect();
-                    newest.into_iter().chain(latest).collect()
-                } else {
-                    explicit
-                        .iter()
-                        .rev()
-                        .take(WRITTEN_BREAKPOINTS)
-                        .copied()
-                        .collect()
-                };
-                if writes.is_empty() && !implicit {
-                    return None;
-                }
-                writes.sort_by_key(|(at, _)| *at);
-                writes.dedup_by_key(|(at, _)| *at);
-                (Granularity::Breakpoints, reads, writes)
-            }
-        };
-    // One pass over the tokens, noting the hash at every place asked for.
-    let mut wanted: Vec<usize> = reads
-        .iter()
-        .copied()
-        .chain(writes.iter().map(|(at, _)| *at))
-        .chain((1..=len / block).map(|n| n * block))
-        .collect();
-    wanted.sort_unstable();
-    wanted.dedup();
-    let mut hashes = Vec::with_capacity(wanted.len());
-    let mut chain = Chain::new(key.seed());
-    let mut next = wanted.iter().peekable();
-    for (index, token) in context.prompt.tokens().enumerate() {
-        chain.push(token);
-        while next.next_if(|at| **at == index + 1).is_some() {
-            hashes.push(Place {
-                at: index + 1,
-                hash: chain.0,
-            });
+    let (granularity, places) = match context.request.prompt_cache_options.as_ref() {
+        None => {
+            let ttl = match context.request.prompt_cache_retention.as_deref() {
+                Some("24h") => TTL_24H,
+                _ => sizes.in_memory_ttl,
+            };
+            let places = Places::Classic {
+                block: sizes.block_tokens.max(1),
+                min: sizes.min_tokens,
+                ttl,
+            };
+            (Granularity::Classic, places)
         }
-    }
-    let place = |at: usize| {
-        hashes
-            .binary_search_by_key(&at, |place| place.at)
-            .map(|found| hashes[found])
-            .ok()
+        Some(options) => {
+            let implicit = options.get("mode").and_then(Value::as_str) != Some("explicit");
+            let implicit_ttl = ttl_of(options.get("ttl"));
+            let breakpoints = &prompt.breakpoints;
+            let at = |end: u32| prompt.preamble.len() + end as usize;
+            // The latest breakpoints, newest first, from the marks the render kept.
+            let considered: Vec<(usize, Option<Duration>)> = if implicit {
+                breakpoints
+                    .marks
+                    .iter()
+                    .rev()
+                    .map(|mark| (at(mark.end), mark.explicit))
+                    .take_while(|(at, _)| *at >= sizes.min_tokens)
+                    .take(CONSIDERED_BREAKPOINTS)
+                    .collect()
+            } else {
+                breakpoints
+                    .explicit
+                    .iter()
+                    .rev()
+                    .map(|index| breakpoints.marks[*index as usize])
+                    .map(|mark| (at(mark.end), mark.explicit))
+                    .take_while(|(at, _)| *at >= sizes.min_tokens)
+                    .take(CONSIDERED_BREAKPOINTS)
+                    .collect()
+            };
+            if considered.is_empty() {
+                return None;
+            }
+            let explicit = considered
+                .iter()
+                .filter_map(|(at, ttl)| ttl.map(|ttl| (*at, ttl)));
+            let mut writes: Vec<(usize, Duration)> = if implicit {
+                let newest = considered
+                    .iter()
+                    .find(|(_, ttl)| ttl.is_none())
+                    .map(|(at, _)| (*at, implicit_ttl));
+                newest
+                    .into_iter()
+                    .chain(explicit.take(WRITTEN_BREAKPOINTS - 1))
+                    .collect()
+            } else {
+                explicit.take(WRITTEN_BREAKPOINTS).collect()
+            };
+            writes.sort_by_key(|(at, _)| *at);
+            writes.dedup_by_key(|(at, _)| *at);
+            let mut reads: Vec<usize> = considered.iter().map(|(at, _)| *at).collect();
+            reads.reverse();
+            (
+                Granularity::Breakpoints,
+                Places::Breakpoints { reads, writes },
+            )
+        }
     };
     Some(Plan {
         granularity,
-        reads: reads.iter().filter_map(|at| place(*at)).collect(),
-        writes: writes
-            .iter()
-            .filter_map(|(at, ttl)| place(*at).map(|p| (p, *ttl)))
-            .collect(),
-        blocks: (1..=len / block).filter_map(|n| place(n * block)).collect(),
+        context,
+        seed: key.seed(),
+        places,
     })
 }
