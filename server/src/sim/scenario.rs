@@ -6,7 +6,9 @@
 //! earlier turns are found in the conversation, and the scenario's choice at each of them is
 //! re-evaluated against the conversation as it was then. So two connections never share a
 //! cursor, and a continuation over the connection cache, over the store, or with the whole
-//! input sent again (stateless HTTP) all land on the same step.
+//! input sent again (stateless HTTP) all land on the same step. A continuation does not replay
+//! the whole conversation again: the scenario remembers where the replay stood for its recent
+//! responses ([`Replay`]) and resumes from there over the new items only.
 //!
 //! Format (see `server/scenarios/README.md`):
 //!
@@ -19,9 +21,13 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::num::NonZeroUsize;
 use std::path::Path;
 use std::sync::Arc;
 
+use lru::LruCache;
+use parking_lot::Mutex;
 use regex::Regex;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
@@ -44,8 +50,42 @@ pub struct Scenario {
     pub steps: Vec<Step>,
     #[serde(default)]
     pub on_exhausted: Exhaustion,
+    /// Where the replay stood for recent responses.
+    #[serde(skip)]
+    replays: Replays,
 }
 
+/// How many responses' replays a scenario remembers.
+const REMEMBERED_REPLAYS: usize = 4096;
+
+#[derive(Debug)]
+struct Replays(Mutex<LruCache<String, Replay>>);
+
+impl Default for Replays {
+    fn default() -> Self {
+        Replays(Mutex::new(LruCache::new(
+            NonZeroUsize::new(REMEMBERED_REPLAYS).expect("non-zero"),
+        )))
+    }
+}
+
+/// Where the replay of a conversation stood after the items a response was generated from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Replay {
+    /// Items replayed.
+    items: usize,
+    /// The last of them, fingerprinted: a request resumes only a conversation it extends.
+    last: u64,
+    /// The tools offered (conditions read them).
+    tools: u64,
+    cursor: usize,
+    /// Model turns found.
+    turns: usize,
+    /// Whether the last item replayed belongs to a model turn.
+    in_turn: bool,
+    /// The latest user message replayed.
+    last_user: Option<usize>,
+}
 /// One model turn of a scenario.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -136,6 +176,8 @@ struct View<'a> {
     items: &'a [Item],
     turn: usize,
     tools: &'a [Tool],
+    /// Which of `items` is the latest user message.
+    last_user: Option<usize>,
 }
 
 impl View<'_> {
@@ -161,11 +203,9 @@ impl Condition {
             Condition::OutputMatches(regex) => regex.is_match(&view.trailing_outputs()),
             Condition::ToolOffered(name) => find_tool(view.tools, name).is_some(),
             Condition::UserSays(text) => view
-                .items
-                .iter()
-                .rev()
-                .find_map(|item| match item {
-                    Item::Message(m) if m.role == Role::User => Some(m.content.text()),
+                .last_user
+                .and_then(|index| match &view.items[index] {
+                    Item::Message(m) => Some(m.content.text()),
                     _ => None,
                 })
                 .is_some_and(|said| said.contains(text.as_str())),
@@ -174,6 +214,17 @@ impl Condition {
             Condition::Not(inner) => !inner.holds(view),
         }
     }
+}
+
+/// An item's type and the length and beginning of its text: enough to tell a conversation's
+/// item from another in the same place, without reading the whole item.
+fn fingerprint(item: &Item) -> u64 {
+    let body = items::body(item);
+    let mut hasher = DefaultHasher::new();
+    item.type_name().hash(&mut hasher);
+    body.len().hash(&mut hasher);
+    body.get(..body.floor_char_boundary(64)).hash(&mut hasher);
+    hasher.finish()
 }
 
 fn is_tool_output(item: &Item) -> bool {
@@ -282,36 +333,71 @@ impl Scenario {
 
     /// The index of the step that plays now in `context` (`None`: exhausted), replaying the
     /// model's earlier turns: runs of model items, separated by user messages or tool outputs.
+    /// A continuation of a response replayed here resumes where that replay stood.
     pub fn current_step(&self, context: &Context) -> Option<usize> {
         let items = &context.items;
-        let mut turn_starts = Vec::new();
-        let mut in_turn = false;
-        for (index, item) in items.iter().enumerate() {
-            let model = is_model_item(item);
-            if model && !in_turn {
-                turn_starts.push(index);
-            }
-            in_turn = model;
-        }
         let tools = context.request.tools.as_slice();
-        let mut cursor = 0;
-        for (turn, &start) in turn_starts.iter().enumerate() {
-            let view = View {
-                items: &items[..start],
-                turn,
-                tools,
-            };
-            cursor = match self.select(cursor, &view) {
-                Some(index) => self.after(index),
-                None => self.steps.len(),
-            };
+        let tools_hash = {
+            let mut hasher = DefaultHasher::new();
+            serde_json::to_string(tools)
+                .unwrap_or_default()
+                .hash(&mut hasher);
+            hasher.finish()
+        };
+        let resumed = context
+            .request
+            .previous_response_id
+            .as_deref()
+            .and_then(|id| self.replays.0.lock().get(id).copied())
+            .filter(|replay| {
+                replay.tools == tools_hash
+                    && replay.items <= items.len()
+                    && replay.items > 0
+                    && fingerprint(&items[replay.items - 1]) == replay.last
+            });
+        let mut replay = resumed.unwrap_or(Replay {
+            items: 0,
+            last: 0,
+            tools: tools_hash,
+            cursor: 0,
+            turns: 0,
+            in_turn: false,
+            last_user: None,
+        });
+        for (index, item) in items.iter().enumerate().skip(replay.items) {
+            let model = is_model_item(item);
+            if model && !replay.in_turn {
+                let view = View {
+                    items: &items[..index],
+                    turn: replay.turns,
+                    tools,
+                    last_user: replay.last_user,
+                };
+                replay.cursor = match self.select(replay.cursor, &view) {
+                    Some(index) => self.after(index),
+                    None => self.steps.len(),
+                };
+                replay.turns += 1;
+            }
+            replay.in_turn = model;
+            if matches!(item, Item::Message(m) if m.role == Role::User) {
+                replay.last_user = Some(index);
+            }
         }
+        replay.items = items.len();
+        replay.last = items.last().map_or(0, fingerprint);
         let view = View {
             items,
-            turn: turn_starts.len(),
+            turn: replay.turns,
             tools,
+            last_user: replay.last_user,
         };
-        self.select(cursor, &view)
+        let step = self.select(replay.cursor, &view);
+        self.replays
+            .0
+            .lock()
+            .put(context.response_id.clone(), replay);
+        step
     }
 
     /// What the model answers now in `context`.
@@ -509,6 +595,55 @@ mod tests {
         assert_eq!(plan, [Output::Fail(FailureKind::ServerError)]);
         items.push(Item::user_text("again"));
         assert_eq!(at(&items), None, "the cursor spans the whole conversation");
+    }
+
+    #[test]
+    fn a_continuation_resumes_the_replay_and_lands_where_a_whole_replay_does() {
+        let scenario = Scenario::from_json(BRANCHING).unwrap();
+        let fresh = |items: &[Item]| {
+            Scenario::from_json(BRANCHING).unwrap().current_step(
+                &crate::sim::testing::context_with(ResponseCreate::new("m", "go"), items.to_vec()),
+            )
+        };
+        let mut items = vec![Item::user_text("go")];
+        let mut previous: Option<String> = None;
+        let turns = [
+            vec![call("shell", "c1"), output("c1", "1 FAIL")],
+            vec![
+                Item::assistant_text("m1", "red", tether_protocol::ItemStatus::Completed),
+                call("shell", "c-fix"),
+                output("c-fix", "fixed"),
+            ],
+            vec![call("shell", "c2"), output("c2", "all ok")],
+        ];
+        for turn in turns.iter().map(Some).chain([None]) {
+            let mut request = ResponseCreate::new("m", "go");
+            request.previous_response_id = previous.clone();
+            let context = crate::sim::testing::context_with(request, items.clone());
+            let step = scenario.current_step(&context);
+            assert_eq!(step, fresh(&items), "after {} items", items.len());
+            let replay = scenario
+                .replays
+                .0
+                .lock()
+                .peek(&context.response_id)
+                .copied();
+            assert_eq!(replay.map(|r| r.items), Some(items.len()));
+            previous = Some(context.response_id.clone());
+            if let Some(turn) = turn {
+                items.extend(turn.iter().cloned());
+            }
+        }
+        // A request naming a response whose conversation it does not extend replays it all.
+        let mut request = ResponseCreate::new("m", "go");
+        request.previous_response_id = previous;
+        let other = vec![
+            Item::user_text("go"),
+            call("shell", "c9"),
+            output("c9", "FAIL"),
+        ];
+        let context = crate::sim::testing::context_with(request, other.clone());
+        assert_eq!(scenario.current_step(&context), fresh(&other));
     }
 
     #[test]
