@@ -44,7 +44,7 @@ pub struct CachedResponse {
     /// response's tools compiled (reused while a continuation offers the same tools).
     pub reusable: Reusable,
     /// The responses this one continues on the connection, oldest first.
-    pub lineage: Vec<Ancestor>,
+    pub lineage: VecDeque<Ancestor>,
 }
 
 /// A response an entry continues: where its conversation ends in the entry's, and what its
@@ -87,12 +87,15 @@ impl CachedResponse {
         }
     }
 
-    /// The lineage of a continuation of this response: its own, then itself.
-    pub fn lineage_of_successor(&self) -> Vec<Ancestor> {
-        let mut lineage = self.lineage.clone();
-        lineage.push(self.as_ancestor());
-        let excess = lineage.len().saturating_sub(LINEAGE);
-        lineage.drain(..excess);
+    /// The lineage of a continuation of this response: its own, then itself; taken from the
+    /// entry, which the continuation consumes (so the lineage is not copied).
+    pub fn take_lineage_of_successor(&mut self) -> VecDeque<Ancestor> {
+        let ancestor = self.as_ancestor();
+        let mut lineage = std::mem::take(&mut self.lineage);
+        lineage.push_back(ancestor);
+        while lineage.len() > LINEAGE {
+            lineage.pop_front();
+        }
         lineage
     }
 
@@ -129,7 +132,7 @@ impl CachedResponse {
                 .hashed(),
                 compiled: ancestor.compiled.clone(),
             },
-            lineage: self.lineage[..position].to_vec(),
+            lineage: self.lineage.range(..position).cloned().collect(),
         }
     }
 }
@@ -251,7 +254,15 @@ impl ConnectionCache {
 
     /// Remembers a response, forgetting the oldest beyond the limits (the newest always stays).
     pub fn put(&mut self, entry: CachedResponse) {
-        self.evict(&entry.response.id.clone());
+        // A response put again replaces itself (a new one, the usual case, is in no lineage).
+        if let Some(position) = self
+            .entries
+            .iter()
+            .position(|held| held.response.id == entry.response.id)
+        {
+            let replaced = self.entries.remove(position).expect("a held entry");
+            self.bytes -= replaced.approximate_bytes();
+        }
         self.bytes += entry.approximate_bytes();
         self.entries.push_back(entry);
         while self.entries.len() > self.limits.entries.max(1)
@@ -437,7 +448,7 @@ mod tests {
             response: Response::in_progress(id, 0, &ResponseCreate::new("m", "")),
             context: Arc::new(Vec::new()),
             reusable: Reusable::default(),
-            lineage: Vec::new(),
+            lineage: Default::default(),
         }
     }
 
@@ -479,8 +490,8 @@ mod tests {
         let mut cache = ConnectionCache::default();
         cache.put(root);
         // A continuation takes the root and caches its own response with the root as ancestor.
-        let taken = cache.take("root").unwrap();
-        let lineage = taken.lineage_of_successor();
+        let mut taken = cache.take("root").unwrap();
+        let lineage = taken.take_lineage_of_successor();
         let second = vec![Item::user_text("two")];
         let (extended, _) =
             taken

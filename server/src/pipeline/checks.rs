@@ -258,14 +258,17 @@ fn tool_outputs(prior: &[Item], new_items: &[Item]) -> Result<(), ApiFailure> {
         let (Item::FunctionCallOutput(output) | Item::CustomToolCallOutput(output)) = item else {
             continue;
         };
-        let answered = prior
-            .iter()
-            .chain(&new_items[..index])
-            .any(|candidate| match candidate {
-                Item::FunctionCall(call) => call.call_id == output.call_id,
-                Item::CustomToolCall(call) => call.call_id == output.call_id,
-                _ => false,
-            });
+        // Newest first: the call an output answers is almost always the latest item.
+        let answered =
+            prior
+                .iter()
+                .chain(&new_items[..index])
+                .rev()
+                .any(|candidate| match candidate {
+                    Item::FunctionCall(call) => call.call_id == output.call_id,
+                    Item::CustomToolCall(call) => call.call_id == output.call_id,
+                    _ => false,
+                });
         if !answered {
             return Err(ApiFailure::bad_request(
                 None,

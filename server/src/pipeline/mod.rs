@@ -87,7 +87,7 @@ pub struct Prepared {
     /// The rendered prompt (`usage.input_tokens` is its length) and the compiled tools.
     pub reusable: Reusable,
     /// The responses this one continues on the connection (from the cache entry it took).
-    pub lineage: Vec<Ancestor>,
+    pub lineage: std::collections::VecDeque<Ancestor>,
     /// What each stage cost so far.
     pub timings: StageTimings,
     pub options: RequestOptions,
@@ -122,7 +122,7 @@ pub async fn prepare(
     let load_time = load_started.elapsed();
     let (mut items, stored_previous, lookup, reuse, lineage) = match previous {
         Some(p) => (p.items, p.stored, Some(p.lookup), p.reuse, p.lineage),
-        None => (Vec::new(), false, None, None, Vec::new()),
+        None => (Vec::new(), false, None, None, Default::default()),
     };
     let hit = reuse.is_some();
     let mut timings = StageTimings::new(match (websocket, hit) {
@@ -225,7 +225,7 @@ pub struct Generated {
     reusable: Reusable,
     /// Output items not rendered onto `reusable` yet.
     pending_outputs: Vec<Item>,
-    lineage: Vec<Ancestor>,
+    lineage: std::collections::VecDeque<Ancestor>,
     /// The engine replica that served it (a WebSocket connection keeps it for its next turns).
     pub replica: usize,
     /// The sequence number an event after its terminal one gets (`response.steer.pending`).

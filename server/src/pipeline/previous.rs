@@ -21,7 +21,7 @@ pub struct Previous {
     /// On a cache hit: the rendered prompt and compiled tools, to reuse.
     pub reuse: Option<Reusable>,
     /// On a cache hit: the responses the new one will continue on the connection.
-    pub lineage: Vec<Ancestor>,
+    pub lineage: std::collections::VecDeque<Ancestor>,
 }
 
 /// The context of response `id`: `cached` if it is that response, else the store's (of
@@ -32,8 +32,8 @@ pub async fn find(
     id: &str,
     cached: Option<CachedResponse>,
 ) -> Result<Previous, ApiFailure> {
-    if let Some(cached) = cached.filter(|c| c.response.id == id) {
-        let lineage = cached.lineage_of_successor();
+    if let Some(mut cached) = cached.filter(|c| c.response.id == id) {
+        let lineage = cached.take_lineage_of_successor();
         return Ok(Previous {
             lineage,
             items: Arc::try_unwrap(cached.context).unwrap_or_else(|shared| (*shared).clone()),
@@ -48,7 +48,7 @@ pub async fn find(
             stored: true,
             lookup: CacheLookup::Store,
             reuse: None,
-            lineage: Vec::new(),
+            lineage: Default::default(),
         }),
         None => Err(ApiFailure::previous_not_found(id)),
     }

@@ -83,7 +83,7 @@ pub struct Running {
     added_input: Vec<Item>,
     stored_parent: Option<String>,
     reusable: Reusable,
-    lineage: Vec<Ancestor>,
+    lineage: std::collections::VecDeque<Ancestor>,
     timings: StageTimings,
     options: RequestOptions,
     tally: Tally,
