@@ -112,28 +112,12 @@ fn listening_inodes(table: &str, port: u16) -> Vec<u64> {
         .collect()
 }
 
-/// Raises the soft limit of open files to the hard limit; returns the new soft limit.
+/// Raises the soft limit of open files to the hard limit; returns the new soft limit (the old
+/// one if raising it was refused).
 pub fn raise_nofile_limit() -> Option<u64> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a valid, writable rlimit.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return None;
-    }
-    if limit.rlim_cur < limit.rlim_max {
-        let raised = libc::rlimit {
-            rlim_cur: limit.rlim_max,
-            rlim_max: limit.rlim_max,
-        };
-        // SAFETY: `raised` is a valid rlimit.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            limit = raised;
-        }
-    }
-    #[allow(clippy::unnecessary_cast)] // `rlim_t` is not `u64` on every target
-    Some(limit.rlim_cur as u64)
+    rlimit::increase_nofile_limit(u64::MAX)
+        .or_else(|_| rlimit::Resource::NOFILE.get_soft())
+        .ok()
 }
 
 #[cfg(test)]
