@@ -71,7 +71,7 @@ const CASES: &[Case] = &[
     case(
         "awk '{ a[$1]++ }' notes.md",
         "",
-        "awk: arrays are not supported in the sandbox's awk\n",
+        "awk: line 1, column 4: arrays are not supported in the sandbox's awk\n",
         2,
     ),
     case(
@@ -83,13 +83,19 @@ const CASES: &[Case] = &[
     case(
         "awk 'BEGIN { getline x }'",
         "",
-        "awk: `getline' is not supported in the sandbox's awk\n",
+        "awk: line 1, column 9: `getline' is not supported in the sandbox's awk\n",
         2,
     ),
     case(
         "awk '{ print $1 | \"sort\" }' notes.md",
         "",
-        "awk: pipes from awk are not supported in the sandbox; pipe the awk command instead\n",
+        "awk: line 1, column 12: pipes from awk are not supported in the sandbox; pipe the awk command instead\n",
+        2,
+    ),
+    case(
+        "awk '{ print foo($1) }' notes.md",
+        "",
+        "awk: line 1, column 9: function `foo' is not defined\n",
         2,
     ),
     case("rg -t rust -l fn", "src/lib.rs\nsrc/main.rs\n", "", 0),
