@@ -6,15 +6,19 @@
 //! output of the previous one — there are no infinite producers in this command set, and it
 //! keeps the interpreter single-threaded for wasm. When a limit is hit the interpreter stops at
 //! the next command boundary, so every file operation either happened whole or not at all.
+//!
+//! This file holds the walk itself — lists, pipelines, simple commands with their
+//! expansions and redirections, functions, subshells; the compound commands are in
+//! [`super::compound`], one method each, and the builtins in [`super::builtins`]. Every
+//! command runs with its [`Streams`], which carry its stdin and collect its output.
 
+use std::fmt::Display;
 use std::future::Future;
 use std::pin::Pin;
 
 use super::Input;
 use super::ast::*;
-use super::conditional::{self, CondToken, Scope};
 use crate::commands::{self, Ctx};
-use crate::js::{JsEntry, JsRequest, is_script_file};
 use crate::limits::{LIMIT_EXIT_CODE, LimitExceeded};
 use crate::sandbox::Sandbox;
 use crate::vfs;
@@ -37,12 +41,6 @@ pub(crate) enum Abort {
 /// native stack, so this bounds it well below what a browser or a test thread allows.
 pub(crate) const MAX_NESTING: usize = 50;
 
-/// What a loop does after its body ran.
-enum LoopStep {
-    Next,
-    Stop,
-}
-
 /// The standard streams of the command being run.
 #[derive(Debug, Default)]
 pub(crate) struct Streams {
@@ -51,11 +49,12 @@ pub(crate) struct Streams {
     pub err: Vec<u8>,
 }
 
+/// The `set` options in force.
 #[derive(Debug, Clone, Copy, Default)]
-struct Options {
-    errexit: bool,
-    nounset: bool,
-    pipefail: bool,
+pub(super) struct Options {
+    pub(super) errexit: bool,
+    pub(super) nounset: bool,
+    pub(super) pipefail: bool,
 }
 
 /// Where fd 1 or fd 2 of a command goes.
@@ -70,21 +69,23 @@ enum Sink {
 pub(crate) struct Shell<'s> {
     pub(crate) sandbox: &'s mut Sandbox,
     started_ms: f64,
-    wall_clock_ms: u64,
+    pub(super) wall_clock_ms: u64,
     commands: usize,
     iterations: usize,
     pub(crate) abort: Option<Abort>,
     pub(crate) status: i32,
-    options: Options,
-    condition_depth: usize,
-    loop_depth: usize,
+    pub(super) options: Options,
+    /// How many conditions (`if`, `while`, `&&`, `!` …) enclose the running command: inside
+    /// one, a failure does not trigger `set -e`.
+    pub(super) condition_depth: usize,
+    pub(super) loop_depth: usize,
     nesting: usize,
     /// `$1`, `$2`, … of the running function or script.
     pub(crate) positional: Vec<String>,
     /// `$0`: `bash`, or the name of the running script.
     pub(crate) arg0: String,
     /// Variables declared `local` in each active function call, with their outer values.
-    locals: Vec<Vec<(String, Option<String>)>>,
+    pub(super) locals: Vec<Vec<(String, Option<String>)>>,
 }
 
 impl<'s> Shell<'s> {
@@ -108,7 +109,7 @@ impl<'s> Shell<'s> {
         }
     }
 
-    fn elapsed_ms(&self) -> f64 {
+    pub(super) fn elapsed_ms(&self) -> f64 {
         self.sandbox.clock.now_ms() - self.started_ms
     }
 
@@ -130,7 +131,7 @@ impl<'s> Shell<'s> {
     }
 
     /// Counts one loop iteration; false when the call must stop.
-    fn tick_iteration(&mut self) -> bool {
+    pub(super) fn tick_iteration(&mut self) -> bool {
         self.iterations += 1;
         let max = self.sandbox.limits.max_loop_iterations;
         if self.iterations > max && self.abort.is_none() {
@@ -148,7 +149,7 @@ impl<'s> Shell<'s> {
 
     /// Enters a function, subshell or nested script; false (and the call ends) when that
     /// would nest deeper than [`MAX_NESTING`]. Pair with [`Shell::leave`].
-    fn enter(&mut self) -> bool {
+    pub(super) fn enter(&mut self) -> bool {
         if self.nesting >= MAX_NESTING {
             if self.abort.is_none() {
                 self.abort = Some(Abort::Limit(LimitExceeded::Nesting(MAX_NESTING)));
@@ -159,7 +160,7 @@ impl<'s> Shell<'s> {
         true
     }
 
-    fn leave(&mut self) {
+    pub(super) fn leave(&mut self) {
         self.nesting -= 1;
     }
 
@@ -322,11 +323,7 @@ impl<'s> Shell<'s> {
                 Command::Compound { body, redirects } => {
                     let (stdin, sinks) = match self.redirects(redirects, io).await {
                         Ok(setup) => setup,
-                        Err(message) => {
-                            io.err
-                                .extend_from_slice(format!("bash: {message}\n").as_bytes());
-                            return 1;
-                        }
+                        Err(message) => return fail(&mut io.err, message),
                     };
                     let mut inner = Streams {
                         stdin: stdin.unwrap_or_else(|| std::mem::take(&mut io.stdin)),
@@ -368,169 +365,6 @@ impl<'s> Shell<'s> {
         }
     }
 
-    fn control<'a>(&'a mut self, compound: &'a Compound, io: &'a mut Streams) -> Local<'a, i32> {
-        Box::pin(async move {
-            match compound {
-                Compound::For { var, items, body } => {
-                    let values = match self.expand_words(items, io).await {
-                        Ok(values) => values,
-                        Err(e) => {
-                            io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
-                            return 1;
-                        }
-                    };
-                    let mut status = 0;
-                    self.loop_depth += 1;
-                    for value in values {
-                        if !self.tick_iteration() {
-                            break;
-                        }
-                        self.sandbox.env.insert(var.clone(), value);
-                        status = self.script(body, io).await;
-                        if let LoopStep::Stop = self.after_body() {
-                            break;
-                        }
-                    }
-                    self.loop_depth -= 1;
-                    status
-                }
-                Compound::While {
-                    until,
-                    condition,
-                    body,
-                } => {
-                    let mut status = 0;
-                    self.loop_depth += 1;
-                    loop {
-                        if !self.tick_iteration() {
-                            break;
-                        }
-                        self.condition_depth += 1;
-                        let test = self.script(condition, io).await;
-                        self.condition_depth -= 1;
-                        if self.abort.is_some() || (test == 0) == *until {
-                            break;
-                        }
-                        status = self.script(body, io).await;
-                        if let LoopStep::Stop = self.after_body() {
-                            break;
-                        }
-                    }
-                    self.loop_depth -= 1;
-                    status
-                }
-                Compound::If {
-                    branches,
-                    otherwise,
-                } => {
-                    for (condition, body) in branches {
-                        self.condition_depth += 1;
-                        let test = self.script(condition, io).await;
-                        self.condition_depth -= 1;
-                        if self.abort.is_some() {
-                            return test;
-                        }
-                        if test == 0 {
-                            return self.script(body, io).await;
-                        }
-                    }
-                    match otherwise {
-                        Some(body) => self.script(body, io).await,
-                        None => 0,
-                    }
-                }
-                Compound::Conditional(parts) => {
-                    let mut tokens = Vec::new();
-                    for part in parts {
-                        tokens.push(match part {
-                            ConditionalPart::Op(op) => CondToken::Op(op),
-                            ConditionalPart::Word(word) => {
-                                let expanded = match self.expand_single(word, io).await {
-                                    Ok(text) => {
-                                        self.expand_pattern(word, io).await.map(|p| (text, p))
-                                    }
-                                    Err(e) => Err(e),
-                                };
-                                match expanded {
-                                    Ok((text, pattern)) => CondToken::Word { text, pattern },
-                                    Err(e) => {
-                                        io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
-                                        return 1;
-                                    }
-                                }
-                            }
-                        });
-                    }
-                    let scope = Scope {
-                        vfs: &self.sandbox.vfs,
-                        cwd: &self.sandbox.cwd,
-                        env: &self.sandbox.env,
-                    };
-                    match conditional::evaluate(&tokens, &scope) {
-                        Ok(true) => 0,
-                        Ok(false) => 1,
-                        Err(message) => {
-                            io.err
-                                .extend_from_slice(format!("bash: {message}\n").as_bytes());
-                            2
-                        }
-                    }
-                }
-                Compound::Case { word, arms } => {
-                    let value = match self.expand_single(word, io).await {
-                        Ok(value) => value,
-                        Err(e) => {
-                            io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
-                            return 1;
-                        }
-                    };
-                    for (patterns, body) in arms {
-                        for pattern in patterns {
-                            let pattern = match self.expand_pattern(pattern, io).await {
-                                Ok(pattern) => pattern,
-                                Err(e) => {
-                                    io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
-                                    return 1;
-                                }
-                            };
-                            if super::glob::matches(&pattern, &value) {
-                                return self.script(body, io).await;
-                            }
-                        }
-                    }
-                    0
-                }
-                Compound::Group { subshell, body } => {
-                    if *subshell {
-                        self.subshell(body, io).await
-                    } else {
-                        self.script(body, io).await
-                    }
-                }
-            }
-        })
-    }
-
-    /// Consumes a pending `break`/`continue` aimed at this loop and says whether to go on.
-    fn after_body(&mut self) -> LoopStep {
-        match self.abort {
-            None => LoopStep::Next,
-            Some(Abort::Break(levels)) => {
-                self.abort = (levels > 1).then_some(Abort::Break(levels - 1));
-                LoopStep::Stop
-            }
-            Some(Abort::Continue(levels)) if levels > 1 => {
-                self.abort = Some(Abort::Continue(levels - 1));
-                LoopStep::Stop
-            }
-            Some(Abort::Continue(_)) => {
-                self.abort = None;
-                LoopStep::Next
-            }
-            Some(_) => LoopStep::Stop,
-        }
-    }
-
     /// Runs `script` with the working directory, variables and options restored afterwards;
     /// `exit` inside it ends only the subshell.
     pub(crate) async fn subshell(&mut self, script: &Script, io: &mut Streams) -> i32 {
@@ -566,19 +400,13 @@ impl<'s> Shell<'s> {
         }
         let argv = match self.expand_words(words, io).await {
             Ok(argv) => argv,
-            Err(e) => {
-                io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
-                return 1;
-            }
+            Err(e) => return fail(&mut io.err, e),
         };
         let mut values = Vec::new();
         for (name, word) in assigns {
             match self.expand_single(word, io).await {
                 Ok(value) => values.push((name.clone(), value)),
-                Err(e) => {
-                    io.err.extend_from_slice(format!("bash: {e}\n").as_bytes());
-                    return 1;
-                }
+                Err(e) => return fail(&mut io.err, e),
             }
         }
         if self.abort.is_some() {
@@ -586,11 +414,7 @@ impl<'s> Shell<'s> {
         }
         let (stdin, sinks) = match self.redirects(redirects, io).await {
             Ok(setup) => setup,
-            Err(message) => {
-                io.err
-                    .extend_from_slice(format!("bash: {message}\n").as_bytes());
-                return 1;
-            }
+            Err(message) => return fail(&mut io.err, message),
         };
         if argv.is_empty() {
             for (name, value) in values {
@@ -605,24 +429,23 @@ impl<'s> Shell<'s> {
         for (name, value) in values {
             self.sandbox.env.insert(name, value);
         }
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let status = match stdin {
-            Some(mut input) => self.invoke(&argv, &mut input, &mut out, &mut err).await,
-            None => {
-                let mut input = std::mem::take(&mut io.stdin);
-                let status = self.invoke(&argv, &mut input, &mut out, &mut err).await;
-                io.stdin = input;
-                status
-            }
+        let redirected = stdin.is_some();
+        let mut own = Streams {
+            stdin: stdin.unwrap_or_else(|| std::mem::take(&mut io.stdin)),
+            out: Vec::new(),
+            err: Vec::new(),
         };
+        let status = self.invoke(&argv, &mut own).await;
+        if !redirected {
+            io.stdin = std::mem::take(&mut own.stdin);
+        }
         for (name, old) in saved {
             match old {
                 Some(value) => self.sandbox.env.insert(name, value),
                 None => self.sandbox.env.remove(&name),
             };
         }
-        let delivered = self.route(&sinks, out, err, io);
+        let delivered = self.route(&sinks, own.out, own.err, io);
         if delivered { status } else { status.max(1) }
     }
 
@@ -747,9 +570,7 @@ impl<'s> Shell<'s> {
                 Sink::Null => {}
                 Sink::File(path) => {
                     if let Err(e) = self.sandbox.vfs.append(path, &data) {
-                        io.err.extend_from_slice(
-                            format!("bash: {path}: write error: {e}\n").as_bytes(),
-                        );
+                        report(&mut io.err, format!("{path}: write error: {e}"));
                         delivered = false;
                     }
                 }
@@ -758,28 +579,19 @@ impl<'s> Shell<'s> {
         delivered
     }
 
-    /// Runs one command: a builtin that needs the interpreter, or a command from the table.
     /// Runs one command. The arms that await (functions, `node`, nested scripts, `xargs`,
     /// `find -exec`, `env CMD`) stay here; everything synchronous is in [`Shell::builtin`], which
     /// keeps this function's frame small — it sits on the stack once per level of recursion.
-    async fn invoke(
-        &mut self,
-        argv: &[String],
-        stdin: &mut Input,
-        out: &mut Vec<u8>,
-        err: &mut Vec<u8>,
-    ) -> i32 {
+    async fn invoke(&mut self, argv: &[String], io: &mut Streams) -> i32 {
         let name = argv[0].as_str();
         let args = &argv[1..];
         if let Some(body) = self.sandbox.functions.get(name).cloned() {
-            return Box::pin(self.call_function(&body, args, stdin, out, err)).await;
+            return Box::pin(self.call_function(&body, args, io)).await;
         }
         match name {
-            "node" => Box::pin(self.node(args, stdin, out, err)).await,
-            "xargs" => Box::pin(self.xargs(args, stdin, out, err)).await,
-            "find" if args.iter().any(|a| a == "-exec") => {
-                Box::pin(self.find_exec(args, stdin, out, err)).await
-            }
+            "node" => Box::pin(self.node(args, io)).await,
+            "xargs" => Box::pin(self.xargs(args, io)).await,
+            "find" if args.iter().any(|a| a == "-exec") => Box::pin(self.find_exec(args, io)).await,
             "env" if args.iter().any(|a| !a.contains('=')) => {
                 let split = args
                     .iter()
@@ -792,171 +604,26 @@ impl<'s> Shell<'s> {
                             .map(|(n, v)| (n.to_string(), v.to_string()))
                     })
                     .collect();
-                Box::pin(self.run_argv(assigns, &args[split..], out, err)).await
+                Box::pin(self.run_argv(assigns, &args[split..], io)).await
             }
-            "bash" | "sh" | "eval" | "source" | "." => {
-                Box::pin(self.nested(name, args, stdin, out, err)).await
-            }
-            _ => self.builtin(name, args, stdin, out, err),
-        }
-    }
-
-    /// Synchronous builtins and the command table.
-    fn builtin(
-        &mut self,
-        name: &str,
-        args: &[String],
-        stdin: &mut Input,
-        out: &mut Vec<u8>,
-        err: &mut Vec<u8>,
-    ) -> i32 {
-        match name {
-            "return" => {
-                if self.locals.is_empty() {
-                    err.extend_from_slice(
-                        b"bash: return: can only `return' from a function or sourced script\n",
-                    );
-                    return 1;
-                }
-                let code = args
-                    .first()
-                    .and_then(|a| a.parse::<i32>().ok())
-                    .map_or(self.status, |c| c & 0xff);
-                self.abort = Some(Abort::Return(code));
-                code
-            }
-            "local" => {
-                let Some(frame) = self.locals.last_mut() else {
-                    err.extend_from_slice(b"bash: local: can only be used in a function\n");
-                    return 1;
-                };
-                for arg in args.iter().filter(|a| !a.starts_with('-')) {
-                    let (var, value) = arg.split_once('=').unwrap_or((arg.as_str(), ""));
-                    if !super::parse::is_name(var) {
-                        err.extend_from_slice(
-                            format!("bash: local: `{arg}': not a valid identifier\n").as_bytes(),
-                        );
-                        return 1;
-                    }
-                    frame.push((var.to_string(), self.sandbox.env.get(var).cloned()));
-                    self.sandbox.env.insert(var.to_string(), value.to_string());
-                }
-                0
-            }
-            "shift" => {
-                let count = args
-                    .first()
-                    .and_then(|a| a.parse::<usize>().ok())
-                    .unwrap_or(1);
-                if count > self.positional.len() {
-                    return 1;
-                }
-                self.positional.drain(..count);
-                0
-            }
-            "cd" => self.cd(args, err),
-            "export" | "unset" | "set" => self.variables(name, args, out, err),
-            "read" => self.read(args, stdin),
-            "exit" => {
-                let code = match args.first() {
-                    Some(arg) => arg.parse::<i32>().map(|c| c & 0xff).unwrap_or_else(|_| {
-                        err.extend_from_slice(
-                            format!("bash: exit: {arg}: numeric argument required\n").as_bytes(),
-                        );
-                        2
-                    }),
-                    None => self.status,
-                };
-                self.abort = Some(Abort::Exit(code));
-                code
-            }
-            "break" | "continue" => {
-                if self.loop_depth == 0 {
-                    err.extend_from_slice(
-                        format!(
-                            "bash: {name}: only meaningful in a `for', `while', or `until' loop\n"
-                        )
-                        .as_bytes(),
-                    );
-                    return 0;
-                }
-                let levels = args
-                    .first()
-                    .and_then(|a| a.parse::<u32>().ok())
-                    .unwrap_or(1)
-                    .max(1);
-                let levels = levels.min(u32::try_from(self.loop_depth).unwrap_or(u32::MAX));
-                self.abort = Some(if name == "break" {
-                    Abort::Break(levels)
-                } else {
-                    Abort::Continue(levels)
-                });
-                0
-            }
-            "env" => {
-                let mut env = self.sandbox.env.clone();
-                env.extend(args.iter().filter_map(|a| {
-                    a.split_once('=')
-                        .map(|(n, v)| (n.to_string(), v.to_string()))
-                }));
-                for (name, value) in env {
-                    out.extend_from_slice(format!("{name}={value}\n").as_bytes());
-                }
-                0
-            }
-            _ => match commands::lookup(name) {
-                Some(_) => self.invoke_command(name, args, stdin, out, err),
-                None => {
-                    let path = vfs::normalize(&self.sandbox.cwd, name);
-                    if name.contains('/') && self.sandbox.vfs.is_file(&path) {
-                        err.extend_from_slice(
-                            format!("bash: {name}: Permission denied\n").as_bytes(),
-                        );
-                        126
-                    } else if name.contains('/') {
-                        err.extend_from_slice(
-                            format!("bash: {name}: No such file or directory\n").as_bytes(),
-                        );
-                        127
-                    } else {
-                        err.extend_from_slice(
-                            format!("bash: {name}: command not found\n").as_bytes(),
-                        );
-                        127
-                    }
-                }
-            },
+            "bash" | "sh" | "eval" | "source" | "." => Box::pin(self.nested(name, args, io)).await,
+            _ => self.builtin(name, args, io),
         }
     }
 
     /// Calls a shell function: `$1…` become its arguments, `local` variables are restored and
     /// `return` ends it.
-    async fn call_function(
-        &mut self,
-        body: &Command,
-        args: &[String],
-        stdin: &mut Input,
-        out: &mut Vec<u8>,
-        err: &mut Vec<u8>,
-    ) -> i32 {
+    async fn call_function(&mut self, body: &Command, args: &[String], io: &mut Streams) -> i32 {
         if !self.enter() {
             return self.status;
         }
         let outer = std::mem::replace(&mut self.positional, args.to_vec());
         self.locals.push(Vec::new());
-        let mut io = Streams {
-            stdin: std::mem::take(stdin),
-            out: std::mem::take(out),
-            err: std::mem::take(err),
-        };
-        let mut status = self.command(body, &mut io).await;
+        let mut status = self.command(body, io).await;
         if let Some(Abort::Return(code)) = self.abort {
             self.abort = None;
             status = code;
         }
-        *stdin = io.stdin;
-        *out = io.out;
-        *err = io.err;
         for (name, value) in self.locals.pop().unwrap_or_default().into_iter().rev() {
             match value {
                 Some(value) => self.sandbox.env.insert(name, value),
@@ -969,12 +636,12 @@ impl<'s> Shell<'s> {
     }
 
     /// Runs an already-expanded argv (for `xargs` and `env`), with optional assignments.
-    async fn run_argv(
+    /// It reads no input.
+    pub(super) async fn run_argv(
         &mut self,
         assigns: Vec<(String, String)>,
         argv: &[String],
-        out: &mut Vec<u8>,
-        err: &mut Vec<u8>,
+        io: &mut Streams,
     ) -> i32 {
         let command = Command::Simple {
             assigns: assigns
@@ -984,88 +651,14 @@ impl<'s> Shell<'s> {
             words: argv.iter().map(|a| Word::literal(a)).collect(),
             redirects: Vec::new(),
         };
-        let mut io = Streams {
-            stdin: Input::default(),
-            out: std::mem::take(out),
-            err: std::mem::take(err),
-        };
-        let status = self.command(&command, &mut io).await;
-        *out = io.out;
-        *err = io.err;
+        let stdin = std::mem::take(&mut io.stdin);
+        let status = self.command(&command, io).await;
+        io.stdin = stdin;
         status
     }
 
-    /// `find … -exec CMD {} ;` and `-exec CMD {} +`: the search runs as the `find` command,
-    /// then CMD runs once per path (`;`) or once with all paths (`+`).
-    async fn find_exec(
-        &mut self,
-        args: &[String],
-        stdin: &mut Input,
-        out: &mut Vec<u8>,
-        err: &mut Vec<u8>,
-    ) -> i32 {
-        let exec_at = args.iter().position(|a| a == "-exec").unwrap_or(args.len());
-        let Some(end) = args[exec_at..].iter().position(|a| a == ";" || a == "+") else {
-            err.extend_from_slice(b"find: missing argument to `-exec'\n");
-            return 1;
-        };
-        let template = &args[exec_at + 1..exec_at + end];
-        let batch = args[exec_at + end] == "+";
-        let mut search: Vec<String> = args[..exec_at].to_vec();
-        search.extend(args[exec_at + end + 1..].iter().cloned());
-        let mut listing = Vec::new();
-        let status = self.invoke_command("find", &search, stdin, &mut listing, err);
-        if template.is_empty() {
-            err.extend_from_slice(b"find: missing argument to `-exec'\n");
-            return 1;
-        }
-        let paths: Vec<String> = String::from_utf8_lossy(&listing)
-            .lines()
-            .map(str::to_string)
-            .collect();
-        let mut failed = false;
-        let runs: Vec<Vec<String>> = if batch {
-            let mut argv = Vec::new();
-            for word in template {
-                if word == "{}" {
-                    argv.extend(paths.iter().cloned());
-                } else {
-                    argv.push(word.clone());
-                }
-            }
-            if paths.is_empty() {
-                Vec::new()
-            } else {
-                vec![argv]
-            }
-        } else {
-            paths
-                .iter()
-                .map(|path| template.iter().map(|w| w.replace("{}", path)).collect())
-                .collect()
-        };
-        for argv in runs {
-            failed |= self.run_argv(Vec::new(), &argv, out, err).await != 0;
-            if self.abort.is_some() {
-                break;
-            }
-        }
-        if status != 0 || (batch && failed) {
-            status.max(1)
-        } else {
-            0
-        }
-    }
-
     /// Runs a command from the table directly (no expansion, no redirection).
-    fn invoke_command(
-        &mut self,
-        name: &str,
-        args: &[String],
-        stdin: &mut Input,
-        out: &mut Vec<u8>,
-        err: &mut Vec<u8>,
-    ) -> i32 {
+    pub(super) fn invoke_command(&mut self, name: &str, args: &[String], io: &mut Streams) -> i32 {
         let Some(command) = commands::lookup(name) else {
             return 127;
         };
@@ -1074,491 +667,34 @@ impl<'s> Shell<'s> {
             vfs: &mut self.sandbox.vfs,
             cwd: &self.sandbox.cwd,
             env: &self.sandbox.env,
-            stdin,
-            out: std::mem::take(out),
-            err: std::mem::take(err),
+            stdin: &mut io.stdin,
+            out: std::mem::take(&mut io.out),
+            err: std::mem::take(&mut io.err),
             max_output,
             overflowed: false,
         };
         let status = command(&mut ctx, args);
         let overflowed = ctx.overflowed;
-        *out = ctx.out;
-        *err = ctx.err;
+        io.out = ctx.out;
+        io.err = ctx.err;
         if overflowed {
             self.pipe_overflow();
         }
         status
     }
 
-    /// `xargs [-n N] [-I REPLACE] [-0] [-r] [COMMAND [ARGS]]`.
-    async fn xargs(
-        &mut self,
-        args: &[String],
-        stdin: &mut Input,
-        out: &mut Vec<u8>,
-        err: &mut Vec<u8>,
-    ) -> i32 {
-        let mut per_call = usize::MAX;
-        let mut replace: Option<String> = None;
-        let mut nul = false;
-        let mut skip_empty = false;
-        let mut rest = args.iter();
-        let mut command: Vec<String> = Vec::new();
-        while let Some(arg) = rest.next() {
-            match arg.as_str() {
-                "-n" => per_call = rest.next().and_then(|n| n.parse().ok()).unwrap_or(1).max(1),
-                "-I" | "-i" => replace = Some(rest.next().cloned().unwrap_or_else(|| "{}".into())),
-                "-0" | "--null" => nul = true,
-                "-r" | "--no-run-if-empty" => skip_empty = true,
-                a if a.starts_with("-n") && a.len() > 2 => {
-                    per_call = a[2..].parse().unwrap_or(1).max(1);
-                }
-                a if a.starts_with("-I") && a.len() > 2 => replace = Some(a[2..].to_string()),
-                _ => {
-                    command.push(arg.clone());
-                    command.extend(rest.by_ref().cloned());
-                }
-            }
-        }
-        if command.is_empty() {
-            command.push("echo".into());
-        }
-        let input = String::from_utf8_lossy(&stdin.take_all()).into_owned();
-        let mut status = 0;
-        let mut record = |code: i32| match code {
-            0 => {}
-            127 => status = 127,
-            _ if status != 127 => status = 123,
-            _ => {}
-        };
-        if let Some(token) = replace {
-            for line in input.lines().map(str::trim_start).filter(|l| !l.is_empty()) {
-                let argv: Vec<String> = command.iter().map(|a| a.replace(&token, line)).collect();
-                let code = self.run_argv(Vec::new(), &argv, out, err).await;
-                record(code);
-                if self.abort.is_some() {
-                    break;
-                }
-            }
-            return status;
-        }
-        let items = if nul {
-            input
-                .split('\0')
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect()
-        } else {
-            xargs_items(&input)
-        };
-        if items.is_empty() {
-            if !skip_empty {
-                record(self.run_argv(Vec::new(), &command, out, err).await);
-            }
-            return status;
-        }
-        for batch in items.chunks(per_call.min(items.len())) {
-            let mut argv = command.clone();
-            argv.extend(batch.iter().cloned());
-            let code = self.run_argv(Vec::new(), &argv, out, err).await;
-            record(code);
-            if self.abort.is_some() {
-                break;
-            }
-        }
-        status
-    }
-
-    fn cd(&mut self, args: &[String], err: &mut Vec<u8>) -> i32 {
-        let target = match args.first().map(String::as_str) {
-            None => self
-                .sandbox
-                .env
-                .get("HOME")
-                .cloned()
-                .unwrap_or_else(|| "/".into()),
-            Some("-") => self
-                .sandbox
-                .env
-                .get("OLDPWD")
-                .cloned()
-                .unwrap_or_else(|| self.sandbox.cwd.clone()),
-            Some(dir) => dir.to_string(),
-        };
-        let path = vfs::normalize(&self.sandbox.cwd, &target);
-        match self.sandbox.vfs.kind(&path) {
-            Some(vfs::EntryKind::Dir) => {
-                let old = std::mem::replace(&mut self.sandbox.cwd, path.clone());
-                self.sandbox.env.insert("OLDPWD".into(), old);
-                self.sandbox.env.insert("PWD".into(), path);
-                0
-            }
-            Some(vfs::EntryKind::File) => {
-                err.extend_from_slice(format!("bash: cd: {target}: Not a directory\n").as_bytes());
-                1
-            }
-            None => {
-                err.extend_from_slice(
-                    format!("bash: cd: {target}: No such file or directory\n").as_bytes(),
-                );
-                1
-            }
-        }
-    }
-
-    fn variables(
-        &mut self,
-        name: &str,
-        args: &[String],
-        out: &mut Vec<u8>,
-        err: &mut Vec<u8>,
-    ) -> i32 {
-        match name {
-            "export" => {
-                for arg in args.iter().filter(|a| !a.starts_with('-')) {
-                    match arg.split_once('=') {
-                        Some((var, value)) if super::parse::is_name(var) => {
-                            self.sandbox.env.insert(var.into(), value.into());
-                        }
-                        None if super::parse::is_name(arg) => {
-                            self.sandbox.env.entry(arg.clone()).or_default();
-                        }
-                        _ => {
-                            err.extend_from_slice(
-                                format!("bash: export: `{arg}': not a valid identifier\n")
-                                    .as_bytes(),
-                            );
-                            return 1;
-                        }
-                    }
-                }
-                if args.is_empty() {
-                    for (var, value) in &self.sandbox.env {
-                        out.extend_from_slice(format!("declare -x {var}=\"{value}\"\n").as_bytes());
-                    }
-                }
-                0
-            }
-            "unset" => {
-                for arg in args.iter().filter(|a| !a.starts_with('-')) {
-                    self.sandbox.env.remove(arg);
-                }
-                0
-            }
-            _ => {
-                let mut args = args.iter();
-                while let Some(arg) = args.next() {
-                    let (on, flags) = match arg.strip_prefix('-') {
-                        Some(flags) => (true, flags),
-                        None => match arg.strip_prefix('+') {
-                            Some(flags) => (false, flags),
-                            None => continue,
-                        },
-                    };
-                    for flag in flags.chars() {
-                        match flag {
-                            'e' => self.options.errexit = on,
-                            'u' => self.options.nounset = on,
-                            'o' => match args.next().map(String::as_str) {
-                                Some("pipefail") => self.options.pipefail = on,
-                                Some("errexit") => self.options.errexit = on,
-                                Some("nounset") => self.options.nounset = on,
-                                other => {
-                                    err.extend_from_slice(
-                                        format!(
-                                            "bash: set: {}: invalid option name\n",
-                                            other.unwrap_or("")
-                                        )
-                                        .as_bytes(),
-                                    );
-                                    return 2;
-                                }
-                            },
-                            other => {
-                                err.extend_from_slice(
-                                    format!("bash: set: -{other}: invalid option\n").as_bytes(),
-                                );
-                                return 2;
-                            }
-                        }
-                    }
-                }
-                0
-            }
-        }
-    }
-
     pub(crate) fn nounset(&self) -> bool {
         self.options.nounset
     }
-
-    fn read(&mut self, args: &[String], stdin: &mut Input) -> i32 {
-        let raw = args.iter().any(|a| a == "-r");
-        let names: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        let Some((line, terminated)) = stdin.read_line() else {
-            for name in &names {
-                self.sandbox.env.insert((*name).clone(), String::new());
-            }
-            return 1;
-        };
-        let line = if raw {
-            line
-        } else {
-            let mut text = String::new();
-            let mut chars = line.chars();
-            while let Some(c) = chars.next() {
-                if c == '\\' {
-                    text.extend(chars.next());
-                } else {
-                    text.push(c);
-                }
-            }
-            text
-        };
-        if names.is_empty() {
-            self.sandbox.env.insert("REPLY".into(), line);
-        } else {
-            let mut rest = line.trim_start_matches([' ', '\t']);
-            for (index, name) in names.iter().enumerate() {
-                let value = if index + 1 == names.len() {
-                    let value = rest.trim_end_matches([' ', '\t']);
-                    rest = "";
-                    value
-                } else {
-                    let end = rest.find([' ', '\t']).unwrap_or(rest.len());
-                    let value = &rest[..end];
-                    rest = rest[end..].trim_start_matches([' ', '\t']);
-                    value
-                };
-                self.sandbox.env.insert((*name).clone(), value.to_string());
-            }
-        }
-        i32::from(!terminated)
-    }
-
-    /// `bash -c`, `sh FILE`, `eval`, `source`: a script within the script.
-    async fn nested(
-        &mut self,
-        name: &str,
-        args: &[String],
-        stdin: &mut Input,
-        out: &mut Vec<u8>,
-        err: &mut Vec<u8>,
-    ) -> i32 {
-        let mut positional: Option<Vec<String>> = None;
-        let mut arg0: Option<String> = None;
-        let (source, subshell, errexit) = match name {
-            "eval" => (Ok(args.join(" ")), false, false),
-            "bash" | "sh" => {
-                let mut errexit = false;
-                let mut command = None;
-                let mut rest = args.iter();
-                while let Some(arg) = rest.next() {
-                    if let Some(flags) = arg.strip_prefix('-') {
-                        errexit |= flags.contains('e');
-                        if flags.contains('c') {
-                            command = rest.next().cloned().map(Ok);
-                            arg0 = rest.next().cloned();
-                            positional = Some(rest.by_ref().cloned().collect());
-                            break;
-                        }
-                    } else {
-                        command = Some(self.script_file(arg));
-                        arg0 = Some(arg.clone());
-                        positional = Some(rest.by_ref().cloned().collect());
-                        break;
-                    }
-                }
-                match command {
-                    Some(source) => (source, true, errexit),
-                    None => {
-                        err.extend_from_slice(
-                            format!(
-                                "{name}: interactive shells are not available in this sandbox\n"
-                            )
-                            .as_bytes(),
-                        );
-                        return 2;
-                    }
-                }
-            }
-            _ => match args.first() {
-                Some(file) => {
-                    if args.len() > 1 {
-                        positional = Some(args[1..].to_vec());
-                    }
-                    (self.script_file(file), false, false)
-                }
-                None => {
-                    err.extend_from_slice(
-                        format!("bash: {name}: filename argument required\n").as_bytes(),
-                    );
-                    return 2;
-                }
-            },
-        };
-        let source = match source {
-            Ok(source) => source,
-            Err(message) => {
-                err.extend_from_slice(format!("{name}: {message}\n").as_bytes());
-                return 127;
-            }
-        };
-        let script = match super::parse(&source) {
-            Ok(script) => script,
-            Err(e) => {
-                err.extend_from_slice(format!("{name}: -c: line 1: {e}\n").as_bytes());
-                return 2;
-            }
-        };
-        if !self.enter() {
-            return self.status;
-        }
-        let outer = positional.map(|p| std::mem::replace(&mut self.positional, p));
-        let outer_arg0 = arg0.map(|a| std::mem::replace(&mut self.arg0, a));
-        let mut io = Streams {
-            stdin: std::mem::take(stdin),
-            out: std::mem::take(out),
-            err: std::mem::take(err),
-        };
-        let status = if subshell {
-            let options = self.options;
-            self.options.errexit |= errexit;
-            let status = self.subshell(&script, &mut io).await;
-            self.options = options;
-            status
-        } else {
-            self.script(&script, &mut io).await
-        };
-        *stdin = io.stdin;
-        *out = io.out;
-        *err = io.err;
-        if let Some(outer) = outer {
-            self.positional = outer;
-        }
-        if let Some(outer) = outer_arg0 {
-            self.arg0 = outer;
-        }
-        self.leave();
-        status
-    }
-
-    fn script_file(&self, file: &str) -> Result<String, String> {
-        let path = vfs::normalize(&self.sandbox.cwd, file);
-        self.sandbox
-            .vfs
-            .read_text(&path)
-            .map_err(|e| format!("{file}: {e}"))
-    }
-
-    /// `node FILE [ARGS]` and `node -e CODE`, through the attached [`JsRuntime`](crate::JsRuntime).
-    async fn node(
-        &mut self,
-        args: &[String],
-        stdin: &mut Input,
-        out: &mut Vec<u8>,
-        err: &mut Vec<u8>,
-    ) -> i32 {
-        let cwd = self.sandbox.cwd.clone();
-        let (entry_path, code, script_args) = match args.first().map(String::as_str) {
-            None => {
-                err.extend_from_slice(
-                    b"node: interactive mode is not available in this sandbox; run `node FILE`\n",
-                );
-                return 2;
-            }
-            Some("-e" | "--eval") => match args.get(1) {
-                Some(code) => (None, Some(code.clone()), &args[2..]),
-                None => {
-                    err.extend_from_slice(b"node: -e requires an argument\n");
-                    return 9;
-                }
-            },
-            Some(file) => {
-                let path = vfs::normalize(&cwd, file);
-                let path = if self.sandbox.vfs.is_file(&path) {
-                    path
-                } else if self.sandbox.vfs.is_file(&format!("{path}.js")) {
-                    format!("{path}.js")
-                } else {
-                    err.extend_from_slice(
-                        format!("Error: Cannot find module '{path}'\n").as_bytes(),
-                    );
-                    return 1;
-                };
-                (Some(path), None, &args[1..])
-            }
-        };
-        let remaining = (self.wall_clock_ms as f64 - self.elapsed_ms()).max(0.0) as u64;
-        let sandbox = &*self.sandbox;
-        let Some(runtime) = sandbox.js.as_deref() else {
-            err.extend_from_slice(b"node: no JavaScript runtime is attached to this sandbox\n");
-            return 127;
-        };
-        let input = stdin.take_all();
-        let entry = match (&entry_path, &code) {
-            (Some(path), _) => JsEntry::File(path),
-            (None, Some(code)) => JsEntry::Eval(code),
-            (None, None) => return 2,
-        };
-        let request = JsRequest {
-            entry,
-            args: script_args,
-            cwd: &cwd,
-            files: sandbox
-                .vfs
-                .files()
-                .filter(|(path, _)| is_script_file(path))
-                .filter_map(|(path, data)| Some((path, std::str::from_utf8(data).ok()?)))
-                .collect(),
-            stdin: &input,
-            timeout_ms: remaining,
-            max_output_bytes: sandbox.limits.max_stream_bytes,
-        };
-        let outcome = runtime.run(request).await;
-        out.extend_from_slice(outcome.stdout.as_bytes());
-        err.extend_from_slice(outcome.stderr.as_bytes());
-        if outcome.timed_out {
-            err.extend_from_slice(format!("node: timed out after {remaining} ms\n").as_bytes());
-            return LIMIT_EXIT_CODE;
-        }
-        outcome.exit_code
-    }
 }
 
-/// Splits `xargs` input into items: blanks separate, quotes and backslashes group.
-fn xargs_items(input: &str) -> Vec<String> {
-    let mut items = Vec::new();
-    let mut current = String::new();
-    let mut started = false;
-    let mut quote: Option<char> = None;
-    let mut chars = input.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => current.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                started = true;
-            }
-            (None, '\\') => {
-                current.extend(chars.next());
-                started = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if started {
-                    items.push(std::mem::take(&mut current));
-                    started = false;
-                }
-            }
-            (None, c) => {
-                current.push(c);
-                started = true;
-            }
-        }
-    }
-    if started {
-        items.push(current);
-    }
-    items
+/// Writes `bash: MESSAGE` and a newline to `err`, as bash reports its own errors.
+pub(super) fn report(err: &mut Vec<u8>, message: impl Display) {
+    err.extend_from_slice(format!("bash: {message}\n").as_bytes());
+}
+
+/// [`report`]s `message` and returns 1, the status of a command that failed before it ran.
+pub(super) fn fail(err: &mut Vec<u8>, message: impl Display) -> i32 {
+    report(err, message);
+    1
 }

@@ -1,10 +1,12 @@
-//! The shell: parse a command line ([`parse`]), then run it ([`exec`]) against the sandbox's
-//! VFS with brace expansion ([`brace`]), word expansion ([`expand`]), globbing ([`glob`]) and
+//! The shell: parse a command line ([`parse`]), then run it ([`exec`], with [`compound`]
+//! commands and [`builtins`]) against the sandbox's VFS with brace expansion ([`brace`]), word expansion ([`expand`]), globbing ([`glob`]) and
 //! arithmetic ([`arith`]).
 
 pub mod arith;
 pub mod ast;
 pub mod brace;
+mod builtins;
+mod compound;
 pub mod conditional;
 pub mod exec;
 pub mod expand;
