@@ -39,48 +39,6 @@ pub struct Options {
     pub server_args: Vec<String>,
 }
 
-const USAGE: &str =
-    "usage: cargo xtask deploy [--replicas N] [--port P] [--binary PATH] [--test] [-- SERVER ARGS]";
-
-/// Reads `cargo xtask deploy [--replicas N] [--port P] [--binary PATH] [--test] [-- ARGS]`.
-pub fn arguments(args: &[String]) -> Result<Options> {
-    let (ours, server_args) = match args.iter().position(|a| a == "--") {
-        Some(split) => (&args[..split], args[split + 1..].to_vec()),
-        None => (args, Vec::new()),
-    };
-    let mut options = Options {
-        replicas: 3,
-        port: 8080,
-        binary: None,
-        test: false,
-        server_args,
-    };
-    let mut words = ours.iter();
-    while let Some(word) = words.next() {
-        let mut value = |name: &str| {
-            words
-                .next()
-                .with_context(|| format!("{name} needs a value\n{USAGE}"))
-        };
-        match word.as_str() {
-            "--replicas" => {
-                options.replicas = value("--replicas")?.parse().context("--replicas")?;
-                if !(1..=8).contains(&options.replicas) {
-                    bail!("--replicas must be 1 to 8");
-                }
-            }
-            "--port" => options.port = value("--port")?.parse().context("--port")?,
-            "--binary" => options.binary = Some(PathBuf::from(value("--binary")?)),
-            "--test" => options.test = true,
-            other => bail!("unknown argument '{other}'\n{USAGE}"),
-        }
-    }
-    if options.test && !args.iter().any(|a| a == "--port") {
-        options.port = 0;
-    }
-    Ok(options)
-}
-
 /// `cargo xtask deploy`.
 pub fn run(root: &Path, options: &Options) -> Result<ExitCode> {
     let binary = match &options.binary {
@@ -791,13 +749,7 @@ fn http_status(url: &str) -> Result<u16> {
 /// `cargo xtask bench-store`: the store's cost, SQLite against PostgreSQL, and stored
 /// responses per second through nginx with 1, 2 and 3 replicas. Release builds of
 /// tether-server and tether-load (`harness/`); prints the tables BENCHMARKS.md keeps.
-pub fn bench_store(root: &Path, args: &[String]) -> Result<ExitCode> {
-    let seconds: u64 = match args.first() {
-        Some(n) => n
-            .parse()
-            .context("usage: cargo xtask bench-store [SECONDS per run]")?,
-        None => 8,
-    };
+pub fn bench_store(root: &Path, seconds: u64) -> Result<ExitCode> {
     step("building tether-server and tether-load (release)");
     crate::cargo(&[
         "build",
@@ -1159,21 +1111,6 @@ fn postgres_pids() -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn deploy_arguments() {
-        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-        let default = arguments(&[]).unwrap();
-        assert_eq!(
-            (default.replicas, default.port, default.test),
-            (3, 8080, false)
-        );
-        let test = arguments(&args(&["--test", "--replicas", "2", "--", "--seed", "1"])).unwrap();
-        assert_eq!((test.replicas, test.port, test.test), (2, 0, true));
-        assert_eq!(test.server_args, args(&["--seed", "1"]));
-        assert!(arguments(&args(&["--replicas", "0"])).is_err());
-        assert!(arguments(&args(&["--nope"])).is_err());
-    }
 
     #[test]
     fn the_nginx_template_fills_in() {

@@ -7,14 +7,20 @@
 //! cargo xtask setup [--browsers]    install what is missing, nothing else
 //! cargo xtask dist                  build the playground into dist/ (release, wasm-opt)
 //! cargo xtask bench                 the agent-rollout benchmark (results go in BENCHMARKS.md)
+//! cargo xtask load [-- ARGS]        tether-load (release) against a running server
+//! cargo xtask link [-- ARGS]        tether-link (release): a TCP proxy adding RTT, bandwidth
 //! cargo xtask fuzz [TARGET] [SECS]  run the fuzz targets of fuzz/ (see fuzz/README.md)
 //! cargo xtask deploy [--test]       PostgreSQL, replicas and nginx (see docs/deployment.md)
+//! cargo xtask bench-store [SECS]    the store benchmark, SQLite against PostgreSQL
 //! ```
+//!
+//! `cargo xtask help COMMAND` shows a command's flags (the command line is in `cli.rs`).
 //!
 //! The playground is built directly — cargo → wasm-bindgen → wasm-opt → copy `index.html` and
 //! `style/` — rather than with Trunk: it is fully offline, takes seconds, and the newest Trunk
 //! needs a newer rustc than ours.
 
+mod cli;
 mod deploy;
 mod disk;
 mod dist;
@@ -25,10 +31,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
+use clap::{CommandFactory, Parser};
+
+use crate::cli::{Cli, Task};
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    let cli = Cli::parse();
+    match run(cli.command) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("xtask: error: {error:#}");
@@ -37,91 +46,68 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: &[String]) -> Result<ExitCode> {
+fn run(task: Option<Task>) -> Result<ExitCode> {
     let root = workspace_root();
     std::env::set_current_dir(&root).context("cannot enter the workspace root")?;
-    let (command, rest) = args
-        .split_first()
-        .map_or(("help", &[][..]), |(c, r)| (c.as_str(), r));
-    match command {
-        "setup" => {
-            let browsers = rest.iter().any(|a| a == "--browsers");
+    let Some(task) = task else {
+        Cli::command().print_help()?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    match task {
+        Task::Setup { browsers } => {
             setup::ensure(&root, browsers)?;
             setup::ensure_fuzzing()?;
             setup::ensure_deployment()?;
             Ok(ExitCode::SUCCESS)
         }
-        "dist" => {
+        Task::Dist => {
             let tools = setup::ensure(&root, false)?;
             dist::build(&root, &tools)?;
             Ok(ExitCode::SUCCESS)
         }
-        "run" => {
+        Task::Run { server_args } => {
             let tools = setup::ensure(&root, false)?;
             dist::build(&root, &tools)?;
-            let server_args = rest.strip_prefix(&["--".to_string()]).unwrap_or(rest);
-            serve(&root, server_args)
+            serve(&root, &server_args)
         }
-        "test" => {
+        Task::Test => {
             let tools = setup::ensure(&root, true)?;
             setup::ensure_fuzzing()?;
             setup::ensure_deployment()?;
             suites::run_all(&root, &tools)
         }
-        "fuzz" => {
-            let options = suites::fuzz_arguments(rest)?;
+        Task::Fuzz(args) => {
+            let options = args.options()?;
             setup::ensure_fuzzing()?;
             suites::fuzz(&root, &options)
         }
-        "deploy" => {
-            let options = deploy::arguments(rest)?;
+        Task::Deploy(args) => {
+            let options = args.options();
             setup::ensure_deployment()?;
             deploy::run(&root, &options)
         }
-        "bench-store" => {
+        Task::BenchStore { seconds } => {
             setup::ensure_deployment()?;
-            deploy::bench_store(&root, rest)
+            deploy::bench_store(&root, seconds)
         }
-        "bench" => {
+        Task::Bench => {
             step("benchmark: the 40-turn agent rollout over HTTP and WebSocket (release build)");
             cargo(&["bench", "-p", "tether-harness", "--bench", "rollout"])?;
             Ok(ExitCode::SUCCESS)
         }
-        "load" | "link" => {
-            // `cargo xtask load -- ARGS`: tether-load (or tether-link) built in release mode.
-            let binary = format!("tether-{command}");
-            let args = rest.strip_prefix(&["--".to_string()]).unwrap_or(rest);
-            let mut cargo_args = vec!["run", "--release", "--quiet", "-p", "tether-harness"];
-            cargo_args.extend(["--bin", binary.as_str(), "--"]);
-            cargo_args.extend(args.iter().map(String::as_str));
-            cargo(&cargo_args)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        "help" | "--help" | "-h" => {
-            println!("{}", HELP.trim());
-            Ok(ExitCode::SUCCESS)
-        }
-        other => bail!("unknown command '{other}'\n\n{}", HELP.trim()),
+        Task::Load { args } => harness_binary("tether-load", &args),
+        Task::Link { args } => harness_binary("tether-link", &args),
     }
 }
 
-const HELP: &str = "
-usage: cargo xtask <command>
-
-  run [-- SERVER ARGS]   set up, build the playground, start tether-server (http://127.0.0.1:8080)
-  test                   set up (including headless Chromium) and run every test suite
-  setup [--browsers]     install whatever is missing (wasm32 target, wasm-bindgen-cli, npm tools)
-  dist                   build the playground into dist/
-  bench                  the agent-rollout benchmark: per-turn overhead over HTTP and WebSocket
-  load [-- ARGS]         load generator (tether-load, release): N agents against a running server
-  link [-- ARGS]         link emulator (tether-link, release): a TCP proxy adding RTT and bandwidth
-  fuzz [TARGET] [SECONDS] [--seeds-only|--suite] [-- LIBFUZZER FLAGS]
-                         run every fuzz target (or TARGET) for SECONDS each (60), see fuzz/README.md;
-                         --suite: the test suite's fixed seed and input counts
-  deploy [--replicas N] [--port P] [--binary PATH] [--test] [-- SERVER ARGS]
-                         PostgreSQL + N replicas (3) + nginx on :8080, see docs/deployment.md
-  bench-store [SECONDS]  the store benchmark: SQLite against PostgreSQL, 1-3 replicas behind nginx
-";
+/// `cargo xtask load` and `link`: a harness binary, built in release mode, with `args`.
+fn harness_binary(binary: &str, args: &[String]) -> Result<ExitCode> {
+    let mut cargo_args = vec!["run", "--release", "--quiet", "-p", "tether-harness"];
+    cargo_args.extend(["--bin", binary, "--"]);
+    cargo_args.extend(args.iter().map(String::as_str));
+    cargo(&cargo_args)?;
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Builds the server in release mode and runs it in the foreground with the built playground.
 fn serve(root: &Path, server_args: &[String]) -> Result<ExitCode> {

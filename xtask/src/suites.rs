@@ -9,7 +9,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use crate::setup::Tools;
 use crate::{check, disk, dist, output_of, step};
@@ -208,7 +208,7 @@ pub const FUZZ_TARGETS: [(&str, &str); 6] = [
 /// of work on any machine, the committed seeds replayed first, and mostly the same inputs (not
 /// exactly: what libFuzzer keeps follows coverage, which hash-map order and the clock move).
 /// Exploring is `cargo xtask fuzz`'s job, with libFuzzer's random seeds.
-const SUITE_RUNS: [(&str, u64); 6] = [
+pub(crate) const SUITE_RUNS: [(&str, u64); 6] = [
     ("client_frame", 250_000),
     ("request", 400_000),
     ("sse", 45_000),
@@ -530,40 +530,6 @@ fn run_fuzz_target(
     }
 }
 
-/// Reads `cargo xtask fuzz [TARGET|all] [SECONDS] [--seeds-only|--suite] [-- LIBFUZZER FLAGS]`.
-pub fn fuzz_arguments(args: &[String]) -> Result<FuzzOptions> {
-    let (ours, extra) = match args.iter().position(|a| a == "--") {
-        Some(split) => (&args[..split], args[split + 1..].to_vec()),
-        None => (args, Vec::new()),
-    };
-    let mut targets: Vec<&'static str> = FUZZ_TARGETS.iter().map(|(name, _)| *name).collect();
-    let mut seconds = 60;
-    let mut seeds_only = false;
-    let mut suite = false;
-    for arg in ours {
-        if let Ok(n) = arg.parse() {
-            seconds = n;
-        } else if arg == "--seeds-only" {
-            seeds_only = true;
-        } else if arg == "--suite" {
-            suite = true;
-        } else if arg != "all" {
-            let Some((name, _)) = FUZZ_TARGETS.iter().find(|(name, _)| name == arg) else {
-                let names: Vec<&str> = FUZZ_TARGETS.iter().map(|(name, _)| *name).collect();
-                bail!("no fuzz target '{arg}'; the targets: {}", names.join(", "));
-            };
-            targets = vec![*name];
-        }
-    }
-    Ok(FuzzOptions {
-        targets,
-        seconds,
-        seeds_only,
-        suite,
-        extra,
-    })
-}
-
 /// How many of a suite's last output lines are kept, to be shown again if it fails.
 const TAIL_LINES: usize = 80;
 
@@ -844,41 +810,6 @@ mod tests {
             "==22277== ERROR: libFuzzer: deadly signal"
         ));
         assert!(!fuzz_line_starts_failure(done));
-    }
-
-    #[test]
-    fn fuzz_arguments_name_targets_and_seconds() {
-        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-        let all = fuzz_arguments(&[]).unwrap();
-        assert_eq!(all.targets.len(), 6);
-        assert_eq!(
-            (all.seconds, all.seeds_only, all.extra.len()),
-            (60, false, 0)
-        );
-        assert_eq!(
-            fuzz_arguments(&args(&["shell", "600", "--", "-jobs=2"])).unwrap(),
-            FuzzOptions {
-                targets: vec!["shell"],
-                seconds: 600,
-                seeds_only: false,
-                suite: false,
-                extra: args(&["-jobs=2"]),
-            }
-        );
-        let seeds = fuzz_arguments(&args(&["all", "10", "--seeds-only"])).unwrap();
-        assert_eq!(
-            (seeds.targets.len(), seeds.seconds, seeds.seeds_only),
-            (6, 10, true)
-        );
-        let suite = fuzz_arguments(&args(&["all", "--suite"])).unwrap();
-        assert!(suite.suite && suite.targets.len() == 6);
-        for (target, _) in FUZZ_TARGETS {
-            assert!(
-                SUITE_RUNS.iter().any(|(name, _)| *name == target),
-                "{target}"
-            );
-        }
-        assert!(fuzz_arguments(&args(&["nope"])).is_err());
     }
 
     #[test]
