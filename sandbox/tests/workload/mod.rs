@@ -1,6 +1,10 @@
 //! The benchmark workloads, shared by the native bench (`benches/sandbox_bench.rs`) and the
 //! browser bench (`tests/web_bench.rs`): a 10 MB tree of 1,000 text files for `grep -rn`, and a
-//! 10,000-line file with a 50-hunk patch. Deterministic (fixed-seed xorshift).
+//! 10,000-line file with a 50-hunk patch. Deterministic: a fixed seed, and rand's
+//! Xoshiro256PlusPlus, whose output is the same natively and in wasm.
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
 
 const WORDS: &[&str] = &[
     "alpha", "beta", "gamma", "delta", "render", "token", "cache", "socket", "frame", "lane",
@@ -9,25 +13,19 @@ const WORDS: &[&str] = &[
 
 /// 1,000 files of about 10 KB each under `src/modNN/`; about one line in 97 holds `needle`.
 pub fn grep_tree() -> Vec<(String, String)> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9E37_79B9_7F4A_7C15);
     let mut files = Vec::with_capacity(1000);
     let mut line_number = 0u64;
     for index in 0..1000 {
         let mut text = String::with_capacity(10_300);
         while text.len() < 10_000 {
             line_number += 1;
-            let words = 4 + next() % 8;
+            let words = rng.random_range(4..12);
             for w in 0..words {
                 if w > 0 {
                     text.push(' ');
                 }
-                text.push_str(WORDS[(next() % WORDS.len() as u64) as usize]);
+                text.push_str(WORDS[rng.random_range(0..WORDS.len())]);
             }
             if line_number.is_multiple_of(97) {
                 text.push_str(" needle");
