@@ -6,21 +6,28 @@
 //! it natively. JavaScript (`node FILE`) is delegated to a [`JsRuntime`] the host provides; the
 //! `native` feature adds [`native::NodeProcessRuntime`] (the real `node` binary) and disk
 //! loading for the CLI and tests. See README.md for the shell subset and the tool formats.
+//!
+//! This crate is the facade over the sandbox's crates, each one idea, the arrows pointing one
+//! way: [`vfs`] (tether-vfs: the tree, change sets, globbing) ← [`patch`]
+//! (tether-apply-patch) ← [`commands`] (tether-coreutils: the command table) ← [`shell`] (the
+//! interpreter, here, as it runs on a [`Sandbox`]) ← [`tools`] (the model's tool calls).
 
-mod base64;
-pub mod changes;
-pub mod commands;
 pub mod js;
 pub mod limits;
-mod line_diff;
 #[cfg(feature = "native")]
 pub mod native;
-pub mod patch;
 mod sample;
 mod sandbox;
 pub mod shell;
 pub mod tools;
-pub mod vfs;
+
+/// `apply_patch` (tether-apply-patch).
+pub use tether_apply_patch as patch;
+/// The commands (tether-coreutils).
+pub use tether_coreutils as commands;
+/// The virtual file system (tether-vfs).
+pub use tether_vfs as vfs;
+pub use tether_vfs::changes;
 
 pub use changes::{ChangeKind, ChangeSet, FileChange};
 pub use js::{JsEntry, JsOutcome, JsRequest, JsRuntime};

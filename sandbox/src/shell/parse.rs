@@ -963,13 +963,7 @@ impl Parser {
     }
 }
 
-pub fn is_name(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-}
+pub use tether_coreutils::is_name;
 
 fn assignment(word: &Word) -> Option<(String, Word)> {
     let Some(WordPart::Literal(first)) = word.parts.first() else {

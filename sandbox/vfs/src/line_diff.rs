@@ -16,7 +16,7 @@ use similar::DiffOp;
 use similar::algorithms::{Capture, Compact, Replace, myers};
 
 /// Two texts cut into lines (terminators kept) and the operations turning one into the other.
-pub(crate) struct LineDiff<'a> {
+pub struct LineDiff<'a> {
     pub old: Vec<&'a str>,
     pub new: Vec<&'a str>,
     pub ops: Vec<DiffOp>,

@@ -5,8 +5,8 @@
 use similar::DiffOp;
 
 use super::{Ctx, parse_opts, usage_error};
-use crate::changes::unified_diff;
-use crate::line_diff::LineDiff;
+use tether_vfs::changes::unified_diff;
+use tether_vfs::line_diff::LineDiff;
 
 fn range(start: usize, len: usize) -> String {
     match len {

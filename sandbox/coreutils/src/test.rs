@@ -1,7 +1,7 @@
 //! `test` and `[`: file tests, string and integer comparisons, `!`, `-a`, `-o`.
 
 use super::Ctx;
-use crate::vfs::EntryKind;
+use tether_vfs::EntryKind;
 
 pub fn bracket(ctx: &mut Ctx, args: &[String]) -> i32 {
     match args.split_last() {

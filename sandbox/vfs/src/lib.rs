@@ -8,11 +8,18 @@
 //! `ls` uses under `LC_ALL=C`.
 //!
 //! The VFS also keeps the change journal: the original content of each path at its first write
-//! since [`Vfs::take_changes`] was last called, from which a [`ChangeSet`] is computed.
+//! since [`Vfs::take_changes`] was last called, from which a [`ChangeSet`] is computed
+//! ([`changes`], with line diffs from [`line_diff`]); [`glob`] matches and expands patterns
+//! against the tree. The crate does no I/O and compiles for wasm32 and native alike.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+
+mod base64;
+pub mod changes;
+pub mod glob;
+pub mod line_diff;
 
 use crate::changes::ChangeSet;
 

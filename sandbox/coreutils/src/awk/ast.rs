@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use regex::Regex;
 
-use crate::commands::search::translate_posix;
+use crate::search::translate_posix;
 
 /// `+ - * / % ^`, and the arithmetic of `+= -= *= /= %=`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 //! `tree`, `find`, `pwd`, `basename`, `dirname`. Messages follow GNU coreutils under `LC_ALL=C`.
 
 use super::{Ctx, parse_opts, usage_error};
-use crate::shell::glob;
-use crate::vfs::{self, EntryKind, VfsError};
+use tether_vfs::glob;
+use tether_vfs::{self as vfs, EntryKind, VfsError};
 
 pub fn pwd(ctx: &mut Ctx, _args: &[String]) -> i32 {
     let cwd = ctx.cwd.to_string();

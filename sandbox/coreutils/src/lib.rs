@@ -1,20 +1,25 @@
 //! The command table: every program the shell can run besides the interpreter's own builtins
 //! (`cd`, `export`, `read`, `node`, …). A command gets a [`Ctx`] — the VFS, the working
 //! directory, the environment and its streams — and returns its exit status. Each file holds one
-//! family: files and directories, text filters, search, `sed`, `awk`, `diff`, `test`.
+//! family: files and directories, text filters, search, `sed`, `awk`, `diff`, `test`,
+//! `apply_patch`. The crate knows nothing of the shell that calls it: no I/O, no clock, no
+//! processes — it compiles for wasm32 and native alike.
 
+mod apply_patch;
 mod awk;
 mod diff;
 mod files;
-pub(crate) mod search;
+mod input;
+pub mod search;
 mod sed;
 mod test;
 mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::shell::Input;
-use crate::vfs::{self, Vfs};
+pub use input::Input;
+
+use tether_vfs::{self as vfs, Vfs};
 
 /// What a running command can touch.
 pub struct Ctx<'a> {
@@ -33,9 +38,9 @@ pub struct Ctx<'a> {
 pub type Command = fn(&mut Ctx, &[String]) -> i32;
 
 const TABLE: &[(&str, Command)] = &[
-    ("apply_patch", crate::patch::command),
+    ("apply_patch", apply_patch::apply_patch),
     ("awk", awk::awk),
-    ("applypatch", crate::patch::command),
+    ("applypatch", apply_patch::apply_patch),
     ("basename", files::basename),
     ("cat", files::cat),
     ("cp", files::cp),
@@ -264,4 +269,14 @@ pub fn lines(data: &[u8]) -> Vec<&[u8]> {
 pub fn usage_error(ctx: &mut Ctx, message: &str, status: i32) -> i32 {
     ctx.warn(message);
     status
+}
+
+/// Whether `text` is a variable name, as the shell and awk spell one: a letter or `_`, then
+/// letters, digits and `_`.
+pub fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }

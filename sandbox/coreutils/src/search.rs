@@ -6,8 +6,8 @@
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::{Ctx, Opts, lines, parse_opts, usage_error};
-use crate::shell::glob;
-use crate::vfs::{self, EntryKind};
+use tether_vfs::glob;
+use tether_vfs::{self as vfs, EntryKind};
 
 /// Translates a POSIX regular expression (basic when `extended` is false) to `regex` syntax.
 pub fn translate_posix(pattern: &str, extended: bool) -> Result<String, String> {

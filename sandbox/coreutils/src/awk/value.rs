@@ -1,7 +1,7 @@
 //! awk's values: numbers, strings, and input data that is a number when it looks like one;
 //! how a number prints (`%.6g`, as `OFMT`), how a string reads as a number, and `sprintf`.
 
-use crate::commands::text::format_one;
+use crate::text::format_one;
 
 #[derive(Debug, Clone)]
 pub enum Value {

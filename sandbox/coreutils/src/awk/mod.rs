@@ -32,7 +32,7 @@ pub fn awk(ctx: &mut Ctx, args: &[String]) -> i32 {
     while let Some(arg) = rest.next() {
         if program.is_some() {
             if let Some((name, value)) = arg.split_once('=')
-                && crate::shell::parse::is_name(name)
+                && crate::is_name(name)
             {
                 vars.insert(name.into(), Value::Data(value.into()));
                 continue;
@@ -60,10 +60,7 @@ pub fn awk(ctx: &mut Ctx, args: &[String]) -> i32 {
             };
             match assignment.split_once('=') {
                 Some((name, value)) => {
-                    vars.insert(
-                        name.into(),
-                        Value::Data(crate::commands::text::unescape(value)),
-                    );
+                    vars.insert(name.into(), Value::Data(crate::text::unescape(value)));
                 }
                 None => {
                     return usage_error(

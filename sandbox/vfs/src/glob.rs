@@ -2,7 +2,8 @@
 //! component, hidden names only when the pattern component starts with a dot — as bash does.
 //! [`matches`] is also what `find -name` and `grep --include` use.
 
-use crate::vfs::{self, EntryKind, Vfs};
+use crate as vfs;
+use crate::{EntryKind, Vfs};
 
 /// Whether `name` matches the glob `pattern` (`\` escapes the next pattern character).
 pub fn matches(pattern: &str, name: &str) -> bool {

@@ -1,6 +1,8 @@
 //! `apply_patch`: Codex's file-editing format, applied to the VFS atomically — every hunk is
 //! computed against an overlay first and the tree is only touched when all of them succeed, so
-//! a patch that fails half-way changes nothing.
+//! a patch that fails half-way changes nothing. [`parse`] reads the patch, `seek` finds each
+//! chunk's lines (exactly, then ever more leniently), [`apply`] computes and commits. The shell
+//! command of the same name is tether-coreutils' `apply_patch`.
 
 mod parse;
 mod seek;
@@ -9,8 +11,7 @@ use std::collections::BTreeMap;
 
 pub use parse::{Chunk, Hunk, parse};
 
-use crate::commands::Ctx;
-use crate::vfs::{self, Vfs, VfsError};
+use tether_vfs::{self as vfs, Vfs, VfsError};
 
 /// Why a patch was not applied. `Display` is the text the model sees.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -239,22 +240,4 @@ fn update(text: &str, path: &str, chunks: &[Chunk]) -> Result<String, PatchError
     let mut out = lines.join("\n");
     out.push('\n');
     Ok(out)
-}
-
-/// The shell command: the patch comes from the first argument or from stdin (a heredoc).
-pub fn command(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let patch = match args.first() {
-        Some(text) => text.clone(),
-        None => String::from_utf8_lossy(&ctx.stdin.take_all()).into_owned(),
-    };
-    match apply(ctx.vfs, ctx.cwd, &patch) {
-        Ok(summary) => {
-            ctx.print(&summary.report());
-            0
-        }
-        Err(e) => {
-            ctx.warn(&e.to_string());
-            1
-        }
-    }
 }
