@@ -23,7 +23,8 @@
 //! time, the engine's, the tools' and the network's: (a) on loopback, (b) through the link
 //! emulator at 40 ms RTT, 20 Mbit/s up and 100 Mbit/s down, (c) with the `hosted` API costs.
 //!
-//! Run: `cargo xtask bench` (or `cargo bench -p tether-harness --bench rollout`).
+//! Run: `cargo xtask bench` (or `cargo bench -p tether-harness --bench rollout`);
+//! `TETHER_BENCH_PARTS=1` runs Part 1 alone.
 
 use std::time::{Duration, Instant};
 
@@ -190,6 +191,26 @@ async fn run() {
         ms(*ws[1..].iter().min().unwrap()),
         ms(*ws[1..].iter().max().unwrap()),
     );
+    // The server's own account of a WebSocket turn (its timing summary): the engine's service
+    // time, and the server's whole time (the API's plus the engine's as the API saw it).
+    let ws_runs = &medians[2].3;
+    let summary_us = |turn: usize, field: &dyn Fn(&Value) -> f64| {
+        median_f64(ws_runs.iter().map(|r| field(&r.stages[turn - 1])).collect())
+    };
+    let service = |t: &Value| t["engine"]["service_total_us"].as_f64().unwrap_or(0.0);
+    let server_time = |t: &Value| {
+        t["api_us"].as_f64().unwrap_or(0.0) + t["engine"]["iapi_total_us"].as_f64().unwrap_or(0.0)
+    };
+    println!(
+        "WebSocket, from the server's timing summary (median of {REPETITIONS}): engine service \
+         {:.0} us at turn 2, {:.0} us at turn 40; server time {:.0} us at turn 2, {:.0} us at \
+         turn 40 ({:.2}x)",
+        summary_us(2, &service),
+        summary_us(TURNS, &service),
+        summary_us(2, &server_time),
+        summary_us(TURNS, &server_time),
+        summary_us(TURNS, &server_time) / summary_us(2, &server_time).max(1.0),
+    );
     println!(
         "\nWhere a turn's time goes at turns 1 and 40 (server stage timings, median of {REPETITIONS} runs, \
          ms; `outside` = client round trip − stages: transport, framing, JSON, scheduling)"
@@ -239,7 +260,10 @@ async fn run() {
     server.abort();
     cached_server.abort();
 
-    end_to_end(&dir, &scenarios, &outputs).await;
+    // `TETHER_BENCH_PARTS=1`: Part 1 alone (a before/after of the server's own work).
+    if std::env::var("TETHER_BENCH_PARTS").as_deref() != Ok("1") {
+        end_to_end(&dir, &scenarios, &outputs).await;
+    }
     let _ = std::fs::remove_dir_all(dir);
 }
 

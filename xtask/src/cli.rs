@@ -42,6 +42,9 @@ pub enum Task {
     Dist,
     /// The agent-rollout benchmark: per-turn overhead over HTTP and WebSocket.
     Bench,
+    /// Instructions of one WebSocket turn at ~6k and ~125k tokens (release, callgrind); fails
+    /// if the long one costs over 1.1x the short one or a count regresses past its baseline.
+    TurnCost,
     /// The load generator (tether-load, release): N agents against a running server.
     Load {
         /// Passed to tether-load (`cargo xtask load -- --help` lists them).
@@ -179,6 +182,10 @@ mod tests {
         ));
         assert!(matches!(parse(&["dist"]).unwrap(), Some(Task::Dist)));
         assert!(matches!(parse(&["bench"]).unwrap(), Some(Task::Bench)));
+        assert!(matches!(
+            parse(&["turn-cost"]).unwrap(),
+            Some(Task::TurnCost)
+        ));
         assert!(matches!(
             parse(&["bench-store"]).unwrap(),
             Some(Task::BenchStore { seconds: 8 })

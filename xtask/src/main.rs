@@ -7,6 +7,7 @@
 //! cargo xtask setup [--browsers]    install what is missing, nothing else
 //! cargo xtask dist                  build the playground into dist/ (release, wasm-opt)
 //! cargo xtask bench                 the agent-rollout benchmark (results go in BENCHMARKS.md)
+//! cargo xtask turn-cost             instructions per WebSocket turn at ~6k and ~125k tokens
 //! cargo xtask load [-- ARGS]        tether-load (release) against a running server
 //! cargo xtask link [-- ARGS]        tether-link (release): a TCP proxy adding RTT, bandwidth
 //! cargo xtask fuzz [TARGET] [SECS]  run the fuzz targets of fuzz/ (see fuzz/README.md)
@@ -58,6 +59,7 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
             setup::ensure(&root, browsers)?;
             setup::ensure_fuzzing()?;
             setup::ensure_deployment()?;
+            setup::ensure_valgrind()?;
             Ok(ExitCode::SUCCESS)
         }
         Task::Dist => {
@@ -74,6 +76,7 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
             let tools = setup::ensure(&root, true)?;
             setup::ensure_fuzzing()?;
             setup::ensure_deployment()?;
+            setup::ensure_valgrind()?;
             suites::run_all(&root, &tools)
         }
         Task::Fuzz(args) => {
@@ -94,6 +97,19 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
             step("benchmark: the 40-turn agent rollout over HTTP and WebSocket (release build)");
             cargo(&["bench", "-p", "tether-harness", "--bench", "rollout"])?;
             Ok(ExitCode::SUCCESS)
+        }
+        Task::TurnCost => {
+            setup::ensure_valgrind()?;
+            step("the instruction count of a WebSocket turn (release build, under callgrind)");
+            let status = cargo_command()
+                .args(["bench", "-p", "tether-harness", "--bench", "turn_cost"])
+                .status()
+                .context("cannot run cargo")?;
+            Ok(if status.success() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Task::Load { args } => harness_binary("tether-load", &args),
         Task::Link { args } => harness_binary("tether-link", &args),

@@ -196,6 +196,18 @@ pub fn ensure_deployment() -> Result<()> {
     Ok(())
 }
 
+/// What the turn-cost check (`harness/benches/turn_cost.rs`) needs: Debian's valgrind, whose
+/// headers the bench's client requests are compiled against (so the harness's tests need them
+/// too) and whose callgrind counts the instructions. Left alone when present.
+pub fn ensure_valgrind() -> Result<()> {
+    let headers = Path::new("/usr/include/valgrind/callgrind.h").exists();
+    if !headers || output_of(Command::new("valgrind").arg("--version")).is_none() {
+        step("installing valgrind for the turn-cost check (apt-get)");
+        apt_install(&["valgrind"])?;
+    }
+    Ok(())
+}
+
 /// `apt-get install` of Debian `packages` (through sudo unless we are root), after an update.
 fn apt_install(packages: &[&str]) -> Result<()> {
     let is_root = output_of(Command::new("id").arg("-u")).as_deref() == Some("0");

@@ -54,6 +54,10 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
             name: "fuzz (libFuzzer, a fixed count of inputs a target)",
             command: fuzz_suite()?,
         },
+        Suite {
+            name: "turn cost (instructions per WebSocket turn, callgrind)",
+            command: turn_cost_suite(&cargo),
+        },
     ];
 
     let free_at_start = disk::free_bytes(root);
@@ -182,6 +186,14 @@ fn deployment_suite(root: &Path) -> Result<Command> {
     command.args(["deploy", "--test", "--replicas", "2", "--binary"]);
     command.arg(root.join("target/debug/tether-server"));
     Ok(command)
+}
+
+/// The turn-cost check: the bench that counts a WebSocket continuation's instructions at two
+/// context sizes under callgrind and fails on growth or a regression against its baseline.
+fn turn_cost_suite(cargo: &str) -> Command {
+    let mut command = Command::new(cargo);
+    command.args(["bench", "-p", "tether-harness", "--bench", "turn_cost"]);
+    command
 }
 
 /// The fuzz suite: this program's own `fuzz all --suite`, so that its output is a suite's.
