@@ -161,6 +161,11 @@ pub struct Config {
         hide_env_values = true
     )]
     pub legacy_compaction_key: Option<String>,
+    /// This replica's name in the turn-state tokens (`x-codex-turn-state`) the server hands
+    /// clients, which a balancer reads to send a turn's later requests back to it
+    /// (docs/deployment.md): 1–64 characters of `[A-Za-z0-9_-]`, unique per replica.
+    #[arg(long, env = "TETHER_REPLICA_ID", default_value = "tether")]
+    pub replica_id: String,
     /// Capacity in tokens of a process-wide cache of rendered tokens for the HTTP path (blocks
     /// any earlier request rendered are not tokenized again); 0, the default, turns it off.
     #[arg(long, env = "TETHER_TOKEN_CACHE_TOKENS", default_value_t = 0)]

@@ -32,6 +32,7 @@ pub mod tenancy;
 pub mod timing;
 pub mod tokenizer;
 pub mod transport;
+pub mod turn_state;
 
 use std::future::Future;
 

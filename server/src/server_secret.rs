@@ -1,7 +1,7 @@
 //! The server secret (`--server-secret`): one secret a deployment's replicas share, from which
 //! each use derives a key of its own under its own label — compaction items are sealed with
-//! one (`crate::compaction`), client secrets signed with another (`crate::tenancy::secrets`) —
-//! so that no key can stand in for another. Whoever holds the secret can mint client secrets
+//! one (`crate::compaction`), client secrets signed with another (`crate::tenancy::secrets`),
+//! turn-state tokens with a third (`crate::turn_state`) — so that no key can stand in for another. Whoever holds the secret can mint client secrets
 //! for every project, so it is a credential like the API keys.
 
 use hmac::{Hmac, KeyInit, Mac};
@@ -36,6 +36,11 @@ impl ServerSecret {
     /// The key client secrets are signed with.
     pub fn client_secret_key(&self) -> [u8; 32] {
         derive_key(b"tether client secret key", &self.0)
+    }
+
+    /// The key turn-state tokens (`x-codex-turn-state`) are signed with.
+    pub fn turn_state_key(&self) -> [u8; 32] {
+        derive_key(b"tether turn state key", &self.0)
     }
 
     /// The secret itself, to keep it (`compaction.key`).

@@ -18,6 +18,7 @@ use crate::store::{self, ResponseStore, StoreUrl, WriteBehindStore, WriteMode};
 use crate::tenancy::KeyRing;
 use crate::tenancy::secrets::ClientSecrets;
 use crate::tokenizer;
+use crate::turn_state::TurnStates;
 
 /// What every request handler shares.
 #[derive(Clone)]
@@ -60,6 +61,8 @@ pub struct AppState {
     /// What one connection may do (`--max-queued-requests`, `--idle-timeout-seconds`,
     /// `--ping-interval-seconds`).
     pub connection_limits: ConnectionLimits,
+    /// Issues and checks the turn-state tokens naming this replica (`--replica-id`).
+    pub turn_states: Arc<TurnStates>,
 }
 
 /// What one WebSocket connection may do.
@@ -118,6 +121,7 @@ impl AppState {
             compaction,
             client_secrets,
             connection_limits,
+            turn_states,
         } = checked;
         // The tokenizer's vocabulary (200k tokens) loads on first use, ~0.1 s: here, not in
         // the first request's time to first token.
@@ -164,6 +168,7 @@ impl AppState {
             },
             cache_budget: cache_budget(config.cache_memory_bytes, &metrics_for_budget),
             connection_limits,
+            turn_states: Arc::new(turn_states),
         })
     }
 }
@@ -176,6 +181,7 @@ struct Checked {
     compaction: Sealer,
     client_secrets: Arc<ClientSecrets>,
     connection_limits: ConnectionLimits,
+    turn_states: TurnStates,
 }
 
 impl Checked {
@@ -211,6 +217,8 @@ impl Checked {
             server_secret.client_secret_key(),
             projects,
         ));
+        let turn_states = TurnStates::new(&config.replica_id, server_secret.turn_state_key())
+            .map_err(|e| anyhow::anyhow!("--replica-id: {e}"))?;
         // A duration flag: positive, or 0 for "never".
         let optional = |flag: &str, seconds: f64| match seconds {
             0.0 => Ok(None),
@@ -244,6 +252,7 @@ impl Checked {
             compaction,
             client_secrets,
             connection_limits,
+            turn_states,
         })
     }
 }

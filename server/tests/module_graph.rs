@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("compaction", 0),
     ("server_secret", 0),
+    ("turn_state", 0),
     ("costs", 1),
     ("error", 1),
     ("tenancy", 1),

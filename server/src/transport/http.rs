@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use tether_protocol::{ErrorFrame, Item, ResponseStatus, ServerEvent, StreamEvent, decode_request};
 use tokio::sync::mpsc;
 
-use super::options;
+use super::{options, server_headers};
 use crate::AppState;
 use crate::error::ApiFailure;
 use crate::metrics::Transport;
@@ -44,6 +44,7 @@ pub async fn create(
     let request = decode_request(value).map_err(|e| ApiFailure::new(400, e.to_api_error()))?;
     pipeline::supported(&request)?;
     let streaming = request.stream == Some(true);
+    let announced = server_headers::for_response(&state, &headers, &request.model);
     let options = options::for_http(&headers, project)?;
     let prepared = pipeline::prepare(&state, request, Origin::Http, options).await?;
     let (out, mut events) = mpsc::channel::<Box<ServerEvent>>(256);
@@ -62,9 +63,11 @@ pub async fn create(
                     .data(event.to_json()),
             )
         });
-        Ok(Sse::new(stream)
+        let mut reply = Sse::new(stream)
             .keep_alive(KeepAlive::default())
-            .into_response())
+            .into_response();
+        reply.headers_mut().extend(announced);
+        Ok(reply)
     } else {
         state.metrics.response_served(Transport::Http);
         // Keeps the status of an `error` event: a failed response is answered with it.
@@ -91,6 +94,7 @@ pub async fn create(
             }
             _ => {
                 let mut reply = Json(response).into_response();
+                reply.headers_mut().extend(announced);
                 // The JSON body stays exactly the API's; the summary travels in a header.
                 if let Some(value) = timing.and_then(|t| t.to_string().parse().ok()) {
                     reply.headers_mut().insert("x-tether-timing", value);
@@ -231,13 +235,17 @@ pub async fn input_items(
     .into_response())
 }
 
-/// `GET /v1/models`: the default model `tether-sim` and every latency profile.
-pub async fn models(State(state): State<AppState>) -> Json<Value> {
+/// `GET /v1/models`: the default model `tether-sim` and every latency profile, with the list's
+/// version as its `ETag` (the `x-models-etag` of every other answer).
+pub async fn models(State(state): State<AppState>) -> HttpResponse {
     let data: Vec<Value> = state
         .model
         .model_ids()
         .into_iter()
         .map(|id| json!({"id": id, "object": "model", "created": 1_767_225_600, "owned_by": "tether"}))
         .collect();
-    Json(json!({"object": "list", "data": data}))
+    let etag = server_headers::models_etag(&state);
+    let mut reply = Json(json!({"object": "list", "data": data})).into_response();
+    reply.headers_mut().insert(axum::http::header::ETAG, etag);
+    reply
 }

@@ -12,6 +12,7 @@ pub mod health;
 pub mod http;
 pub mod options;
 pub mod rate_limit;
+pub mod server_headers;
 pub mod static_files;
 pub mod ws;
 

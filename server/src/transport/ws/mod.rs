@@ -25,7 +25,7 @@ use futures_util::{Sink, Stream, StreamExt};
 use tether_protocol::{ApiError, ClientFrame, ServerEvent, decode_client_frame_with};
 use tokio::sync::mpsc;
 
-use super::options;
+use super::{options, server_headers};
 use crate::AppState;
 use crate::error::ApiFailure;
 use crate::lifecycle::ConnectionGuard;
@@ -73,10 +73,14 @@ pub async fn upgrade(
         return connection_refused(&state).into_response();
     };
     let max = state.max_frame_bytes;
-    ws.max_message_size(max)
+    let announced = server_headers::for_upgrade(&state, &headers, options.default_model.as_deref());
+    let mut answer = ws
+        .max_message_size(max)
         .max_frame_size(max)
         .read_buffer_size(READ_BUFFER_BYTES)
-        .on_upgrade(move |socket: WebSocket| handle_socket(socket, state, options, place))
+        .on_upgrade(move |socket: WebSocket| handle_socket(socket, state, options, place));
+    answer.headers_mut().extend(announced);
+    answer
 }
 
 /// Why an upgrade found no place: the server drains, or `--max-connections` are open.
