@@ -166,6 +166,19 @@ pub struct Config {
     /// (docs/deployment.md): 1–64 characters of `[A-Za-z0-9_-]`, unique per replica.
     #[arg(long, env = "TETHER_REPLICA_ID", default_value = "tether")]
     pub replica_id: String,
+    /// An OTLP/HTTP collector to export traces to, by its base URL (`http://localhost:4318`;
+    /// traces go to its `/v1/traces`): a span per response, a child of the client's
+    /// `traceparent`, with one per stage and engine call. Unset (the default): no traces.
+    #[arg(long, env = "TETHER_OTLP_ENDPOINT")]
+    pub otlp_endpoint: Option<String>,
+    /// The export's encoding: `http/protobuf` or `http/json`.
+    #[arg(
+        long,
+        env = "TETHER_OTLP_PROTOCOL",
+        value_enum,
+        default_value = "http/protobuf"
+    )]
+    pub otlp_protocol: crate::traces::OtlpProtocol,
     /// Capacity in tokens of a process-wide cache of rendered tokens for the HTTP path (blocks
     /// any earlier request rendered are not tokenized again); 0, the default, turns it off.
     #[arg(long, env = "TETHER_TOKEN_CACHE_TOKENS", default_value_t = 0)]

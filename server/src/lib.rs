@@ -31,6 +31,7 @@ pub mod store;
 pub mod tenancy;
 pub mod timing;
 pub mod tokenizer;
+pub mod traces;
 pub mod transport;
 pub mod turn_state;
 
@@ -50,6 +51,7 @@ pub async fn serve(
     let state = AppState::open(&config).await?;
     let seed = state.simulator.seed();
     let records = state.records.clone();
+    let traces = state.traces.clone();
     let lifecycle = state.lifecycle.clone();
     let grace = std::time::Duration::from_secs_f64(config.shutdown_grace_seconds.max(0.0));
     let router = app(state, &config.static_dir);
@@ -121,6 +123,12 @@ pub async fn serve(
     };
     // Responses already answered may still be queued for the store and the ledger.
     records.drain().await;
+    // The last responses' spans (and their writes') go out before the process exits.
+    if let Some(traces) = traces
+        && let Ok(Err(error)) = tokio::task::spawn_blocking(move || traces.shutdown()).await
+    {
+        tracing::warn!("exporting the last spans: {error}");
+    }
     served??;
     Ok(())
 }

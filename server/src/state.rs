@@ -18,6 +18,7 @@ use crate::store::{self, ResponseStore, StoreUrl, WriteBehindStore, WriteMode};
 use crate::tenancy::KeyRing;
 use crate::tenancy::secrets::ClientSecrets;
 use crate::tokenizer;
+use crate::traces::Traces;
 use crate::turn_state::TurnStates;
 
 /// What every request handler shares.
@@ -63,6 +64,8 @@ pub struct AppState {
     pub connection_limits: ConnectionLimits,
     /// Issues and checks the turn-state tokens naming this replica (`--replica-id`).
     pub turn_states: Arc<TurnStates>,
+    /// The trace exporter (`--otlp-endpoint`); `None`: traces are off.
+    pub traces: Option<Arc<Traces>>,
 }
 
 /// What one WebSocket connection may do.
@@ -133,6 +136,13 @@ impl AppState {
             mode,
         ));
         let simulator = Arc::new(simulator(config, &metrics)?);
+        let traces = match config.otlp_endpoint.as_deref().filter(|e| !e.is_empty()) {
+            Some(endpoint) => Some(Arc::new(
+                Traces::start(endpoint, config.otlp_protocol, &config.replica_id)
+                    .map_err(|e| anyhow::anyhow!("--otlp-endpoint: {e}"))?,
+            )),
+            None => None,
+        };
         let metrics_for_budget = metrics.clone();
         Ok(AppState {
             model: simulator.clone(),
@@ -169,6 +179,7 @@ impl AppState {
             cache_budget: cache_budget(config.cache_memory_bytes, &metrics_for_budget),
             connection_limits,
             turn_states: Arc::new(turn_states),
+            traces,
         })
     }
 }

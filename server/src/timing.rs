@@ -121,6 +121,30 @@ pub struct TokenCounts {
     pub reused_by_connection: u64,
 }
 
+/// When each stage, modelled wait and engine call of one request began, kept only for a request
+/// that is traced (`--otlp-endpoint`): the spans of its trace (`crate::traces`).
+#[derive(Debug, Clone, Default)]
+pub struct Marks {
+    pub stages: Vec<(Stage, Instant, Duration)>,
+    pub modelled: Vec<(Modelled, Instant, Duration)>,
+    pub engine_calls: Vec<EngineCall>,
+}
+
+/// One engine call of a traced request.
+#[derive(Debug, Clone)]
+pub struct EngineCall {
+    /// When the engine was called (after the modelled hop).
+    pub called: Instant,
+    pub first_token: Option<Instant>,
+    pub ended: Instant,
+    pub replica: usize,
+    /// Waiting for a decoding slot.
+    pub queue: Duration,
+    pub input_tokens: u64,
+    pub cached_tokens: u64,
+    pub output_tokens: u64,
+}
+
 /// What one request cost: its pipeline stages in the order they ran, the modelled services it
 /// waited on, the engine's part, and the API's own time — the one record behind the timing
 /// summary (`x-tether-timing`), the `responsesapi.websocket_timing` event and the stage
@@ -144,6 +168,9 @@ pub struct StageTimings {
     /// came (its connection's queue full): the network's and the client's, not the API's nor
     /// the engine's.
     pub delivery: Duration,
+    /// When each stage began, for a traced request ([`StageTimings::keep_marks`]); `None`, and
+    /// nothing kept, otherwise.
+    pub marks: Option<Box<Marks>>,
 }
 
 fn micros(duration: Duration) -> u64 {
@@ -166,25 +193,67 @@ impl StageTimings {
             api: Duration::ZERO,
             client_wait: Duration::ZERO,
             delivery: Duration::ZERO,
+            marks: None,
         }
+    }
+
+    /// Keeps when each stage begins from now on: the request is traced.
+    pub fn keep_marks(&mut self) {
+        self.marks.get_or_insert_with(Box::default);
     }
 
     /// Runs `work` as `stage`, recording how long it took.
     pub fn time<T>(&mut self, stage: Stage, work: impl FnOnce() -> T) -> T {
         let started = Instant::now();
         let result = work();
-        self.record(stage, started.elapsed());
+        self.record_at(stage, started, started.elapsed());
         result
     }
 
-    /// Records a stage timed elsewhere (an async one).
+    /// Records a stage timed elsewhere (an async one) that has just ended.
     pub fn record(&mut self, stage: Stage, duration: Duration) {
-        self.stages.push((stage, duration));
+        if self.marks.is_some() {
+            let started = Instant::now()
+                .checked_sub(duration)
+                .unwrap_or(self.received);
+            self.record_at(stage, started, duration);
+        } else {
+            self.stages.push((stage, duration));
+        }
     }
 
-    /// Records time spent waiting on a modelled service.
+    /// Records a stage that began at `started` and took `duration`.
+    pub fn record_at(&mut self, stage: Stage, started: Instant, duration: Duration) {
+        self.stages.push((stage, duration));
+        if let Some(marks) = self.marks.as_deref_mut() {
+            marks.stages.push((stage, started, duration));
+        }
+    }
+
+    /// Adds `other`'s stages (a write's: persist, bill) to these.
+    pub fn absorb(&mut self, other: StageTimings) {
+        self.stages.extend(other.stages);
+        if let (Some(marks), Some(other)) = (self.marks.as_deref_mut(), other.marks) {
+            marks.stages.extend(other.stages);
+        }
+    }
+
+    /// Records time spent waiting on a modelled service, which has just ended.
     pub fn record_modelled(&mut self, service: Modelled, duration: Duration) {
         self.modelled.push((service, duration));
+        if let Some(marks) = self.marks.as_deref_mut() {
+            let started = Instant::now()
+                .checked_sub(duration)
+                .unwrap_or(self.received);
+            marks.modelled.push((service, started, duration));
+        }
+    }
+
+    /// Records an engine call of a traced request (nothing otherwise).
+    pub fn record_engine_call(&mut self, call: impl FnOnce() -> EngineCall) {
+        if let Some(marks) = self.marks.as_deref_mut() {
+            marks.engine_calls.push(call());
+        }
     }
 
     /// The total of the recorded stages.

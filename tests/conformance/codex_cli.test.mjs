@@ -192,7 +192,8 @@ async function otlpReceiver() {
   });
   await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   cleanups.push(() => new Promise((resolve) => receiver.close(resolve)));
-  return { endpoint: `http://127.0.0.1:${receiver.address().port}/v1/metrics`, bodies };
+  const base = `http://127.0.0.1:${receiver.address().port}`;
+  return { base, endpoint: `${base}/v1/metrics`, bodies };
 }
 
 /** Count and sum of the histogram `name` over every exported body (delta temporality). */
@@ -265,3 +266,51 @@ test("Codex CLI without runtime metrics does not ask for the timing event, and t
     assert.equal(histogram(bodies, name).count, 0, name);
   }
 });
+
+/** Every span of OTLP/JSON trace bodies, with its resource's service name. */
+function exportedSpans(bodies) {
+  const spans = [];
+  for (const body of bodies) {
+    for (const resource of JSON.parse(body).resourceSpans ?? []) {
+      const service = resource.resource?.attributes?.find((a) => a.key === "service.name")?.value?.stringValue;
+      for (const scope of resource.scopeSpans ?? []) {
+        for (const span of scope.spans ?? []) spans.push({ ...span, service });
+      }
+    }
+  }
+  return spans;
+}
+
+test(
+  "Codex's trace and Tether's are one: every response is a span under the Codex span that sent it, with the server's stages under it",
+  // The deployment's replicas run without an exporter; a server of its own is needed.
+  { skip: process.env.TETHER_BASE_URL ? "needs a server of its own (--otlp-endpoint)" : false },
+  async () => {
+    const { base, bodies } = await otlpReceiver();
+    const started = await server(["--otlp-endpoint", base, "--otlp-protocol", "http/json"]);
+    const run = await codexExec(started.url, "Write proof.txt, then its upper-case copy.", {
+      config: ["[otel]", `trace_exporter = { otlp-http = { endpoint = "${base}/v1/traces", protocol = "json" } }`],
+    });
+    assertToolLoopRan(run);
+    // The server exports its last spans as it stops; Codex exported its own as it exited.
+    await started.stop();
+    const spans = exportedSpans(bodies);
+    const byId = new Map(spans.map((span) => [span.spanId, span]));
+    const responses = spans.filter((span) => span.service === "tether-server" && span.name === "tether.response");
+    // The prewarm and the three model turns, each sent from a Codex span of its own.
+    assert.equal(responses.length, 4, `spans: ${spans.length}`);
+    const senders = new Set();
+    for (const response of responses) {
+      const sender = byId.get(response.parentSpanId);
+      assert.ok(sender, `the parent of ${response.spanId} is a span Codex exported`);
+      assert.notEqual(sender.service, "tether-server");
+      assert.equal(sender.traceId, response.traceId, "one trace");
+      senders.add(sender.spanId);
+      const children = spans.filter((span) => span.parentSpanId === response.spanId).map((span) => span.name);
+      for (const stage of ["tether.render", "tether.validate", "tether.classify", "tether.generate", "tether.bill"]) {
+        assert.ok(children.includes(stage), `${stage} under the response: ${children}`);
+      }
+    }
+    assert.equal(senders.size, 4, "each response under the request that sent it");
+  },
+);

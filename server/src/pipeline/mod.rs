@@ -58,6 +58,9 @@ pub struct RequestOptions {
     pub multi_agent: bool,
     /// `?model=` on the upgrade URL: the model of a `response.create` that names none.
     pub default_model: Option<String>,
+    /// The client's span, when the server exports traces (`--otlp-endpoint`): the response's
+    /// span is its child. `None` when traces are off: nothing is kept for them.
+    pub trace: Option<crate::traces::Parent>,
 }
 
 /// Where a request comes from, which decides where its previous context may be found.
@@ -131,9 +134,12 @@ pub async fn prepare(
         (true, false) => PathKind::WsMiss,
     });
     timings.received = received;
-    timings.record(Stage::Resolve, resolve_time);
+    if options.trace.is_some() {
+        timings.keep_marks();
+    }
+    timings.record_at(Stage::Resolve, resolve_started, resolve_time);
     if lookup == Some(CacheLookup::Store) {
-        timings.record(Stage::Load, load_time);
+        timings.record_at(Stage::Load, load_started, load_time);
     }
 
     let new_items = request.input.clone().into_items();

@@ -36,6 +36,7 @@ pub fn record(
             output_tokens: usage.output_tokens,
             recorded_at: unix_now(),
         },
+        trace: None,
     }
 }
 

@@ -28,6 +28,7 @@ use crate::model::Context;
 use crate::stages::validate::tools_key;
 use crate::store::outputs_marker;
 use crate::timing::{Modelled, PathKind, Stage, StageTimings};
+use crate::traces::Summary;
 
 /// How one engine call ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,6 +186,18 @@ impl Running {
         .await?;
         let ended = Instant::now();
         let first = streamed.first_token_at.unwrap_or(ended);
+        let input_tokens = self.context.input_tokens();
+        self.timings
+            .record_engine_call(|| crate::timing::EngineCall {
+                called,
+                first_token: streamed.first_token_at,
+                ended,
+                replica: streamed.admission.replica,
+                queue: streamed.admission.queue_time,
+                input_tokens,
+                cached_tokens: streamed.admission.cache.cached_tokens,
+                output_tokens: streamed.output_tokens,
+            });
         // Time the stream waited for a slow client is not the engine's (it kept decoding).
         let delivery = streamed.delivery;
         self.timings.delivery += delivery;
@@ -353,11 +366,20 @@ impl Running {
             .close(&mut self.builder, &self.context.response_id);
         send_all(out, announcements).await?;
         let usage = self.tally.usage();
+        // Traced (`--otlp-endpoint`): the response's span, ended once the terminal event is out.
+        let span = self.options.trace.as_ref().and_then(|parent| {
+            let traces = state.traces.as_ref()?;
+            Some(traces.begin(parent, self.timings.received, "tether.response"))
+        });
         let mut terminal = match &end {
             End::Failed(status, error) => {
                 // The WebSocket shape (with `status`); the SSE transport flattens it.
                 let events = self.builder.fail(Some(*status), error.clone());
                 send_all(out, events).await?;
+                if let Some(span) = span {
+                    let summary = self.summary("failed", &usage, Some(error.message.clone()));
+                    span.end(&self.timings, &summary);
+                }
                 return Ok(self.into_generated(steers));
             }
             End::Incomplete(reason) => self.builder.incomplete(reason, usage.clone()),
@@ -367,8 +389,9 @@ impl Running {
         self.timings.tokens.cached = self.tally.cached;
         self.timings.tokens.cache_write = self.tally.written;
         let response = self.builder.response().clone();
-        self.timings.record(
+        self.timings.record_at(
             Stage::Generate,
+            self.started,
             self.started
                 .elapsed()
                 .saturating_sub(self.timings.client_wait + self.extending),
@@ -379,7 +402,7 @@ impl Running {
             PathKind::Http => "http",
             PathKind::WsHit | PathKind::WsMiss => "ws",
         };
-        let record = record::record(
+        let mut record = record::record(
             &self.context.project,
             &response,
             &usage,
@@ -387,6 +410,10 @@ impl Running {
             self.stored_parent.take(),
             transport,
         );
+        // Over HTTP the writes are stages of the response; over WebSocket they are its own.
+        if self.timings.path != PathKind::Http {
+            record.trace = span.as_ref().map(|span| span.writes());
+        }
         // What the ledger bills, the project's tokens-per-minute limit is charged.
         state
             .rate_limits
@@ -412,7 +439,33 @@ impl Running {
             last.tether_timing = Some(self.timings.summary());
         }
         send_all(out, terminal).await?;
+        if let Some(span) = span {
+            let status = match end {
+                End::Completed => "completed",
+                _ => "incomplete",
+            };
+            span.end(&self.timings, &self.summary(status, &usage, None));
+        }
         Ok(self.into_generated(steers))
+    }
+
+    /// What the response's span says of it.
+    fn summary(&self, status: &str, usage: &Usage, error: Option<String>) -> Summary {
+        let request = &self.context.request;
+        Summary {
+            response_id: self.context.response_id.clone(),
+            model: request.model.clone(),
+            transport: match self.timings.path {
+                PathKind::Http if request.stream == Some(true) => "sse",
+                PathKind::Http => "http",
+                PathKind::WsHit | PathKind::WsMiss => "ws",
+            },
+            status: status.to_string(),
+            input_tokens: usage.input_tokens,
+            cached_tokens: usage.input_tokens_details.cached_tokens,
+            output_tokens: usage.output_tokens,
+            error,
+        }
     }
 
     /// Announces the steers taken (and refused) since the last announcement.

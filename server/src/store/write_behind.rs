@@ -27,6 +27,7 @@ use tokio::task::JoinHandle;
 use super::{LedgerEntry, ResponseStore, StoreError, StoredResponse, items_with_ids};
 use crate::metrics::StageHistograms;
 use crate::timing::{PathKind, Stage, StageTimings};
+use crate::traces::WriteSpans;
 
 /// The writes one response needs.
 #[derive(Debug, Clone)]
@@ -34,6 +35,9 @@ pub struct Record {
     /// The response to store, when it asked for `store: true`.
     pub stored: Option<StoredResponse>,
     pub bill: LedgerEntry,
+    /// Where the writes' spans go when the response is traced and written apart from it
+    /// (WebSocket mode); over HTTP they are stages of the response itself.
+    pub trace: Option<WriteSpans>,
 }
 
 /// Queued stored responses by id, readable until written.
@@ -65,24 +69,29 @@ pub struct WriteBehindStore {
     writer: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// Performs `record`'s writes, timing the persist and bill stages. A stored response is only
-/// written while it is still `wanted` (a delete may have cancelled it).
+/// Performs `record`'s writes, timing the persist and bill stages (and marking when they began,
+/// when `traced`). A stored response is only written while it is still `wanted` (a delete may
+/// have cancelled it).
 async fn write(
     store: &dyn ResponseStore,
     record: &Record,
     path: PathKind,
     wanted: bool,
+    traced: bool,
 ) -> (Result<(), StoreError>, StageTimings) {
     let mut timings = StageTimings::new(path);
+    if traced {
+        timings.keep_marks();
+    }
     let mut result = Ok(());
     if let Some(stored) = record.stored.as_ref().filter(|_| wanted) {
         let started = Instant::now();
         result = store.put(stored).await;
-        timings.record(Stage::Persist, started.elapsed());
+        timings.record_at(Stage::Persist, started, started.elapsed());
     }
     let started = Instant::now();
     let billed = store.bill(&record.bill).await;
-    timings.record(Stage::Bill, started.elapsed());
+    timings.record_at(Stage::Bill, started, started.elapsed());
     (result.and(billed), timings)
 }
 
@@ -119,7 +128,8 @@ impl WriteBehindStore {
                         .stored
                         .as_ref()
                         .is_some_and(|s| pending.contains_key(&s.response.id));
-                    let (result, timings) = write(&*store, &record, path, wanted).await;
+                    let traced = record.trace.is_some();
+                    let (result, timings) = write(&*store, &record, path, wanted, traced).await;
                     match result {
                         Err(StoreError::Unavailable(e)) => {
                             let since = *outage_since.get_or_insert_with(Instant::now);
@@ -135,6 +145,9 @@ impl WriteBehindStore {
                         Ok(()) => {
                             outage_since = None;
                             histograms.observe(&timings);
+                            if let Some(trace) = &record.trace {
+                                trace.record(&timings);
+                            }
                         }
                         Err(e) => tracing::error!("writing {id} in the background: {e}"),
                     }
@@ -163,8 +176,12 @@ impl WriteBehindStore {
     /// retries it.
     pub async fn write_now(&self, record: Record, timings: &mut StageTimings) {
         let id = record.bill.response_id.clone();
-        let (result, written) = write(&*self.inner, &record, timings.path, true).await;
-        timings.stages.extend(written.stages);
+        let traced = timings.marks.is_some() || record.trace.is_some();
+        let (result, written) = write(&*self.inner, &record, timings.path, true, traced).await;
+        if let (Some(trace), Ok(())) = (&record.trace, &result) {
+            trace.record(&written);
+        }
+        timings.absorb(written);
         match result {
             Ok(()) => {}
             Err(StoreError::Unavailable(e)) => {
@@ -202,7 +219,11 @@ impl WriteBehindStore {
         };
         // Draining for shutdown: nobody takes new work, so write it in place.
         if let Some(record) = refused {
-            let (result, _) = write(&*self.inner, &record, path, true).await;
+            let traced = record.trace.is_some();
+            let (result, written) = write(&*self.inner, &record, path, true, traced).await;
+            if let (Some(trace), Ok(())) = (&record.trace, &result) {
+                trace.record(&written);
+            }
             if let Some(stored) = &record.stored {
                 self.pending.lock().await.remove(&stored.response.id);
             }
@@ -305,6 +326,7 @@ mod tests {
                 output_tokens: 2,
                 recorded_at: 1,
             },
+            trace: None,
         }
     }
 

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use tether_protocol::{ErrorFrame, Item, ResponseStatus, ServerEvent, StreamEvent, decode_request};
 use tokio::sync::mpsc;
 
-use super::{options, server_headers};
+use super::{options, server_headers, trace_context};
 use crate::AppState;
 use crate::error::ApiFailure;
 use crate::metrics::Transport;
@@ -45,7 +45,8 @@ pub async fn create(
     pipeline::supported(&request)?;
     let streaming = request.stream == Some(true);
     let announced = server_headers::for_response(&state, &headers, &request.model);
-    let options = options::for_http(&headers, project)?;
+    let mut options = options::for_http(&headers, project)?;
+    options.trace = trace_context::from_headers(&state, &headers, request.client_metadata.as_ref());
     let prepared = pipeline::prepare(&state, request, Origin::Http, options).await?;
     let (out, mut events) = mpsc::channel::<Box<ServerEvent>>(256);
     if streaming {

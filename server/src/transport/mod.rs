@@ -14,6 +14,7 @@ pub mod options;
 pub mod rate_limit;
 pub mod server_headers;
 pub mod static_files;
+pub mod trace_context;
 pub mod ws;
 
 use std::path::Path;

@@ -26,6 +26,7 @@ pub fn for_http(headers: &HeaderMap, project: Project) -> Result<RequestOptions,
         append_mode: false,
         multi_agent: false,
         default_model: None,
+        trace: None,
     })
 }
 
@@ -58,6 +59,7 @@ pub fn for_upgrade(
                         .into_owned()
                 })
         }),
+        trace: None,
     })
 }
 

@@ -25,7 +25,7 @@ use futures_util::{Sink, Stream, StreamExt};
 use tether_protocol::{ApiError, ClientFrame, ServerEvent, decode_client_frame_with};
 use tokio::sync::mpsc;
 
-use super::{options, server_headers};
+use super::{options, server_headers, trace_context};
 use crate::AppState;
 use crate::error::ApiFailure;
 use crate::lifecycle::ConnectionGuard;
@@ -63,10 +63,12 @@ pub async fn upgrade(
         )
         .into_response();
     }
-    let options = match options::for_upgrade(&headers, query.as_deref(), project) {
+    let mut options = match options::for_upgrade(&headers, query.as_deref(), project) {
         Ok(options) => options,
         Err(failure) => return failure.into_response(),
     };
+    // The connection's trace parent (each frame may name its own).
+    options.trace = trace_context::from_headers(&state, &headers, None);
     // A place among `--max-connections` (none while the server shuts down): else 503, and
     // HTTP is still served.
     let Some(place) = state.lifecycle.connect() else {

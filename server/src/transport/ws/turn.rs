@@ -27,6 +27,7 @@ use crate::cache::SharedCache;
 use crate::error::{ApiFailure, ErrorKind};
 use crate::metrics::{CacheLookup, Transport};
 use crate::pipeline::{self, Disconnected, End, Origin, RequestOptions, Running, Sampled};
+use crate::transport::trace_context;
 
 /// How long a response waits for `response.inject` before it completes as it stands (as it
 /// would over HTTP).
@@ -409,7 +410,13 @@ async fn prepare(
         referenced,
         route,
     };
-    match pipeline::prepare(state, request, origin, options.clone()).await {
+    let mut options = options.clone();
+    options.trace = trace_context::for_frame(
+        state,
+        options.trace.as_ref(),
+        request.client_metadata.as_ref(),
+    );
+    match pipeline::prepare(state, request, origin, options).await {
         Ok(prepared) => {
             if let Some(lookup) = prepared.lookup {
                 state.metrics.cache_lookup(lookup);
