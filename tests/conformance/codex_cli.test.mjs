@@ -164,6 +164,7 @@ test("Codex CLI over WebSocket mode: one connection, a prewarm, then every turn 
 test("Codex CLI falls back to HTTP when the server refuses the upgrade (426), and the same loop runs", async () => {
   const started = await server(["--no-websocket"]);
   const before = (await metrics(started)).samples;
+  const beforeEach = await samplesPerReplica(started);
   const run = await codexExec(started.url, "Write proof.txt, then its upper-case copy.");
   assertToolLoopRan(run);
   const metric = await metrics(started, before);
@@ -171,7 +172,25 @@ test("Codex CLI falls back to HTTP when the server refuses the upgrade (426), an
   // Streaming POSTs, each with the whole conversation (Codex sends store: false).
   assert.equal(metric('tether_responses_total{transport="sse"}'), 3);
   assert.equal(metric('tether_responses_total{transport="ws"}'), 0);
+  // Behind a balancer (the deployment suite), all three went to one replica: Codex sent back
+  // the turn-state token of the first answer, and the balancer routes on it.
+  const sse = 'tether_responses_total{transport="sse"}';
+  const perReplica = (await samplesPerReplica(started)).map(
+    (samples, i) => (samples.get(sse) ?? 0) - (beforeEach[i].get(sse) ?? 0),
+  );
+  assert.deepEqual(
+    perReplica.filter((n) => n > 0),
+    [3],
+    `the turn's requests by replica: ${perReplica}`,
+  );
 });
+
+/** The samples of /metrics of each of the server's replicas (one for a server of its own). */
+async function samplesPerReplica(started) {
+  const each = [];
+  for (const url of started.metricsUrls) each.push(await metricSamples({ metricsUrls: [url] }));
+  return each;
+}
 
 /**
  * An OTLP/HTTP receiver on 127.0.0.1 for Codex's metrics exporter (protocol "json"): it keeps

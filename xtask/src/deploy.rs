@@ -250,6 +250,29 @@ fn nginx_config(
         .iter()
         .map(|port| format!("        server 127.0.0.1:{port} max_fails=1 fail_timeout=2s;\n"))
         .collect();
+    // Replica i (`--replica-id r<i>`) first in its own group, the others its backups.
+    let replica_upstreams: String = replicas
+        .iter()
+        .enumerate()
+        .map(|(index, port)| {
+            let backups: String = replicas
+                .iter()
+                .filter(|other| *other != port)
+                .map(|other| format!("        server 127.0.0.1:{other} backup;\n"))
+                .collect();
+            format!(
+                "    upstream tether_{id} {{\n        server 127.0.0.1:{port} max_fails=1 \
+                 fail_timeout=2s;\n{backups}        keepalive 16;\n    }}\n",
+                id = replica_id(index)
+            )
+        })
+        .collect();
+    let routes: String = (0..replicas.len())
+        .map(|index| {
+            let id = replica_id(index);
+            format!("        \"~^t1\\.{id}\\.\" tether_{id};\n")
+        })
+        .collect();
     // Comment lines are for readers of the template (and name the placeholders themselves).
     let template: String = template
         .lines()
@@ -261,6 +284,13 @@ fn nginx_config(
         .replace("@PORT@", &port.to_string())
         .replace("@NO_WEBSOCKET_PORT@", &no_websocket_port.to_string())
         .replace("        @UPSTREAMS@\n", &upstreams)
+        .replace("    @REPLICA_UPSTREAMS@\n", &replica_upstreams)
+        .replace("        @TURN_STATE_ROUTES@\n", &routes)
+}
+
+/// The `--replica-id` of replica `index`: the name its turn-state tokens carry.
+pub fn replica_id(index: usize) -> String {
+    format!("r{index}")
 }
 
 impl Deployment {
@@ -443,6 +473,7 @@ impl Deployment {
             .current_dir(root)
             .args(["--addr", &format!("127.0.0.1:{port}")])
             .args(["--store", &self.postgres_url])
+            .args(["--replica-id", &replica_id(index)])
             .args(["--static-dir", "/nonexistent"])
             .args(server_args)
             .env(
@@ -1128,8 +1159,20 @@ mod tests {
             "proxy_set_header Connection $connection_upgrade;",
             "proxy_buffering off;",
             "proxy_read_timeout 3700s;",
+            "proxy_pass http://$tether_upstream;",
+            "map $http_x_codex_turn_state $tether_upstream {",
         ] {
             assert!(config.contains(needed), "{needed}");
+        }
+        // Each replica's turns go to it first, to the other when it is gone.
+        for (id, own, other) in [("r0", 9001, 9002), ("r1", 9002, 9001)] {
+            let group = format!(
+                "upstream tether_{id} {{\n        server 127.0.0.1:{own} max_fails=1 \
+                 fail_timeout=2s;\n        server 127.0.0.1:{other} backup;\n"
+            );
+            assert!(config.contains(&group), "{group}\n{config}");
+            let route = format!("\"~^t1\\.{id}\\.\" tether_{id};");
+            assert!(config.contains(&route), "{route}\n{config}");
         }
     }
 
