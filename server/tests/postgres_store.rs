@@ -12,7 +12,9 @@ use std::sync::OnceLock;
 use postgres_cluster::Cluster;
 use store_fixtures::{entry, ids, question, stored};
 use tether_server::store::migrations::MIGRATIONS;
-use tether_server::store::{PostgresOptions, PostgresStore, ResponseStore};
+use tether_server::store::{
+    BackgroundStore, ConversationStore, PostgresOptions, PostgresStore, ResponseStore,
+};
 
 static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
 
@@ -87,13 +89,21 @@ async fn replicas_starting_together_migrate_once() {
     assert_eq!(count as usize, MIGRATIONS.len());
 }
 
+/// The schema version before the migration named `name`.
+fn before(name: &str) -> usize {
+    MIGRATIONS
+        .iter()
+        .position(|migration| migration.name == name)
+        .unwrap_or_else(|| panic!("no migration {name}"))
+}
+
 #[tokio::test]
-async fn the_previous_schema_is_migrated_with_its_rows() {
+async fn the_schema_before_projects_is_migrated_with_its_rows() {
     let Some(cluster) = cluster() else {
         return;
     };
-    let url = cluster.fresh_database("previous").await;
-    let previous = MIGRATIONS.len() - 1;
+    let url = cluster.fresh_database("before_projects").await;
+    let previous = before("projects, billed once");
     let options = PostgresOptions::default();
     assert_eq!(
         PostgresStore::create_at_version(&url, &options, previous)
@@ -146,6 +156,88 @@ async fn the_previous_schema_is_migrated_with_its_rows() {
     // And from now on a second line is ignored.
     store.bill(&entry("default", "r1")).await.unwrap();
     assert_eq!(store.ledger("r1").await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn the_previous_schema_is_migrated_and_keeps_serving_its_responses() {
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let url = cluster.fresh_database("previous").await;
+    let previous = MIGRATIONS.len() - 1;
+    let options = PostgresOptions::default();
+    assert_eq!(
+        PostgresStore::create_at_version(&url, &options, previous)
+            .await
+            .unwrap(),
+        previous
+    );
+    // A response as the previous schema stores it.
+    let client = postgres_cluster::client(&url).await;
+    let r1 = stored("p", "r1", vec![question("msg_q1", "q1")], None);
+    client
+        .execute(
+            "INSERT INTO responses (id, parent_id, created_at, response_json, added_input_json,
+                 project)
+             VALUES ('r1', NULL, 1, $1, $2, 'p')",
+            &[
+                &serde_json::to_string(&r1.response).unwrap(),
+                &serde_json::to_string(&r1.added_input).unwrap(),
+            ],
+        )
+        .await
+        .unwrap();
+    let store = PostgresStore::connect(&url, &options).await.unwrap();
+    assert_eq!(store.schema_version().await.unwrap(), MIGRATIONS.len());
+    assert_eq!(store.get("p", "r1").await.unwrap(), Some(r1));
+    // What the newest migration added works at once.
+    store.lease("p", "r1", 10).await.unwrap();
+    assert_eq!(
+        store.expired_leases(20).await.unwrap(),
+        [("p".to_string(), "r1".to_string())]
+    );
+}
+
+#[tokio::test]
+async fn a_database_from_before_conversations_gets_them() {
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let url = cluster.fresh_database("before_conversations").await;
+    let options = PostgresOptions::default();
+    PostgresStore::create_at_version(&url, &options, before("conversations"))
+        .await
+        .unwrap();
+    let client = postgres_cluster::client(&url).await;
+    let r1 = stored("default", "r1", vec![question("msg_q1", "q1")], None);
+    client
+        .execute(
+            "INSERT INTO responses (id, parent_id, created_at, response_json, added_input_json)
+             VALUES ('r1', NULL, 1, $1, $2)",
+            &[
+                &serde_json::to_string(&r1.response).unwrap(),
+                &serde_json::to_string(&r1.added_input).unwrap(),
+            ],
+        )
+        .await
+        .unwrap();
+    let store = PostgresStore::connect(&url, &options).await.unwrap();
+    assert_eq!(store.schema_version().await.unwrap(), MIGRATIONS.len());
+    assert_eq!(store.get("default", "r1").await.unwrap(), Some(r1));
+    let conversation = tether_server::store::Conversation {
+        id: "conv_1".into(),
+        project: "default".into(),
+        created_at: 1,
+        metadata: serde_json::Map::new(),
+    };
+    store
+        .create_conversation(&conversation, &[question("msg_c1", "c1")])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.conversation("default", "conv_1").await.unwrap(),
+        Some(conversation)
+    );
 }
 
 #[tokio::test]

@@ -15,7 +15,10 @@ use std::time::Duration;
 use postgres_cluster::Cluster;
 use store_fixtures::{entry, ids, question, stored, texts};
 use tether_protocol::{Item, ItemStatus};
-use tether_server::store::{self, PostgresOptions, ResponseStore, StoreError, StoreUrl};
+use tether_server::store::{
+    self, Conversation, ItemPage, Listing, Lock, PostgresOptions, ResponseStore, StoreError,
+    StoreUrl,
+};
 
 /// Where a contract runs: a fresh, empty store of one implementation.
 enum Backend {
@@ -104,6 +107,10 @@ contract!(a_response_is_billed_once_even_by_two_writers_at_once);
 contract!(items_are_found_by_id_while_any_response_holds_them);
 contract!(a_long_running_response_loads_its_input_and_output_interleaved);
 contract!(misses_are_none);
+contract!(conversations_keep_their_items_in_order_across_a_restart);
+contract!(a_conversation_is_its_projects_alone);
+contract!(one_holder_locks_a_conversation_until_it_unlocks_or_its_lease_ends);
+contract!(background_leases_expire_and_runs_keep_their_events);
 
 async fn chains_load_oldest_first_and_survive_a_restart(backend: Backend) {
     let store = backend.open().await;
@@ -324,4 +331,298 @@ async fn misses_are_none(backend: Backend) {
     assert!(store.ledger("nope").await.unwrap().is_empty());
     assert!(store.find_items("default", &[]).await.unwrap().is_empty());
     assert!(!store.delete("default", "nope").await.unwrap());
+}
+
+fn conversation(project: &str, id: &str) -> Conversation {
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("topic".into(), serde_json::json!("cats"));
+    Conversation {
+        id: id.into(),
+        project: project.into(),
+        created_at: 7,
+        metadata,
+    }
+}
+
+fn page(listing: Listing) -> (Vec<String>, bool) {
+    match listing {
+        Listing::Page(items, more) => (texts(&items), more),
+        other => panic!("not a page: {other:?}"),
+    }
+}
+
+async fn conversations_keep_their_items_in_order_across_a_restart(backend: Backend) {
+    let store = backend.open().await;
+    let items: Vec<Item> = (0..3)
+        .map(|n| question(&format!("m{n}"), &format!("q{n}")))
+        .collect();
+    store
+        .create_conversation(&conversation("p", "conv_1"), &items)
+        .await
+        .unwrap();
+    let more: Vec<Item> = (3..6)
+        .map(|n| question(&format!("m{n}"), &format!("q{n}")))
+        .collect();
+    assert!(
+        store
+            .add_conversation_items("p", "conv_1", &more)
+            .await
+            .unwrap()
+    );
+    drop(store);
+    let store = backend.open().await;
+    assert_eq!(
+        store.conversation("p", "conv_1").await.unwrap(),
+        Some(conversation("p", "conv_1"))
+    );
+    let all = ItemPage::default();
+    let (texts_all, has_more) = page(store.conversation_items("p", "conv_1", &all).await.unwrap());
+    assert_eq!(texts_all, ["q0", "q1", "q2", "q3", "q4", "q5"]);
+    assert!(!has_more);
+    let first = ItemPage {
+        limit: Some(2),
+        ..ItemPage::default()
+    };
+    assert_eq!(
+        page(
+            store
+                .conversation_items("p", "conv_1", &first)
+                .await
+                .unwrap()
+        ),
+        (vec!["q0".into(), "q1".into()], true)
+    );
+    let after = ItemPage {
+        after: Some("m1".into()),
+        limit: Some(3),
+        descending: false,
+    };
+    assert_eq!(
+        page(
+            store
+                .conversation_items("p", "conv_1", &after)
+                .await
+                .unwrap()
+        )
+        .0,
+        ["q2", "q3", "q4"]
+    );
+    let newest = ItemPage {
+        after: Some("m4".into()),
+        limit: Some(10),
+        descending: true,
+    };
+    assert_eq!(
+        page(
+            store
+                .conversation_items("p", "conv_1", &newest)
+                .await
+                .unwrap()
+        ),
+        (
+            vec!["q3".into(), "q2".into(), "q1".into(), "q0".into()],
+            false
+        )
+    );
+    let nowhere = ItemPage {
+        after: Some("m9".into()),
+        ..ItemPage::default()
+    };
+    assert_eq!(
+        store
+            .conversation_items("p", "conv_1", &nowhere)
+            .await
+            .unwrap(),
+        Listing::NoItem
+    );
+    assert_eq!(
+        texts(&[store
+            .conversation_item("p", "conv_1", "m2")
+            .await
+            .unwrap()
+            .unwrap()]),
+        ["q2"]
+    );
+    assert!(
+        store
+            .delete_conversation_item("p", "conv_1", "m2")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .delete_conversation_item("p", "conv_1", "m2")
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .conversation_item("p", "conv_1", "m2")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("topic".into(), serde_json::json!("dogs"));
+    let updated = store
+        .update_conversation("p", "conv_1", &metadata)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(updated.metadata, metadata);
+    assert_eq!(updated.created_at, 7);
+    assert!(store.delete_conversation("p", "conv_1").await.unwrap());
+    assert!(!store.delete_conversation("p", "conv_1").await.unwrap());
+    assert_eq!(
+        store.conversation_items("p", "conv_1", &all).await.unwrap(),
+        Listing::NoConversation
+    );
+    assert!(
+        !store
+            .add_conversation_items("p", "conv_1", &more)
+            .await
+            .unwrap()
+    );
+}
+
+async fn a_conversation_is_its_projects_alone(backend: Backend) {
+    let store = backend.open().await;
+    let items = vec![question("m0", "q0")];
+    store
+        .create_conversation(&conversation("p", "conv_1"), &items)
+        .await
+        .unwrap();
+    assert!(store.conversation("q", "conv_1").await.unwrap().is_none());
+    let all = ItemPage::default();
+    assert_eq!(
+        store.conversation_items("q", "conv_1", &all).await.unwrap(),
+        Listing::NoConversation
+    );
+    assert!(
+        store
+            .conversation_item("q", "conv_1", "m0")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        !store
+            .add_conversation_items("q", "conv_1", &items)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .delete_conversation_item("q", "conv_1", "m0")
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .update_conversation("q", "conv_1", &serde_json::Map::new())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        store.lock("q", "conv_1", "r1", u64::MAX / 2).await.unwrap(),
+        Lock::Missing
+    );
+    assert!(!store.delete_conversation("q", "conv_1").await.unwrap());
+    assert_eq!(
+        page(store.conversation_items("p", "conv_1", &all).await.unwrap()).0,
+        ["q0"]
+    );
+}
+
+async fn one_holder_locks_a_conversation_until_it_unlocks_or_its_lease_ends(backend: Backend) {
+    let store = backend.open().await;
+    let other = backend.beside(&store).await;
+    store
+        .create_conversation(&conversation("p", "conv_1"), &[])
+        .await
+        .unwrap();
+    let later = 4_000_000_000;
+    assert_eq!(
+        store.lock("p", "conv_1", "r1", later).await.unwrap(),
+        Lock::Acquired
+    );
+    assert_eq!(
+        other.lock("p", "conv_1", "r2", later).await.unwrap(),
+        Lock::Held
+    );
+    assert_eq!(
+        store.lock("p", "conv_1", "r1", later + 1).await.unwrap(),
+        Lock::Acquired,
+        "its holder renews it"
+    );
+    other.unlock("conv_1", "r2").await.unwrap();
+    assert_eq!(
+        other.lock("p", "conv_1", "r2", later).await.unwrap(),
+        Lock::Held,
+        "not its to give back"
+    );
+    store.unlock("conv_1", "r1").await.unwrap();
+    assert_eq!(
+        other.lock("p", "conv_1", "r2", 1).await.unwrap(),
+        Lock::Acquired
+    );
+    // A lease that ended (1 s after the epoch) is taken over.
+    assert_eq!(
+        store.lock("p", "conv_1", "r3", later).await.unwrap(),
+        Lock::Acquired
+    );
+    assert_eq!(
+        store.lock("p", "conv_9", "r3", later).await.unwrap(),
+        Lock::Missing
+    );
+    // Two holders at once: exactly one wins.
+    store
+        .create_conversation(&conversation("p", "conv_2"), &[])
+        .await
+        .unwrap();
+    let (a, b) = tokio::join!(
+        store.lock("p", "conv_2", "a", later),
+        other.lock("p", "conv_2", "b", later)
+    );
+    let mut outcomes = [a.unwrap(), b.unwrap()];
+    outcomes.sort_by_key(|lock| *lock == Lock::Held);
+    assert_eq!(outcomes, [Lock::Acquired, Lock::Held]);
+}
+
+async fn background_leases_expire_and_runs_keep_their_events(backend: Backend) {
+    let store = backend.open().await;
+    store.lease("p", "r1", 100).await.unwrap();
+    store.lease("q", "r2", 300).await.unwrap();
+    let mut expired = store.expired_leases(200).await.unwrap();
+    expired.sort();
+    assert_eq!(expired, [("p".to_string(), "r1".to_string())]);
+    store.lease("p", "r1", 400).await.unwrap();
+    assert!(
+        store.expired_leases(200).await.unwrap().is_empty(),
+        "renewed"
+    );
+    assert_eq!(store.expired_leases(u64::MAX).await.unwrap().len(), 2);
+    assert_eq!(
+        store.run_events("p", "r1").await.unwrap(),
+        None,
+        "still running"
+    );
+    store.finish_run("r1", Some("[1,2]")).await.unwrap();
+    assert_eq!(
+        store.expired_leases(u64::MAX).await.unwrap(),
+        [("q".to_string(), "r2".to_string())],
+        "an ended run holds no lease"
+    );
+    // A restart (another replica) reads them; another project does not.
+    drop(store);
+    let store = backend.open().await;
+    assert_eq!(
+        store.run_events("p", "r1").await.unwrap().as_deref(),
+        Some("[1,2]")
+    );
+    assert_eq!(store.run_events("q", "r1").await.unwrap(), None);
+    store.finish_run("r2", None).await.unwrap();
+    assert!(store.expired_leases(u64::MAX).await.unwrap().is_empty());
+    assert_eq!(store.run_events("q", "r2").await.unwrap(), None);
 }

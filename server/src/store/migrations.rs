@@ -122,6 +122,65 @@ pub const MIGRATIONS: &[Migration] = &[
             WHERE seq NOT IN (SELECT MIN(seq) FROM usage_ledger GROUP BY response_id);
         CREATE UNIQUE INDEX usage_ledger_once ON usage_ledger (response_id);",
     },
+    // Conversations (`/v1/conversations`): their metadata and the lock a running response holds
+    // (`store::conversations`), and their items in order (`seq`).
+    Migration {
+        name: "conversations",
+        sqlite: "CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            project TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            metadata_json TEXT NOT NULL,
+            locked_by TEXT,
+            locked_until INTEGER
+        );
+        CREATE TABLE conversation_items (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT NOT NULL,
+            project TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            item_json TEXT NOT NULL
+        );
+        CREATE INDEX conversation_items_by_conversation
+            ON conversation_items (conversation_id, seq);
+        CREATE INDEX conversation_items_by_id ON conversation_items (conversation_id, item_id);",
+        postgres: "CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            project TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            metadata_json TEXT NOT NULL,
+            locked_by TEXT,
+            locked_until BIGINT
+        );
+        CREATE TABLE conversation_items (
+            seq BIGSERIAL PRIMARY KEY,
+            conversation_id TEXT NOT NULL,
+            project TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            item_json TEXT NOT NULL
+        );
+        CREATE INDEX conversation_items_by_conversation
+            ON conversation_items (conversation_id, seq);
+        CREATE INDEX conversation_items_by_id ON conversation_items (conversation_id, item_id);",
+    },
+    // Background responses: until when the server running one vouches for it (`lease_until`,
+    // NULL once it ended) and, once it ended, its events for any replica to stream again
+    // (`store::background`).
+    Migration {
+        name: "background runs",
+        sqlite: "CREATE TABLE background_runs (
+            response_id TEXT PRIMARY KEY,
+            project TEXT NOT NULL,
+            lease_until INTEGER,
+            events_json TEXT
+        );",
+        postgres: "CREATE TABLE background_runs (
+            response_id TEXT PRIMARY KEY,
+            project TEXT NOT NULL,
+            lease_until BIGINT,
+            events_json TEXT
+        );",
+    },
 ];
 
 #[cfg(test)]

@@ -13,10 +13,17 @@
 //! it is for. A failure becomes an [`ApiFailure`] through `?`: 503 while the database is
 //! unavailable, 500 otherwise.
 
+pub mod background;
+pub mod conversations;
 pub mod migrations;
 pub mod postgres;
+mod postgres_conversations;
 pub mod sqlite;
+mod sqlite_conversations;
 pub mod write_behind;
+
+pub use background::BackgroundStore;
+pub use conversations::{Conversation, ConversationStore, ItemPage, Listing, Lock};
 
 pub use postgres::{PostgresOptions, PostgresStore};
 pub use sqlite::SqliteStore;
@@ -190,10 +197,11 @@ pub struct LedgerEntry {
     pub recorded_at: u64,
 }
 
-/// Persists responses and the usage ledger. Every read is scoped to a project: another
-/// project's response is not there.
+/// Persists responses and the usage ledger — and, as a [`ConversationStore`], conversations, as
+/// a [`BackgroundStore`] the leases of background responses.
+/// Every read is scoped to a project: another project's response is not there.
 #[async_trait::async_trait]
-pub trait ResponseStore: Send + Sync + 'static {
+pub trait ResponseStore: ConversationStore + BackgroundStore + Send + Sync + 'static {
     async fn put(&self, stored: &StoredResponse) -> Result<(), StoreError>;
     /// Appends a usage line (every completed response is billed, stored or not). A response is
     /// billed once: a second line for the same response id is ignored.
@@ -262,20 +270,26 @@ impl StoredResponse {
     /// where it came — all of it after the input for an ordinary response; for a long-running
     /// one (paused and resumed with more input), interleaved at the markers.
     pub fn conversation(self) -> Vec<Item> {
-        let mut outputs = self.response.output.into_iter();
-        let mut items = Vec::with_capacity(self.added_input.len() + outputs.len());
-        for item in self.added_input {
-            match &item {
-                Item::Unknown(marker) if marker["type"] == OUTPUTS_MARKER => {
-                    let count = marker["count"].as_u64().unwrap_or(0) as usize;
-                    items.extend(outputs.by_ref().take(count));
-                }
-                _ => items.push(item),
-            }
-        }
-        items.extend(outputs);
-        items
+        interleave(self.added_input, self.response.output)
     }
+}
+
+/// `input` (with [`outputs_marker`]s where output came before more input) and `output`, in the
+/// order they happened.
+pub fn interleave(input: Vec<Item>, output: Vec<Item>) -> Vec<Item> {
+    let mut outputs = output.into_iter();
+    let mut items = Vec::with_capacity(input.len() + outputs.len());
+    for item in input {
+        match &item {
+            Item::Unknown(marker) if marker["type"] == OUTPUTS_MARKER => {
+                let count = marker["count"].as_u64().unwrap_or(0) as usize;
+                items.extend(outputs.by_ref().take(count));
+            }
+            _ => items.push(item),
+        }
+    }
+    items.extend(outputs);
+    items
 }
 
 /// The items of `stored` (input, then output) whose id is one of `ids`. (A stored input holds

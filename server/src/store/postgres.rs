@@ -167,7 +167,7 @@ impl PostgresStore {
         &self.target
     }
 
-    async fn client(&self) -> Result<deadpool_postgres::Client, StoreError> {
+    pub(super) async fn client(&self) -> Result<deadpool_postgres::Client, StoreError> {
         self.pool.get().await.map_err(pool_error)
     }
 }
@@ -267,7 +267,7 @@ pub async fn migrate(
 /// reached or cannot serve now (a closed connection, a refused or timed-out connect, a server
 /// shutting down or starting, too many connections, a statement past its timeout, a conflict
 /// worth retrying), else [`StoreError::Database`].
-fn db_error(error: tokio_postgres::Error) -> StoreError {
+pub(super) fn db_error(error: tokio_postgres::Error) -> StoreError {
     if let Some(db) = error.as_db_error() {
         let code = db.code();
         let class = &code.code()[..2];
@@ -314,11 +314,11 @@ fn pool_error(error: PoolError) -> StoreError {
     }
 }
 
-fn i64_of(n: u64) -> i64 {
+pub(super) fn i64_of(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-fn u64_of(n: i64) -> u64 {
+pub(super) fn u64_of(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 

@@ -58,7 +58,7 @@ impl SqliteStore {
     }
 
     /// Runs `work` on the connection, off the async workers.
-    async fn run<T: Send + 'static>(
+    pub(super) async fn run<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
@@ -337,12 +337,16 @@ mod tests {
             found.sort_unstable();
             assert_eq!(found, ["msg_q1", "msg_r1"]);
             // As a database of schema version 2 (before the item index, the prompt cache's
-            // writes and tenancy): the migrations fill the index from the responses.
+            // writes, tenancy, conversations and background leases): the migrations fill the
+            // index from the responses.
             store
                 .connection
                 .lock()
                 .execute_batch(
-                    "DROP INDEX usage_ledger_once;
+                    "DROP TABLE background_runs;
+                     DROP TABLE conversation_items;
+                     DROP TABLE conversations;
+                     DROP INDEX usage_ledger_once;
                      DROP TABLE items;
                      ALTER TABLE usage_ledger DROP COLUMN project;
                      ALTER TABLE responses DROP COLUMN project;

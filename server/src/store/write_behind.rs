@@ -243,6 +243,10 @@ impl WriteBehindStore {
     }
 }
 
+// Conversations are written at once, where they are: nothing of them waits in the queue.
+super::conversations::delegate_conversation_store!(WriteBehindStore, inner);
+super::background::delegate_background_store!(WriteBehindStore, inner);
+
 #[async_trait::async_trait]
 impl ResponseStore for WriteBehindStore {
     async fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
@@ -366,6 +370,9 @@ mod tests {
         store: SqliteStore,
         failures: std::sync::atomic::AtomicU32,
     }
+
+    crate::store::conversations::delegate_conversation_store!(Flaky, store);
+    crate::store::background::delegate_background_store!(Flaky, store);
 
     #[async_trait::async_trait]
     impl ResponseStore for Flaky {

@@ -1,0 +1,180 @@
+//! Background responses in the store (`background: true`): while a server runs one it holds a
+//! lease on it, renewed as it runs; a response whose lease ran out — its server was killed or
+//! restarted before it ended — is found by [`BackgroundStore::expired_leases`] and ended
+//! `failed` by whichever server looks (`pipeline::background`), so none stays `queued` or
+//! `in_progress` forever. When one ends, its server keeps its events here
+//! ([`BackgroundStore::finish_run`]), so any replica can stream it again. The `background_runs`
+//! table of `super::migrations`, on both stores.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::postgres::{db_error, i64_of};
+use super::{PostgresStore, SqliteStore, StoreError};
+
+/// The leases and the kept events of background responses.
+#[async_trait::async_trait]
+pub trait BackgroundStore: Send + Sync + 'static {
+    /// Takes or renews the lease on response `id` of `project` until `until` (Unix seconds).
+    async fn lease(&self, project: &str, id: &str, until: u64) -> Result<(), StoreError>;
+    /// The response has ended: its lease goes, and `events` (its SSE events as JSON, when its
+    /// server had them) are kept for whoever streams it again.
+    async fn finish_run(&self, id: &str, events: Option<&str>) -> Result<(), StoreError>;
+    /// `(project, id)` of every lease that ran out before `now` — every lease, with `now`
+    /// `u64::MAX` (a process that alone owns its store, just started).
+    async fn expired_leases(&self, now: u64) -> Result<Vec<(String, String)>, StoreError>;
+    /// The events kept for response `id` of `project`, once it has ended.
+    async fn run_events(&self, project: &str, id: &str) -> Result<Option<String>, StoreError>;
+}
+
+#[async_trait::async_trait]
+impl BackgroundStore for SqliteStore {
+    async fn lease(&self, project: &str, id: &str, until: u64) -> Result<(), StoreError> {
+        let (project, id) = (project.to_string(), id.to_string());
+        self.run(move |connection| {
+            connection.execute(
+                "INSERT INTO background_runs (response_id, project, lease_until)
+                 VALUES (?1, ?2, ?3)
+                 ON CONFLICT (response_id) DO UPDATE SET lease_until = excluded.lease_until",
+                params![id, project, i64_of(until)],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn finish_run(&self, id: &str, events: Option<&str>) -> Result<(), StoreError> {
+        let (id, events) = (id.to_string(), events.map(str::to_string));
+        self.run(move |connection| {
+            connection.execute(
+                "UPDATE background_runs SET lease_until = NULL, events_json = ?2
+                 WHERE response_id = ?1",
+                params![id, events],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn expired_leases(&self, now: u64) -> Result<Vec<(String, String)>, StoreError> {
+        self.run(move |connection| {
+            let mut statement = connection.prepare(
+                "SELECT project, response_id FROM background_runs
+                 WHERE lease_until IS NOT NULL AND lease_until < ?1",
+            )?;
+            let rows =
+                statement.query_map(params![i64_of(now)], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    async fn run_events(&self, project: &str, id: &str) -> Result<Option<String>, StoreError> {
+        let (project, id) = (project.to_string(), id.to_string());
+        self.run(move |connection| {
+            Ok(connection
+                .query_row(
+                    "SELECT events_json FROM background_runs
+                     WHERE response_id = ?1 AND project = ?2",
+                    params![id, project],
+                    |row| row.get::<_, Option<String>>(0),
+                )
+                .optional()?
+                .flatten())
+        })
+        .await
+    }
+}
+
+#[async_trait::async_trait]
+impl BackgroundStore for PostgresStore {
+    async fn lease(&self, project: &str, id: &str, until: u64) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "INSERT INTO background_runs (response_id, project, lease_until)
+                 VALUES ($1, $2, $3)
+                 ON CONFLICT (response_id) DO UPDATE SET lease_until = EXCLUDED.lease_until",
+                &[&id, &project, &i64_of(until)],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(())
+    }
+
+    async fn finish_run(&self, id: &str, events: Option<&str>) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "UPDATE background_runs SET lease_until = NULL, events_json = $2
+                 WHERE response_id = $1",
+                &[&id, &events],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(())
+    }
+
+    async fn expired_leases(&self, now: u64) -> Result<Vec<(String, String)>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                "SELECT project, response_id FROM background_runs
+                 WHERE lease_until IS NOT NULL AND lease_until < $1",
+                &[&i64_of(now)],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+    }
+
+    async fn run_events(&self, project: &str, id: &str) -> Result<Option<String>, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(
+                "SELECT events_json FROM background_runs WHERE response_id = $1 AND project = $2",
+                &[&id, &project],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.and_then(|row| row.get(0)))
+    }
+}
+
+/// Implements [`BackgroundStore`] for `$store` by handing every call to its field `$inner`.
+macro_rules! delegate_background_store {
+    ($store:ty, $inner:ident) => {
+        #[async_trait::async_trait]
+        impl $crate::store::BackgroundStore for $store {
+            async fn lease(
+                &self,
+                project: &str,
+                id: &str,
+                until: u64,
+            ) -> Result<(), $crate::store::StoreError> {
+                self.$inner.lease(project, id, until).await
+            }
+            async fn finish_run(
+                &self,
+                id: &str,
+                events: Option<&str>,
+            ) -> Result<(), $crate::store::StoreError> {
+                self.$inner.finish_run(id, events).await
+            }
+            async fn expired_leases(
+                &self,
+                now: u64,
+            ) -> Result<Vec<(String, String)>, $crate::store::StoreError> {
+                self.$inner.expired_leases(now).await
+            }
+            async fn run_events(
+                &self,
+                project: &str,
+                id: &str,
+            ) -> Result<Option<String>, $crate::store::StoreError> {
+                self.$inner.run_events(project, id).await
+            }
+        }
+    };
+}
+
+pub(crate) use delegate_background_store;
