@@ -273,6 +273,24 @@ impl ResponseStreamBuilder {
         self.emit(event)
     }
 
+    /// An item that comes whole (a `compaction` item): `response.output_item.added` and
+    /// `response.output_item.done` with it, and it joins the output.
+    ///
+    /// # Panics
+    /// If another item is still open.
+    pub fn whole_item(&mut self, item: Item) -> Vec<ServerEvent> {
+        assert!(self.open.is_none(), "an item is already open");
+        let output_index = self.output_index();
+        self.response.output.push(item.clone());
+        vec![
+            self.emit(StreamEvent::OutputItemAdded {
+                output_index,
+                item: item.clone(),
+            }),
+            self.emit(StreamEvent::OutputItemDone { output_index, item }),
+        ]
+    }
+
     /// Closes the open item with its `.done` events and appends it to the output.
     ///
     /// # Panics

@@ -191,8 +191,17 @@ fn decode_body<T: serde::de::DeserializeOwned>(map: Map<String, Value>) -> Resul
 }
 
 /// Decodes a request body (an HTTP body, or a frame without its `type`), naming the bad field.
+/// Top-level fields [`ResponseCreate`] does not model are listed in its `unknown_fields`.
 pub fn decode_request(body: Value) -> Result<ResponseCreate, DecodeError> {
-    serde_path_to_error::deserialize(body).map_err(|err| {
+    let unknown: Vec<String> = match &body {
+        Value::Object(map) => map
+            .keys()
+            .filter(|key| !ResponseCreate::FIELDS.contains(&key.as_str()))
+            .cloned()
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut request: ResponseCreate = serde_path_to_error::deserialize(body).map_err(|err| {
         let field = err.path().to_string();
         let inner = err.into_inner().to_string();
         // serde reports a missing field at the parent's path; name the field itself.
@@ -213,7 +222,9 @@ pub fn decode_request(body: Value) -> Result<ResponseCreate, DecodeError> {
                 message: inner,
             },
         }
-    })
+    })?;
+    request.unknown_fields = unknown;
+    Ok(request)
 }
 
 /// Accepts `{"type":"response.create","response":{…}}` (and `body`) by lifting the nested object.

@@ -30,7 +30,7 @@ pub use frames::{
     decode_client_frame_with, decode_request,
 };
 pub use items::{ContentPart, Item, ItemStatus, MessageContent, Role};
-pub use request::{Input, ResponseCreate};
+pub use request::{ConversationRef, Input, ResponseCreate};
 pub use response::{
     CacheWriteDetails, InputTokensDetails, OutputTokensDetails, Response, ResponseStatus, Usage,
 };

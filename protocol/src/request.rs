@@ -1,7 +1,8 @@
 //! The body of `POST /v1/responses` and, flat next to `type`, of a WebSocket `response.create`.
 //!
-//! Every field but `model` is optional; unknown fields are ignored (serde's default), and an
-//! explicit `null` counts as absent. Configuration objects the server only echoes back (`text`,
+//! Every field but `model` is optional, and an explicit `null` counts as absent. A field this
+//! type does not model is not an error here: [`crate::decode_request`] names it in
+//! [`ResponseCreate::unknown_fields`], and the server decides what to refuse. Configuration objects the server only echoes back (`text`,
 //! `reasoning`, `tool_choice`, …) stay as JSON values so that no client setting is lost.
 
 use serde::de::{SeqAccess, Visitor};
@@ -90,6 +91,49 @@ pub struct ResponseCreate {
     /// WebSocket only: the lane this response runs on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_id: Option<String>,
+    /// The conversation the response belongs to: `"conv_…"` or `{"id": "conv_…"}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<ConversationRef>,
+    /// A stored prompt template (`{id, version?, variables?}`): known, kept as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<Value>,
+    /// Moderation of input and output (`{model, policy?}`): known, kept as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moderation: Option<Value>,
+    /// The top-level fields of the decoded body that this type does not model, by name
+    /// ([`crate::decode_request`] fills it in; never serialized).
+    #[serde(skip)]
+    pub unknown_fields: Vec<String>,
+}
+
+/// `conversation` on a request: a conversation id, sent as the id itself or as `{"id": …}`;
+/// serialized as the id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConversationRef {
+    pub id: String,
+}
+
+impl Serialize for ConversationRef {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.id)
+    }
+}
+
+impl<'de> Deserialize<'de> for ConversationRef {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Shape {
+            Id(String),
+            Object { id: String },
+        }
+        match Shape::deserialize(deserializer) {
+            Ok(Shape::Id(id) | Shape::Object { id }) => Ok(ConversationRef { id }),
+            Err(_) => Err(serde::de::Error::custom(
+                "expected a conversation id or an object {\"id\": …}",
+            )),
+        }
+    }
 }
 
 impl ResponseCreate {
@@ -128,8 +172,51 @@ impl ResponseCreate {
             generate: None,
             multi_agent: None,
             stream_id: None,
+            conversation: None,
+            prompt: None,
+            moderation: None,
+            unknown_fields: Vec::new(),
         }
     }
+
+    /// Every top-level field this type models, as the wire names it (`type` is the frame's).
+    pub const FIELDS: &'static [&'static str] = &[
+        "model",
+        "input",
+        "instructions",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "previous_response_id",
+        "store",
+        "stream",
+        "max_output_tokens",
+        "max_tool_calls",
+        "temperature",
+        "top_p",
+        "top_logprobs",
+        "metadata",
+        "text",
+        "reasoning",
+        "truncation",
+        "include",
+        "prompt_cache_key",
+        "prompt_cache_retention",
+        "prompt_cache_options",
+        "safety_identifier",
+        "service_tier",
+        "user",
+        "stream_options",
+        "context_management",
+        "client_metadata",
+        "background",
+        "generate",
+        "multi_agent",
+        "stream_id",
+        "conversation",
+        "prompt",
+        "moderation",
+    ];
 
     /// Whether the response is persisted (`store` defaults to true).
     pub fn stores(&self) -> bool {

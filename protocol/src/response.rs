@@ -184,6 +184,9 @@ pub struct Response {
     /// asked: `{type: cache_hit | cache_miss | comparison_response_not_found | unavailable, …}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache_diagnostics: Option<Value>,
+    /// `{id}`: the conversation the response belongs to, when it was created with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<Value>,
 }
 
 fn response_object() -> String {
@@ -326,6 +329,10 @@ impl Response {
                 .as_ref()
                 .map(echo_cache_options),
             prompt_cache_diagnostics: None,
+            conversation: request
+                .conversation
+                .as_ref()
+                .map(|conversation| serde_json::json!({"id": conversation.id})),
         }
     }
 

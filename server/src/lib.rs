@@ -12,6 +12,7 @@
 //! [`app`] builds the whole router from an [`AppState`] so tests drive it without a socket;
 //! [`serve`] binds it and runs until a shutdown signal. `docs/architecture.md` draws the map.
 
+pub mod background;
 pub mod cache;
 pub mod compaction;
 pub mod config;
@@ -49,6 +50,22 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let state = AppState::open(&config).await?;
+    // Background responses a killed or restarted server left running end `failed` now — every
+    // one left, when no other process shares the store — and whenever a lease runs out later.
+    let shared = config
+        .store_url()
+        .map(|url| url.is_shared())
+        .unwrap_or(false);
+    pipeline::background::sweep(&state, !shared).await;
+    let sweeping = state.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(pipeline::background::RENEW_EVERY);
+        every.tick().await;
+        loop {
+            every.tick().await;
+            pipeline::background::sweep(&sweeping, false).await;
+        }
+    });
     let seed = state.simulator.seed();
     let records = state.records.clone();
     let traces = state.traces.clone();

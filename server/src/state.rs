@@ -66,6 +66,8 @@ pub struct AppState {
     pub turn_states: Arc<TurnStates>,
     /// The trace exporter (`--otlp-endpoint`); `None`: traces are off.
     pub traces: Option<Arc<Traces>>,
+    /// The background responses this process runs, with their events.
+    pub background: Arc<crate::background::Runs>,
 }
 
 /// What one WebSocket connection may do.
@@ -180,6 +182,7 @@ impl AppState {
             connection_limits,
             turn_states: Arc::new(turn_states),
             traces,
+            background: Arc::default(),
         })
     }
 }

@@ -175,3 +175,80 @@ async fn sse_responses_seen_completed_survive_sigkill() {
 async fn websocket_responses_seen_completed_survive_sigkill_with_durable_writes() {
     contract_holds(Transport::WebSocket, &["--ws-writes", "durable"]).await;
 }
+
+/// `POST path` with `body`; the JSON answer.
+async fn post(addr: SocketAddr, path: &str, body: &Value) -> Value {
+    let body = body.to_string();
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).await.unwrap();
+    serde_json::from_str(reply.split_once("\r\n\r\n").unwrap().1).unwrap()
+}
+
+/// The stored response `id`, as `GET /v1/responses/{id}` answers it.
+async fn stored(addr: SocketAddr, id: &str) -> Value {
+    let reply = common::http_get(addr, &format!("/v1/responses/{id}")).await;
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    serde_json::from_str(reply.split_once("\r\n\r\n").unwrap().1).unwrap()
+}
+
+#[tokio::test]
+async fn background_responses_running_at_a_sigkill_end_failed_with_a_reason() {
+    let dir = std::env::temp_dir().join(format!("tether-background-{}", rand::random::<u64>()));
+    let data = dir.to_str().unwrap().to_string();
+    // 100 tokens/s, 100,000 tokens: they run far longer than the test.
+    let args = ["--data-dir", &data, "--tokens-per-second", "100"];
+    let server = ServerProcess::start(&args);
+    let long = json!({"model": "tether-sim", "input": "a long story", "background": true,
+                      "metadata": {"sim_output_tokens": "100000"}});
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let queued = post(server.addr, "/v1/responses", &long).await;
+        assert_eq!(queued["status"], "queued", "{queued}");
+        ids.push(queued["id"].as_str().unwrap().to_string());
+    }
+    // Each one running (stored `in_progress`) before the kill.
+    for id in &ids {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while stored(server.addr, id).await["status"] != "in_progress" {
+            assert!(tokio::time::Instant::now() < deadline, "{id} never started");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    server.signal("KILL");
+    drop(server);
+    // The restarted server ends them before it serves.
+    let server = ServerProcess::start(&args);
+    for id in &ids {
+        let response = stored(server.addr, id).await;
+        assert_eq!(response["status"], "failed", "{response}");
+        assert_eq!(response["error"]["code"], "server_error", "{response}");
+        assert!(
+            response["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("stopped"),
+            "{response}"
+        );
+    }
+    // A new one runs as usual.
+    let quick = json!({"model": "tether-sim", "input": "hi", "background": true,
+                       "metadata": {"sim_output_tokens": "3"}});
+    let queued = post(server.addr, "/v1/responses", &quick).await;
+    let id = queued["id"].as_str().unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while stored(server.addr, id).await["status"] != "completed" {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{id} never completed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

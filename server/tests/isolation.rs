@@ -162,6 +162,108 @@ async fn another_projects_response_cannot_be_hydrated_over_websocket() {
 }
 
 #[tokio::test]
+async fn another_projects_conversation_is_answered_like_a_missing_one() {
+    let server = isolated_server(None).await;
+    let create = json!({"metadata": {"owner": "one"},
+                        "items": [{"type": "message", "role": "user", "content": "secret"}]});
+    let (status, conversation) = call(
+        &server,
+        "POST",
+        "/v1/conversations",
+        "key-one",
+        Some(&create),
+    )
+    .await;
+    assert_eq!(status, 200, "{conversation}");
+    let id = conversation["id"].as_str().unwrap();
+    let (_, items) = call(
+        &server,
+        "GET",
+        &format!("/v1/conversations/{id}/items"),
+        "key-one",
+        None,
+    )
+    .await;
+    let item_id = items["data"][0]["id"].as_str().unwrap().to_string();
+    let update = json!({"metadata": {"owner": "two"}});
+    let add = json!({"items": [{"type": "message", "role": "user", "content": "intruder"}]});
+    let turn = json!({"model": "tether-sim", "input": "what was the secret?", "conversation": id});
+    let missing = "conv_doesnotexist";
+    let turn_missing = json!({"model": "tether-sim", "input": "what was the secret?",
+                              "conversation": missing});
+    let requests: Vec<(&str, String, Option<&Value>, Option<&Value>)> = vec![
+        ("GET", format!("/v1/conversations/{id}"), None, None),
+        (
+            "POST",
+            format!("/v1/conversations/{id}"),
+            Some(&update),
+            Some(&update),
+        ),
+        ("GET", format!("/v1/conversations/{id}/items"), None, None),
+        (
+            "POST",
+            format!("/v1/conversations/{id}/items"),
+            Some(&add),
+            Some(&add),
+        ),
+        (
+            "GET",
+            format!("/v1/conversations/{id}/items/{item_id}"),
+            None,
+            None,
+        ),
+        (
+            "DELETE",
+            format!("/v1/conversations/{id}/items/{item_id}"),
+            None,
+            None,
+        ),
+        (
+            "POST",
+            "/v1/responses".to_string(),
+            Some(&turn),
+            Some(&turn_missing),
+        ),
+        ("DELETE", format!("/v1/conversations/{id}"), None, None),
+    ];
+    for (method, path, body, body_missing) in requests {
+        let (status, answer) = call(&server, method, &path, "key-two", body).await;
+        let unknown_path = path.replace(id, missing);
+        let (unknown_status, unknown) =
+            call(&server, method, &unknown_path, "key-two", body_missing).await;
+        assert_eq!(status, 404, "{method} {path}: {answer}");
+        assert_eq!(unknown_status, 404, "{method} {unknown_path}: {unknown}");
+        assert_eq!(
+            shape(answer, id),
+            shape(unknown, missing),
+            "{method} {path}"
+        );
+    }
+    // The owner's conversation is as it was, and still serves a response.
+    let (_, still) = call(
+        &server,
+        "GET",
+        &format!("/v1/conversations/{id}"),
+        "key-one",
+        None,
+    )
+    .await;
+    assert_eq!(still["metadata"], json!({"owner": "one"}));
+    let (_, items) = call(
+        &server,
+        "GET",
+        &format!("/v1/conversations/{id}/items"),
+        "key-one",
+        None,
+    )
+    .await;
+    assert_eq!(items["data"].as_array().unwrap().len(), 1, "{items}");
+    let (status, answered) = call(&server, "POST", "/v1/responses", "key-one", Some(&turn)).await;
+    assert_eq!(status, 200, "{answered}");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn keys_grouped_into_a_project_share_its_responses() {
     let dir = std::env::temp_dir().join(format!("tether-keys-{}", rand::random::<u64>()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("ids", 1),
     ("items", 1),
     ("lifecycle", 1),
+    ("background", 1),
     ("tokenizer", 1),
     ("timing", 1),
     ("model", 2),

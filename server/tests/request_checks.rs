@@ -1,7 +1,8 @@
 //! The request checks that answer as the reference does: an input item of a type no Responses
 //! input item has, and sampling or limit parameters out of their ranges, are 400s naming the
-//! parameter (`server/src/pipeline/checks.rs`); unknown fields and the item types real clients
-//! replay keep being accepted.
+//! parameter (`server/src/pipeline/checks.rs`); so is a top-level field Tether does not know
+//! (`unknown_parameter`) or knows and does not implement (`unsupported_parameter`,
+//! `server/src/pipeline/parameters.rs`); the item types real clients replay keep being accepted.
 
 use axum::Router;
 use axum::body::Body;
@@ -211,11 +212,84 @@ async fn truncation_takes_only_auto_or_disabled() {
 }
 
 #[tokio::test]
-async fn unknown_fields_are_still_ignored() {
+async fn an_unknown_parameter_is_refused_by_name() {
     let router = router();
-    let mut body = with("some_future_field", json!({"nested": [1, 2]}));
-    body["presence_penalty"] = json!(0.5);
-    accepted(&router, body).await;
+    // A typo must not quietly start a new conversation.
+    let answer = refused(
+        &router,
+        with("previous_responce_id", json!("resp_x")),
+        "previous_responce_id",
+        "unknown_parameter",
+    )
+    .await;
+    assert_eq!(
+        answer["error"]["message"],
+        "Unknown parameter: 'previous_responce_id'."
+    );
+    refused(
+        &router,
+        with("frobnicate", json!(1)),
+        "frobnicate",
+        "unknown_parameter",
+    )
+    .await;
+    // Not a Responses request parameter, though the Response object has it.
+    refused(
+        &router,
+        with("presence_penalty", json!(0.5)),
+        "presence_penalty",
+        "unknown_parameter",
+    )
+    .await;
+    // The endpoints that stop before the engine take the same parameters.
+    let request = Request::builder()
+        .method("POST")
+        .uri("/v1/responses/input_tokens")
+        .header("content-type", "application/json")
+        .body(Body::from(
+            json!({"input": "hi", "frobnicate": 1}).to_string(),
+        ))
+        .unwrap();
+    let reply = router.clone().oneshot(request).await.unwrap();
+    assert_eq!(reply.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn known_parameters_tether_does_not_implement_say_so() {
+    let router = router();
+    for (field, value, param) in [
+        ("prompt", json!({"id": "pmpt_1"}), "prompt"),
+        (
+            "moderation",
+            json!({"model": "omni-moderation-latest"}),
+            "moderation",
+        ),
+        (
+            "stream_options",
+            json!({"include_obfuscation": true}),
+            "stream_options.include_obfuscation",
+        ),
+        ("stream_id", json!("lane"), "stream_id"),
+    ] {
+        let answer = refused(&router, with(field, value), param, "unsupported_parameter").await;
+        assert!(
+            answer["error"]["message"].as_str().unwrap().contains("not"),
+            "{answer}"
+        );
+    }
+    accepted(
+        &router,
+        with("stream_options", json!({"include_obfuscation": false})),
+    )
+    .await;
+    refused(
+        &router,
+        json!({"model": "tether-sim", "input": "hi", "conversation": "conv_1",
+               "previous_response_id": "resp_1"}),
+        "conversation",
+        "mutually_exclusive_parameters",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -239,6 +313,18 @@ async fn over_websocket_a_refusal_is_an_error_frame_with_status_and_param() {
                    "truncation": "never"}),
             "truncation",
             "invalid_value",
+        ),
+        (
+            json!({"type": "response.create", "model": "tether-sim", "input": "hi",
+                   "previous_responce_id": "resp_x"}),
+            "previous_responce_id",
+            "unknown_parameter",
+        ),
+        (
+            json!({"type": "response.create", "model": "tether-sim", "input": "hi",
+                   "background": true}),
+            "background",
+            "invalid_request_error",
         ),
     ] {
         client.send(&frame.to_string()).await;

@@ -246,3 +246,63 @@ test("WebSocket: a parameter out of range is an error frame with status, param a
     rws.close();
   }
 });
+
+test("HTTP: client.conversations creates, lists, updates and deletes a conversation and its items", async () => {
+  const user = (text) => ({ type: "message", role: "user", content: text });
+  const conversation = await client.conversations.create({ metadata: { topic: "cats" }, items: [user("hello")] });
+  assert.equal(conversation.object, "conversation");
+  assert.ok(conversation.id.startsWith("conv_"));
+  assert.deepEqual((await client.conversations.retrieve(conversation.id)).metadata, { topic: "cats" });
+  const updated = await client.conversations.update(conversation.id, { metadata: { topic: "dogs" } });
+  assert.deepEqual(updated.metadata, { topic: "dogs" });
+  const added = await client.conversations.items.create(conversation.id, { items: [user("m0"), user("m1"), user("m2")] });
+  assert.deepEqual(added.data.map((item) => item.content[0].text), ["m0", "m1", "m2"]);
+  // The SDK pages on `last_id` and `has_more`.
+  const texts = [];
+  for await (const item of client.conversations.items.list(conversation.id, { order: "asc", limit: 2 })) {
+    texts.push(item.content[0].text);
+  }
+  assert.deepEqual(texts, ["hello", "m0", "m1", "m2"]);
+  const response = await client.responses.create({ model: MODEL, input: "hi", conversation: conversation.id });
+  assert.equal(response.conversation.id, conversation.id);
+  const after = await client.conversations.items.list(conversation.id, { limit: 1 });
+  assert.equal(after.data[0].id, response.output[0].id, "the answer was appended last");
+  const item = await client.conversations.items.retrieve(added.data[0].id, { conversation_id: conversation.id });
+  assert.equal(item.id, added.data[0].id);
+  const remaining = await client.conversations.items.delete(added.data[0].id, { conversation_id: conversation.id });
+  assert.equal(remaining.id, conversation.id);
+  const deleted = await client.conversations.delete(conversation.id);
+  assert.deepEqual(deleted, { id: conversation.id, object: "conversation.deleted", deleted: true });
+  await assert.rejects(client.conversations.retrieve(conversation.id), (error) => error.status === 404);
+});
+
+test("HTTP: a background response is queued, polled to its end, streamed again and cancelled", async () => {
+  const queued = await client.responses.create({ model: MODEL, input: "hi", background: true });
+  assert.equal(queued.status, "queued");
+  const deadline = Date.now() + TIMEOUT_MS;
+  let done = queued;
+  while (done.status === "queued" || done.status === "in_progress") {
+    assert.ok(Date.now() < deadline, `still ${done.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    done = await client.responses.retrieve(queued.id);
+  }
+  assert.equal(done.status, "completed");
+  const events = [];
+  for await (const event of await client.responses.retrieve(queued.id, { stream: true, starting_after: 1 })) {
+    events.push(event);
+  }
+  assert.equal(events[0].sequence_number, 2);
+  assert.equal(events.at(-1).type, "response.completed");
+  const long = await client.responses.create({
+    model: MODEL, input: "a long story", background: true, metadata: { sim_output_tokens: "300000" },
+  });
+  const cancelled = await client.responses.cancel(long.id);
+  assert.equal(cancelled.status, "cancelled");
+});
+
+test("HTTP: a parameter Tether does not know is refused by name", async () => {
+  await assert.rejects(
+    client.responses.create({ model: MODEL, input: "hi", previous_responce_id: "resp_x" }),
+    (error) => error.status === 400 && error.code === "unknown_parameter" && error.param === "previous_responce_id",
+  );
+});

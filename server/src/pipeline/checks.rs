@@ -6,16 +6,21 @@
 use serde_json::Value;
 use tether_protocol::{Input, Item, ResponseCreate};
 
+use super::parameters::{self, Via};
 use crate::AppState;
 use crate::error::ApiFailure;
 use crate::stages::validate;
 
-/// Refuses what neither transport supports; both call it first, before touching any state.
-pub fn supported(request: &ResponseCreate) -> Result<(), ApiFailure> {
-    if request.background == Some(true) {
+/// Refuses what the transport `via` does not serve: parameters it does not know or implement
+/// ([`parameters`]), background mode where it is not offered. Both transports call it first,
+/// before touching any state.
+pub fn supported(request: &ResponseCreate, via: Via) -> Result<(), ApiFailure> {
+    parameters::check(request, via)?;
+    if via == Via::WebSocket && request.background == Some(true) {
         return Err(ApiFailure::bad_request(
             None,
-            "Background mode (background: true) is not supported by this server.",
+            "Background mode (background: true) is not supported over WebSocket: create the \
+             response with POST /v1/responses.",
             Some("background"),
         ));
     }
@@ -45,13 +50,18 @@ pub fn model(state: &AppState, request: &ResponseCreate) -> Result<(), ApiFailur
 pub fn compactions(state: &AppState, project: &str, new_items: &[Item]) -> Result<(), ApiFailure> {
     match state.compaction.first_unsealed(project, new_items) {
         None => Ok(()),
-        Some(index) => Err(ApiFailure::bad_request(
-            Some("invalid_encrypted_content"),
-            "The compaction item's encrypted_content was not produced by this server for this \
-             project, or was altered: send the output of /v1/responses/compact as it came.",
-            Some(&format!("input[{index}].encrypted_content")),
-        )),
+        Some(index) => Err(unsealed(&format!("input[{index}].encrypted_content"))),
     }
+}
+
+/// The refusal of a compaction item this server did not seal, at `param`.
+pub fn unsealed(param: &str) -> ApiFailure {
+    ApiFailure::bad_request(
+        Some("invalid_encrypted_content"),
+        "The compaction item's encrypted_content was not produced by this server for this \
+         project, or was altered: send the output of /v1/responses/compact as it came.",
+        Some(param),
+    )
 }
 
 /// The request's parts against each other and against the conversation before it (`prior`).
@@ -116,9 +126,15 @@ const INPUT_ITEM_TYPES: &[&str] = &[
 /// An input item whose `type` is no Responses input item type is refused, naming
 /// `input[i].type`.
 fn input_item_types(request: &ResponseCreate) -> Result<(), ApiFailure> {
-    let Input::Items(items) = &request.input else {
-        return Ok(());
-    };
+    match &request.input {
+        Input::Items(items) => item_types(items, "input"),
+        Input::Text(_) => Ok(()),
+    }
+}
+
+/// An item of `items` (the list `param` names) whose `type` is no Responses input item type is
+/// refused, naming `param[i].type`.
+pub fn item_types(items: &[Item], param: &str) -> Result<(), ApiFailure> {
     for (index, item) in items.iter().enumerate() {
         let Item::Unknown(_) = item else { continue };
         let kind = item.type_name();
@@ -133,7 +149,7 @@ fn input_item_types(request: &ResponseCreate) -> Result<(), ApiFailure> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
-                Some(&format!("input[{index}].type")),
+                Some(&format!("{param}[{index}].type")),
             ));
         }
     }

@@ -7,8 +7,12 @@
 //! loads the chain from the store; WebSocket mode first looks in its connection cache, and on a
 //! hit only the new items are rendered, validated and classified.
 
+pub mod background;
 mod checks;
+mod context_management;
+pub mod conversation;
 mod limit;
+mod parameters;
 mod previous;
 mod record;
 mod running;
@@ -17,6 +21,7 @@ mod steering;
 mod stream;
 
 pub use checks::supported;
+pub use parameters::{ALLOWED_UNKNOWN, Via};
 pub use previous::reference_ids;
 pub use running::{End, Running, Sampled};
 pub use steering::{MAX_PENDING_STEERS, QueuedSteer, Refused, Steering};
@@ -94,6 +99,11 @@ pub struct Prepared {
     /// What each stage cost so far.
     pub timings: StageTimings,
     pub options: RequestOptions,
+    /// The conversation the response holds and appends to, when it names one.
+    pub conversation: Option<conversation::Bound>,
+    /// The compaction item its output begins with, when its context was compacted
+    /// (`context_management`).
+    pub compacted: Option<Item>,
 }
 
 /// Builds the context of `request` and runs the stages over it: everything on the full path,
@@ -115,18 +125,46 @@ pub async fn prepare(
     };
     let resolve_started = std::time::Instant::now();
     checks::model(state, &request)?;
+    let compact_threshold = context_management::threshold(&request)?;
     let resolve_time = resolve_started.elapsed();
 
+    let response_id = new_id("resp");
     let load_started = std::time::Instant::now();
     let previous = match &request.previous_response_id {
         Some(id) => Some(previous::find(state, &options.project, id, cached).await?),
         None => None,
     };
-    let load_time = load_started.elapsed();
     let (mut items, stored_previous, lookup, reuse, lineage) = match previous {
         Some(p) => (p.items, p.stored, Some(p.lookup), p.reuse, p.lineage),
         None => (Vec::new(), false, None, None, Default::default()),
     };
+    // A conversation's items are the context (never with `previous_response_id`: refused in
+    // `parameters`); the response holds it until it ends.
+    let mut bound = match &request.conversation {
+        Some(named) => {
+            let (bound, held) =
+                conversation::bind(state, &options.project, &named.id, &response_id).await?;
+            items = held;
+            Some(bound)
+        }
+        None => None,
+    };
+    let load_time = load_started.elapsed();
+    // A request refused from here on gives its conversation back before it is answered, so the
+    // client's corrected retry does not find it still held.
+    macro_rules! held {
+        ($result:expr) => {
+            match $result {
+                Ok(value) => value,
+                Err(failure) => {
+                    if let Some(bound) = bound.take() {
+                        bound.finish(&options.project, None).await;
+                    }
+                    return Err(failure);
+                }
+            }
+        };
+    }
     let hit = reuse.is_some();
     let mut timings = StageTimings::new(match (websocket, hit) {
         (false, _) => PathKind::Http,
@@ -138,17 +176,27 @@ pub async fn prepare(
         timings.keep_marks();
     }
     timings.record_at(Stage::Resolve, resolve_started, resolve_time);
-    if lookup == Some(CacheLookup::Store) {
+    if lookup == Some(CacheLookup::Store) || bound.is_some() {
         timings.record_at(Stage::Load, load_started, load_time);
     }
 
     let new_items = request.input.clone().into_items();
-    let referenced =
+    let referenced = held!(
         previous::referenced_elsewhere(state, &options.project, &new_items, &items, referenced)
-            .await?;
-    let new_items = previous::resolve_references(new_items, &items, &referenced)?;
-    checks::request(&request, &items, &new_items)?;
-    checks::compactions(state, options.project.as_str(), &new_items)?;
+            .await
+    );
+    let mut new_items = held!(previous::resolve_references(new_items, &items, &referenced));
+    if let Some(bound) = &mut bound {
+        // The ids the conversation will list them by, the same in the stored response.
+        new_items = conversation::shape(new_items);
+        bound.input = new_items.clone();
+    }
+    held!(checks::request(&request, &items, &new_items));
+    held!(checks::compactions(
+        state,
+        options.project.as_str(),
+        &new_items
+    ));
 
     let tools_key = tools_key(&request.tools);
     let (cached_rendered, cached_compiled) = match reuse {
@@ -171,10 +219,10 @@ pub async fn prepare(
             token_cache,
         )
     });
-    let compiled = timings.time(Stage::Validate, || {
+    let compiled = held!(timings.time(Stage::Validate, || {
         stages::validate(&request, &tools_key, &conversation, cached_compiled)
-    })?;
-    timings.time(Stage::Classify, || stages::classify(state, &conversation))?;
+    }));
+    held!(timings.time(Stage::Classify, || stages::classify(state, &conversation)));
     // The modelled classifier (`--api-costs`) takes its time per token the stage scanned.
     let scanned = stages::scanned_tokens(&rendered, &conversation);
     let modelled = state.api_costs.classifier(scanned);
@@ -184,21 +232,47 @@ pub async fn prepare(
     }
     timings.tokens.reused_by_connection = cached_tokens as u64;
 
-    let stored_parent = request
+    let mut stored_parent = request
         .previous_response_id
         .clone()
         .filter(|_| stored_previous);
     // Only a stored response needs its input kept apart (the whole of it when its parent is
     // not in the store).
-    let added_input = match (request.stores(), stored_parent.is_some()) {
+    let mut added_input = match (request.stores(), stored_parent.is_some()) {
         (false, _) => Vec::new(),
         (true, true) => new_items.clone(),
         (true, false) => items.iter().chain(&new_items).cloned().collect(),
     };
     items.extend(new_items);
+    // Past the threshold the model reads the context compacted (the length is the render
+    // stage's, cached on a hit): the user messages and the compaction item, rendered anew. The
+    // stored chain starts again here, from the user messages (the item is the first output).
+    let mut rendered = rendered;
+    let mut compacted = None;
+    if let Some(threshold) = compact_threshold
+        && rendered.len() as u64 > threshold
+        && let Some((users, item)) =
+            context_management::compact(state, options.project.as_str(), &items)
+    {
+        let mut kept = users.clone();
+        kept.push(item.clone());
+        let fresh = Conversation {
+            prior: &[],
+            new: &kept,
+            hit: false,
+        };
+        let (again, _) = timings.time(Stage::Render, || {
+            stages::render(&request, &tools_key, &fresh, None, None)
+        });
+        rendered = again;
+        items = kept;
+        stored_parent = None;
+        added_input = if request.stores() { users } else { Vec::new() };
+        compacted = Some(item);
+    }
     let context = Context {
         request,
-        response_id: new_id("resp"),
+        response_id,
         items,
         prompt: rendered.prompt(),
         route,
@@ -214,6 +288,8 @@ pub async fn prepare(
         lineage,
         timings,
         options,
+        conversation: bound,
+        compacted,
     })
 }
 

@@ -42,7 +42,7 @@ pub fn record(
 
 /// Gives stored input items the shape `GET /v1/responses/{id}/input_items` lists: every item
 /// has an `id`, and message content is a list of parts.
-fn with_listing_shape(items: Vec<Item>) -> Vec<Item> {
+pub(super) fn with_listing_shape(items: Vec<Item>) -> Vec<Item> {
     items
         .into_iter()
         .map(|item| match item {

@@ -96,6 +96,8 @@ pub struct Running {
     extending: Duration,
     /// The response's steers.
     pub steering: Steering,
+    /// The conversation it holds and appends to.
+    conversation: Option<super::conversation::Bound>,
 }
 
 impl Running {
@@ -112,12 +114,28 @@ impl Running {
             lineage,
             timings,
             options,
+            conversation,
+            compacted,
             ..
         } = prepared;
         let request = &context.request;
+        let steering = if request.conversation.is_some() || request.context_management.is_some() {
+            Steering::refusing()
+        } else {
+            Steering::default()
+        };
         let response = Response::in_progress(context.response_id.clone(), unix_now(), request);
         let mut builder = ResponseStreamBuilder::new(response, request.stream_id.clone());
         send_all(out, builder.start()).await?;
+        // A compacted context: the compaction item leads the output (it is already the last
+        // item of the context the model reads).
+        let outputs_in_context = match compacted {
+            Some(item) => {
+                send_all(out, builder.whole_item(item)).await?;
+                1
+            }
+            None => 0,
+        };
         Ok(Running {
             context,
             builder,
@@ -128,11 +146,12 @@ impl Running {
             timings,
             options,
             tally: Tally::default(),
-            outputs_in_context: 0,
+            outputs_in_context,
             replica: 0,
             started: Instant::now(),
             extending: Duration::ZERO,
-            steering: Steering::default(),
+            steering,
+            conversation,
         })
     }
 
@@ -344,6 +363,10 @@ impl Running {
             self.added_input.push(outputs_marker(outputs.len()));
             self.added_input.extend(input.iter().cloned());
         }
+        if let Some(bound) = &mut self.conversation {
+            bound.input.push(outputs_marker(outputs.len()));
+            bound.input.extend(input.iter().cloned());
+        }
         items.extend(input);
         self.context.items = items;
         self.context.prompt = self.reusable.rendered.prompt();
@@ -373,6 +396,9 @@ impl Running {
         });
         let mut terminal = match &end {
             End::Failed(status, error) => {
+                if let Some(bound) = self.conversation.take() {
+                    bound.finish(&self.context.project, None).await;
+                }
                 // The WebSocket shape (with `status`); the SSE transport flattens it.
                 let events = self.builder.fail(Some(*status), error.clone());
                 send_all(out, events).await?;
@@ -396,6 +422,13 @@ impl Running {
                 .elapsed()
                 .saturating_sub(self.timings.client_wait + self.extending),
         );
+        if let Some(bound) = self.conversation.take() {
+            // Its input and output, and the conversation free again, before the terminal
+            // event: the next response on the conversation reads them.
+            bound
+                .finish(&self.context.project, Some(&response.output))
+                .await;
+        }
         let request = &self.context.request;
         let transport = match self.timings.path {
             PathKind::Http if request.stream == Some(true) => "sse",

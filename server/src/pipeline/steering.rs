@@ -41,6 +41,9 @@ struct Queue {
     notices: Vec<Notice>,
     /// No more steers: the response has ended.
     closed: bool,
+    /// The response takes no steers at all (bound to a conversation, or compacting its
+    /// context): every one is refused.
+    unsteerable: bool,
 }
 
 /// An event the response announces in its own sequence.
@@ -56,14 +59,27 @@ enum Notice {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refused {
     TooMany,
+    /// The response takes no steers (a conversation's, or one with `context_management`).
+    NotSupported,
     /// The response ended meanwhile.
     Closed,
 }
 
 impl Steering {
+    /// The steers of a response that takes none: as the reference has it, "steering is not
+    /// allowed for responses bound to a conversation or using auto-compaction".
+    pub fn refusing() -> Self {
+        let steering = Steering::default();
+        steering.inner.queue.lock().unsteerable = true;
+        steering
+    }
+
     /// Queues `steer` for the response; the stream announces it and stops at the next boundary.
     pub fn push(&self, steer: QueuedSteer) -> Result<(), Refused> {
         let mut queue = self.inner.queue.lock();
+        if queue.unsteerable {
+            return Err(Refused::NotSupported);
+        }
         if queue.closed {
             return Err(Refused::Closed);
         }

@@ -107,7 +107,7 @@ async fn prepare(
     body.insert("store".into(), Value::Bool(false));
     let request =
         decode_request(Value::Object(body)).map_err(|e| ApiFailure::new(400, e.to_api_error()))?;
-    pipeline::supported(&request)?;
+    pipeline::supported(&request, pipeline::Via::Http)?;
     let options = options::for_http(headers, project)?;
     pipeline::prepare(state, request, Origin::Http, options).await
 }

@@ -1,7 +1,7 @@
 //! The HTTP side of the Responses API: `POST /v1/responses` (JSON, or SSE with `stream:true`),
 //! `GET`/`DELETE /v1/responses/{id}`, `GET /v1/responses/{id}/input_items`,
 //! `POST /v1/responses/{id}/cancel`, `GET /v1/models` (the endpoints that stop before the
-//! engine are in [`super::dry_run`]).
+//! engine are in [`super::dry_run`], background mode's in [`super::background`]).
 //!
 //! Every request runs the same pipeline as WebSocket mode, without a connection cache: the
 //! previous context always comes from the store. Errors use the API's JSON error shape
@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use tether_protocol::{ErrorFrame, Item, ResponseStatus, ServerEvent, StreamEvent, decode_request};
 use tokio::sync::mpsc;
 
-use super::{options, server_headers, trace_context};
+use super::{background, options, server_headers, trace_context};
 use crate::AppState;
 use crate::error::ApiFailure;
 use crate::metrics::Transport;
@@ -42,12 +42,26 @@ pub async fn create(
         )
     })?;
     let request = decode_request(value).map_err(|e| ApiFailure::new(400, e.to_api_error()))?;
-    pipeline::supported(&request)?;
+    pipeline::supported(&request, pipeline::Via::Http)?;
     let streaming = request.stream == Some(true);
     let announced = server_headers::for_response(&state, &headers, &request.model);
+    let in_background = request.background == Some(true);
+    if in_background {
+        pipeline::background::check(request.stores())?;
+    }
     let mut options = options::for_http(&headers, project)?;
     options.trace = trace_context::from_headers(&state, &headers, request.client_metadata.as_ref());
     let prepared = pipeline::prepare(&state, request, Origin::Http, options).await?;
+    if in_background {
+        state.metrics.response_served(if streaming {
+            Transport::Sse
+        } else {
+            Transport::Http
+        });
+        let mut reply = background::create(&state, prepared, streaming).await?;
+        reply.headers_mut().extend(announced);
+        return Ok(reply);
+    }
     let (out, mut events) = mpsc::channel::<Box<ServerEvent>>(256);
     if streaming {
         state.metrics.response_served(Transport::Sse);
@@ -108,46 +122,50 @@ pub async fn create(
 
 /// SSE carries errors flat (`{"type":"error","code","message","param"}`), not in the WebSocket
 /// shape the pipeline emits.
-fn flat_error(mut event: ServerEvent) -> ServerEvent {
+pub(super) fn flat_error(mut event: ServerEvent) -> ServerEvent {
     if let StreamEvent::Error(frame) = &event.event {
         event.event = StreamEvent::Error(ErrorFrame::sse(frame.api_error()));
     }
     event
 }
 
-fn response_not_found(id: &str) -> ApiFailure {
+pub(super) fn response_not_found(id: &str) -> ApiFailure {
     ApiFailure::not_found(None, format!("Response with id '{id}' not found."), None)
 }
 
-/// `GET /v1/responses/{id}`.
+/// Query of `GET /v1/responses/{id}`: `stream=true` (with `starting_after`) streams a background
+/// response's events again; `include` and `include_obfuscation` add nothing Tether has.
+#[derive(Debug, Deserialize)]
+pub struct RetrieveQuery {
+    stream: Option<bool>,
+    starting_after: Option<u64>,
+}
+
+/// `GET /v1/responses/{id}`: the stored response — a background one as it stands now — or, with
+/// `stream=true`, a background response's events.
 pub async fn retrieve(
     State(state): State<AppState>,
     Extension(project): Extension<Project>,
     Path(id): Path<String>,
+    Query(query): Query<RetrieveQuery>,
 ) -> Result<HttpResponse, ApiFailure> {
+    if query.stream == Some(true) {
+        return background::resume(&state, &project, &id, query.starting_after).await;
+    }
     match state.store.get(project.as_str(), &id).await? {
         Some(stored) => Ok(Json(stored.response).into_response()),
         None => Err(response_not_found(&id)),
     }
 }
 
-/// `POST /v1/responses/{id}/cancel`, answered as the reference answers it for a response
-/// that was not created with `background: true` (Tether runs none in the background): 400 for
-/// a response of the project, 404 for any other id.
+/// `POST /v1/responses/{id}/cancel`: cancels a background response (`transport::background`);
+/// any other response of the project is 400, any other id 404.
 pub async fn cancel(
     State(state): State<AppState>,
     Extension(project): Extension<Project>,
     Path(id): Path<String>,
 ) -> Result<HttpResponse, ApiFailure> {
-    match state.store.get(project.as_str(), &id).await? {
-        Some(_) => Err(ApiFailure::bad_request(
-            None,
-            "Only responses created with the 'background' parameter set to true can be \
-             cancelled.",
-            None,
-        )),
-        None => Err(response_not_found(&id)),
-    }
+    background::cancel(&state, &project, &id).await
 }
 
 /// `DELETE /v1/responses/{id}`.

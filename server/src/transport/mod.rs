@@ -5,7 +5,9 @@
 
 pub mod admin;
 pub mod auth;
+pub mod background;
 pub mod client_secrets;
+pub mod conversations;
 pub mod dry_run;
 pub mod errors;
 pub mod health;
@@ -43,6 +45,21 @@ pub fn router(state: AppState, static_dir: &Path) -> Router {
         .route("/v1/responses/input_tokens", post(dry_run::input_tokens))
         .route("/v1/responses/compact", post(dry_run::compact))
         .route("/v1/responses/client_secrets", post(client_secrets::create))
+        .route("/v1/conversations", post(conversations::create))
+        .route(
+            "/v1/conversations/{id}",
+            get(conversations::retrieve)
+                .post(conversations::update)
+                .delete(conversations::delete),
+        )
+        .route(
+            "/v1/conversations/{id}/items",
+            get(conversations::list_items).post(conversations::add_items),
+        )
+        .route(
+            "/v1/conversations/{id}/items/{item_id}",
+            get(conversations::retrieve_item).delete(conversations::delete_item),
+        )
         // Runs after authentication (route layers run last added first): it needs the project.
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -141,6 +141,12 @@ pub async fn steer(
                     "This response already has as many pending steers as it takes.",
                     Some(id),
                 ),
+                Err(Refused::NotSupported) => refused(
+                    "steering_not_supported",
+                    "Steering is not allowed for responses bound to a conversation or using \
+                     auto-compaction.",
+                    Some(id),
+                ),
                 Err(Refused::Closed) => refused(
                     "response_already_completed",
                     "The response completed before the steer reached it.",

@@ -374,7 +374,7 @@ async fn prepare(
     options: &RequestOptions,
 ) -> Result<Option<pipeline::Prepared>, Disconnected> {
     let lane = request.stream_id.clone();
-    if let Err(failure) = pipeline::supported(&request) {
+    if let Err(failure) = pipeline::supported(&request, pipeline::Via::WebSocket) {
         send_error(out, failure, lane).await?;
         return Ok(None);
     }
