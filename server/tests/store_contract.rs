@@ -608,6 +608,14 @@ async fn background_leases_expire_and_runs_keep_their_events(backend: Backend) {
         None,
         "still running"
     );
+    // A cancel asked for through another replica reaches the running one.
+    let other = backend.beside(&store).await;
+    assert!(!store.cancel_requested("r1").await.unwrap());
+    assert!(!other.request_cancel("q", "r1").await.unwrap(), "not q's");
+    assert!(other.request_cancel("p", "r1").await.unwrap());
+    assert!(store.cancel_requested("r1").await.unwrap());
+    assert!(!store.cancel_requested("r9").await.unwrap());
+    drop(other);
     store.finish_run("r1", Some("[1,2]")).await.unwrap();
     assert_eq!(
         store.expired_leases(u64::MAX).await.unwrap(),
@@ -622,6 +630,10 @@ async fn background_leases_expire_and_runs_keep_their_events(backend: Backend) {
         Some("[1,2]")
     );
     assert_eq!(store.run_events("q", "r1").await.unwrap(), None);
+    assert!(
+        !store.request_cancel("p", "r1").await.unwrap(),
+        "an ended run is not cancelled"
+    );
     store.finish_run("r2", None).await.unwrap();
     assert!(store.expired_leases(u64::MAX).await.unwrap().is_empty());
     assert_eq!(store.run_events("q", "r2").await.unwrap(), None);

@@ -3,7 +3,8 @@
 //! the server whether or not anyone is connected — `in_progress`, then its terminal status —
 //! its events recorded (`crate::background`) for anyone who streams it, its state written to
 //! the store for anyone who polls it. `POST /v1/responses/{id}/cancel` stops it: it ends
-//! `cancelled` with the output it had.
+//! `cancelled` with the output it had — at once on this server, within [`CANCEL_WATCH`] when the
+//! cancel reached another one (it asks through the store).
 //!
 //! While it runs, its server holds a lease on it in the store, renewed every [`RENEW_EVERY`]
 //! ([`crate::store::BackgroundStore`]); when it ends, its events are kept there, so any replica
@@ -29,6 +30,8 @@ use crate::store::StoredResponse;
 pub const LEASE: Duration = Duration::from_secs(30);
 /// How often a running response renews its lease, and how often [`sweep`] looks.
 pub const RENEW_EVERY: Duration = Duration::from_secs(10);
+/// How often a running response looks for a cancel asked for through another server.
+pub const CANCEL_WATCH: Duration = Duration::from_secs(1);
 
 /// The message a response whose server stopped ends with.
 pub const ORPHANED: &str = "The server running this background response stopped (it was \
@@ -98,6 +101,8 @@ async fn execute(state: &AppState, prepared: Prepared, mut row: StoredResponse, 
     tokio::pin!(generating);
     let mut renew = tokio::time::interval(RENEW_EVERY);
     renew.tick().await;
+    let mut watch = tokio::time::interval(CANCEL_WATCH);
+    watch.tick().await;
     let mut seen = Seen {
         row,
         output: Vec::new(),
@@ -124,10 +129,10 @@ async fn execute(state: &AppState, prepared: Prepared, mut row: StoredResponse, 
                 if let Err(error) = state.store.lease(project, id, until).await {
                     tracing::warn!("renewing the lease of {id}: {error}");
                 }
-                // A cancel that reached another server marked it in the store.
-                if let Ok(Some(stored)) = state.store.get(project, id).await
-                    && stored.response.status == ResponseStatus::Cancelled
-                {
+            }
+            _ = watch.tick() => {
+                // A cancel that reached another server is asked for in the store.
+                if state.store.cancel_requested(&seen.row.response.id).await.unwrap_or(false) {
                     run.cancel();
                 }
             }

@@ -2,7 +2,9 @@
 //! lease on it, renewed as it runs; a response whose lease ran out — its server was killed or
 //! restarted before it ended — is found by [`BackgroundStore::expired_leases`] and ended
 //! `failed` by whichever server looks (`pipeline::background`), so none stays `queued` or
-//! `in_progress` forever. When one ends, its server keeps its events here
+//! `in_progress` forever. A cancel that reaches another replica is asked for here
+//! ([`BackgroundStore::request_cancel`]); the server running the response looks every second.
+//! When one ends, its server keeps its events here
 //! ([`BackgroundStore::finish_run`]), so any replica can stream it again. The `background_runs`
 //! table of `super::migrations`, on both stores.
 
@@ -24,6 +26,11 @@ pub trait BackgroundStore: Send + Sync + 'static {
     async fn expired_leases(&self, now: u64) -> Result<Vec<(String, String)>, StoreError>;
     /// The events kept for response `id` of `project`, once it has ended.
     async fn run_events(&self, project: &str, id: &str) -> Result<Option<String>, StoreError>;
+    /// Asks the server running response `id` of `project` to cancel it; `false` if none runs it
+    /// (no lease).
+    async fn request_cancel(&self, project: &str, id: &str) -> Result<bool, StoreError>;
+    /// Whether a cancel of response `id` was asked for (the server running it looks).
+    async fn cancel_requested(&self, id: &str) -> Result<bool, StoreError>;
 }
 
 #[async_trait::async_trait]
@@ -83,6 +90,33 @@ impl BackgroundStore for SqliteStore {
         })
         .await
     }
+
+    async fn request_cancel(&self, project: &str, id: &str) -> Result<bool, StoreError> {
+        let (project, id) = (project.to_string(), id.to_string());
+        self.run(move |connection| {
+            Ok(connection.execute(
+                "UPDATE background_runs SET cancel_requested = 1
+                 WHERE response_id = ?1 AND project = ?2 AND lease_until IS NOT NULL",
+                params![id, project],
+            )? > 0)
+        })
+        .await
+    }
+
+    async fn cancel_requested(&self, id: &str) -> Result<bool, StoreError> {
+        let id = id.to_string();
+        self.run(move |connection| {
+            Ok(connection
+                .query_row(
+                    "SELECT cancel_requested FROM background_runs WHERE response_id = ?1",
+                    params![id],
+                    |row| row.get::<_, bool>(0),
+                )
+                .optional()?
+                .unwrap_or(false))
+        })
+        .await
+    }
 }
 
 #[async_trait::async_trait]
@@ -138,6 +172,31 @@ impl BackgroundStore for PostgresStore {
             .map_err(db_error)?;
         Ok(row.and_then(|row| row.get(0)))
     }
+
+    async fn request_cancel(&self, project: &str, id: &str) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let updated = client
+            .execute(
+                "UPDATE background_runs SET cancel_requested = TRUE
+                 WHERE response_id = $1 AND project = $2 AND lease_until IS NOT NULL",
+                &[&id, &project],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(updated > 0)
+    }
+
+    async fn cancel_requested(&self, id: &str) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(
+                "SELECT cancel_requested FROM background_runs WHERE response_id = $1",
+                &[&id],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.is_some_and(|row| row.get(0)))
+    }
 }
 
 /// Implements [`BackgroundStore`] for `$store` by handing every call to its field `$inner`.
@@ -172,6 +231,16 @@ macro_rules! delegate_background_store {
                 id: &str,
             ) -> Result<Option<String>, $crate::store::StoreError> {
                 self.$inner.run_events(project, id).await
+            }
+            async fn request_cancel(
+                &self,
+                project: &str,
+                id: &str,
+            ) -> Result<bool, $crate::store::StoreError> {
+                self.$inner.request_cancel(project, id).await
+            }
+            async fn cancel_requested(&self, id: &str) -> Result<bool, $crate::store::StoreError> {
+                self.$inner.cancel_requested(id).await
             }
         }
     };

@@ -164,21 +164,23 @@ pub const MIGRATIONS: &[Migration] = &[
         CREATE INDEX conversation_items_by_id ON conversation_items (conversation_id, item_id);",
     },
     // Background responses: until when the server running one vouches for it (`lease_until`,
-    // NULL once it ended) and, once it ended, its events for any replica to stream again
-    // (`store::background`).
+    // NULL once it ended), whether a cancel reached another replica, and, once it ended, its
+    // events for any replica to stream again (`store::background`).
     Migration {
         name: "background runs",
         sqlite: "CREATE TABLE background_runs (
             response_id TEXT PRIMARY KEY,
             project TEXT NOT NULL,
             lease_until INTEGER,
-            events_json TEXT
+            events_json TEXT,
+            cancel_requested INTEGER NOT NULL DEFAULT 0
         );",
         postgres: "CREATE TABLE background_runs (
             response_id TEXT PRIMARY KEY,
             project TEXT NOT NULL,
             lease_until BIGINT,
-            events_json TEXT
+            events_json TEXT,
+            cancel_requested BOOLEAN NOT NULL DEFAULT FALSE
         );",
     },
 ];

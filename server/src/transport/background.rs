@@ -25,6 +25,8 @@ use crate::tenancy::Project;
 
 /// How long a cancel waits for the run to stop before answering with what is stored.
 const CANCEL_WAIT: Duration = Duration::from_secs(5);
+/// How often a cancel of a response another server runs reads it back.
+const CANCEL_POLL: Duration = Duration::from_millis(100);
 
 /// Starts `prepared` in the background: answers the `queued` response, or (`streaming`) its
 /// events from the first one on.
@@ -155,13 +157,23 @@ pub async fn cancel(
             None,
         ));
     }
-    if matches!(
-        stored.response.status,
-        ResponseStatus::Queued | ResponseStatus::InProgress
-    ) {
-        // Another server runs it: marked here, it stops at that server's next lease renewal.
-        stored.response.status = ResponseStatus::Cancelled;
-        state.store.put(&stored).await?;
+    let running = |stored: &crate::store::StoredResponse| {
+        matches!(
+            stored.response.status,
+            ResponseStatus::Queued | ResponseStatus::InProgress
+        )
+    };
+    // Another server runs it: asked through the store, it stops within a second; the answer is
+    // the response as it ends (completed, if it finished first).
+    if running(&stored) && state.store.request_cancel(project.as_str(), id).await? {
+        let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
+        while running(&stored) && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(CANCEL_POLL).await;
+            match state.store.get(project.as_str(), id).await? {
+                Some(now) => stored = now,
+                None => return Err(response_not_found(id)),
+            }
+        }
     }
     Ok(Json(stored.response).into_response())
 }
