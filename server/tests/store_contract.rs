@@ -15,6 +15,7 @@ use std::time::Duration;
 use postgres_cluster::Cluster;
 use store_fixtures::{entry, ids, question, stored, texts};
 use tether_protocol::{Item, ItemStatus};
+use tether_server::store::background::RunEvents;
 use tether_server::store::{
     self, Conversation, ItemPage, Listing, Lock, PostgresOptions, ResponseStore, StoreError,
     StoreUrl,
@@ -605,8 +606,7 @@ async fn background_leases_expire_and_runs_keep_their_events(backend: Backend) {
     assert_eq!(store.expired_leases(u64::MAX).await.unwrap().len(), 2);
     assert_eq!(
         store.run_events("p", "r1").await.unwrap(),
-        None,
-        "still running"
+        RunEvents::Running
     );
     // A cancel asked for through another replica reaches the running one.
     let other = backend.beside(&store).await;
@@ -626,15 +626,15 @@ async fn background_leases_expire_and_runs_keep_their_events(backend: Backend) {
     drop(store);
     let store = backend.open().await;
     assert_eq!(
-        store.run_events("p", "r1").await.unwrap().as_deref(),
-        Some("[1,2]")
+        store.run_events("p", "r1").await.unwrap(),
+        RunEvents::Kept("[1,2]".into())
     );
-    assert_eq!(store.run_events("q", "r1").await.unwrap(), None);
+    assert_eq!(store.run_events("q", "r1").await.unwrap(), RunEvents::Gone);
     assert!(
         !store.request_cancel("p", "r1").await.unwrap(),
         "an ended run is not cancelled"
     );
     store.finish_run("r2", None).await.unwrap();
     assert!(store.expired_leases(u64::MAX).await.unwrap().is_empty());
-    assert_eq!(store.run_events("q", "r2").await.unwrap(), None);
+    assert_eq!(store.run_events("q", "r2").await.unwrap(), RunEvents::Gone);
 }

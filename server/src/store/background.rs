@@ -13,6 +13,17 @@ use rusqlite::{OptionalExtension, params};
 use super::postgres::{db_error, i64_of};
 use super::{PostgresStore, SqliteStore, StoreError};
 
+/// Where a background response's events are, for a replica that did not run it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunEvents {
+    /// Its server still runs it (it holds a lease): they come when it ends.
+    Running,
+    /// It ended, and its server kept them (JSON).
+    Kept(String),
+    /// None are kept: it ended without them (its server stopped), or is no background run.
+    Gone,
+}
+
 /// The leases and the kept events of background responses.
 #[async_trait::async_trait]
 pub trait BackgroundStore: Send + Sync + 'static {
@@ -24,13 +35,22 @@ pub trait BackgroundStore: Send + Sync + 'static {
     /// `(project, id)` of every lease that ran out before `now` — every lease, with `now`
     /// `u64::MAX` (a process that alone owns its store, just started).
     async fn expired_leases(&self, now: u64) -> Result<Vec<(String, String)>, StoreError>;
-    /// The events kept for response `id` of `project`, once it has ended.
-    async fn run_events(&self, project: &str, id: &str) -> Result<Option<String>, StoreError>;
+    /// Where the events of response `id` of `project` are.
+    async fn run_events(&self, project: &str, id: &str) -> Result<RunEvents, StoreError>;
     /// Asks the server running response `id` of `project` to cancel it; `false` if none runs it
     /// (no lease).
     async fn request_cancel(&self, project: &str, id: &str) -> Result<bool, StoreError>;
     /// Whether a cancel of response `id` was asked for (the server running it looks).
     async fn cancel_requested(&self, id: &str) -> Result<bool, StoreError>;
+}
+
+/// A `background_runs` row's `(lease_until, events_json)` as [`RunEvents`].
+fn run_events(row: Option<(Option<i64>, Option<String>)>) -> RunEvents {
+    match row {
+        Some((Some(_), _)) => RunEvents::Running,
+        Some((None, Some(events))) => RunEvents::Kept(events),
+        _ => RunEvents::Gone,
+    }
 }
 
 #[async_trait::async_trait]
@@ -75,18 +95,23 @@ impl BackgroundStore for SqliteStore {
         .await
     }
 
-    async fn run_events(&self, project: &str, id: &str) -> Result<Option<String>, StoreError> {
+    async fn run_events(&self, project: &str, id: &str) -> Result<RunEvents, StoreError> {
         let (project, id) = (project.to_string(), id.to_string());
         self.run(move |connection| {
-            Ok(connection
+            let row = connection
                 .query_row(
-                    "SELECT events_json FROM background_runs
+                    "SELECT lease_until, events_json FROM background_runs
                      WHERE response_id = ?1 AND project = ?2",
                     params![id, project],
-                    |row| row.get::<_, Option<String>>(0),
+                    |row| {
+                        Ok((
+                            row.get::<_, Option<i64>>(0)?,
+                            row.get::<_, Option<String>>(1)?,
+                        ))
+                    },
                 )
-                .optional()?
-                .flatten())
+                .optional()?;
+            Ok(run_events(row))
         })
         .await
     }
@@ -161,16 +186,17 @@ impl BackgroundStore for PostgresStore {
         Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
     }
 
-    async fn run_events(&self, project: &str, id: &str) -> Result<Option<String>, StoreError> {
+    async fn run_events(&self, project: &str, id: &str) -> Result<RunEvents, StoreError> {
         let client = self.client().await?;
         let row = client
             .query_opt(
-                "SELECT events_json FROM background_runs WHERE response_id = $1 AND project = $2",
+                "SELECT lease_until, events_json FROM background_runs
+                 WHERE response_id = $1 AND project = $2",
                 &[&id, &project],
             )
             .await
             .map_err(db_error)?;
-        Ok(row.and_then(|row| row.get(0)))
+        Ok(run_events(row.map(|row| (row.get(0), row.get(1)))))
     }
 
     async fn request_cancel(&self, project: &str, id: &str) -> Result<bool, StoreError> {
@@ -229,7 +255,7 @@ macro_rules! delegate_background_store {
                 &self,
                 project: &str,
                 id: &str,
-            ) -> Result<Option<String>, $crate::store::StoreError> {
+            ) -> Result<$crate::store::background::RunEvents, $crate::store::StoreError> {
                 self.$inner.run_events(project, id).await
             }
             async fn request_cancel(

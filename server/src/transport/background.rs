@@ -21,6 +21,7 @@ use crate::AppState;
 use crate::background::Run;
 use crate::error::ApiFailure;
 use crate::pipeline::{self, Prepared};
+use crate::store::background::RunEvents;
 use crate::tenancy::Project;
 
 /// How long a cancel waits for the run to stop before answering with what is stored.
@@ -102,7 +103,7 @@ async fn async_events(
 ) -> Vec<ServerEvent> {
     loop {
         match state.store.run_events(project.as_str(), &id).await {
-            Ok(Some(json)) => {
+            Ok(RunEvents::Kept(json)) => {
                 let events: Vec<ServerEvent> = serde_json::from_str(&json).unwrap_or_default();
                 return events
                     .into_iter()
@@ -113,15 +114,10 @@ async fn async_events(
                     })
                     .collect();
             }
-            Ok(None) => match state.store.get(project.as_str(), &id).await {
-                Ok(Some(stored))
-                    if matches!(
-                        stored.response.status,
-                        ResponseStatus::Queued | ResponseStatus::InProgress
-                    ) => {}
-                // Ended without kept events, or gone.
-                _ => return Vec::new(),
-            },
+            // Its server still runs it — or has sent its last event and is keeping them. (One
+            // that stopped loses the lease to a sweep, which ends it `Gone`.)
+            Ok(RunEvents::Running) => {}
+            Ok(RunEvents::Gone) => return Vec::new(),
             Err(error) => tracing::warn!("reading the events of {id}: {error}"),
         }
         tokio::time::sleep(KEPT_POLL).await;
