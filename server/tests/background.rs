@@ -5,55 +5,12 @@
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
+use axum::http::StatusCode;
 use serde_json::{Value, json};
-use tether_server::{AppState, app};
-use tower::ServiceExt;
 
 mod common;
 
-/// A router whose default profile decodes `tokens_per_second`.
-fn router(tokens_per_second: f64) -> Router {
-    let mut config = common::config(":memory:");
-    config.tokens_per_second = tokens_per_second;
-    app(
-        AppState::new(&config).unwrap(),
-        std::path::Path::new("does-not-exist"),
-    )
-}
-
-async fn call(
-    router: &Router,
-    method: &str,
-    uri: &str,
-    body: Option<Value>,
-) -> (StatusCode, String) {
-    let request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", "application/json")
-        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-        .unwrap();
-    let response = router.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, String::from_utf8(bytes.to_vec()).unwrap())
-}
-
-async fn json_call(
-    router: &Router,
-    method: &str,
-    uri: &str,
-    body: Option<Value>,
-) -> (StatusCode, Value) {
-    let (status, text) = call(router, method, uri, body).await;
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}")),
-    )
-}
+use common::{oneshot as call, oneshot_json as json_call, router_at as router};
 
 /// The `data:` payloads of an SSE body.
 fn events(body: &str) -> Vec<Value> {

@@ -4,33 +4,17 @@
 //! under it nothing changes.
 
 use axum::Router;
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
+use axum::http::StatusCode;
 use serde_json::{Value, json};
-use tether_server::{AppState, app};
-use tower::ServiceExt;
 
 mod common;
 
 fn router() -> Router {
-    app(
-        AppState::new(&common::config(":memory:")).unwrap(),
-        std::path::Path::new("does-not-exist"),
-    )
+    common::router_at(100_000.0)
 }
 
 async fn create(router: &Router, body: Value) -> (StatusCode, Value) {
-    let request = Request::builder()
-        .method("POST")
-        .uri("/v1/responses")
-        .header("content-type", "application/json")
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    let response = router.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&bytes).unwrap())
+    common::oneshot_json(router, "POST", "/v1/responses", Some(body)).await
 }
 
 /// A tool call whose output is long: about 3,000 tokens of context.

@@ -8,20 +8,12 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
-use tether_server::{AppState, app};
 use tower::ServiceExt;
 
 mod common;
 
-fn router_with(config: tether_server::Config) -> Router {
-    app(
-        AppState::new(&config).unwrap(),
-        std::path::Path::new("does-not-exist"),
-    )
-}
-
 fn router() -> Router {
-    router_with(common::config(":memory:"))
+    common::router_at(100_000.0)
 }
 
 async fn call(
@@ -30,20 +22,7 @@ async fn call(
     uri: &str,
     body: Option<Value>,
 ) -> (StatusCode, Value) {
-    let request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", "application/json")
-        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-        .unwrap();
-    let response = router.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    let text = String::from_utf8(bytes.to_vec()).unwrap();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}")),
-    )
+    common::oneshot_json(router, method, uri, body).await
 }
 
 async fn ok(router: &Router, method: &str, uri: &str, body: Option<Value>) -> Value {
@@ -403,9 +382,7 @@ async fn a_response_reads_the_conversation_and_appends_its_input_and_output() {
 async fn a_second_response_on_a_running_conversation_is_refused_until_the_first_ends() {
     // 1,000 tokens/s is one delta a token: 1,500 of them fill the stream's channel (256), so
     // the first response cannot end before its stream is read.
-    let mut config = common::config(":memory:");
-    config.tokens_per_second = 1000.0;
-    let router = router_with(config);
+    let router = common::router_at(1000.0);
     let id = ok(&router, "POST", "/v1/conversations", None).await["id"]
         .as_str()
         .unwrap()

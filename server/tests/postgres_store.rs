@@ -97,6 +97,25 @@ fn before(name: &str) -> usize {
         .unwrap_or_else(|| panic!("no migration {name}"))
 }
 
+/// Writes `stored` as a schema before projects holds a response: no `project` column.
+async fn insert_older_row(
+    client: &tokio_postgres::Client,
+    stored: &tether_server::store::StoredResponse,
+) {
+    client
+        .execute(
+            "INSERT INTO responses (id, parent_id, created_at, response_json, added_input_json)
+             VALUES ($1, NULL, 1, $2, $3)",
+            &[
+                &stored.response.id,
+                &serde_json::to_string(&stored.response).unwrap(),
+                &serde_json::to_string(&stored.added_input).unwrap(),
+            ],
+        )
+        .await
+        .unwrap();
+}
+
 #[tokio::test]
 async fn the_schema_before_projects_is_migrated_with_its_rows() {
     let Some(cluster) = cluster() else {
@@ -115,17 +134,7 @@ async fn the_schema_before_projects_is_migrated_with_its_rows() {
     // the last migration forbids from now on).
     let client = postgres_cluster::client(&url).await;
     let r1 = stored("default", "r1", vec![question("msg_q1", "q1")], None);
-    client
-        .execute(
-            "INSERT INTO responses (id, parent_id, created_at, response_json, added_input_json)
-             VALUES ('r1', NULL, 1, $1, $2)",
-            &[
-                &serde_json::to_string(&r1.response).unwrap(),
-                &serde_json::to_string(&r1.added_input).unwrap(),
-            ],
-        )
-        .await
-        .unwrap();
+    insert_older_row(&client, &r1).await;
     client
         .batch_execute(
             "INSERT INTO items (item_id, response_id) VALUES ('msg_q1', 'r1'), ('msg_r1', 'r1');
@@ -210,17 +219,7 @@ async fn a_database_from_before_conversations_gets_them() {
         .unwrap();
     let client = postgres_cluster::client(&url).await;
     let r1 = stored("default", "r1", vec![question("msg_q1", "q1")], None);
-    client
-        .execute(
-            "INSERT INTO responses (id, parent_id, created_at, response_json, added_input_json)
-             VALUES ('r1', NULL, 1, $1, $2)",
-            &[
-                &serde_json::to_string(&r1.response).unwrap(),
-                &serde_json::to_string(&r1.added_input).unwrap(),
-            ],
-        )
-        .await
-        .unwrap();
+    insert_older_row(&client, &r1).await;
     let store = PostgresStore::connect(&url, &options).await.unwrap();
     assert_eq!(store.schema_version().await.unwrap(), MIGRATIONS.len());
     assert_eq!(store.get("default", "r1").await.unwrap(), Some(r1));
@@ -253,17 +252,7 @@ async fn items_are_found_by_id_and_indexed_when_an_older_database_opens() {
         .unwrap();
     let client = postgres_cluster::client(&url).await;
     let r1 = stored("default", "r1", vec![question("msg_q1", "q1")], None);
-    client
-        .execute(
-            "INSERT INTO responses (id, parent_id, created_at, response_json, added_input_json)
-             VALUES ('r1', NULL, 1, $1, $2)",
-            &[
-                &serde_json::to_string(&r1.response).unwrap(),
-                &serde_json::to_string(&r1.added_input).unwrap(),
-            ],
-        )
-        .await
-        .unwrap();
+    insert_older_row(&client, &r1).await;
     let store = PostgresStore::connect(&url, &options).await.unwrap();
     assert_eq!(store.schema_version().await.unwrap(), MIGRATIONS.len());
     let find = |wanted: &'static [&'static str]| {

@@ -265,24 +265,12 @@ fn list(items: &[Item], has_more: bool) -> Value {
     })
 }
 
-/// The body as a JSON object, or the API's 400.
+/// The body as a JSON object (an empty body is an empty object), or the API's 400.
 fn object(body: &Bytes) -> Result<Map<String, Value>, ApiFailure> {
     if body.is_empty() {
         return Ok(Map::new());
     }
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(ApiFailure::bad_request(
-            None,
-            "The request body must be a JSON object.",
-            None,
-        )),
-        Err(e) => Err(ApiFailure::bad_request(
-            None,
-            format!("The request body is not valid JSON: {e}"),
-            None,
-        )),
-    }
+    super::dry_run::object(body)
 }
 
 fn refuse_unknown(body: &Map<String, Value>, known: &[&str]) -> Result<(), ApiFailure> {

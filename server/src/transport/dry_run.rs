@@ -79,7 +79,7 @@ pub async fn compact(
 }
 
 /// The body as a JSON object, or the API's 400.
-fn object(body: &Bytes) -> Result<Map<String, Value>, ApiFailure> {
+pub(super) fn object(body: &Bytes) -> Result<Map<String, Value>, ApiFailure> {
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(ApiFailure::bad_request(

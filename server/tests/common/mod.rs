@@ -205,3 +205,46 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> String {
     stream.read_to_string(&mut response).await.unwrap();
     response
 }
+
+/// `method uri` with a JSON `body` through `router`, without a socket: the status and the
+/// answer's text.
+pub async fn oneshot(
+    router: &axum::Router,
+    method: &str,
+    uri: &str,
+    body: Option<Value>,
+) -> (axum::http::StatusCode, String) {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let request = axum::http::Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", "application/json")
+        .body(body.map_or_else(axum::body::Body::empty, |b| {
+            axum::body::Body::from(b.to_string())
+        }))
+        .unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8(bytes.to_vec()).unwrap())
+}
+
+/// [`oneshot`], its answer read as JSON.
+pub async fn oneshot_json(
+    router: &axum::Router,
+    method: &str,
+    uri: &str,
+    body: Option<Value>,
+) -> (axum::http::StatusCode, Value) {
+    let (status, text) = oneshot(router, method, uri, body).await;
+    let value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"));
+    (status, value)
+}
+
+/// A router over a fresh in-memory server whose default profile decodes `tokens_per_second`.
+pub fn router_at(tokens_per_second: f64) -> axum::Router {
+    let mut config = config(":memory:");
+    config.tokens_per_second = tokens_per_second;
+    app(AppState::new(&config).unwrap(), Path::new("does-not-exist"))
+}
