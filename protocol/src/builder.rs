@@ -26,6 +26,16 @@ pub struct ResponseStreamBuilder {
     stream_id: Option<String>,
     next_sequence: u64,
     open: Option<OpenItem>,
+    reasoning_seal: Option<ReasoningSeal>,
+}
+
+/// What a reasoning item's `encrypted_content` is made from its summary (the server's seal).
+struct ReasoningSeal(Box<dyn Fn(&str) -> String + Send + Sync>);
+
+impl std::fmt::Debug for ReasoningSeal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReasoningSeal")
+    }
 }
 
 impl ResponseStreamBuilder {
@@ -36,7 +46,14 @@ impl ResponseStreamBuilder {
             stream_id,
             next_sequence: 0,
             open: None,
+            reasoning_seal: None,
         }
+    }
+
+    /// Every reasoning item closed from now on carries `encrypted_content`, `seal` of its
+    /// summary (`include: ["reasoning.encrypted_content"]`).
+    pub fn seal_reasoning_with(&mut self, seal: impl Fn(&str) -> String + Send + Sync + 'static) {
+        self.reasoning_seal = Some(ReasoningSeal(Box::new(seal)));
     }
 
     /// The response as built so far.
@@ -338,12 +355,13 @@ impl ResponseStreamBuilder {
                 ]
             }
             OpenItem::Reasoning { id, summary } => {
+                let encrypted_content = self.reasoning_seal.as_ref().map(|seal| (seal.0)(&summary));
                 let part = SummaryText { text: summary };
                 let item = Item::Reasoning(Reasoning {
                     id: Some(id.clone()),
                     summary: vec![part.clone()],
                     content: None,
-                    encrypted_content: None,
+                    encrypted_content,
                     status: None,
                 });
                 self.response.output.push(item.clone());

@@ -293,6 +293,34 @@ async fn known_parameters_tether_does_not_implement_say_so() {
 }
 
 #[tokio::test]
+async fn included_encrypted_reasoning_is_the_sealed_summary() {
+    let router = router();
+    let mut body = with("metadata", json!({"sim_reasoning_tokens": "20"}));
+    let plain = accepted(&router, body.clone()).await;
+    assert_eq!(plain["output"][0]["type"], "reasoning", "{plain}");
+    assert!(
+        plain["output"][0].get("encrypted_content").is_none(),
+        "{plain}"
+    );
+    body["include"] = json!(["reasoning.encrypted_content"]);
+    let sealed = accepted(&router, body).await;
+    let reasoning = &sealed["output"][0];
+    let content = reasoning["encrypted_content"].as_str().unwrap();
+    assert!(content.starts_with("tc1."), "{reasoning}");
+    // Replayed statelessly, the item is input like any other reasoning item.
+    let mut replay = with(
+        "input",
+        json!([
+            {"type": "message", "role": "user", "content": "hi"},
+            reasoning,
+            {"type": "message", "role": "user", "content": "go on"}
+        ]),
+    );
+    replay["include"] = json!(["reasoning.encrypted_content"]);
+    accepted(&router, replay).await;
+}
+
+#[tokio::test]
 async fn over_websocket_a_refusal_is_an_error_frame_with_status_and_param() {
     let server = common::TestServer::start(":memory:").await;
     let mut client = server.connect().await;

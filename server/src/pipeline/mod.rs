@@ -104,6 +104,9 @@ pub struct Prepared {
     /// The compaction item its output begins with, when its context was compacted
     /// (`context_management`).
     pub compacted: Option<Item>,
+    /// `include: ["reasoning.encrypted_content"]`: the key and project its reasoning items'
+    /// `encrypted_content` is sealed with.
+    pub reasoning_seal: Option<(crate::compaction::Sealer, String)>,
 }
 
 /// Builds the context of `request` and runs the stages over it: everything on the full path,
@@ -270,6 +273,17 @@ pub async fn prepare(
         added_input = if request.stores() { users } else { Vec::new() };
         compacted = Some(item);
     }
+    let reasoning_seal = request
+        .include
+        .iter()
+        .flatten()
+        .any(|value| value == "reasoning.encrypted_content")
+        .then(|| {
+            (
+                state.compaction.clone(),
+                options.project.as_str().to_string(),
+            )
+        });
     let context = Context {
         request,
         response_id,
@@ -290,6 +304,7 @@ pub async fn prepare(
         options,
         conversation: bound,
         compacted,
+        reasoning_seal,
     })
 }
 

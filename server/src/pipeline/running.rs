@@ -116,6 +116,7 @@ impl Running {
             options,
             conversation,
             compacted,
+            reasoning_seal,
             ..
         } = prepared;
         let request = &context.request;
@@ -126,6 +127,17 @@ impl Running {
         };
         let response = Response::in_progress(context.response_id.clone(), unix_now(), request);
         let mut builder = ResponseStreamBuilder::new(response, request.stream_id.clone());
+        if let Some((sealer, project)) = reasoning_seal {
+            // The summary sealed like a compaction item's: opaque to the client, and all the
+            // reasoning the simulator has to carry into a stateless next turn.
+            builder.seal_reasoning_with(move |summary| {
+                let summary = crate::compaction::Summary {
+                    items: 1,
+                    text: summary.to_string(),
+                };
+                sealer.seal(&project, &summary)
+            });
+        }
         send_all(out, builder.start()).await?;
         // A compacted context: the compaction item leads the output (it is already the last
         // item of the context the model reads).

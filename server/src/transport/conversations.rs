@@ -404,8 +404,8 @@ impl Query {
 }
 
 /// The values `include` takes (openai-node 6.49's `ResponseIncludable`). None adds anything to
-/// an item Tether stores: it runs no built-in tools, keeps images as sent and has no logprobs
-/// or encrypted reasoning to add.
+/// an item Tether stores: it runs no built-in tools, keeps images as sent and has no logprobs;
+/// a reasoning item carries `encrypted_content` when the response that made it asked for it.
 const INCLUDABLE: &[&str] = &[
     "file_search_call.results",
     "web_search_call.results",
