@@ -2,7 +2,9 @@
 //!
 //! Checks: it never panics; a failure converts to the API error the server sends; a frame that
 //! decodes re-encodes (`ClientFrame::to_json`, what the playground sends) to text that decodes
-//! to the same frame, and re-encoding that is stable.
+//! to the same frame, and re-encoding that is stable. A `response.create`'s unknown top-level
+//! fields are named in `unknown_fields` (the server refuses them) and never encoded, so the
+//! re-decoded frame names none.
 
 #![no_main]
 
@@ -29,7 +31,13 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     match decode_client_frame(&text) {
-        Ok(frame) => check_roundtrip(&frame, &text),
+        Ok(mut frame) => {
+            let json = frame.to_json();
+            if let ClientFrame::ResponseCreate(request) = &mut frame {
+                request.unknown_fields.clear();
+            }
+            check_roundtrip(&frame, &json, &text)
+        }
         Err(error) => {
             let api = error.to_api_error();
             assert_eq!(api.kind.as_deref(), Some("invalid_request_error"));
@@ -38,9 +46,8 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
-fn check_roundtrip(frame: &ClientFrame, text: &str) {
-    let json = frame.to_json();
-    let again = match decode_client_frame(&json) {
+fn check_roundtrip(frame: &ClientFrame, json: &str, text: &str) {
+    let again = match decode_client_frame(json) {
         Ok(again) => again,
         Err(error) => {
             panic!("the re-encoded frame does not decode: {error}\nframe {text}\nre-encoded {json}")

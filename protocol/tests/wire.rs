@@ -125,6 +125,29 @@ fn client_frame_encodes_flat() {
     );
 }
 
+/// The `request` and `client_frame` fuzz targets found a frame with an unknown top-level field
+/// (`some_future_field`) whose re-encoding "changed the request": the field's name is kept in
+/// `unknown_fields` for the server to refuse, never encoded, so the round trip holds for the
+/// modelled fields and the re-decoded frame names no unknown field.
+#[test]
+fn unknown_fields_are_named_on_decoding_and_never_encoded() {
+    let request = create(json!({
+        "type": "response.create", "model": "m", "input": "hi", "some_future_field": 1,
+    }));
+    assert_eq!(request.unknown_fields, ["some_future_field"]);
+    let json = ClientFrame::ResponseCreate(Box::new(request.clone())).to_json();
+    assert!(!json.contains("some_future_field"), "{json}");
+    let again = create(serde_json::from_str(&json).unwrap());
+    assert!(again.unknown_fields.is_empty());
+    assert_eq!(
+        again,
+        ResponseCreate {
+            unknown_fields: Vec::new(),
+            ..request
+        }
+    );
+}
+
 #[test]
 fn malformed_frames_are_typed_errors_naming_the_field() {
     assert!(matches!(
