@@ -98,7 +98,10 @@ fuzz_target!(|data: &[u8]| {
                 // then `Add File: r.txt/r.txt`) made that path a directory, as on a real disk.
                 let prefix = format!("{path}/");
                 if present.iter().any(|written| written.starts_with(&prefix)) {
-                    assert!(vfs.is_dir(path), "{path} should be a directory after the patch");
+                    assert!(
+                        vfs.is_dir(path),
+                        "{path} should be a directory after the patch"
+                    );
                 } else {
                     assert!(!vfs.exists(path), "{path} should be gone after the patch");
                 }
