@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tether_harness::link::LinkConfig;
+use tether_link::LinkConfig;
 use tether_server::{AppState, Config, app};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -283,7 +283,7 @@ async fn end_to_end(dir: &std::path::Path, scenarios: &std::path::Path, outputs:
     let (hosted_addr, hosted_server) = start(&hosted).await;
     let wan = LinkConfig::new(Duration::from_millis(40), Some(20.0), Some(100.0), None);
     let (wan_addr, wan_link) =
-        tether_harness::link::start("127.0.0.1:0".parse().unwrap(), local_addr, wan)
+        tether_link::proxy::start("127.0.0.1:0".parse().unwrap(), local_addr, wan)
             .await
             .unwrap();
     let setups = [

@@ -6,14 +6,14 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{Server, assert_clean, load};
-use tether_harness::link::{self, LinkConfig};
+use tether_link::{LinkConfig, proxy};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_turn_through_a_40_ms_link_takes_40_ms_more_than_direct() {
     let server = Server::start(&[]).await;
     let config = LinkConfig::new(Duration::from_millis(40), Some(20.0), Some(100.0), None);
-    let (proxy, proxy_task) = link::start("127.0.0.1:0".parse().unwrap(), server.addr, config)
+    let (proxy, proxy_task) = proxy::start("127.0.0.1:0".parse().unwrap(), server.addr, config)
         .await
         .unwrap();
     let direct_url = server.url();
@@ -76,7 +76,7 @@ async fn a_quarter_megabyte_at_8_mbit_over_loopback() {
         received
     });
     let config = LinkConfig::new(Duration::from_millis(20), Some(8.0), None, None);
-    let (proxy, proxy_task) = link::start("127.0.0.1:0".parse().unwrap(), sink_addr, config)
+    let (proxy, proxy_task) = proxy::start("127.0.0.1:0".parse().unwrap(), sink_addr, config)
         .await
         .unwrap();
     let data: Vec<u8> = (0..250_000u32).map(|i| (i * 7 % 256) as u8).collect();

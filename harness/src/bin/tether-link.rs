@@ -1,11 +1,12 @@
-//! `tether-link`: a TCP proxy that emulates a network link (RTT and bandwidth per direction);
-//! see `harness/README.md`.
+//! `tether-link`: a TCP proxy that emulates a network link (RTT and bandwidth per direction)
+//! with the `tether-link` crate's model, the one `tether-server` applies to the conditions a
+//! client asks for; see `harness/README.md`.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::Parser;
-use tether_harness::link::{self, LinkConfig};
+use tether_link::{LinkConfig, proxy};
 
 /// A user-space link emulator: a TCP proxy delaying every byte by RTT/2 each way, limited to a
 /// bandwidth per direction and per connection (client→server: --up-mbit, server→client:
@@ -70,7 +71,7 @@ async fn main() -> anyhow::Result<()> {
         mbit(args.down_mbit)
     );
     tokio::select! {
-        () = link::serve(listener, upstream, config) => {}
+        () = proxy::serve(listener, upstream, config) => {}
         _ = tokio::signal::ctrl_c() => {}
     }
     Ok(())
