@@ -198,6 +198,12 @@ pub struct Config {
     /// Overrides the preset's API → engine hop, in milliseconds per engine call.
     #[arg(long, env = "TETHER_ENGINE_HOP_MS")]
     pub engine_hop_ms: Option<f64>,
+    /// Let clients choose the conditions they are served under (an emulated link, the API-cost
+    /// preset) with `tether_rtt_ms`, `tether_up_mbit`, `tether_down_mbit` and
+    /// `tether_api_costs` on the URL or as headers (docs/server.md); refused with a 400
+    /// otherwise. `cargo xtask run` turns it on.
+    #[arg(long, env = "TETHER_ALLOW_CLIENT_CONDITIONS", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
+    pub allow_client_conditions: bool,
 }
 
 /// `--ws-writes`: when WebSocket mode's store writes happen.

@@ -27,6 +27,16 @@ pub enum ApiCostPreset {
     Hosted,
 }
 
+impl ApiCostPreset {
+    /// The preset's name, as `--api-costs` and `tether_api_costs` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ApiCostPreset::Local => "local",
+            ApiCostPreset::Hosted => "hosted",
+        }
+    }
+}
+
 /// The modelled services' parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ApiCosts {

@@ -15,6 +15,7 @@
 pub mod background;
 pub mod cache;
 pub mod compaction;
+pub mod conditions;
 pub mod config;
 pub mod costs;
 pub mod error;
@@ -37,8 +38,6 @@ pub mod transport;
 pub mod turn_state;
 
 use std::future::Future;
-
-use axum::serve::ListenerExt;
 
 pub use config::Config;
 pub use state::AppState;
@@ -86,16 +85,12 @@ pub async fn serve(
             config.static_dir.display()
         );
     }
-    // Events are small frames written one at a time: without TCP_NODELAY, Nagle's algorithm
-    // holds each behind the client's delayed ACK (tens of milliseconds per turn).
-    let listener = listener.tap_io(|tcp| {
-        if let Err(error) = tcp.set_nodelay(true) {
-            tracing::debug!("cannot set TCP_NODELAY: {error}");
-        }
-    });
+    // Every socket can carry the link a request asks for (`transport/link.rs`), with
+    // TCP_NODELAY.
+    let listener = transport::link::Listener::new(listener);
     let signalled = lifecycle.clone();
     let mut serving = tokio::spawn(async move {
-        axum::serve(listener, router)
+        axum::serve(listener, transport::link::service(router))
             .with_graceful_shutdown(async move {
                 shutdown.await;
                 // No new connection nor request from here on (lifecycle.rs).

@@ -52,6 +52,9 @@ pub struct AppState {
     pub token_cache: Option<Arc<TokenCache>>,
     /// The modelled API services (`--api-costs`).
     pub api_costs: ApiCosts,
+    /// Whether clients may choose an emulated link and the API-cost preset
+    /// (`--allow-client-conditions`).
+    pub allow_client_conditions: bool,
     /// Seals and opens compaction items (a key derived from `--server-secret`).
     pub compaction: Sealer,
     /// The WebSocket connections and the shutdown (`--max-connections`, SIGTERM).
@@ -172,6 +175,7 @@ impl AppState {
             client_secrets,
             ws_lifetime,
             api_costs,
+            allow_client_conditions: config.allow_client_conditions,
             compaction,
             lifecycle: Lifecycle::new(config.max_connections),
             cache_limits: Limits {

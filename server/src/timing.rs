@@ -145,6 +145,33 @@ pub struct EngineCall {
     pub output_tokens: u64,
 }
 
+/// The conditions a response was served under (`crate::conditions`): the link, the API-cost
+/// preset, the model and its decoding rate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    pub rtt_ms: f64,
+    /// `None`: unlimited.
+    pub up_mbit: Option<f64>,
+    pub down_mbit: Option<f64>,
+    /// `local`, `hosted`, or `custom` (the server's flags changed a preset).
+    pub api_costs: &'static str,
+    /// Whether the client chose them (else they are the server's defaults).
+    pub chosen_by_client: bool,
+    pub model: String,
+    /// The model's decoding rate; `None` for a profile without delay (`instant`), or a model
+    /// the simulator does not serve.
+    pub tokens_per_second: Option<f64>,
+}
+
+/// What an emulated link cost a response on the way up: its request's bytes and how much later
+/// the last of them arrived. The way down is known only as its terminal message is written:
+/// the transport adds it to the summary then ([`set_download`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LinkAccount {
+    pub up_bytes: u64,
+    pub up: Duration,
+}
+
 /// What one request cost: its pipeline stages in the order they ran, the modelled services it
 /// waited on, the engine's part, and the API's own time — the one record behind the timing
 /// summary (`x-tether-timing`), the `responsesapi.websocket_timing` event and the stage
@@ -171,6 +198,10 @@ pub struct StageTimings {
     /// When each stage began, for a traced request ([`StageTimings::keep_marks`]); `None`, and
     /// nothing kept, otherwise.
     pub marks: Option<Box<Marks>>,
+    /// The conditions it was served under.
+    pub conditions: Option<Applied>,
+    /// What the emulated link cost its request, when a link applied.
+    pub link: Option<LinkAccount>,
 }
 
 fn micros(duration: Duration) -> u64 {
@@ -194,6 +225,8 @@ impl StageTimings {
             client_wait: Duration::ZERO,
             delivery: Duration::ZERO,
             marks: None,
+            conditions: None,
+            link: None,
         }
     }
 
@@ -283,7 +316,7 @@ impl StageTimings {
             add_micros(&mut modelled, service.name(), *d);
         }
         let engine = &self.engine;
-        serde_json::json!({
+        let mut summary = serde_json::json!({
             "path": self.path,
             "stages": stages,
             "modelled": modelled,
@@ -307,7 +340,28 @@ impl StageTimings {
                 "cache_write": self.tokens.cache_write,
                 "reused_by_connection": self.tokens.reused_by_connection,
             },
-        })
+        });
+        if let Some(applied) = &self.conditions {
+            summary["conditions"] = serde_json::json!({
+                "rtt_ms": applied.rtt_ms,
+                "up_mbit": applied.up_mbit,
+                "down_mbit": applied.down_mbit,
+                "api_costs": applied.api_costs,
+                "chosen_by": if applied.chosen_by_client { "client" } else { "server" },
+                "model": applied.model,
+                "tokens_per_second": applied.tokens_per_second,
+            });
+        }
+        if let Some(link) = &self.link {
+            summary["link"] = serde_json::json!({
+                "up_bytes": link.up_bytes,
+                "up_us": micros(link.up),
+                "down_bytes": 0,
+                "down_us": 0,
+                "budget_exhausted": false,
+            });
+        }
+        summary
     }
 
     /// The reference's split of a turn, `responsesapi.websocket_timing`'s `timing_metrics`, in
@@ -352,6 +406,30 @@ impl StageTimings {
             "engine_total_prompt_tokens_total": self.tokens.input,
             "timing_scope": "response",
         })
+    }
+}
+
+/// Whether a timing `summary` carries a link account whose way down is still to be filled in.
+pub fn has_link(summary: &serde_json::Value) -> bool {
+    summary
+        .get("link")
+        .is_some_and(serde_json::Value::is_object)
+}
+
+/// Fills in the way down of a summary's link account, as the transport writes the response's
+/// terminal message: the response's bytes through the link (the message's included) and how
+/// much later the message reaches the client than it is written; and whether the link's
+/// serialisation budget was spent.
+pub fn set_download(
+    summary: &mut serde_json::Value,
+    bytes: u64,
+    lag: Duration,
+    budget_exhausted: bool,
+) {
+    if let Some(link) = summary.get_mut("link").and_then(|l| l.as_object_mut()) {
+        link.insert("down_bytes".into(), bytes.into());
+        link.insert("down_us".into(), micros(lag).into());
+        link.insert("budget_exhausted".into(), budget_exhausted.into());
     }
 }
 

@@ -24,6 +24,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tokenizer", 1),
     ("timing", 1),
     ("model", 2),
+    ("conditions", 2),
     ("metrics", 2),
     ("traces", 2),
     ("stages", 3),

@@ -131,9 +131,13 @@ fn serve(root: &Path, server_args: &[String]) -> Result<ExitCode> {
     cargo(&["build", "--release", "-p", "tether-server"])?;
     let binary = root.join("target/release/tether-server");
     step("starting tether-server (Ctrl-C stops it)");
-    let status = Command::new(&binary)
-        .arg("--static-dir")
-        .arg(root.join("dist"))
+    let mut command = Command::new(&binary);
+    command.arg("--static-dir").arg(root.join("dist"));
+    // The playground lets its user choose the link and the API costs (docs/server.md).
+    if !server_args.iter().any(|a| a == "--allow-client-conditions") {
+        command.arg("--allow-client-conditions");
+    }
+    let status = command
         .args(server_args)
         .status()
         .with_context(|| format!("cannot start {}", binary.display()))?;

@@ -33,6 +33,7 @@ use tokio::sync::mpsc;
 
 use crate::AppState;
 use crate::cache::{Ancestor, CachedResponse, Reusable};
+use crate::conditions::Conditions;
 use crate::error::ApiFailure;
 use crate::ids::new_id;
 use crate::metrics::CacheLookup;
@@ -66,6 +67,9 @@ pub struct RequestOptions {
     /// The client's span, when the server exports traces (`--otlp-endpoint`): the response's
     /// span is its child. `None` when traces are off: nothing is kept for them.
     pub trace: Option<crate::traces::Parent>,
+    /// The conditions the client chose (`tether_rtt_ms`, `tether_api_costs`, …): the link
+    /// the transport applies to the socket, the API-cost preset charged here.
+    pub conditions: Conditions,
 }
 
 /// Where a request comes from, which decides where its previous context may be found.
@@ -178,6 +182,12 @@ pub async fn prepare(
     if options.trace.is_some() {
         timings.keep_marks();
     }
+    timings.conditions = Some(options.conditions.applied(
+        &state.api_costs,
+        &request.model,
+        state.simulator.tokens_per_second(&request.model),
+    ));
+    timings.link = options.conditions.take_upload();
     timings.record_at(Stage::Resolve, resolve_started, resolve_time);
     if lookup == Some(CacheLookup::Store) || bound.is_some() {
         timings.record_at(Stage::Load, load_started, load_time);
@@ -228,7 +238,10 @@ pub async fn prepare(
     held!(timings.time(Stage::Classify, || stages::classify(state, &conversation)));
     // The modelled classifier (`--api-costs`) takes its time per token the stage scanned.
     let scanned = stages::scanned_tokens(&rendered, &conversation);
-    let modelled = state.api_costs.classifier(scanned);
+    let modelled = options
+        .conditions
+        .api_costs(&state.api_costs)
+        .classifier(scanned);
     if !modelled.is_zero() {
         tokio::time::sleep(modelled).await;
         timings.record_modelled(Modelled::Classify, modelled);

@@ -199,7 +199,11 @@ impl Running {
             .saturating_sub(self.tally.output);
         let outputs_before = self.builder.response().output.len();
         let requested = Instant::now();
-        let hop = state.api_costs.engine_hop();
+        let hop = self
+            .options
+            .conditions
+            .api_costs(&state.api_costs)
+            .engine_hop();
         if !hop.is_zero() {
             tokio::time::sleep(hop).await;
             self.timings.record_modelled(Modelled::EngineHop, hop);
@@ -366,7 +370,11 @@ impl Running {
                 return Err(failure);
             }
         };
-        let modelled = state.api_costs.classifier(scanned);
+        let modelled = self
+            .options
+            .conditions
+            .api_costs(&state.api_costs)
+            .classifier(scanned);
         if !modelled.is_zero() {
             tokio::time::sleep(modelled).await;
             self.timings.record_modelled(Modelled::Classify, modelled);

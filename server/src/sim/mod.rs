@@ -162,6 +162,11 @@ impl Simulator {
             .unwrap_or(&self.profiles[0])
     }
 
+    /// The decoding rate of the profile serving `model` (`None`: it decodes without delay).
+    pub fn tokens_per_second(&self, model: &str) -> Option<f64> {
+        self.entry_for(model).slot.profile().tokens_per_second
+    }
+
     /// Every profile, by model id.
     pub fn profiles(&self) -> impl Iterator<Item = &ProfileEntry> {
         self.profiles.iter()

@@ -19,6 +19,7 @@ use tether_protocol::{ContentPart, Item, MessageContent, Usage, decode_request};
 use super::options;
 use crate::AppState;
 use crate::compaction;
+use crate::conditions::Conditions;
 use crate::error::ApiFailure;
 use crate::ids::{new_id, unix_now};
 use crate::pipeline::{self, Origin, Prepared};
@@ -30,13 +31,14 @@ use crate::tokenizer;
 pub async fn input_tokens(
     State(state): State<AppState>,
     Extension(project): Extension<Project>,
+    Extension(conditions): Extension<Conditions>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<Value>, ApiFailure> {
     let mut body = object(&body)?;
     body.entry("model")
         .or_insert_with(|| Value::String(sim::MODEL_ID.into()));
-    let prepared = prepare(&state, project, &headers, body).await?;
+    let prepared = prepare(&state, project, conditions, &headers, body).await?;
     Ok(Json(json!({
         "object": "response.input_tokens",
         "input_tokens": prepared.context.input_tokens(),
@@ -47,6 +49,7 @@ pub async fn input_tokens(
 pub async fn compact(
     State(state): State<AppState>,
     Extension(project): Extension<Project>,
+    Extension(conditions): Extension<Conditions>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<Value>, ApiFailure> {
@@ -58,7 +61,7 @@ pub async fn compact(
             Some("model"),
         ));
     }
-    let prepared = prepare(&state, project.clone(), &headers, body).await?;
+    let prepared = prepare(&state, project.clone(), conditions, &headers, body).await?;
     let input_tokens = prepared.context.input_tokens();
     let (users, summary) = compact::compact(&prepared.context.items);
     let mut output: Vec<Value> = users.into_iter().map(user_message).collect();
@@ -99,6 +102,7 @@ pub(super) fn object(body: &Bytes) -> Result<Map<String, Value>, ApiFailure> {
 async fn prepare(
     state: &AppState,
     project: Project,
+    conditions: Conditions,
     headers: &HeaderMap,
     mut body: Map<String, Value>,
 ) -> Result<Prepared, ApiFailure> {
@@ -108,7 +112,7 @@ async fn prepare(
     let request =
         decode_request(Value::Object(body)).map_err(|e| ApiFailure::new(400, e.to_api_error()))?;
     pipeline::supported(&request, pipeline::Via::Http)?;
-    let options = options::for_http(headers, project)?;
+    let options = options::for_http(headers, project, conditions)?;
     pipeline::prepare(state, request, Origin::Http, options).await
 }
 

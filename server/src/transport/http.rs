@@ -14,14 +14,15 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response as HttpResponse};
 use axum::{Extension, Json};
-use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tether_link::LinkHandle;
 use tether_protocol::{ErrorFrame, Item, ResponseStatus, ServerEvent, StreamEvent, decode_request};
 use tokio::sync::mpsc;
 
-use super::{background, options, server_headers, trace_context};
+use super::{background, link, options, server_headers, trace_context};
 use crate::AppState;
+use crate::conditions::Conditions;
 use crate::error::ApiFailure;
 use crate::metrics::Transport;
 use crate::pipeline::{self, Origin};
@@ -31,6 +32,7 @@ use crate::tenancy::Project;
 pub async fn create(
     State(state): State<AppState>,
     Extension(project): Extension<Project>,
+    Extension(conditions): Extension<Conditions>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<HttpResponse, ApiFailure> {
@@ -49,7 +51,8 @@ pub async fn create(
     if in_background {
         pipeline::background::check(request.stores())?;
     }
-    let mut options = options::for_http(&headers, project)?;
+    let meter = conditions.meter.clone();
+    let mut options = options::for_http(&headers, project, conditions)?;
     options.trace = trace_context::from_headers(&state, &headers, request.client_metadata.as_ref());
     let prepared = pipeline::prepare(&state, request, Origin::Http, options).await?;
     if in_background {
@@ -70,14 +73,11 @@ pub async fn create(
             // A client that hangs up ends the stream; there is nobody to report that to.
             let _ = pipeline::generate(&task_state, prepared, &out).await;
         });
-        let stream = futures_util::stream::poll_fn(move |cx| events.poll_recv(cx)).map(|event| {
-            let event = flat_error(*event);
-            Ok::<_, std::convert::Infallible>(
-                Event::default()
-                    .event(event.type_name())
-                    .data(event.to_json()),
-            )
-        });
+        let stream = SseEvents {
+            events,
+            meter,
+            held: None,
+        };
         let mut reply = Sse::new(stream)
             .keep_alive(KeepAlive::default())
             .into_response();
@@ -108,7 +108,18 @@ pub async fn create(
                 Err(ApiFailure::new(status.unwrap_or(500), error.clone()))
             }
             _ => {
-                let mut reply = Json(response).into_response();
+                let body = serde_json::to_vec(&response).map_err(|e| {
+                    ApiFailure::internal(format!("cannot encode the response: {e}"))
+                })?;
+                let mut timing = timing;
+                if let (Some(summary), Some(meter)) = (timing.as_mut(), &meter) {
+                    link::finish_value(summary, meter, body.len());
+                }
+                let mut reply = (
+                    [(axum::http::header::CONTENT_TYPE, "application/json")],
+                    body,
+                )
+                    .into_response();
                 reply.headers_mut().extend(announced);
                 // The JSON body stays exactly the API's; the summary travels in a header.
                 if let Some(value) = timing.and_then(|t| t.to_string().parse().ok()) {
@@ -118,6 +129,57 @@ pub async fn create(
             }
         }
     }
+}
+
+/// The events of a streamed response as SSE. On a request with an emulated link, an event whose
+/// timing summary waits for the way down is held back one poll, so the HTTP server flushes the
+/// events before it to the socket (the link's account then holds them), and gets it as it goes.
+struct SseEvents {
+    events: mpsc::Receiver<Box<ServerEvent>>,
+    meter: Option<LinkHandle>,
+    held: Option<Box<ServerEvent>>,
+}
+
+impl futures_util::Stream for SseEvents {
+    type Item = Result<Event, std::convert::Infallible>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let event = match self.held.take() {
+            Some(event) => event,
+            None => match self.events.poll_recv(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Ready(Some(event)) => {
+                    if self.meter.is_some() && link::wants_download(&event) {
+                        self.held = Some(event);
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                    event
+                }
+            },
+        };
+        let mut event = flat_error(*event);
+        if let Some(meter) = &self.meter
+            && link::wants_download(&event)
+        {
+            link::finish_summary(&mut event, meter, sse_bytes);
+        }
+        Poll::Ready(Some(Ok(Event::default()
+            .event(event.type_name())
+            .data(event.to_json()))))
+    }
+}
+
+/// The bytes `event` takes on the socket: `event: NAME\ndata: JSON\n\n` in a chunk of the
+/// chunked transfer coding (`SIZE\r\n…\r\n`).
+fn sse_bytes(event: &ServerEvent) -> usize {
+    let text = "event: \ndata: \n\n".len() + event.type_name().len() + event.to_json().len();
+    format!("{text:X}").len() + 2 + text + 2
 }
 
 /// SSE carries errors flat (`{"type":"error","code","message","param"}`), not in the WebSocket

@@ -12,6 +12,7 @@ pub mod dry_run;
 pub mod errors;
 pub mod health;
 pub mod http;
+pub mod link;
 pub mod options;
 pub mod rate_limit;
 pub mod server_headers;
@@ -85,6 +86,26 @@ pub fn router(state: AppState, static_dir: &Path) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             errors::json_errors,
+        ));
+    let served = if static_dir.join("index.html").is_file() {
+        // Precompressed (brotli, gzip) as `xtask dist` wrote them; `no-cache` but for the
+        // content-hashed chunk, which is immutable (`static_files.rs` says why).
+        api.fallback_service(static_files::service(static_dir))
+    } else {
+        let hint = format!(
+            "The playground is not built: {} has no index.html.\n\
+             Run `cargo xtask run` (builds it and starts the server) or `cargo xtask dist`.\n",
+            static_dir.display()
+        );
+        api.fallback(move || async move { (StatusCode::NOT_FOUND, hint).into_response() })
+    };
+    served
+        // Every request sets its socket's link (the playground's files too, so a socket kept
+        // alive after an API request's link serves them without one); inside CORS, so a page
+        // can read a refusal.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            link::apply,
         ))
         // A playground (or any page) served from another origin may call the API: no cookies
         // are involved (keys go in `Authorization`), and WebSocket upgrades are not subject to
@@ -104,17 +125,5 @@ pub fn router(state: AppState, static_dir: &Path) -> Router {
                 .expose_headers(rate_limit::HEADERS.map(axum::http::HeaderName::from_static))
                 .max_age(std::time::Duration::from_secs(600)),
         )
-        .with_state(state);
-    if static_dir.join("index.html").is_file() {
-        // Precompressed (brotli, gzip) as `xtask dist` wrote them; `no-cache` but for the
-        // content-hashed chunk, which is immutable (`static_files.rs` says why).
-        api.fallback_service(static_files::service(static_dir))
-    } else {
-        let hint = format!(
-            "The playground is not built: {} has no index.html.\n\
-             Run `cargo xtask run` (builds it and starts the server) or `cargo xtask dist`.\n",
-            static_dir.display()
-        );
-        api.fallback(move || async move { (StatusCode::NOT_FOUND, hint).into_response() })
-    }
+        .with_state(state)
 }

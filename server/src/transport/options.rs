@@ -6,18 +6,26 @@
 //! ask for the reference's `responsesapi.websocket_timing` event
 //! (`x-responsesapi-include-timing-metrics: true`, which Codex sends with its runtime metrics
 //! on). The same reason lets an upgrade name its betas as `?openai_beta=` (the `OpenAI-Beta`
-//! header's value, URL-encoded: `?openai_beta=responses_websockets%3D2026-02-04`).
+//! header's value, URL-encoded: `?openai_beta=responses_websockets%3D2026-02-04`). The
+//! conditions a client chooses (`tether_rtt_ms`, …) are parsed and applied to the socket before
+//! the handler runs (`transport/link.rs`) and travel with the options.
 
 use axum::http::HeaderMap;
 
+use crate::conditions::Conditions;
 use crate::error::ApiFailure;
 use crate::model::FailureKind;
 use crate::pipeline::RequestOptions;
 use crate::tenancy::Project;
 
-/// The options an HTTP request's `headers` ask for, for the key's `project`; 400 for an unknown
+/// The options an HTTP request's `headers` ask for, for the key's `project`, under the
+/// `conditions` it chose (`transport/link.rs` parsed and applied them); 400 for an unknown
 /// failure kind.
-pub fn for_http(headers: &HeaderMap, project: Project) -> Result<RequestOptions, ApiFailure> {
+pub fn for_http(
+    headers: &HeaderMap,
+    project: Project,
+    conditions: Conditions,
+) -> Result<RequestOptions, ApiFailure> {
     Ok(RequestOptions {
         project,
         forced_failure: forced_failure(headers)?,
@@ -27,15 +35,18 @@ pub fn for_http(headers: &HeaderMap, project: Project) -> Result<RequestOptions,
         multi_agent: false,
         default_model: None,
         trace: None,
+        conditions,
     })
 }
 
 /// The options an upgrade request's `headers` and URL `query` ask for, for every response of
-/// its connection (all of the key's `project`); 400 for an unknown failure kind.
+/// its connection (all of the key's `project`), under the `conditions` it chose; 400 for an
+/// unknown failure kind.
 pub fn for_upgrade(
     headers: &HeaderMap,
     query: Option<&str>,
     project: Project,
+    conditions: Conditions,
 ) -> Result<RequestOptions, ApiFailure> {
     Ok(RequestOptions {
         project,
@@ -60,6 +71,7 @@ pub fn for_upgrade(
                 })
         }),
         trace: None,
+        conditions,
     })
 }
 
@@ -152,10 +164,17 @@ mod tests {
             &HeaderMap::new(),
             Some("openai_beta=responses_websockets%3D2026-02-04"),
             Project::open(),
+            Conditions::default(),
         )
         .unwrap();
         assert!(options.append_mode && !options.multi_agent);
-        let v2 = for_upgrade(&HeaderMap::new(), Some("tether_timing=1"), Project::open()).unwrap();
+        let v2 = for_upgrade(
+            &HeaderMap::new(),
+            Some("tether_timing=1"),
+            Project::open(),
+            Conditions::default(),
+        )
+        .unwrap();
         assert!(!v2.append_mode);
     }
 }

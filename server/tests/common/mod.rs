@@ -44,12 +44,10 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind(config.addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        // As `tether_server::serve` does: small event frames must not wait behind Nagle.
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
+        // As `tether_server::serve` does: sockets that can carry a link, with TCP_NODELAY.
+        let listener = tether_server::transport::link::Listener::new(listener);
         let task = tokio::spawn(async move {
-            axum::serve(listener, router)
+            axum::serve(listener, tether_server::transport::link::service(router))
                 .with_graceful_shutdown(async {
                     let _ = stopped.await;
                 })

@@ -27,6 +27,7 @@ use tokio::sync::mpsc;
 
 use super::{options, server_headers, trace_context};
 use crate::AppState;
+use crate::conditions::Conditions;
 use crate::error::ApiFailure;
 use crate::lifecycle::ConnectionGuard;
 use crate::pipeline::RequestOptions;
@@ -42,11 +43,13 @@ use turn::send_error;
 const READ_BUFFER_BYTES: usize = 4 * 1024;
 
 /// Upgrades the request to a WebSocket connection. The upgrade request's options
-/// (`x-tether-fail`, `x-tether-timing: 1`, `?tether_timing=1`) apply to every response of the
+/// (`x-tether-fail`, `x-tether-timing: 1`, `?tether_timing=1`) and conditions (`?tether_rtt_ms`,
+/// …: the link `transport/link.rs` set for the socket) apply to every response of the
 /// connection.
 pub async fn upgrade(
     State(state): State<AppState>,
     Extension(project): Extension<Project>,
+    Extension(conditions): Extension<Conditions>,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
     ws: WebSocketUpgrade,
@@ -63,7 +66,7 @@ pub async fn upgrade(
         )
         .into_response();
     }
-    let mut options = match options::for_upgrade(&headers, query.as_deref(), project) {
+    let mut options = match options::for_upgrade(&headers, query.as_deref(), project, conditions) {
         Ok(options) => options,
         Err(failure) => return failure.into_response(),
     };
@@ -131,7 +134,13 @@ pub async fn handle_socket<S, E>(
     // limit: 1009); otherwise a close frame without a code.
     let (close_tx, close_rx) = tokio::sync::oneshot::channel::<CloseFrame>();
     let (ping_tx, ping_rx) = mpsc::channel::<()>(1);
-    let writer = writer::spawn(sink, out_rx, ping_rx, close_rx);
+    let writer = writer::spawn(
+        sink,
+        out_rx,
+        ping_rx,
+        close_rx,
+        options.conditions.meter.clone(),
+    );
     let mut close_tx = Some(close_tx);
 
     let mut lanes = Lanes::new(state.clone(), out_tx.clone(), options);
