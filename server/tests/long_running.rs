@@ -495,7 +495,11 @@ async fn a_steer_waits_for_the_tool_outputs_when_the_response_ends_with_calls() 
         .as_str()
         .unwrap()
         .to_string();
-    assert_eq!(text, "Switching to cats, as you asked.");
+    // It branched on the steer, and its message says so in the user's words.
+    assert_eq!(
+        text,
+        "Understood: “about a cat please”. Switching to cats, as you asked."
+    );
     server.stop().await;
     std::fs::remove_dir_all(&scenarios).unwrap();
 }

@@ -400,8 +400,18 @@ impl Scenario {
         step
     }
 
-    /// What the model answers now in `context`.
+    /// What the model answers now in `context`; its first message acknowledges what the user
+    /// said since the model last wrote one ([`acknowledge`]).
     pub fn plan(&self, context: &Context) -> Vec<Output> {
+        let mut outputs = self.scripted(context);
+        if let Some(said) = unanswered_user_text(&context.items) {
+            acknowledge(&mut outputs, &said);
+        }
+        outputs
+    }
+
+    /// What the script says the model answers now in `context`.
+    fn scripted(&self, context: &Context) -> Vec<Output> {
         let Some(index) = self.current_step(context) else {
             return match &self.on_exhausted {
                 Exhaustion::Message(text) => vec![Output::Message(text.clone())],
@@ -427,6 +437,51 @@ impl Scenario {
         }
         outputs
     }
+}
+
+/// The user's words the model has not answered: the last user message, when the model had
+/// already taken a turn before it and has written no message since — a steer's input
+/// (`response.steer`), or what the user wrote when the agent stopped. Walks back from the end
+/// only to the last message.
+fn unanswered_user_text(items: &[Item]) -> Option<String> {
+    let at = items.iter().rposition(|item| match item {
+        Item::Message(m) => matches!(m.role, Role::User | Role::Assistant),
+        _ => false,
+    })?;
+    let Item::Message(message) = &items[at] else {
+        return None;
+    };
+    if message.role != Role::User || !items[..at].iter().any(is_model_item) {
+        return None;
+    }
+    let text = message.content.text();
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
+}
+
+/// The longest quote of the user's words an acknowledgement carries, in characters.
+const QUOTE_CHARS: usize = 200;
+
+/// Makes the first message of `outputs` acknowledge `said` (quoted, cut at [`QUOTE_CHARS`]), or
+/// adds one before the calls when the turn has none — so a steer visibly changes the run even
+/// where the script does not branch on it.
+fn acknowledge(outputs: &mut Vec<Output>, said: &str) {
+    let quote = match said.char_indices().nth(QUOTE_CHARS) {
+        Some((cut, _)) => format!("{}…", &said[..cut]),
+        None => said.to_string(),
+    };
+    let note = format!("Understood: “{quote}”.");
+    if let Some(Output::Message(text)) =
+        outputs.iter_mut().find(|o| matches!(o, Output::Message(_)))
+    {
+        *text = format!("{note} {text}");
+        return;
+    }
+    let at = outputs
+        .iter()
+        .position(|o| !matches!(o, Output::Reasoning(_)))
+        .unwrap_or(outputs.len());
+    outputs.insert(at, Output::Message(note));
 }
 
 impl Call {
@@ -670,6 +725,55 @@ mod tests {
             said.push(text);
         }
         assert_eq!(said, ["a", "b", "a"]);
+    }
+
+    #[test]
+    fn the_first_message_after_a_steer_acknowledges_it() {
+        let scenario = Scenario::from_json(BRANCHING).unwrap();
+        let request = ResponseCreate::new("m", "go");
+        let plan = |items: &[Item]| {
+            scenario.plan(&crate::sim::testing::context_with(
+                request.clone(),
+                items.to_vec(),
+            ))
+        };
+        // The task itself is not acknowledged.
+        let mut items = vec![Item::user_text("go")];
+        assert!(
+            messages(&plan(&items)).is_empty(),
+            "the first step only calls"
+        );
+        // A steer after the model's call: the next message quotes it.
+        items.extend([
+            call("shell", "c1"),
+            Item::user_text("  use the\nother   file  "),
+            output("c1", "1 FAIL"),
+        ]);
+        assert_eq!(
+            messages(&plan(&items)),
+            ["Understood: “use the other file”. red"],
+            "the step's message, prefixed"
+        );
+        // Once answered, no more.
+        items.extend([
+            Item::assistant_text(
+                "m1",
+                "Understood: “use the other file”. red",
+                tether_protocol::ItemStatus::Completed,
+            ),
+            call("shell", "c-fix"),
+            output("c-fix", "fixed"),
+        ]);
+        assert!(messages(&plan(&items)).is_empty(), "{:?}", plan(&items));
+        // A step without a message gets one, before its calls.
+        items.push(Item::user_text("x".repeat(300)));
+        let planned = plan(&items);
+        let said = messages(&planned);
+        assert_eq!(said.len(), 1);
+        assert!(said[0].starts_with("Understood: “xxx") && said[0].ends_with("…”."));
+        assert_eq!(said[0].chars().filter(|c| *c == 'x').count(), QUOTE_CHARS);
+        assert!(matches!(planned[0], Output::Message(_)));
+        assert!(matches!(planned[1], Output::Call(_)));
     }
 
     #[test]
