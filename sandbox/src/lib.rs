@@ -14,6 +14,7 @@
 
 pub mod js;
 pub mod limits;
+mod long_task;
 #[cfg(feature = "native")]
 pub mod native;
 mod sample;
@@ -32,6 +33,10 @@ pub use tether_vfs::changes;
 pub use changes::{ChangeKind, ChangeSet, FileChange};
 pub use js::{JsEntry, JsOutcome, JsRequest, JsRuntime};
 pub use limits::{Clock, LIMIT_EXIT_CODE, LimitExceeded, Limits, ManualClock, SystemClock};
+pub use long_task::{
+    CI_LOG_PATH, FAILURES, LINES_PER_SHARD, LONG_TASK_PROMPT, SHARDS, ci_log, long_task_project,
+    shard_counts, shard_lines,
+};
 pub use patch::{PatchError, PatchSummary};
 pub use sample::{SAMPLE_FIX_PATCH, sample_project};
 pub use sandbox::{Sandbox, ShellOutput};

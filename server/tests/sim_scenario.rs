@@ -299,3 +299,92 @@ async fn websocket_mid_stream_failure_is_an_error_with_status_then_failed() {
     assert_eq!(events.last().unwrap()["type"], "response.completed");
     server.stop().await;
 }
+
+/// The long task (`triage-ci-log`, issue 23's "a long rollout like the bench's"), played over
+/// WebSocket mode with every call run by the sandbox on `long_task_project()`, as the playground
+/// and the bench run it: 40 shell calls, each reading one shard's window of the log (~3,000
+/// tokens, nothing elided), the context past 100k tokens, each message saying what its window
+/// holds, then the summary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_long_task_reads_forty_windows_of_the_ci_log_and_summarises() {
+    let server = common::TestServer::start(":memory:").await;
+    let mut client = server.connect().await;
+    let mut sandbox = Sandbox::new(tether_sandbox::long_task_project());
+    let tools = sandbox.tool_specs(ApplyPatchForm::Freeform);
+    let tokenizer = tether_server::tokenizer::tokenizer();
+    let mut input = vec![json!({"role": "user", "content": tether_sandbox::LONG_TASK_PROMPT})];
+    let mut previous: Option<String> = None;
+    let mut messages = Vec::new();
+    let mut last_input_tokens = 0;
+    for turn in 0..=tether_sandbox::SHARDS {
+        let mut body = json!({"type": "response.create", "model": "tether-sim", "input": input,
+            "tools": tools, "store": false, "metadata": {"scenario": "triage-ci-log"}});
+        if let Some(id) = &previous {
+            body["previous_response_id"] = json!(id);
+        }
+        client.send(&body.to_string()).await;
+        let completed = client.response_events().await.pop().unwrap();
+        assert_eq!(completed["type"], "response.completed", "turn {turn}");
+        let response = &completed["response"];
+        last_input_tokens = response["usage"]["input_tokens"].as_u64().unwrap();
+        previous = Some(response["id"].as_str().unwrap().to_string());
+        let output = response["output"].as_array().unwrap();
+        messages.push(
+            output
+                .iter()
+                .find(|item| item["type"] == "message")
+                .map(|item| item["content"][0]["text"].as_str().unwrap().to_string())
+                .expect("every turn says something"),
+        );
+        let calls: Vec<&Value> = output
+            .iter()
+            .filter(|item| item["type"] == "function_call")
+            .collect();
+        if turn == tether_sandbox::SHARDS {
+            assert!(calls.is_empty(), "the last turn only summarises");
+            break;
+        }
+        assert_eq!(calls.len(), 1, "turn {turn}");
+        let call = calls[0];
+        assert_eq!(call["name"], "shell");
+        let result = sandbox
+            .call_tool("shell", call["arguments"].as_str().unwrap())
+            .await;
+        let shard = turn + 1;
+        assert!(
+            result.output.starts_with("Exit code: 0\n"),
+            "turn {turn}: {}",
+            &result.output[..200.min(result.output.len())]
+        );
+        assert!(
+            result.output.contains(&format!("== shard {shard:02}/40"))
+                && !result.output.contains("elided"),
+            "turn {turn} reads shard {shard} whole"
+        );
+        let tokens = tokenizer.count(result.output.as_str());
+        assert!(
+            (2_500..3_500).contains(&tokens),
+            "turn {turn}: {tokens} tokens"
+        );
+        input = vec![
+            json!({"type": "function_call_output", "call_id": call["call_id"],
+            "output": result.output}),
+        ];
+    }
+    assert!(last_input_tokens > 100_000, "{last_input_tokens}");
+    // Each message after a read says what that window held.
+    for (shard, message) in messages.iter().enumerate().skip(1) {
+        let (passed, failed) = tether_sandbox::shard_counts(shard);
+        let said = format!("Shard {shard}/40");
+        assert!(
+            message.starts_with(&said)
+                && message.contains(&format!("{passed} passed, {failed} failed")),
+            "{message}"
+        );
+    }
+    for (shard, name, _) in tether_sandbox::FAILURES {
+        assert!(messages[shard].contains(name), "{}", messages[shard]);
+    }
+    assert!(messages[40].contains("Summary: 4 of the run's tests fail"));
+    server.stop().await;
+}

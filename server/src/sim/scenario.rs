@@ -38,7 +38,10 @@ use crate::items;
 use crate::model::{Context, FailureKind, ModelEvent};
 
 /// The scenarios shipped with the server, compiled in from `server/scenarios/`.
-const BUILTIN: [&str; 1] = [include_str!("../../scenarios/fix-sample-project.json")];
+const BUILTIN: [&str; 2] = [
+    include_str!("../../scenarios/fix-sample-project.json"),
+    include_str!("../../scenarios/triage-ci-log.json"),
+];
 
 /// A scripted scenario.
 #[derive(Debug, Deserialize)]
@@ -793,6 +796,9 @@ mod tests {
     #[test]
     fn the_shipped_scenarios_load() {
         let set = ScenarioSet::builtin();
-        assert_eq!(set.names().collect::<Vec<_>>(), ["fix-sample-project"]);
+        assert_eq!(
+            set.names().collect::<Vec<_>>(),
+            ["fix-sample-project", "triage-ci-log"]
+        );
     }
 }
