@@ -461,3 +461,63 @@ async fn the_api_cost_preset_is_chosen_per_request() {
     assert_eq!(timing["modelled"], json!({}), "{timing}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_running_response_counts_every_frame_it_took() {
+    let server = allowing().await;
+    let url = format!(
+        "ws://{}/v1/responses{LINK}&tether_timing=1&openai_beta=responses_websockets%3D2026-02-04",
+        server.addr
+    );
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let tool = json!({"type": "function", "name": "lookup", "description": "Looks a word up.",
+        "parameters": {"type": "object", "properties": {"word": {"type": "string"}}}});
+    let create = json!({"type": "response.create", "model": "tether-sim", "store": false,
+        "input": "look it up", "tools": [tool]})
+    .to_string();
+    let masked = |payload: usize| payload + 2 + if payload > 125 { 2 } else { 0 } + 4;
+    socket
+        .send(Message::Text(create.clone().into()))
+        .await
+        .unwrap();
+    let paused = loop {
+        let Message::Text(text) = socket.next().await.unwrap().unwrap() else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(&text).unwrap();
+        assert_ne!(event["type"], "error", "{event}");
+        if event["type"] == "response.done" {
+            break event;
+        }
+    };
+    let call = paused["response"]["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["type"] == "function_call")
+        .unwrap()
+        .clone();
+    let append = json!({"type": "response.append", "input": [{"type": "function_call_output",
+        "call_id": call["call_id"], "output": "a small animal"}]})
+    .to_string();
+    socket
+        .send(Message::Text(append.clone().into()))
+        .await
+        .unwrap();
+    let completed = loop {
+        let Message::Text(text) = socket.next().await.unwrap().unwrap() else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(&text).unwrap();
+        if event["type"] == "response.completed" {
+            break event;
+        }
+    };
+    let link = &completed["tether_timing"]["link"];
+    let sent = masked(create.len()) + masked(append.len());
+    assert_eq!(us(&link["up_bytes"]), sent as u64, "{link}");
+    // Each frame paid its own serialisation and the one-way delay.
+    let up = us(&link["up_us"]);
+    assert!(up.abs_diff(sent as u64 + 2 * ONE_WAY_US) <= 4, "{up}");
+    server.stop().await;
+}

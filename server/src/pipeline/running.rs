@@ -312,6 +312,14 @@ impl Running {
     /// onto the prompt, checked against the compiled tools, and `input` is classified.
     pub async fn extend(&mut self, state: &AppState, input: Vec<Item>) -> Result<(), ApiFailure> {
         let started = Instant::now();
+        // The frame that brought the input came over the link too.
+        if let (Some(link), Some(more)) = (
+            self.timings.link.as_mut(),
+            self.options.conditions.take_upload(),
+        ) {
+            link.up_bytes += more.up_bytes;
+            link.up += more.up;
+        }
         let taken = self.take_input(state, input).await;
         // Its stages are recorded on their own; `generate` is the rest.
         self.extending += started.elapsed();
