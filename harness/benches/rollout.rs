@@ -23,8 +23,19 @@
 //! time, the engine's, the tools' and the network's: (a) on loopback, (b) through the link
 //! emulator at 40 ms RTT, 20 Mbit/s up and 100 Mbit/s down, (c) with the `hosted` API costs.
 //!
+//! Part 3 runs the long task the playground offers, `triage-ci-log` (41 turns, 40 shell calls
+//! over `tether_sandbox::long_task_project()`, each output ~3,000 tokens, the context past 100k),
+//! exactly as the playground's Compare runs it — WebSocket against HTTP stateless, the same
+//! requests the page sends, a discarded warm-up of both legs on `instant` with local costs,
+//! then the legs in the order A B B A …, every tool call run by tether-sandbox natively, the link
+//! and the API costs chosen per connection and emulated by the server (`tether_rtt_ms`, …) — so
+//! the page's result and the bench's can be held against each other for the same conditions.
+//! By default it runs `spark` over 40 ms / 20 Mbit/s up / 100 Mbit/s down with local costs.
+//!
 //! Run: `cargo xtask bench` (or `cargo bench -p tether-harness --bench rollout`);
-//! `TETHER_BENCH_PARTS=1` runs Part 1 alone.
+//! `TETHER_BENCH_PARTS=1` runs Part 1 alone. Only part 3, for chosen conditions:
+//! `cargo xtask bench -- --task triage-ci-log --profile spark --rtt-ms 40 --up-mbit 20
+//! --down-mbit 100 --api-costs hosted --repetitions 5`.
 
 use std::time::{Duration, Instant};
 
@@ -83,15 +94,54 @@ const PART1_MODES: [Mode; 5] = [
     Mode::HttpStatelessTokenCache,
 ];
 
+/// What to run: everything, or (`--task`) only part 3 under the conditions given.
+#[derive(Debug, clap::Parser)]
+struct BenchArgs {
+    /// Run only part 3, this task (a scenario the server ships): `triage-ci-log`.
+    #[arg(long)]
+    task: Option<String>,
+    /// The model profile part 3 runs (`flagship`, `spark`, `burst`, `instant`, `tether-sim`).
+    #[arg(long, default_value = "spark")]
+    profile: String,
+    /// Part 3's emulated round-trip time, in ms.
+    #[arg(long, default_value_t = 40.0)]
+    rtt_ms: f64,
+    /// Part 3's client → server bandwidth, Mbit/s (0: unlimited).
+    #[arg(long, default_value_t = 20.0)]
+    up_mbit: f64,
+    /// Part 3's server → client bandwidth, Mbit/s (0: unlimited).
+    #[arg(long, default_value_t = 100.0)]
+    down_mbit: f64,
+    /// Part 3's API costs: `local` or `hosted`.
+    #[arg(long, default_value = "local")]
+    api_costs: String,
+    /// Part 3's repetitions of each leg (after the warm-up).
+    #[arg(long, default_value_t = 3)]
+    repetitions: usize,
+    /// Passed by `cargo bench`; ignored.
+    #[arg(long, hide = true)]
+    bench: bool,
+}
+
 fn main() {
+    use clap::Parser;
+    let args = BenchArgs::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
-    runtime.block_on(run());
+    runtime.block_on(run(args));
 }
 
-async fn run() {
+async fn run(args: BenchArgs) {
+    if args.task.is_some() {
+        let dir = std::env::temp_dir().join(format!("tether-bench-{}", std::process::id()));
+        println!("Tether agent-rollout benchmark");
+        println!("machine: {} cores, {}", cores(), cpu_model());
+        long_task(&dir, &args).await;
+        let _ = std::fs::remove_dir_all(dir);
+        return;
+    }
     let dir = std::env::temp_dir().join(format!("tether-bench-{}", std::process::id()));
     let scenarios = dir.join("scenarios");
     std::fs::create_dir_all(&scenarios).unwrap();
@@ -102,6 +152,10 @@ async fn run() {
     let mut cached_config = Config::try_parse_from_args(&dir.join("token-cache"), &scenarios);
     cached_config.token_cache_tokens = 4_000_000;
     let (cached_addr, cached_server) = start(&cached_config).await;
+    // The same as the first, served without the link layer (a plain TcpListener): what the
+    // link-capable sockets cost a connection that asks for no link.
+    let plain_config = Config::try_parse_from_args(&dir.join("plain"), &scenarios);
+    let (plain_addr, plain_server) = start_plain(&plain_config).await;
 
     println!("Tether agent-rollout benchmark");
     println!("machine: {} cores, {}", cores(), cpu_model());
@@ -183,6 +237,28 @@ async fn run() {
         ms(*append[1..].iter().min().unwrap()),
         ms(*append[1..].iter().max().unwrap()),
     );
+    // Without the link layer, alternating with the link-capable server so both see the same
+    // machine.
+    let (mut linked, mut plain) = (Vec::new(), Vec::new());
+    for repetition in 0..REPETITIONS {
+        let pair = [(addr, &mut linked), (plain_addr, &mut plain)];
+        let order: Vec<_> = if repetition % 2 == 0 {
+            pair.into_iter().collect()
+        } else {
+            pair.into_iter().rev().collect()
+        };
+        for (to, runs) in order {
+            let run = rollout(to, Mode::WebSocket, "instant", &outputs, None).await;
+            runs.push(run.turns.iter().sum::<Duration>());
+        }
+    }
+    println!(
+        "WebSocket without the link layer (a plain TcpListener, no link asked either way), side by \
+         side: total of 40 turns {:.1} ms with it, {:.1} ms without (median of {REPETITIONS}, \
+         alternated)",
+        ms(median(linked)),
+        ms(median(plain)),
+    );
     println!(
         "WebSocket turn 40 / turn 1: {:.2}; turn 40 / turn 2 (the first continuation, which adds \
          the first tool output): {:.2}; turns 2-40 min {:.2} ms, max {:.2} ms",
@@ -259,10 +335,12 @@ async fn run() {
 
     server.abort();
     cached_server.abort();
+    plain_server.abort();
 
     // `TETHER_BENCH_PARTS=1`: Part 1 alone (a before/after of the server's own work).
     if std::env::var("TETHER_BENCH_PARTS").as_deref() != Ok("1") {
         end_to_end(&dir, &scenarios, &outputs).await;
+        long_task(&dir, &args).await;
     }
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -521,7 +599,22 @@ async fn start(config: &Config) -> (std::net::SocketAddr, tokio::task::JoinHandl
     let router = app(state, std::path::Path::new("does-not-exist"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    // As `tether_server::serve` does: no Nagle delay on small event frames.
+    // As `tether_server::serve` does: sockets that carry the link a client asks for, with
+    // TCP_NODELAY (no Nagle delay on small event frames).
+    use tether_server::transport::link;
+    let listener = link::Listener::new(listener);
+    let server =
+        tokio::spawn(async move { axum::serve(listener, link::service(router)).await.unwrap() });
+    (addr, server)
+}
+
+/// Starts a server for `config` as `start` does, but on a plain `TcpListener` (no link layer).
+async fn start_plain(config: &Config) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    std::fs::create_dir_all(&config.data_dir).unwrap();
+    let state = AppState::new(config).unwrap();
+    let router = app(state, std::path::Path::new("does-not-exist"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
     use axum::serve::ListenerExt;
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
@@ -921,4 +1014,259 @@ fn cpu_model() -> String {
                 .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// The two legs of the playground's Compare.
+#[derive(Clone, Copy, PartialEq)]
+enum Leg {
+    WebSocket,
+    HttpStateless,
+}
+
+impl Leg {
+    fn name(self) -> &'static str {
+        match self {
+            Leg::WebSocket => "WebSocket",
+            Leg::HttpStateless => "HTTP stateless",
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Leg::WebSocket => "ws",
+            Leg::HttpStateless => "http-stateless",
+        }
+    }
+}
+
+/// One run of the long task: its total and where the time went, summed over its turns.
+#[derive(Default)]
+struct TaskRun {
+    total: Duration,
+    /// The server's own time (`api_us`).
+    api: Duration,
+    /// The engine's, as the API saw it (`engine.iapi_total_us`).
+    engine: Duration,
+    /// The sandbox running the calls.
+    tools: Duration,
+    /// What the emulated link added, each way (`link.up_us`, `link.down_us`).
+    link_up: Duration,
+    link_down: Duration,
+    up_bytes: u64,
+    turns: usize,
+    calls: usize,
+    input_last: u64,
+}
+
+impl TaskRun {
+    /// The client's time beyond the server's, the link's and the tools': transport, framing,
+    /// JSON, scheduling.
+    fn rest(&self) -> Duration {
+        self.total
+            .saturating_sub(self.api + self.engine + self.tools + self.link_up + self.link_down)
+    }
+}
+
+/// Part 3: the long task as the playground's Compare runs it, under `args`' conditions.
+async fn long_task(dir: &std::path::Path, args: &BenchArgs) {
+    let task = args.task.as_deref().unwrap_or("triage-ci-log");
+    let mut config = Config::try_parse_from_args(&dir.join("task"), &dir.join("task-scenarios"));
+    std::fs::create_dir_all(dir.join("task-scenarios")).unwrap();
+    config.allow_client_conditions = true;
+    let (addr, server) = start(&config).await;
+    let link = format!(
+        "tether_rtt_ms={}&tether_up_mbit={}&tether_down_mbit={}",
+        args.rtt_ms, args.up_mbit, args.down_mbit
+    );
+    let measured = format!("{link}&tether_api_costs={}", args.api_costs);
+    let warm = format!("{link}&tether_api_costs=local");
+    let mbit = |m: f64| {
+        if m > 0.0 {
+            format!("{m} Mbit/s")
+        } else {
+            "unlimited".into()
+        }
+    };
+    println!(
+        "\nPart 3 — the long task `{task}` as the playground's Compare runs it: model `{}`, \
+         {} ms RTT, {} up, {} down (emulated by the server, tether_rtt_ms=…), API costs {}; \
+         the page's requests (tether-sandbox's tool specs, no instructions, store:false, SSE \
+         over HTTP, a prompt_cache_key per run), every call run by tether-sandbox natively on \
+         long_task_project(); a warm-up of both legs on `instant` with local costs, discarded; \
+         then {} repetitions, the legs in the order A B B A …; median [min–max].",
+        args.profile,
+        args.rtt_ms,
+        mbit(args.up_mbit),
+        mbit(args.down_mbit),
+        args.api_costs,
+        args.repetitions,
+    );
+    for leg in [Leg::WebSocket, Leg::HttpStateless] {
+        task_rollout(addr, leg, task, "instant", &warm, "warm").await;
+    }
+    let mut runs: Vec<(Leg, Vec<TaskRun>)> = vec![
+        (Leg::WebSocket, Vec::new()),
+        (Leg::HttpStateless, Vec::new()),
+    ];
+    for repetition in 0..args.repetitions {
+        // A B, then B A: neither leg always runs first.
+        let order = if repetition % 2 == 0 { [0, 1] } else { [1, 0] };
+        for index in order {
+            let leg = runs[index].0;
+            let tag = format!("{repetition}");
+            let run = task_rollout(addr, leg, task, &args.profile, &measured, &tag).await;
+            runs[index].1.push(run);
+        }
+    }
+    println!(
+        "{:<16}{:>22}{:>9}{:>11}{:>10}{:>11}{:>13}{:>9}{:>10}{:>8}{:>11}",
+        "leg",
+        "end to end, s",
+        "API, s",
+        "engine, s",
+        "tools, s",
+        "link up, s",
+        "link down, s",
+        "rest, s",
+        "up, MB",
+        "turns",
+        "input@end"
+    );
+    let mut medians = Vec::new();
+    for (leg, runs) in &runs {
+        let totals: Vec<Duration> = runs.iter().map(|r| r.total).collect();
+        let med = |f: &dyn Fn(&TaskRun) -> f64| median_f64(runs.iter().map(f).collect());
+        let total = median(totals.clone());
+        println!(
+            "{:<16}{:>8.2} [{:.2}–{:.2}]{:>9.2}{:>11.2}{:>10.2}{:>11.2}{:>13.2}{:>9.2}{:>10.2}{:>8}{:>11}",
+            leg.name(),
+            total.as_secs_f64(),
+            totals.iter().min().unwrap().as_secs_f64(),
+            totals.iter().max().unwrap().as_secs_f64(),
+            med(&|r| r.api.as_secs_f64()),
+            med(&|r| r.engine.as_secs_f64()),
+            med(&|r| r.tools.as_secs_f64()),
+            med(&|r| r.link_up.as_secs_f64()),
+            med(&|r| r.link_down.as_secs_f64()),
+            med(&|r| r.rest().as_secs_f64()),
+            med(&|r| r.up_bytes as f64 / 1e6),
+            runs[0].turns,
+            runs[0].input_last,
+        );
+        assert_eq!(runs[0].calls, tether_sandbox::SHARDS, "{}", leg.name());
+        medians.push(total);
+    }
+    let saving =
+        |ws: Duration, http: Duration| (1.0 - ws.as_secs_f64() / http.as_secs_f64()) * 100.0;
+    let pairs: Vec<String> = runs[0]
+        .1
+        .iter()
+        .zip(&runs[1].1)
+        .map(|(ws, http)| format!("{:.1}", saving(ws.total, http.total)))
+        .collect();
+    println!(
+        "WebSocket vs HTTP stateless: {:.1}% faster end to end (medians); per repetition: {} %",
+        saving(medians[0], medians[1]),
+        pairs.join(", ")
+    );
+    server.abort();
+}
+
+/// Plays `task` once over `leg` on `model`, the URL carrying `query` (the conditions), as the
+/// playground does: the sandbox runs every call; WebSocket sends the new outputs with
+/// `previous_response_id`, HTTP stateless the whole conversation, streamed.
+async fn task_rollout(
+    addr: std::net::SocketAddr,
+    leg: Leg,
+    task: &str,
+    model: &str,
+    query: &str,
+    tag: &str,
+) -> TaskRun {
+    use tether_harness::load::client::{HttpConn, Target, WsConn};
+    let mut target = Target::resolve(&format!("http://{addr}"), None, true)
+        .await
+        .unwrap();
+    target.responses_path = format!("/v1/responses?{query}");
+    let mut ws = match leg {
+        Leg::WebSocket => Some(WsConn::connect(&target).await.unwrap()),
+        Leg::HttpStateless => None,
+    };
+    let mut http = match leg {
+        Leg::HttpStateless => Some(HttpConn::connect(&target).await.unwrap()),
+        Leg::WebSocket => None,
+    };
+    let mut sandbox = tether_sandbox::Sandbox::new(tether_sandbox::long_task_project());
+    let tools = tether_sandbox::tool_specs(tether_sandbox::ApplyPatchForm::Freeform);
+    let key = format!("bench-{}-{tag}-{}", std::process::id(), leg.key());
+    let mut conversation =
+        vec![json!({"role": "user", "content": tether_sandbox::LONG_TASK_PROMPT})];
+    let mut new_input = conversation.clone();
+    let mut previous: Option<String> = None;
+    let mut run = TaskRun::default();
+    let timeout = Duration::from_secs(300);
+    // As the page does: the connection is open and the sandbox ready before the clock starts.
+    let started = Instant::now();
+    // The task's turns, and a margin: a scenario that never stops calling fails the run.
+    for turn in 0..60 {
+        let mut body = json!({"model": model, "tools": tools, "store": false,
+            "metadata": {"scenario": task}, "prompt_cache_key": key});
+        let done = match (&mut ws, &mut http) {
+            (Some(socket), _) => {
+                body["type"] = json!("response.create");
+                body["input"] = json!(new_input);
+                if let Some(id) = &previous {
+                    body["previous_response_id"] = json!(id);
+                }
+                socket.turn(body.to_string(), timeout).await
+            }
+            (_, Some(connection)) => {
+                body["stream"] = json!(true);
+                body["input"] = json!(conversation);
+                connection
+                    .turn(&target, body.to_string().into_bytes(), timeout)
+                    .await
+            }
+            _ => unreachable!("one client per leg"),
+        }
+        .unwrap_or_else(|error| panic!("{} turn {turn}: {error:?}", leg.name()));
+        run.turns += 1;
+        let timing = done.timing.clone().unwrap_or_default();
+        let us = |value: &Value| Duration::from_micros(value.as_u64().unwrap_or(0));
+        run.api += us(&timing["api_us"]);
+        run.engine += us(&timing["engine"]["iapi_total_us"]);
+        run.link_up += us(&timing["link"]["up_us"]);
+        run.link_down += us(&timing["link"]["down_us"]);
+        run.up_bytes += timing["link"]["up_bytes"].as_u64().unwrap_or(0);
+        run.input_last = done
+            .response
+            .usage
+            .as_ref()
+            .map_or(0, |usage| usage.input_tokens);
+        let response = serde_json::to_value(&done.response).unwrap();
+        let output = response["output"].as_array().unwrap().clone();
+        let tool_started = Instant::now();
+        let mut results = Vec::new();
+        for call in output.iter().filter(|item| item["type"] == "function_call") {
+            let name = call["name"].as_str().unwrap();
+            let result = sandbox
+                .call_tool(name, call["arguments"].as_str().unwrap())
+                .await;
+            results.push(
+                json!({"type": "function_call_output", "call_id": call["call_id"],
+                "output": result.output}),
+            );
+        }
+        run.tools += tool_started.elapsed();
+        run.calls += results.len();
+        previous = Some(done.response.id.clone());
+        if results.is_empty() {
+            run.total = started.elapsed();
+            return run;
+        }
+        conversation.extend(output.iter().cloned());
+        conversation.extend(results.iter().cloned());
+        new_input = results;
+    }
+    panic!("{} did not finish {task} in 60 turns", leg.name());
 }

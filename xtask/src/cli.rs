@@ -40,8 +40,19 @@ pub enum Task {
     },
     /// Build the playground into dist/ (release, wasm-opt) and print its sizes.
     Dist,
-    /// The agent-rollout benchmark: per-turn overhead over HTTP and WebSocket.
-    Bench,
+    /// The agent-rollout benchmark: per-turn overhead over HTTP and WebSocket, and the
+    /// playground's long task as its Compare runs it.
+    Bench {
+        /// Passed to the benchmark: `--task triage-ci-log --profile spark --rtt-ms 40
+        /// --up-mbit 20 --down-mbit 100 --api-costs hosted --repetitions 5` runs only the long
+        /// task (Part 3) under those conditions.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<String>,
+    },
     /// Instructions of one WebSocket turn at ~6k and ~125k tokens (release, callgrind); fails
     /// if the long one costs over 1.1x the short one or a count regresses past its baseline.
     TurnCost,
@@ -181,7 +192,19 @@ mod tests {
             Some(Task::Setup { browsers: true })
         ));
         assert!(matches!(parse(&["dist"]).unwrap(), Some(Task::Dist)));
-        assert!(matches!(parse(&["bench"]).unwrap(), Some(Task::Bench)));
+        assert!(matches!(
+            parse(&["bench"]).unwrap(),
+            Some(Task::Bench { args }) if args.is_empty()
+        ));
+        let Some(Task::Bench { args }) =
+            parse(&["bench", "--", "--task", "triage-ci-log", "--rtt-ms", "40"]).unwrap()
+        else {
+            panic!("bench");
+        };
+        assert_eq!(
+            args,
+            strings(&["--task", "triage-ci-log", "--rtt-ms", "40"])
+        );
         assert!(matches!(
             parse(&["turn-cost"]).unwrap(),
             Some(Task::TurnCost)

@@ -6,7 +6,7 @@
 //! cargo xtask test                  set up (with headless Chromium), run every test suite
 //! cargo xtask setup [--browsers]    install what is missing, nothing else
 //! cargo xtask dist                  build the playground into dist/ (release, wasm-opt)
-//! cargo xtask bench                 the agent-rollout benchmark (results go in BENCHMARKS.md)
+//! cargo xtask bench [-- ARGS]       the agent-rollout benchmark (results go in BENCHMARKS.md)
 //! cargo xtask turn-cost             instructions per WebSocket turn at ~6k and ~125k tokens
 //! cargo xtask load [-- ARGS]        tether-load (release) against a running server
 //! cargo xtask link [-- ARGS]        tether-link (release): a TCP proxy adding RTT, bandwidth
@@ -93,9 +93,16 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
             setup::ensure_deployment()?;
             deploy::bench_store(&root, seconds)
         }
-        Task::Bench => {
+        Task::Bench { args } => {
+            // `cargo xtask bench -- --task triage-ci-log --profile spark --rtt-ms 40 …`: only
+            // the long task, under those conditions (harness/benches/rollout.rs, part 3).
             step("benchmark: the 40-turn agent rollout over HTTP and WebSocket (release build)");
-            cargo(&["bench", "-p", "tether-harness", "--bench", "rollout"])?;
+            let mut cargo_args = vec!["bench", "-p", "tether-harness", "--bench", "rollout"];
+            if !args.is_empty() {
+                cargo_args.push("--");
+                cargo_args.extend(args.iter().map(String::as_str));
+            }
+            cargo(&cargo_args)?;
             Ok(ExitCode::SUCCESS)
         }
         Task::TurnCost => {
