@@ -442,24 +442,31 @@ impl Scenario {
     }
 }
 
-/// The user's words the model has not answered: the last user message, when the model had
-/// already taken a turn before it and has written no message since — a steer's input
-/// (`response.steer`), or what the user wrote when the agent stopped. Walks back from the end
-/// only to the last message.
+/// The user's words the model has not answered: the latest user message since the model's
+/// last turn — a steer's input (`response.steer`), or what the user wrote when the agent
+/// stopped — when the model has taken a turn at all. Walks back only over the items since that
+/// turn (the new input), so a long conversation costs nothing more.
 fn unanswered_user_text(items: &[Item]) -> Option<String> {
-    let at = items.iter().rposition(|item| match item {
-        Item::Message(m) => matches!(m.role, Role::User | Role::Assistant),
-        _ => false,
-    })?;
-    let Item::Message(message) = &items[at] else {
-        return None;
-    };
-    if message.role != Role::User || !items[..at].iter().any(is_model_item) {
-        return None;
+    let mut said: Option<&tether_protocol::items::Message> = None;
+    for item in items.iter().rev() {
+        if is_model_item(item) {
+            let text = said?;
+            let text: String = text
+                .content
+                .text()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            return (!text.is_empty()).then_some(text);
+        }
+        if said.is_none()
+            && let Item::Message(message) = item
+            && message.role == Role::User
+        {
+            said = Some(message);
+        }
     }
-    let text = message.content.text();
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!text.is_empty()).then_some(text)
+    None
 }
 
 /// The longest quote of the user's words an acknowledgement carries, in characters.
