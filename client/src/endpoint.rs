@@ -1,0 +1,334 @@
+//! Where a Tether server is, and what every request to it carries: its base URL, the API key,
+//! the opt-ins (the server's stage timings, betas) and any headers of the caller's own.
+//!
+//! One [`Endpoint`] serves both transports: clients derive the WebSocket URL from the HTTP base,
+//! `http://host/v1` → `ws://host/v1/responses` (docs/protocol.md §1). A browser cannot set
+//! headers on an upgrade, so there the opt-ins travel in the upgrade URL's query instead
+//! ([`Endpoint::browser_websocket_url`]), which the server reads the same way.
+
+use crate::error::Error;
+
+/// A Tether (or any Responses API) server and how to talk to it.
+///
+/// ```
+/// use tether_client::Endpoint;
+///
+/// let endpoint = Endpoint::new("http://127.0.0.1:8080/v1")?
+///     .with_api_key("sk-test")
+///     .with_timing(true);
+/// assert_eq!(endpoint.responses_url(), "http://127.0.0.1:8080/v1/responses");
+/// assert_eq!(endpoint.websocket_url(), "ws://127.0.0.1:8080/v1/responses");
+/// # Ok::<(), tether_client::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// `https` / `wss`.
+    secure: bool,
+    /// `host[:port]` as written in the URL (the `Host` header).
+    authority: String,
+    /// The path before `/v1`, without a trailing slash: `""` or e.g. `"/proxy"`.
+    prefix: String,
+    api_key: Option<String>,
+    timing: bool,
+    betas: Vec<String>,
+    headers: Vec<(String, String)>,
+    /// The socket address, once resolved (native only; see `Endpoint::resolve`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) addr: Option<std::net::SocketAddr>,
+}
+
+/// The `OpenAI-Beta` value of v1 WebSocket mode: responses pause with `response.done` at
+/// client tool calls and `response.append` resumes them (docs/protocol.md §9).
+pub const APPEND_BETA: &str = "responses_websockets=2026-02-04";
+
+/// The `OpenAI-Beta` value of the multi-agent beta: `response.inject` (docs/protocol.md §9).
+pub const MULTI_AGENT_BETA: &str = "responses_multi_agent=v1";
+
+impl Endpoint {
+    /// Parses `http[s]://host[:port][/prefix][/v1[/responses]]` (`ws://` and `wss://` are read
+    /// as `http://` and `https://`). A query or a fragment is refused: the URL names a server,
+    /// and what a request carries is set on the endpoint.
+    pub fn new(url: &str) -> Result<Endpoint, Error> {
+        let invalid = |reason: &str| Error::InvalidUrl {
+            url: url.to_string(),
+            reason: reason.to_string(),
+        };
+        let (scheme, rest) = url
+            .split_once("://")
+            .ok_or_else(|| invalid("it must start with http://, https://, ws:// or wss://"))?;
+        let secure = match scheme.to_ascii_lowercase().as_str() {
+            "http" | "ws" => false,
+            "https" | "wss" => true,
+            _ => return Err(invalid("the scheme must be http, https, ws or wss")),
+        };
+        if rest.contains(['?', '#']) {
+            return Err(invalid(
+                "a query or fragment is not part of a server's address; set the key, timing \
+                 and betas on the Endpoint",
+            ));
+        }
+        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        if authority.is_empty() {
+            return Err(invalid("it names no host"));
+        }
+        if authority.contains('@') {
+            return Err(invalid(
+                "credentials in the URL are not supported; use with_api_key",
+            ));
+        }
+        if let Some((_, port)) = authority.rsplit_once(':')
+            && !authority.ends_with(']')
+            && port.parse::<u16>().is_err()
+        {
+            return Err(invalid("the port must be a number from 0 to 65535"));
+        }
+        let base = path.trim_end_matches('/');
+        let base = base.strip_suffix("/v1/responses").unwrap_or(base);
+        let base = base.strip_suffix("/v1").unwrap_or(base);
+        Ok(Endpoint {
+            secure,
+            authority: authority.to_string(),
+            prefix: base.to_string(),
+            api_key: None,
+            timing: false,
+            betas: Vec::new(),
+            headers: Vec::new(),
+            #[cfg(not(target_arch = "wasm32"))]
+            addr: None,
+        })
+    }
+
+    /// Authenticates every request with `key` (`Authorization: Bearer`); a blank key is none.
+    pub fn with_api_key(mut self, key: impl Into<String>) -> Endpoint {
+        let key = key.into();
+        let key = key.trim();
+        self.api_key = (!key.is_empty()).then(|| key.to_string());
+        self
+    }
+
+    /// Asks for the server's per-stage timing summary (`x-tether-timing: 1`): the terminal
+    /// event's `tether_timing` (docs/protocol.md §8), read by [`crate::Finished::timing`].
+    pub fn with_timing(mut self, timing: bool) -> Endpoint {
+        self.timing = timing;
+        self
+    }
+
+    /// Asks for a beta feature on WebSocket upgrades (`OpenAI-Beta`), e.g. [`APPEND_BETA`].
+    pub fn with_beta(mut self, beta: impl Into<String>) -> Endpoint {
+        self.betas.push(beta.into());
+        self
+    }
+
+    /// Sends `name: value` with every request and upgrade (natively; a browser sets only the
+    /// headers fetch allows, and none on an upgrade).
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Endpoint {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    pub fn api_key(&self) -> Option<&str> {
+        self.api_key.as_deref()
+    }
+
+    pub fn timing(&self) -> bool {
+        self.timing
+    }
+
+    pub fn betas(&self) -> &[String] {
+        &self.betas
+    }
+
+    /// `host[:port]` as written in the URL.
+    pub fn authority(&self) -> &str {
+        &self.authority
+    }
+
+    pub fn is_secure(&self) -> bool {
+        self.secure
+    }
+
+    /// The request target of `path` on this server: the URL's prefix, then `path`
+    /// (`/v1/models` → `/proxy/v1/models`).
+    pub fn path(&self, path: &str) -> String {
+        format!("{}{path}", self.prefix)
+    }
+
+    /// The full HTTP URL of `path` (`/readyz` → `http://host:port/readyz`).
+    pub fn url(&self, path: &str) -> String {
+        let scheme = if self.secure { "https" } else { "http" };
+        format!("{scheme}://{}{}", self.authority, self.path(path))
+    }
+
+    /// `http://host/v1/responses`.
+    pub fn responses_url(&self) -> String {
+        self.url("/v1/responses")
+    }
+
+    /// `ws://host/v1/responses` (`wss` for a secure endpoint).
+    pub fn websocket_url(&self) -> String {
+        let scheme = if self.secure { "wss" } else { "ws" };
+        format!(
+            "{scheme}://{}{}",
+            self.authority,
+            self.path("/v1/responses")
+        )
+    }
+
+    /// The upgrade URL a browser opens: [`Endpoint::websocket_url`] with the opt-ins a page
+    /// cannot send as headers — `tether_timing=1`, and each beta as `openai_beta=` — in its
+    /// query. The API key is never put there (it travels as a minted client secret).
+    pub fn browser_websocket_url(&self) -> String {
+        let mut url = self.websocket_url();
+        let mut params = Vec::new();
+        if self.timing {
+            params.push("tether_timing=1".to_string());
+        }
+        for beta in &self.betas {
+            params.push(format!("openai_beta={}", query_escape(beta)));
+        }
+        if !params.is_empty() {
+            url.push('?');
+            url.push_str(&params.join("&"));
+        }
+        url
+    }
+
+    /// The headers every HTTP request carries: the key, the timing opt-in, the caller's own.
+    pub(crate) fn request_headers(&self) -> Vec<(&str, String)> {
+        let mut headers = Vec::with_capacity(2 + self.headers.len());
+        if let Some(key) = &self.api_key {
+            headers.push(("authorization", format!("Bearer {key}")));
+        }
+        if self.timing {
+            headers.push(("x-tether-timing", "1".to_string()));
+        }
+        for (name, value) in &self.headers {
+            headers.push((name.as_str(), value.clone()));
+        }
+        headers
+    }
+
+    /// The headers of a WebSocket upgrade: those of every request, and each beta.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn upgrade_headers(&self) -> Vec<(&str, String)> {
+        let mut headers = self.request_headers();
+        for beta in &self.betas {
+            headers.push(("openai-beta", beta.clone()));
+        }
+        headers
+    }
+}
+
+/// `text` percent-encoded for a query value (everything but unreserved characters).
+fn query_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_name_the_server_whatever_their_suffix() {
+        for url in [
+            "http://127.0.0.1:8080",
+            "http://127.0.0.1:8080/",
+            "http://127.0.0.1:8080/v1",
+            "http://127.0.0.1:8080/v1/",
+            "http://127.0.0.1:8080/v1/responses",
+            "ws://127.0.0.1:8080/v1/responses",
+        ] {
+            let endpoint = Endpoint::new(url).unwrap();
+            assert_eq!(
+                endpoint.responses_url(),
+                "http://127.0.0.1:8080/v1/responses",
+                "{url}"
+            );
+            assert_eq!(endpoint.websocket_url(), "ws://127.0.0.1:8080/v1/responses");
+            assert_eq!(endpoint.authority(), "127.0.0.1:8080");
+        }
+        let proxied = Endpoint::new("https://t.example/proxy/v1").unwrap();
+        assert!(proxied.is_secure());
+        assert_eq!(proxied.path("/v1/models"), "/proxy/v1/models");
+        assert_eq!(proxied.url("/readyz"), "https://t.example/proxy/readyz");
+        assert_eq!(
+            proxied.websocket_url(),
+            "wss://t.example/proxy/v1/responses"
+        );
+        let ipv6 = Endpoint::new("http://[::1]:9/v1").unwrap();
+        assert_eq!(ipv6.responses_url(), "http://[::1]:9/v1/responses");
+    }
+
+    #[test]
+    fn bad_urls_say_what_is_wrong() {
+        let reason = |url: &str| match Endpoint::new(url) {
+            Err(Error::InvalidUrl { reason, .. }) => reason,
+            other => panic!("{url}: {other:?}"),
+        };
+        assert!(reason("127.0.0.1:8080").contains("must start with"));
+        assert!(reason("ftp://h").contains("scheme"));
+        assert!(reason("http://").contains("no host"));
+        assert!(reason("http://h:port").contains("port"));
+        assert!(reason("http://h:70000").contains("port"));
+        assert!(reason("http://h/v1?api_key=x").contains("query"));
+        assert!(reason("http://user:pw@h").contains("credentials"));
+    }
+
+    #[test]
+    fn requests_carry_the_key_the_opt_ins_and_the_callers_headers() {
+        let endpoint = Endpoint::new("http://h:1")
+            .unwrap()
+            .with_api_key("  sk-1 ")
+            .with_timing(true)
+            .with_beta(APPEND_BETA)
+            .with_header("x-tether-fail", "server_error");
+        assert_eq!(endpoint.api_key(), Some("sk-1"));
+        assert_eq!(
+            endpoint.request_headers(),
+            [
+                ("authorization", "Bearer sk-1".to_string()),
+                ("x-tether-timing", "1".to_string()),
+                ("x-tether-fail", "server_error".to_string()),
+            ]
+        );
+        #[cfg(not(target_arch = "wasm32"))]
+        assert_eq!(
+            endpoint.upgrade_headers().last(),
+            Some(&("openai-beta", APPEND_BETA.to_string()))
+        );
+        assert_eq!(
+            Endpoint::new("http://h")
+                .unwrap()
+                .with_api_key(" ")
+                .api_key(),
+            None
+        );
+    }
+
+    #[test]
+    fn a_browser_upgrade_carries_the_opt_ins_in_its_query_and_never_the_key() {
+        let endpoint = Endpoint::new("http://h:1/v1")
+            .unwrap()
+            .with_api_key("sk-secret")
+            .with_timing(true)
+            .with_beta(APPEND_BETA);
+        let url = endpoint.browser_websocket_url();
+        assert_eq!(
+            url,
+            "ws://h:1/v1/responses?tether_timing=1&openai_beta=responses_websockets%3D2026-02-04"
+        );
+        assert!(!url.contains("sk-secret"));
+        assert_eq!(
+            Endpoint::new("http://h").unwrap().browser_websocket_url(),
+            "ws://h/v1/responses"
+        );
+    }
+}
