@@ -27,6 +27,7 @@ mod disk;
 mod dist;
 mod setup;
 mod suites;
+mod test_servers;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::setup::Tools;
+use crate::test_servers::{CLIENT_BROWSER_SERVERS, TestServers};
 use crate::{check, disk, dist, output_of, step};
 
 struct Suite {
@@ -84,6 +85,29 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
     if let Err(error) = &server_built {
         eprintln!("xtask: {error:#}");
     }
+    // The client's browser backend against real servers of that build.
+    let client_name = "browser: client (wasm-bindgen-test, headless Chromium, three servers)";
+    let client_result = match &server_built {
+        Ok(()) => {
+            let binary = root.join("target/debug/tether-server");
+            match TestServers::start(&binary, &CLIENT_BROWSER_SERVERS) {
+                Ok(servers) => {
+                    let mut command = browser("tether-client");
+                    servers.export(&mut command);
+                    run_suite(&mut Suite {
+                        name: client_name,
+                        command,
+                    })
+                }
+                Err(error) => Outcome::not_started(format!("{error:#}")),
+            }
+        }
+        Err(_) => Outcome::not_started(
+            "skipping the client's browser suite: tether-server did not build".into(),
+        ),
+    };
+    results.push((client_name, client_result));
+
     let e2e = "end-to-end (node --test, playwright-core)";
     let e2e_ready = match server_built {
         Ok(()) => dist::build(root, tools),
@@ -175,7 +199,7 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
 }
 
 fn build_server(cargo: &str) -> Result<()> {
-    step("building tether-server for the end-to-end and conformance suites");
+    step("building tether-server for the client's browser, end-to-end and conformance suites");
     crate::check(Command::new(cargo).args(["build", "-p", "tether-server"]))
 }
 
