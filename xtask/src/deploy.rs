@@ -137,7 +137,7 @@ pub struct Deployment {
     shared_secret: String,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 struct ReplicaInfo {
     url: String,
     pid: u32,
@@ -405,11 +405,8 @@ impl Deployment {
             .spawn()
             .context("cannot start nginx")?;
         deployment.nginx = Some(child);
-        wait_for(
-            &format!("{}/readyz", deployment.url),
-            Duration::from_secs(20),
-        )
-        .context("nginx did not answer on /readyz")?;
+        wait_for(&deployment.url, "/readyz", Duration::from_secs(20))
+            .context("nginx did not answer on /readyz")?;
         deployment.write_state()?;
         Ok(deployment)
     }
@@ -493,7 +490,7 @@ impl Deployment {
         );
         record_pid(&dir, &replicas, index, child.id(), false);
         let url = format!("http://127.0.0.1:{port}");
-        wait_for(&format!("{url}/readyz"), Duration::from_secs(30))
+        wait_for(&url, "/readyz", Duration::from_secs(30))
             .with_context(|| format!("replica {index} did not become ready"))?;
         let state = self.state_file();
         let supervisor = std::thread::spawn(move || {
@@ -654,42 +651,26 @@ struct StateFile {
     postgres_url: String,
 }
 
-fn json_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+/// `deployment.json`: where the deployment answers, and each replica's current PID.
+#[derive(serde::Serialize)]
+struct StateJson<'a> {
+    url: &'a str,
+    no_websocket_url: &'a str,
+    postgres_url: &'a str,
+    replicas: &'a [ReplicaInfo],
 }
 
 /// Writes `deployment.json` (atomically: a reader never sees half of it).
 fn write_state_file(state: &StateFile, replicas: &Mutex<Vec<ReplicaInfo>>) -> Result<()> {
-    let replicas: Vec<String> = replicas
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            format!(
-                "{{\"url\": {}, \"pid\": {}, \"restarts\": {}}}",
-                json_string(&r.url),
-                r.pid,
-                r.restarts
-            )
-        })
-        .collect();
-    let text = format!(
-        "{{\"url\": {}, \"no_websocket_url\": {}, \"postgres_url\": {}, \"replicas\": [{}]}}\n",
-        json_string(&state.url),
-        json_string(&state.no_websocket_url),
-        json_string(&state.postgres_url),
-        replicas.join(", ")
-    );
+    let replicas = replicas.lock().unwrap();
+    let json = StateJson {
+        url: &state.url,
+        no_websocket_url: &state.no_websocket_url,
+        postgres_url: &state.postgres_url,
+        replicas: &replicas,
+    };
+    let mut text = serde_json::to_vec_pretty(&json)?;
+    text.push(b'\n');
     let temporary = state.path.with_extension("json.tmp");
     std::fs::write(&temporary, text)?;
     std::fs::rename(&temporary, &state.path)?;
@@ -744,37 +725,32 @@ fn spawn_replica(command: &mut Command, index: usize) -> Result<Child> {
     }
 }
 
-/// Waits until `GET url` answers 200 (plain HTTP/1.1 over TCP), or fails after `limit`.
-fn wait_for(url: &str, limit: Duration) -> Result<()> {
+/// Waits until `GET path` on the server at `base` answers 200, or fails after `limit`.
+fn wait_for(base: &str, path: &str, limit: Duration) -> Result<()> {
+    let endpoint = tether_client::Endpoint::new(base)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a tokio runtime")?;
     let deadline = Instant::now() + limit;
-    loop {
-        match http_status(url) {
-            Ok(200) => return Ok(()),
-            Ok(status) if Instant::now() >= deadline => bail!("{url} answered {status}"),
-            Err(error) if Instant::now() >= deadline => return Err(error),
-            _ => std::thread::sleep(Duration::from_millis(100)),
+    runtime.block_on(async {
+        loop {
+            // A new connection each time: the last one may have gone with a restarting server.
+            let mut http = tether_client::Http::new(&endpoint);
+            let answer = tokio::time::timeout(Duration::from_secs(5), http.get(path)).await;
+            match answer {
+                Ok(Ok(reply)) if reply.status == 200 => return Ok(()),
+                Ok(Ok(reply)) if Instant::now() >= deadline => {
+                    bail!("{} answered {}", endpoint.url(path), reply.status)
+                }
+                Ok(Err(error)) if Instant::now() >= deadline => return Err(error.into()),
+                Err(_) if Instant::now() >= deadline => {
+                    bail!("{} did not answer within 5 s", endpoint.url(path))
+                }
+                _ => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
         }
-    }
-}
-
-/// The status of `GET url` (`http://HOST:PORT/PATH`).
-fn http_status(url: &str) -> Result<u16> {
-    use std::io::Read;
-    let rest = url.strip_prefix("http://").context("an http:// URL")?;
-    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let mut stream = std::net::TcpStream::connect(host)?;
-    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-    write!(
-        stream,
-        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response)?;
-    response
-        .split_whitespace()
-        .nth(1)
-        .and_then(|status| status.parse().ok())
-        .context("not an HTTP response")
+    })
 }
 
 /// `cargo xtask bench-store`: the store's cost, SQLite against PostgreSQL, and stored
@@ -1003,7 +979,7 @@ fn standalone(server: &Path, args: &[&str]) -> Result<(Child, String)> {
         .stdout(Stdio::piped());
     let child = spawn_replica(&mut command, 0)?;
     let url = format!("http://127.0.0.1:{port}");
-    wait_for(&format!("{url}/readyz"), Duration::from_secs(20))?;
+    wait_for(&url, "/readyz", Duration::from_secs(20))?;
     Ok((child, url))
 }
 
@@ -1189,8 +1165,60 @@ mod tests {
     }
 
     #[test]
-    fn shell_words_and_json_strings_are_quoted() {
+    fn waiting_ends_at_the_first_200_or_names_what_did_not_answer() {
+        // A one-shot server that answers 503, then 200.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            use std::io::{Read, Write as _};
+            for status in ["503 Service Unavailable", "200 OK"] {
+                let (mut socket, _) = listener.accept().unwrap();
+                let mut request = [0u8; 1024];
+                let _ = socket.read(&mut request).unwrap();
+                write!(socket, "HTTP/1.1 {status}\r\ncontent-length: 0\r\n\r\n").unwrap();
+            }
+        });
+        wait_for(&base, "/readyz", Duration::from_secs(20)).unwrap();
+        server.join().unwrap();
+
+        let port = free_port().unwrap();
+        let error = wait_for(
+            &format!("http://127.0.0.1:{port}"),
+            "/readyz",
+            Duration::from_millis(300),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("nothing answered at"), "{error}");
+    }
+
+    #[test]
+    fn shell_words_are_quoted() {
         assert_eq!(quoted("a'b"), r"'a'\''b'");
-        assert_eq!(json_string("a\"b\\c\n"), r#""a\"b\\c\u000a""#);
+    }
+
+    #[test]
+    fn the_state_file_is_json_a_reader_can_take_at_any_time() {
+        let dir = std::env::temp_dir().join(format!("tether-state-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let state = StateFile {
+            path: dir.join("deployment.json"),
+            url: "http://127.0.0.1:1".into(),
+            no_websocket_url: "http://127.0.0.1:2".into(),
+            postgres_url: "postgres://tether@127.0.0.1:3/te\"st".into(),
+        };
+        let replicas = Mutex::new(vec![ReplicaInfo {
+            url: "http://127.0.0.1:4".into(),
+            pid: 42,
+            restarts: 1,
+        }]);
+        write_state_file(&state, &replicas).unwrap();
+        let read: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&state.path).unwrap()).unwrap();
+        assert_eq!(read["postgres_url"], "postgres://tether@127.0.0.1:3/te\"st");
+        assert_eq!(read["replicas"][0]["pid"], 42);
+        assert_eq!(read["replicas"][0]["restarts"], 1);
+        assert!(!state.path.with_extension("json.tmp").exists());
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }
