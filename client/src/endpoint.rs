@@ -32,6 +32,8 @@ pub struct Endpoint {
     timing: bool,
     betas: Vec<String>,
     headers: Vec<(String, String)>,
+    /// Parameters of the upgrade URL's query, encoded.
+    upgrade_query: Vec<String>,
     /// The socket address, once resolved (native only; see `Endpoint::resolve`).
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) addr: Option<std::net::SocketAddr>,
@@ -93,6 +95,7 @@ impl Endpoint {
             timing: false,
             betas: Vec::new(),
             headers: Vec::new(),
+            upgrade_query: Vec::new(),
             #[cfg(not(target_arch = "wasm32"))]
             addr: None,
         })
@@ -123,6 +126,14 @@ impl Endpoint {
     /// headers fetch allows, and none on an upgrade).
     pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Endpoint {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Adds `name=value` to the WebSocket upgrade URL's query, e.g. `model` (a gateway routes
+    /// upgrades on `?model=`; Tether takes it as the connection's default model).
+    pub fn with_upgrade_query(mut self, name: &str, value: &str) -> Endpoint {
+        self.upgrade_query
+            .push(format!("{}={}", query_escape(name), query_escape(value)));
         self
     }
 
@@ -174,23 +185,24 @@ impl Endpoint {
         )
     }
 
+    /// The URL a native upgrade requests: [`Endpoint::websocket_url`] with the
+    /// [`Endpoint::with_upgrade_query`] parameters.
+    pub fn upgrade_url(&self) -> String {
+        with_query(self.websocket_url(), self.upgrade_query.iter().cloned())
+    }
+
     /// The upgrade URL a browser opens: [`Endpoint::websocket_url`] with the opt-ins a page
     /// cannot send as headers — `tether_timing=1`, and each beta as `openai_beta=` — in its
     /// query. The API key is never put there (it travels as a minted client secret).
     pub fn browser_websocket_url(&self) -> String {
-        let mut url = self.websocket_url();
-        let mut params = Vec::new();
+        let mut params = self.upgrade_query.clone();
         if self.timing {
             params.push("tether_timing=1".to_string());
         }
         for beta in &self.betas {
             params.push(format!("openai_beta={}", query_escape(beta)));
         }
-        if !params.is_empty() {
-            url.push('?');
-            url.push_str(&params.join("&"));
-        }
-        url
+        with_query(self.websocket_url(), params)
     }
 
     /// The headers every HTTP request carries: the key, the timing opt-in, the caller's own.
@@ -217,6 +229,15 @@ impl Endpoint {
         }
         headers
     }
+}
+
+/// `url` with `params` (already encoded) as its query.
+fn with_query(mut url: String, params: impl IntoIterator<Item = String>) -> String {
+    for (i, param) in params.into_iter().enumerate() {
+        url.push(if i == 0 { '?' } else { '&' });
+        url.push_str(&param);
+    }
+    url
 }
 
 /// `text` percent-encoded for a query value (everything but unreserved characters).
@@ -329,6 +350,22 @@ mod tests {
         assert_eq!(
             Endpoint::new("http://h").unwrap().browser_websocket_url(),
             "ws://h/v1/responses"
+        );
+    }
+
+    #[test]
+    fn upgrade_query_parameters_are_encoded_on_both_backends() {
+        let endpoint = Endpoint::new("http://h")
+            .unwrap()
+            .with_upgrade_query("model", "gpt-5.6+mini")
+            .with_timing(true);
+        assert_eq!(
+            endpoint.upgrade_url(),
+            "ws://h/v1/responses?model=gpt-5.6%2Bmini"
+        );
+        assert_eq!(
+            endpoint.browser_websocket_url(),
+            "ws://h/v1/responses?model=gpt-5.6%2Bmini&tether_timing=1"
         );
     }
 }

@@ -25,6 +25,7 @@ pub struct WebSocket {
     url: String,
     parked: VecDeque<(Option<String>, Frame)>,
     lanes: bool,
+    close_code: Option<u16>,
 }
 
 impl WebSocket {
@@ -51,6 +52,7 @@ impl WebSocket {
                 url,
                 parked: VecDeque::new(),
                 lanes: false,
+                close_code: None,
             }),
             Err(_) => Err(explain(endpoint, &url, credential.as_ref()).await),
         }
@@ -59,6 +61,18 @@ impl WebSocket {
     /// The URL this connection was opened to.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The headers of the server's answer to the upgrade: always empty in a browser, which
+    /// shows a page none of them.
+    pub fn handshake_headers(&self) -> &[(String, String)] {
+        &[]
+    }
+
+    /// The close code the connection ended with (1006 when it was lost without a close
+    /// frame), once read.
+    pub fn close_code(&self) -> Option<u16> {
+        self.close_code
     }
 
     /// Sends a text frame as it is.
@@ -154,7 +168,10 @@ impl WebSocket {
             Next::Binary => Err(Error::Protocol(
                 "a binary frame; the protocol sends JSON text frames only".into(),
             )),
-            Next::Ended(ended) => Err(Error::Closed(ended.describe())),
+            Next::Ended(ended) => {
+                self.close_code = Some(ended.code);
+                Err(Error::Closed(ended.describe()))
+            }
         }
     }
 

@@ -53,13 +53,17 @@ pub struct WebSocket {
     parked: VecDeque<(Option<String>, Frame)>,
     /// A `response.create` named a lane: frames must be sorted by lane.
     lanes: bool,
+    /// The code of the close frame the server sent, once it has.
+    close_code: Option<u16>,
+    /// The headers of the server's `101 Switching Protocols`.
+    handshake_headers: Vec<(String, String)>,
 }
 
 impl WebSocket {
     /// Opens a connection and completes the upgrade, with the endpoint's key, timing opt-in,
     /// betas and headers on the upgrade request.
     pub async fn connect(endpoint: &Endpoint) -> Result<WebSocket, Error> {
-        let url = endpoint.websocket_url();
+        let url = endpoint.upgrade_url();
         let stream = super::connect_tcp(endpoint, &url).await?;
         let mut request =
             url.as_str()
@@ -78,11 +82,22 @@ impl WebSocket {
         }
         let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
         match tokio_tungstenite::client_async_with_config(request, stream, Some(config)).await {
-            Ok((socket, _)) => Ok(WebSocket {
+            Ok((socket, response)) => Ok(WebSocket {
                 socket,
                 url,
                 parked: VecDeque::new(),
                 lanes: false,
+                close_code: None,
+                handshake_headers: response
+                    .headers()
+                    .iter()
+                    .map(|(name, value)| {
+                        (
+                            name.as_str().to_string(),
+                            String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                        )
+                    })
+                    .collect(),
             }),
             Err(tungstenite::Error::Http(response)) => {
                 let status = response.status().as_u16();
@@ -115,6 +130,19 @@ impl WebSocket {
     /// The URL this connection was opened to.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The headers of the server's answer to the upgrade (names in lower case): what a server
+    /// says about the connection, such as its rate limits (`x-ratelimit-*`).
+    pub fn handshake_headers(&self) -> &[(String, String)] {
+        &self.handshake_headers
+    }
+
+    /// The code of the close frame the server ended the connection with (1000, 1001 going
+    /// away, 1008 a policy, 1009 a message too big), once read; `None` before, or when the
+    /// connection ended without one.
+    pub fn close_code(&self) -> Option<u16> {
+        self.close_code
     }
 
     /// Sends a text frame as it is (any client frame, or something a test wants the server to
@@ -219,6 +247,7 @@ impl WebSocket {
                     ));
                 }
                 Some(Ok(Message::Close(frame))) => {
+                    self.close_code = frame.as_ref().map(|frame| u16::from(frame.code));
                     return Err(Error::Closed(match frame {
                         Some(frame) if frame.reason.is_empty() => {
                             format!("closed by the server ({})", u16::from(frame.code))
