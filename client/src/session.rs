@@ -103,6 +103,7 @@ struct Previous {
 /// println!("{} ({:?})", second.response.output_text(), session.transport());
 /// # let _ = first; Ok(()) }
 /// ```
+#[derive(Debug)]
 pub struct Session {
     endpoint: Endpoint,
     transport: Transport,

@@ -134,15 +134,14 @@ async fn a_keyed_upgrade_carries_a_minted_secret_and_a_wrong_key_is_named() {
     ws.close().await;
     let error = WebSocket::connect(&keyed().with_api_key("sk-wrong"))
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     match &error {
         Error::UpgradeRefused { detail, .. } => {
             assert!(detail.starts_with("401: wrong API key"), "{detail}")
         }
         other => panic!("{other:?}"),
     }
-    let error = WebSocket::connect(&keyed()).await.err().expect("refused");
+    let error = WebSocket::connect(&keyed()).await.expect_err("refused");
     assert!(
         error.to_string().contains("this server needs an API key"),
         "{error}"
@@ -151,10 +150,7 @@ async fn a_keyed_upgrade_carries_a_minted_secret_and_a_wrong_key_is_named() {
 
 #[wasm_bindgen_test]
 async fn a_refused_upgrade_moves_the_session_to_http() {
-    let refused = WebSocket::connect(&no_websocket())
-        .await
-        .err()
-        .expect("426");
+    let refused = WebSocket::connect(&no_websocket()).await.expect_err("426");
     match &refused {
         Error::UpgradeRefused { status, detail, .. } => {
             assert_eq!(*status, None, "a browser does not see the status");
@@ -253,6 +249,6 @@ async fn nothing_listening_is_a_connect_error() {
     let nowhere = Endpoint::new("http://127.0.0.1:1").unwrap();
     let error = Http::new(&nowhere).get("/readyz").await.unwrap_err();
     assert!(matches!(error, Error::Connect { .. }), "{error:?}");
-    let error = WebSocket::connect(&nowhere).await.err().unwrap();
+    let error = WebSocket::connect(&nowhere).await.unwrap_err();
     assert!(matches!(error, Error::Connect { .. }), "{error:?}");
 }

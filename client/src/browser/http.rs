@@ -36,6 +36,15 @@ pub struct SseStream<'a> {
     frames: SseFrames,
 }
 
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http")
+            .field("url", &self.endpoint.url(""))
+            .field("connected", &self.connected)
+            .finish()
+    }
+}
+
 impl Http {
     pub fn new(endpoint: &Endpoint) -> Http {
         Http {

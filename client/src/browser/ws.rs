@@ -28,6 +28,16 @@ pub struct WebSocket {
     close_code: Option<u16>,
 }
 
+impl std::fmt::Debug for WebSocket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebSocket")
+            .field("url", &self.url)
+            .field("parked", &self.parked.len())
+            .field("close_code", &self.close_code)
+            .finish_non_exhaustive()
+    }
+}
+
 impl WebSocket {
     /// Opens a connection and waits for the upgrade: the endpoint's timing opt-in and betas in
     /// the URL's query, its key as a minted client secret.

@@ -53,6 +53,15 @@ pub struct SseStream<'a> {
     ended: bool,
 }
 
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http")
+            .field("url", &self.endpoint.url(""))
+            .field("connected", &self.is_connected())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Http {
     /// A client of `endpoint`'s server; it connects at the first request.
     pub fn new(endpoint: &Endpoint) -> Http {

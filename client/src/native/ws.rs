@@ -59,6 +59,16 @@ pub struct WebSocket {
     handshake_headers: Vec<(String, String)>,
 }
 
+impl std::fmt::Debug for WebSocket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebSocket")
+            .field("url", &self.url)
+            .field("parked", &self.parked.len())
+            .field("close_code", &self.close_code)
+            .finish_non_exhaustive()
+    }
+}
+
 impl WebSocket {
     /// Opens a connection and completes the upgrade, with the endpoint's key, timing opt-in,
     /// betas and headers on the upgrade request.

@@ -69,7 +69,6 @@ async fn nothing_listening_is_a_connect_error() {
     assert!(matches!(error, Error::Connect { .. }), "{error:?}");
     let error = tether_client::WebSocket::connect(&endpoint)
         .await
-        .err()
-        .unwrap();
+        .unwrap_err();
     assert!(matches!(error, Error::Connect { .. }), "{error:?}");
 }
