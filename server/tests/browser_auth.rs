@@ -9,11 +9,11 @@ mod common;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use common::{Client, TestServer};
+use common::{Socket, TestServer};
+use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio_tungstenite::tungstenite;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::{self, Message};
 
 /// `method path` with a bearer `key` (none if empty) and a raw `body`; the status and the JSON
 /// body (`Null` if none).
@@ -24,22 +24,12 @@ async fn call(
     key: &str,
     body: &str,
 ) -> (u16, Value) {
-    let auth = if key.is_empty() {
-        String::new()
-    } else {
-        format!("Authorization: Bearer {key}\r\n")
-    };
-    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).await.unwrap();
-    let status = reply[9..12].parse().unwrap();
-    let (_, payload) = reply.split_once("\r\n\r\n").unwrap();
-    (status, serde_json::from_str(payload).unwrap_or(Value::Null))
+    let body = (!body.is_empty()).then(|| body.as_bytes().to_vec());
+    let reply = tether_client::Http::new(&server.endpoint().with_api_key(key))
+        .request(method, path, body)
+        .await
+        .unwrap();
+    (reply.status, reply.json().unwrap_or(Value::Null))
 }
 
 /// Mints a client secret with `key`; the secret and its `expires_at`.
@@ -59,12 +49,14 @@ async fn mint(server: &TestServer, key: &str, seconds: u64) -> (String, u64) {
 }
 
 /// The outcome of an upgrade of `path_and_query` offering `subprotocols` (none if empty): the
-/// client and the subprotocol the server selected, or the refusal's status and JSON body.
+/// socket and the subprotocol the server selected, or the refusal's status and JSON body. A raw
+/// tungstenite upgrade: this file tests the handshake itself — what is offered, what is
+/// selected, keys in the query — which the client does its own way.
 async fn upgrade(
     server: &TestServer,
     path_and_query: &str,
     subprotocols: &[&str],
-) -> Result<(Client, Option<String>), (u16, Value)> {
+) -> Result<(Socket, Option<String>), (u16, Value)> {
     let mut request = format!("ws://{}{path_and_query}", server.addr)
         .into_client_request()
         .unwrap();
@@ -80,7 +72,7 @@ async fn upgrade(
                 .headers()
                 .get("sec-websocket-protocol")
                 .map(|value| value.to_str().unwrap().to_string());
-            Ok((Client { socket }, selected))
+            Ok((socket, selected))
         }
         Err(tungstenite::Error::Http(response)) => {
             let body = response.body().clone().unwrap_or_default();
@@ -105,7 +97,7 @@ async fn connected(
     server: &TestServer,
     path_and_query: &str,
     subprotocols: &[&str],
-) -> (Client, Option<String>) {
+) -> (Socket, Option<String>) {
     match upgrade(server, path_and_query, subprotocols).await {
         Ok(connected) => connected,
         Err((status, body)) => panic!("upgrade refused: {status} {body}"),
@@ -113,16 +105,22 @@ async fn connected(
 }
 
 /// Sends one `response.create` (`extra` merged in) and reads it to its end.
-async fn respond(client: &mut Client, extra: Value) -> Vec<Value> {
+async fn respond(socket: &mut Socket, extra: Value) -> Vec<Value> {
     let mut frame = json!({"type": "response.create", "model": "tether-sim", "input": "hi",
         "store": false});
     for (name, value) in extra.as_object().unwrap() {
         frame[name] = value.clone();
     }
-    client.send(&frame.to_string()).await;
+    socket
+        .send(Message::Text(frame.to_string().into()))
+        .await
+        .unwrap();
     let mut events = Vec::new();
     loop {
-        let event = client.next_json().await;
+        let Some(Ok(Message::Text(text))) = socket.next().await else {
+            panic!("the connection ended before the response did")
+        };
+        let event: Value = serde_json::from_str(&text).unwrap();
         let end = matches!(
             event["type"].as_str(),
             Some("response.completed" | "response.failed" | "error")
@@ -203,15 +201,13 @@ async fn the_key_as_a_subprotocol_opens_the_connection_and_a_wrong_one_is_401() 
         &["responses", "openai-insecure-api-key.wrong"],
     )
     .await
-    .err()
-    .expect("a wrong key is refused");
+    .expect_err("a wrong key is refused");
     assert_eq!(status, 401);
     assert_eq!(body["error"]["code"], "invalid_api_key");
     // The marker alone carries no key.
     let (status, _) = upgrade(&server, "/v1/responses", &["responses"])
         .await
-        .err()
-        .expect("no key is refused");
+        .expect_err("no key is refused");
     assert_eq!(status, 401);
     // A key token without the marker: browsers would fail the handshake, so the server says why.
     let (status, body) = upgrade(
@@ -220,8 +216,7 @@ async fn the_key_as_a_subprotocol_opens_the_connection_and_a_wrong_one_is_401() 
         &["openai-insecure-api-key.browser-key-a"],
     )
     .await
-    .err()
-    .expect("a key without the marker is refused");
+    .expect_err("a key without the marker is refused");
     assert_eq!(status, 400);
     let message = body["error"]["message"].as_str().unwrap();
     assert!(message.contains("'responses' subprotocol"), "{message}");
@@ -296,8 +291,7 @@ async fn a_client_secret_opens_the_upgrade_and_nothing_else() {
     // An unknown secret on the upgrade.
     let (status, body) = upgrade(&server, "/v1/responses?api_key=ek_0123", &[])
         .await
-        .err()
-        .expect("an unknown secret is refused");
+        .expect_err("an unknown secret is refused");
     assert_eq!(status, 401);
     assert!(
         body["error"]["message"]
@@ -371,8 +365,7 @@ async fn a_client_secret_expires() {
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let (status, body) = upgrade(&server, &query, &[])
         .await
-        .err()
-        .expect("an expired secret is refused");
+        .expect_err("an expired secret is refused");
     assert_eq!(status, 401, "{body}");
     assert!(
         body["error"]["message"]
@@ -411,8 +404,7 @@ async fn a_client_secret_minted_by_one_replica_opens_the_upgrade_on_another() {
     let stranger = replica("another-deployments-secret").await;
     let (status, body) = upgrade(&stranger, &format!("/v1/responses?api_key={secret}"), &[])
         .await
-        .err()
-        .expect("another deployment's secret is refused");
+        .expect_err("another deployment's secret is refused");
     assert_eq!(status, 401, "{body}");
     let message = body["error"]["message"].as_str().unwrap();
     assert!(message.contains("another server secret"), "{message}");

@@ -7,9 +7,10 @@ mod common;
 use std::time::Duration;
 
 use common::{TestServer, config};
-use futures_util::StreamExt;
+use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::{self, Message};
+use tether_client::WebSocket;
+use tokio_tungstenite::tungstenite::Message;
 
 fn create(input: &str, store: bool, previous: Option<&Value>) -> String {
     let mut frame =
@@ -27,16 +28,16 @@ async fn beyond_max_connections_the_upgrade_is_refused_with_503_and_http_still_s
     let server = TestServer::start_with(cfg).await;
     let first = server.connect().await;
     let _second = server.connect().await;
-    let refused = tokio_tungstenite::connect_async(format!("ws://{}/v1/responses", server.addr))
+    let refused = WebSocket::connect(&server.endpoint())
         .await
         .expect_err("a third connection is refused");
-    let tungstenite::Error::Http(response) = refused else {
-        panic!("not an HTTP refusal: {refused:?}");
-    };
-    assert_eq!(response.status(), 503);
-    let body: Value = serde_json::from_slice(response.body().as_deref().unwrap()).unwrap();
-    assert_eq!(body["error"]["code"], "too_many_connections");
-    assert!(body["error"]["message"].as_str().unwrap().contains("2"));
+    assert!(
+        matches!(refused, tether_client::Error::UpgradeRefused { .. }),
+        "not an HTTP refusal: {refused:?}"
+    );
+    assert_eq!(refused.status(), Some(503));
+    assert_eq!(refused.code(), Some("too_many_connections"));
+    assert!(refused.api_error().unwrap().message.contains("2"));
     // HTTP is served meanwhile.
     let answer = server
         .post_json("/v1/responses", &json!({"model": "m", "input": "hi"}))
@@ -46,9 +47,7 @@ async fn beyond_max_connections_the_upgrade_is_refused_with_503_and_http_still_s
     drop(first);
     let mut again = None;
     for _ in 0..50 {
-        if let Ok((socket, _)) =
-            tokio_tungstenite::connect_async(format!("ws://{}/v1/responses", server.addr)).await
-        {
+        if let Ok(socket) = WebSocket::connect(&server.endpoint()).await {
             again = Some(socket);
             break;
         }
@@ -159,13 +158,9 @@ async fn an_idle_connection_is_told_and_closed() {
     let error = client.next_json().await;
     assert_eq!(error["type"], "error");
     assert_eq!(error["error"]["code"], "websocket_idle_timeout");
-    let closed = tokio::time::timeout(Duration::from_secs(5), client.socket.next())
-        .await
-        .unwrap();
-    let Some(Ok(Message::Close(Some(frame)))) = closed else {
-        panic!("no close frame: {closed:?}");
-    };
-    assert_eq!(u16::from(frame.code), 1001);
+    let (after, code) = client.until_close().await;
+    assert!(after.is_empty(), "{after:?}");
+    assert_eq!(code, Some(1001));
     server.stop().await;
 }
 
@@ -175,11 +170,11 @@ async fn a_client_that_answers_pings_stays_and_a_silent_one_is_dropped() {
     cfg.ping_interval_seconds = 0.2;
     cfg.idle_timeout_seconds = 0.0;
     let server = TestServer::start_with(cfg).await;
-    // tungstenite answers pings while it reads.
-    let mut answering = server.connect().await;
+    // tungstenite answers pings while it reads; a raw socket lets the test count them.
+    let mut answering = common::connect_raw(server.addr).await;
     let mut pings = 0;
     let reading = async {
-        while let Some(Ok(message)) = answering.socket.next().await {
+        while let Some(Ok(message)) = answering.next().await {
             if matches!(message, Message::Ping(_)) {
                 pings += 1;
                 if pings == 3 {
@@ -191,13 +186,26 @@ async fn a_client_that_answers_pings_stays_and_a_silent_one_is_dropped() {
     tokio::time::timeout(Duration::from_secs(5), reading)
         .await
         .expect("three pings");
-    answering.send(&create("still here", false, None)).await;
-    let events = answering.response_events().await;
-    assert_eq!(events.last().unwrap()["type"], "response.completed");
+    answering
+        .send(Message::Text(create("still here", false, None).into()))
+        .await
+        .unwrap();
+    let completed = async {
+        while let Some(Ok(message)) = answering.next().await {
+            if message
+                .to_text()
+                .is_ok_and(|t| t.contains("response.completed"))
+            {
+                return true;
+            }
+        }
+        false
+    };
+    assert!(completed.await, "the answering connection is served");
 
     // A client that never reads never answers: after two intervals it is gone.
     let silent = server.connect().await;
-    let keep_answering = async { while let Some(Ok(_)) = answering.socket.next().await {} };
+    let keep_answering = async { while let Some(Ok(_)) = answering.next().await {} };
     let _ = tokio::time::timeout(Duration::from_millis(900), keep_answering).await;
     assert_eq!(
         server.metric("tether_ws_connections_active").await,

@@ -13,9 +13,8 @@ use std::time::Duration;
 use common::process::ServerProcess;
 use parking_lot::Mutex;
 use rand::{RngExt, SeedableRng};
-use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tether_client::{Http, WebSocket};
+use tether_protocol::{ResponseCreate, ResponseStatus};
 
 #[derive(Clone, Copy, Debug)]
 enum Transport {
@@ -24,79 +23,35 @@ enum Transport {
     WebSocket,
 }
 
-/// `POST /v1/responses` with `body`; the completed response's id, if the reply carried one.
-async fn http_turn(addr: SocketAddr, body: &Value) -> Option<String> {
-    let body = body.to_string();
-    let mut stream = TcpStream::connect(addr).await.ok()?;
-    let request = format!(
-        "POST /v1/responses HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.ok()?;
-    let mut reply = Vec::new();
-    stream.read_to_end(&mut reply).await.ok()?;
-    let reply = String::from_utf8_lossy(&reply);
-    // JSON: the body; SSE: the `response.completed` event's data line.
-    let payload = match reply.split("event: response.completed\ndata: ").nth(1) {
-        Some(rest) => rest.lines().next()?.to_string(),
-        None => reply.split_once("\r\n\r\n")?.1.to_string(),
-    };
-    let value: Value = serde_json::from_str(&payload).ok()?;
-    let response = value.get("response").unwrap_or(&value);
-    (response["status"] == "completed").then(|| response["id"].as_str().unwrap().to_string())
-}
-
 /// One client's loop: chained `store: true` turns until the server goes away; every id whose
 /// completion it saw goes into `seen`.
 async fn client(addr: SocketAddr, transport: Transport, seen: Arc<Mutex<Vec<String>>>) {
+    let endpoint = common::endpoint(addr);
     let mut previous: Option<String> = None;
     let mut socket = match transport {
-        Transport::WebSocket => match tokio::time::timeout(
-            Duration::from_secs(5),
-            tokio_tungstenite::connect_async(format!("ws://{addr}/v1/responses")),
-        )
-        .await
-        {
-            Ok(Ok((socket, _))) => Some(socket),
-            _ => return,
-        },
+        Transport::WebSocket => {
+            match tokio::time::timeout(Duration::from_secs(5), WebSocket::connect(&endpoint)).await
+            {
+                Ok(Ok(socket)) => Some(socket),
+                _ => return,
+            }
+        }
         _ => None,
     };
+    let mut http = Http::new(&endpoint);
     for turn in 0.. {
-        let mut body = json!({"model": "m", "store": true, "input": format!("turn {turn}"),
-                              "previous_response_id": previous});
-        let id = match (&mut socket, transport) {
-            (Some(socket), _) => {
-                use futures_util::{SinkExt, StreamExt};
-                use tokio_tungstenite::tungstenite::Message;
-                body["type"] = json!("response.create");
-                if socket
-                    .send(Message::Text(body.to_string().into()))
-                    .await
-                    .is_err()
-                {
-                    return;
-                }
-                let mut completed = None;
-                while let Some(Ok(message)) = socket.next().await {
-                    let Message::Text(text) = message else {
-                        continue;
-                    };
-                    let event: Value = serde_json::from_str(&text).unwrap();
-                    if event["type"] == "response.completed" {
-                        completed = Some(event["response"]["id"].as_str().unwrap().to_string());
-                        break;
-                    }
-                }
-                completed
-            }
-            (None, Transport::Sse) => {
-                body["stream"] = json!(true);
-                http_turn(addr, &body).await
-            }
-            (None, _) => http_turn(addr, &body).await,
+        let mut request = ResponseCreate::new("m", format!("turn {turn}"));
+        request.store = Some(true);
+        request.previous_response_id = previous.clone();
+        let response = match (&mut socket, transport) {
+            (Some(socket), _) => socket.turn(&request).await.map(|done| done.response),
+            (None, Transport::Sse) => http.turn(&request).await.map(|done| done.response),
+            (None, _) => http.create(&request).await,
         };
-        let Some(id) = id else { return };
+        let id = match response {
+            Ok(response) if response.status == ResponseStatus::Completed => response.id,
+            _ => return,
+        };
         seen.lock().push(id.clone());
         previous = Some(id);
     }
@@ -143,7 +98,7 @@ async fn contract_holds(transport: Transport, extra: &[&str]) {
     let mut missing = Vec::new();
     for id in &all {
         let reply = common::http_get(server.addr, &format!("/v1/responses/{id}")).await;
-        if !reply.starts_with("HTTP/1.1 200") {
+        if reply.status != 200 {
             missing.push(id.clone());
         }
     }

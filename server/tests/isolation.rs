@@ -6,7 +6,6 @@ mod common;
 
 use common::TestServer;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A request to the server with a bearer `key`; the status and the JSON body.
 async fn call(
@@ -16,18 +15,8 @@ async fn call(
     key: &str,
     body: Option<&Value>,
 ) -> (u16, Value) {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).await.unwrap();
-    let status = reply[9..12].parse().unwrap();
-    let (_, payload) = reply.split_once("\r\n\r\n").unwrap();
-    (status, serde_json::from_str(payload).unwrap_or(Value::Null))
+    let reply = common::request(&server.endpoint().with_api_key(key), method, path, body).await;
+    (reply.status, reply.json().unwrap_or(Value::Null))
 }
 
 /// `error` with the response id in its message replaced, so two answers can be compared.

@@ -39,9 +39,10 @@ fn output_for(call_id: &str, output: &str) -> Value {
 
 /// The body of a `GET` as JSON.
 async fn get_json(server: &TestServer, path: &str) -> Value {
-    let text = server.get_text(path).await;
-    let (_, body) = text.split_once("\r\n\r\n").unwrap();
-    serde_json::from_str(body).unwrap_or_else(|_| panic!("not JSON: {text}"))
+    let reply = server.get(path).await;
+    reply
+        .json()
+        .unwrap_or_else(|_| panic!("not JSON: {}", reply.text()))
 }
 
 /// Every event of one response is numbered 0, 1, 2, … in the order sent.
@@ -582,14 +583,5 @@ fn echo_answer_tokens(prompt: &str) -> u64 {
 
 /// Reads until the server's close frame; its code.
 async fn close_code(client: &mut Client) -> Option<u16> {
-    use futures_util::StreamExt;
-    use tokio_tungstenite::tungstenite::Message;
-    while let Some(message) = client.socket.next().await {
-        match message {
-            Ok(Message::Close(frame)) => return frame.map(|f| f.code.into()),
-            Ok(_) => continue,
-            Err(_) => return None,
-        }
-    }
-    None
+    client.until_close().await.1
 }

@@ -43,21 +43,6 @@ fn canonical(series: &str) -> String {
     format!("{name}{{{}}}", pairs.join(","))
 }
 
-/// `POST /v1/responses` with `body`; the whole HTTP response as text.
-async fn post_raw(addr: std::net::SocketAddr, body: &serde_json::Value) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let body = body.to_string();
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let request = format!(
-        "POST /v1/responses HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    response
-}
-
 #[tokio::test]
 async fn the_metrics_series_are_unchanged() {
     let dir = std::env::temp_dir().join(format!("tether-metrics-{}", rand::random::<u64>()));
@@ -73,12 +58,11 @@ async fn the_metrics_series_are_unchanged() {
         )
         .await;
     let stored_id = stored["id"].as_str().unwrap().to_string();
-    let sse = post_raw(
-        server.addr,
-        &json!({"model": "tether-sim", "input": "hi", "stream": true}),
-    )
-    .await;
-    assert!(sse.contains("response.completed"), "{sse}");
+    let sse = tether_client::Http::new(&server.endpoint())
+        .turn(&tether_protocol::ResponseCreate::new("tether-sim", "hi"))
+        .await
+        .unwrap();
+    assert_eq!(sse.ending, tether_client::Ending::Completed);
 
     // WebSocket: a fresh turn, a continuation from the cache, one from the store, one missing.
     let mut client = server.connect().await;
@@ -109,9 +93,8 @@ async fn the_metrics_series_are_unchanged() {
         .await;
     assert_eq!(client.next_json().await["type"], "error");
 
-    let reply = server.get_text("/metrics").await;
-    let (_, body) = reply.split_once("\r\n\r\n").expect("an HTTP response");
-    let actual = shape(body);
+    let body = server.get("/metrics").await.text();
+    let actual = shape(&body);
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/metrics_series.txt");
     if std::env::var_os("TETHER_BLESS").is_some() {
         std::fs::write(&path, actual.join("\n") + "\n").unwrap();

@@ -17,8 +17,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 const SCHEMA: &str = include_str!("../../tests/conformance/open_responses/schema.json");
 
@@ -249,7 +247,7 @@ impl Report {
     }
 }
 
-/// One HTTP exchange over a fresh connection: status and body (de-chunked).
+/// One HTTP exchange over a fresh connection: status and body.
 async fn http(
     addr: SocketAddr,
     method: &str,
@@ -257,87 +255,43 @@ async fn http(
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> (u16, String) {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if !body.is_empty() {
-        request.push_str("Content-Type: application/json\r\n");
-    }
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(&body);
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(
+    let endpoint = headers
+        .iter()
+        .fold(common::endpoint(addr), |endpoint, (name, value)| {
+            endpoint.with_header(*name, *value)
+        });
+    let reply = tokio::time::timeout(
         std::time::Duration::from_secs(20),
-        stream.read_to_end(&mut raw),
+        common::request(&endpoint, method, path, body),
     )
     .await
-    .expect("a whole HTTP response within 20 s")
-    .unwrap();
-    let raw = String::from_utf8(raw).expect("UTF-8 response");
-    let (head, payload) = raw.split_once("\r\n\r\n").expect("an HTTP response");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status line");
-    let chunked = head.lines().any(|l| {
-        l.to_ascii_lowercase()
-            .starts_with("transfer-encoding: chunked")
-    });
-    let payload = if chunked {
-        dechunk(payload)
-    } else {
-        payload.to_string()
-    };
-    (status, payload)
+    .expect("a whole HTTP response within 20 s");
+    (reply.status, reply.text())
 }
 
-fn dechunk(mut rest: &str) -> String {
-    let mut out = String::new();
-    loop {
-        let (size, after) = rest.split_once("\r\n").expect("a chunk size line");
-        let size = usize::from_str_radix(size.trim(), 16).expect("a hex chunk size");
-        if size == 0 {
-            return out;
-        }
-        out.push_str(&after[..size]);
-        rest = &after[size + 2..];
-    }
-}
-
-/// The events of an SSE body; each `event:` must name the `type` of its `data:`.
+/// The events of an SSE body, decoded by the protocol's SSE decoder; each `event:` must name
+/// the `type` of its `data:`.
 fn sse_events(report: &mut Report, context: &str, body: &str) -> Vec<Value> {
+    let mut decoder = tether_protocol::sse::SseDecoder::new();
+    let messages = decoder.push(body.as_bytes());
+    if decoder.finish() {
+        report.problem(context, "the SSE body ends inside an event".into());
+    }
     let mut events = Vec::new();
-    for block in body.split("\n\n").filter(|b| !b.trim().is_empty()) {
-        let mut name = None;
-        let mut data = String::new();
-        for line in block.lines() {
-            if let Some(value) = line.strip_prefix("event:") {
-                name = Some(value.trim().to_string());
-            } else if let Some(value) = line.strip_prefix("data:") {
-                data.push_str(value.trim_start());
-            }
-        }
-        if data.is_empty() {
-            continue; // a keep-alive comment
-        }
-        let Ok(event) = serde_json::from_str::<Value>(&data) else {
-            report.problem(context, format!("an SSE data line is not JSON: {data}"));
+    for message in messages {
+        let Ok(event) = serde_json::from_str::<Value>(&message.data) else {
+            report.problem(
+                context,
+                format!("an SSE data line is not JSON: {}", message.data),
+            );
             continue;
         };
-        if name.as_deref() != event["type"].as_str() {
+        if message.event.as_deref() != event["type"].as_str() {
             report.problem(
                 context,
                 format!(
-                    "SSE `event: {name:?}` differs from the data's type {}",
-                    event["type"]
+                    "SSE `event: {:?}` differs from the data's type {}",
+                    message.event, event["type"]
                 ),
             );
         }

@@ -18,7 +18,7 @@ fn completed(events: &[Value]) -> Value {
 async fn a_continuation_counts_the_same_tokens_as_a_full_render() {
     let server = TestServer::start(":memory:").await;
     // With the timing summary, which says how many tokens the connection cache supplied.
-    let mut client = common::connect_to(server.addr, "/v1/responses?tether_timing=1").await;
+    let mut client = common::connect_with_query(server.addr, &[("tether_timing", "1")]).await;
     let tools = json!([{"type": "function", "name": "read_file", "parameters": {"type": "object",
         "properties": {"path": {"type": "string"}}, "required": ["path"]}}]);
     client
@@ -64,7 +64,7 @@ async fn a_continuation_counts_the_same_tokens_as_a_full_render() {
         0
     );
 
-    let metrics = server.get_text("/metrics").await;
+    let metrics = server.get("/metrics").await.text();
     for series in [
         "tether_stage_duration_seconds_count{path=\"ws_hit\",stage=\"render\"} 1",
         "tether_stage_duration_seconds_count{path=\"ws_miss\",stage=\"render\"} 1",
@@ -86,7 +86,7 @@ async fn secrets_are_flagged_or_refused_per_policy() {
         .post_json("/v1/responses", &json!({"model": "m", "input": secret}))
         .await;
     assert_eq!(response["status"], "completed", "flagging lets it through");
-    let metrics = server.get_text("/metrics").await;
+    let metrics = server.get("/metrics").await.text();
     assert!(
         metrics.contains("tether_classifier_findings_total{rule=\"openai_api_key\"} 1"),
         "{metrics}"
@@ -137,12 +137,7 @@ async fn websocket_responses_are_billed_and_stored_behind_the_reply() {
         .unwrap()
         .to_string();
     // Readable at once, whether or not the background write has happened yet.
-    assert!(
-        server
-            .get_text(&format!("/v1/responses/{id}"))
-            .await
-            .starts_with("HTTP/1.1 200")
-    );
+    assert!(server.get(&format!("/v1/responses/{id}")).await.status == 200);
     drop(client);
     server.stop().await;
     let store = tether_server::store::SqliteStore::open(&dir).unwrap();
@@ -167,15 +162,8 @@ async fn websocket_responses_are_billed_and_stored_behind_the_reply() {
 
 #[tokio::test]
 async fn the_timing_summary_is_sent_only_on_request() {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     let server = TestServer::start(":memory:").await;
-    let url = format!("ws://{}/v1/responses", server.addr);
-    let mut request = url.as_str().into_client_request().unwrap();
-    request
-        .headers_mut()
-        .insert("x-tether-timing", "1".parse().unwrap());
-    let (socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    let mut client = common::Client { socket };
+    let mut client = common::connect_with_headers(server.addr, &[("x-tether-timing", "1")]).await;
     client
         .send(
             &json!({"type": "response.create", "model": "m", "store": false, "input": "one"})
@@ -226,15 +214,13 @@ async fn browsers_ask_for_the_timing_summary_on_the_upgrade_url() {
     let summary_of = |events: Vec<Value>| events.last().unwrap().get("tether_timing").cloned();
 
     for (query, wanted) in [
-        ("?tether_timing=1", true),
-        ("?a=b&tether_timing=1", true),
-        ("?tether_timing=0", false),
-        ("?tether_timing=10", false),
-        ("", false),
+        (&[("tether_timing", "1")][..], true),
+        (&[("a", "b"), ("tether_timing", "1")][..], true),
+        (&[("tether_timing", "0")][..], false),
+        (&[("tether_timing", "10")][..], false),
+        (&[][..], false),
     ] {
-        let url = format!("ws://{}/v1/responses{query}", server.addr);
-        let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
-        let mut client = common::Client { socket };
+        let mut client = common::connect_with_query(server.addr, query).await;
         client.send(&request.to_string()).await;
         let summary = summary_of(client.response_events().await);
         assert_eq!(summary.is_some(), wanted, "{query:?}: {summary:?}");

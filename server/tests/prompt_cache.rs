@@ -211,7 +211,7 @@ async fn stateless_traffic_spills_to_cold_replicas_while_a_connection_keeps_its_
     let server = TestServer::start_with(config).await;
     // Two replicas; one request a minute per prefix and key before spilling.
     let change = json!({"profiles": {"spark": {"replicas": 2, "spill_requests_per_minute": 1.0}}});
-    let reply = admin_patch(&server, &change).await;
+    let reply = admin_patch(&server, &change).await.text();
     assert!(reply.contains("\"replicas\":2"), "{reply}");
     let body = json!({"model": "spark", "store": false, "input": words(1500)});
     let first = server.post_json("/v1/responses", &body).await;
@@ -238,19 +238,10 @@ async fn stateless_traffic_spills_to_cold_replicas_while_a_connection_keeps_its_
     server.stop().await;
 }
 
-/// `PATCH /admin/simulator` with the admin key `admin`; the reply's body.
-async fn admin_patch(server: &TestServer, change: &Value) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let body = change.to_string();
-    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    let request = format!(
-        "PATCH /admin/simulator HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).await.unwrap();
-    reply
+/// `PATCH /admin/simulator` with the admin key `admin`; the reply.
+async fn admin_patch(server: &TestServer, change: &Value) -> tether_client::Reply {
+    let admin = server.endpoint().with_api_key("admin");
+    common::request(&admin, "PATCH", "/admin/simulator", Some(change)).await
 }
 
 #[tokio::test]

@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use common::{Client, TestServer};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// An HTTP answer: status, headers (lower-case names), JSON body (`Null` if none).
 struct Reply {
@@ -42,31 +41,11 @@ async fn call(
     key: &str,
     body: Option<&Value>,
 ) -> Reply {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let auth = if key.is_empty() {
-        String::new()
-    } else {
-        format!("Authorization: Bearer {key}\r\n")
-    };
-    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).await.unwrap();
-    let (head, payload) = reply.split_once("\r\n\r\n").expect("an HTTP response");
-    let mut lines = head.lines();
-    let status = lines.next().unwrap()[9..12].parse().unwrap();
-    let headers = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_string()))
-        .collect();
+    let reply = common::request(&server.endpoint().with_api_key(key), method, path, body).await;
     Reply {
-        status,
-        headers,
-        body: serde_json::from_str(payload).unwrap_or(Value::Null),
+        status: reply.status,
+        body: reply.json().unwrap_or(Value::Null),
+        headers: reply.headers.into_iter().collect(),
     }
 }
 
@@ -86,27 +65,9 @@ async fn limited_server(requests_per_minute: u64, tokens_per_minute: u64) -> Tes
 /// A WebSocket client whose upgrade carries `Authorization: Bearer <key>`; the upgrade's
 /// headers too.
 async fn connect(server: &TestServer, key: &str) -> (Client, HashMap<String, String>) {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let mut request = format!("ws://{}/v1/responses", server.addr)
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("authorization", format!("Bearer {key}").parse().unwrap());
-    let (socket, response) = tokio_tungstenite::connect_async(request)
-        .await
-        .expect("upgrade");
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(name, value)| {
-            (
-                name.as_str().to_string(),
-                value.to_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    (Client { socket }, headers)
+    let client = common::connect_endpoint(server.endpoint().with_api_key(key)).await;
+    let headers = client.ws.handshake_headers().iter().cloned().collect();
+    (client, headers)
 }
 
 #[tokio::test]

@@ -8,31 +8,13 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::process::ServerProcess;
-use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::Message;
 
 /// A response of ~`seconds` at 100 tokens/s.
 fn slow(seconds: u64, store: bool) -> String {
     json!({"type": "response.create", "model": "m", "store": store, "input": "take your time",
            "metadata": {"sim_output_tokens": (seconds * 100).to_string()}})
     .to_string()
-}
-
-/// Reads until the close frame; the events before it and its code.
-async fn until_close(client: &mut common::Client) -> (Vec<Value>, Option<u16>) {
-    let mut events = Vec::new();
-    loop {
-        let message = tokio::time::timeout(Duration::from_secs(30), client.socket.next())
-            .await
-            .expect("the server closes within 30 s");
-        match message {
-            Some(Ok(Message::Text(text))) => events.push(serde_json::from_str(&text).unwrap()),
-            Some(Ok(Message::Close(frame))) => return (events, frame.map(|f| f.code.into())),
-            Some(Ok(_)) => {}
-            Some(Err(_)) | None => return (events, None),
-        }
-    }
 }
 
 fn terminal(events: &[Value]) -> Option<&Value> {
@@ -68,7 +50,7 @@ async fn sigterm_lets_running_responses_finish_then_closes_with_1001_and_exits_0
     let signalled = Instant::now();
     server.signal("TERM");
     // The idle connection closes at once, "going away".
-    let (events, code) = until_close(&mut idle).await;
+    let (events, code) = idle.until_close().await;
     assert!(events.is_empty(), "{events:?}");
     assert_eq!(code, Some(1001));
     assert!(signalled.elapsed() < Duration::from_secs(2));
@@ -77,7 +59,7 @@ async fn sigterm_lets_running_responses_finish_then_closes_with_1001_and_exits_0
         tokio_tungstenite::connect_async(format!("ws://{}/v1/responses", server.addr)).await;
     assert!(refused.is_err(), "no new connection while draining");
     // The running response completes, then its connection closes.
-    let (events, code) = until_close(&mut busy).await;
+    let (events, code) = busy.until_close().await;
     let done = terminal(&events).expect("a terminal event");
     assert_eq!(done["type"], "response.completed", "{done}");
     assert_eq!(code, Some(1001));
@@ -88,7 +70,7 @@ async fn sigterm_lets_running_responses_finish_then_closes_with_1001_and_exits_0
     drop(server);
     let server = ServerProcess::start(&["--data-dir", data]);
     let stored = common::http_get(server.addr, &format!("/v1/responses/{id}")).await;
-    assert!(stored.starts_with("HTTP/1.1 200"), "{stored}");
+    assert_eq!(stored.status, 200, "{}", stored.text());
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -112,7 +94,7 @@ async fn at_the_deadline_what_still_runs_fails_and_the_process_still_exits_0() {
     }
     let signalled = Instant::now();
     server.signal("TERM");
-    let (events, code) = until_close(&mut client).await;
+    let (events, code) = client.until_close().await;
     let done = terminal(&events).expect("a terminal event");
     assert_eq!(done["type"], "response.failed", "{done}");
     assert_eq!(done["response"]["error"]["code"], "server_shutting_down");
@@ -175,7 +157,7 @@ async fn requests_on_an_open_connection_are_refused_while_draining() {
         }
     }
     server.signal("TERM");
-    let (events, code) = until_close(&mut client).await;
+    let (events, code) = client.until_close().await;
     assert_eq!(terminal(&events).unwrap()["type"], "response.completed");
     let refused = events
         .iter()

@@ -29,10 +29,8 @@
 
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
 use serde_json::json;
 use tether_server::sim::Clock;
-use tokio_tungstenite::tungstenite::Message;
 
 mod common;
 
@@ -76,19 +74,15 @@ async fn one_stream(
     client.send(&request.to_string()).await;
     let mut frames = Vec::with_capacity(tokens);
     let mut created = None;
-    // The event type is the frame's first field: a prefix test keeps the client's cost per
-    // frame small while streaming, so the numbers measure the server; frames are parsed after.
-    while let Some(Ok(Message::Text(text))) = client.socket.next().await {
-        if text.starts_with(r#"{"type":"response.output_text.delta""#) {
-            frames.push((Instant::now(), text));
-        } else if text.starts_with(r#"{"type":"response.created""#) {
-            created = Some(Instant::now());
-        } else if text.starts_with(r#"{"type":"response.completed""#) {
-            break;
-        } else if text.starts_with(r#"{"type":"response.failed""#)
-            || text.starts_with(r#"{"type":"error""#)
-        {
-            panic!("{text}");
+    // The client reads a frame's type from its first field (a prefix test): its cost per frame
+    // stays small while streaming, so the numbers measure the server; frames are parsed after.
+    while let Ok(frame) = client.ws.next().await {
+        match &*frame.kind() {
+            "response.output_text.delta" => frames.push((Instant::now(), frame.into_text())),
+            "response.created" => created = Some(Instant::now()),
+            "response.completed" => break,
+            "response.failed" | "error" => panic!("{}", frame.text()),
+            _ => {}
         }
     }
     Received {
@@ -103,7 +97,7 @@ async fn one_stream(
 struct Received {
     sent: Instant,
     created: Instant,
-    frames: Vec<(Instant, tokio_tungstenite::tungstenite::Utf8Bytes)>,
+    frames: Vec<(Instant, String)>,
 }
 
 /// A delta holds the tokens that fell due in the same timer tick: each of its tokens arrived
@@ -255,7 +249,7 @@ async fn run_all(addr: std::net::SocketAddr) -> bool {
         "load_slowdown": 0.0});
     let change = json!({"profiles": {"spark": exact, "burst": exact}});
     let response = patch_admin(addr, &change).await;
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert_eq!(response.status, 200, "{}", response.text());
     warm_up(addr).await;
     let mut met = true;
     for arrivals in [
@@ -293,13 +287,14 @@ async fn request_bursts() {
                 let request = request.clone();
                 tokio::spawn(async move {
                     client.send(&request).await;
-                    // A prefix test, not a parse: the clients' cost stays small, as in the
-                    // pacing bench.
-                    while let Some(Ok(Message::Text(text))) = client.socket.next().await {
-                        if text.starts_with(r#"{"type":"response.completed""#) {
-                            break;
+                    // The type by a prefix test, not a parse: the clients' cost stays small, as
+                    // in the pacing bench.
+                    while let Ok(frame) = client.ws.next().await {
+                        match &*frame.kind() {
+                            "response.completed" => break,
+                            "error" => panic!("{}", frame.text()),
+                            _ => {}
                         }
-                        assert!(!text.starts_with(r#"{"type":"error""#), "{text}");
                     }
                     client
                 })
@@ -329,18 +324,8 @@ async fn warm_up(addr: std::net::SocketAddr) {
     }
 }
 
-/// `PATCH /admin/simulator` over plain HTTP/1.1; the raw response.
-async fn patch_admin(addr: std::net::SocketAddr, body: &serde_json::Value) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let body = body.to_string();
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let request = format!(
-        "PATCH /admin/simulator HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer bench\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    response
+/// `PATCH /admin/simulator` with the admin key `bench`; the reply.
+async fn patch_admin(addr: std::net::SocketAddr, body: &serde_json::Value) -> tether_client::Reply {
+    let admin = common::endpoint(addr).with_api_key("bench");
+    common::request(&admin, "PATCH", "/admin/simulator", Some(body)).await
 }

@@ -78,7 +78,7 @@ async fn modelled_services_are_charged_on_the_tokens_each_transport_really_scans
     config.engine_hop_ms = Some(5.0);
     let server = TestServer::start_with(config).await;
     let history = "word ".repeat(2000);
-    let mut client = common::connect_to(server.addr, "/v1/responses?tether_timing=1").await;
+    let mut client = common::connect_with_query(server.addr, &[("tether_timing", "1")]).await;
     client
         .send(
             &json!({"type": "response.create", "model": "instant", "store": false,

@@ -43,8 +43,9 @@ async fn stateless_http_turns_reuse_cached_tokens_with_identical_counts() {
     assert!(cached.metric("tether_token_cache_tokens").await > 0);
     assert!(
         !plain
-            .get_text("/metrics")
+            .get("/metrics")
             .await
+            .text()
             .contains("tether_token_cache")
     );
     plain.stop().await;

@@ -300,9 +300,9 @@ async fn stored_responses_survive_a_restart() {
     server.stop().await;
 
     let server = TestServer::start(&dir_str).await;
-    let body = server.get_text(&format!("/v1/responses/{id}")).await;
-    assert!(body.starts_with("HTTP/1.1 200"), "{body}");
-    assert!(body.contains("durable"));
+    let reply = server.get(&format!("/v1/responses/{id}")).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert!(reply.text().contains("durable"));
     server.stop().await;
     std::fs::remove_dir_all(dir).unwrap();
 }

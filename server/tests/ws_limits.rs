@@ -73,14 +73,12 @@ async fn api_keys_guard_http_and_the_upgrade() {
     let first = socket.next().await.unwrap().unwrap();
     assert!(first.to_text().unwrap().contains("response.created"));
 
-    let response = server.get_text("/v1/models").await;
-    assert!(response.starts_with("HTTP/1.1 401"), "{response}");
-    assert!(response.contains("invalid_api_key"));
-    assert!(
-        server
-            .get_text("/healthz")
-            .await
-            .starts_with("HTTP/1.1 200"),
+    let response = server.get("/v1/models").await;
+    assert_eq!(response.status, 401, "{}", response.text());
+    assert!(response.text().contains("invalid_api_key"));
+    assert_eq!(
+        server.get("/healthz").await.status,
+        200,
         "health needs no key"
     );
     server.stop().await;
@@ -112,8 +110,8 @@ async fn a_browser_passes_the_key_as_a_query_parameter_on_the_upgrade_only() {
     let first = socket.next().await.unwrap().unwrap();
     assert!(first.to_text().unwrap().contains("response.created"));
     // A plain HTTP request must use the header: the query parameter does not count there.
-    let models = server.get_text("/v1/models?api_key=k%2F1%20x").await;
-    assert!(models.starts_with("HTTP/1.1 401"), "{models}");
+    let models = server.get("/v1/models?api_key=k%2F1%20x").await;
+    assert_eq!(models.status, 401, "{}", models.text());
     server.stop().await;
 }
 
@@ -129,13 +127,8 @@ async fn the_connection_lifetime_ends_with_a_limit_error() {
     assert_eq!(error["error"]["code"], "websocket_connection_limit_reached");
     let message = error["error"]["message"].as_str().unwrap();
     assert!(message.contains("its 0.3-second limit"), "{message}");
-    let end = tokio::time::timeout(Duration::from_secs(5), client.socket.next())
-        .await
-        .unwrap();
-    assert!(
-        matches!(end, None | Some(Ok(Message::Close(_))) | Some(Err(_))),
-        "then it closes: {end:?}"
-    );
+    let (after, _) = client.until_close().await;
+    assert!(after.is_empty(), "then it closes: {after:?}");
     server.stop().await;
 }
 
@@ -145,7 +138,7 @@ async fn an_oversized_frame_closes_only_that_connection() {
     let mut client = server.connect().await;
     let huge =
         json!({"type": "response.create", "model": "m", "input": "x".repeat(2 << 20)}).to_string();
-    let _ = client.socket.send(Message::Text(huge.into())).await;
+    let _ = client.ws.send_text(huge).await;
     // The server says why, then closes with 1009 (message too big).
     let error = client.next_json().await;
     assert_eq!(error["type"], "error", "{error}");
@@ -158,15 +151,9 @@ async fn an_oversized_frame_closes_only_that_connection() {
             .contains("1048576 bytes"),
         "{error}"
     );
-    let end = tokio::time::timeout(Duration::from_secs(5), client.socket.next())
-        .await
-        .unwrap();
-    match end {
-        Some(Ok(Message::Close(Some(frame)))) => {
-            assert_eq!(u16::from(frame.code), 1009, "{frame:?}");
-        }
-        other => panic!("expected a close frame with code 1009, got {other:?}"),
-    }
+    let (after, code) = client.until_close().await;
+    assert!(after.is_empty(), "{after:?}");
+    assert_eq!(code, Some(1009), "a close frame with code 1009");
     let mut other = server.connect().await;
     other
         .send(
@@ -200,11 +187,8 @@ async fn a_frame_many_reads_long_arrives_whole() {
     let done = events.last().unwrap();
     assert_eq!(done["type"], "response.completed", "{done}");
     let id = done["response"]["id"].as_str().unwrap();
-    let body = server
-        .get_text(&format!("/v1/responses/{id}/input_items"))
-        .await;
-    let (_, payload) = body.split_once("\r\n\r\n").unwrap();
-    let items: serde_json::Value = serde_json::from_str(payload).unwrap();
+    let body = server.get(&format!("/v1/responses/{id}/input_items")).await;
+    let items: serde_json::Value = body.json().unwrap();
     let stored = items["data"][0]["content"][0]["text"].as_str().unwrap();
     assert_eq!(stored.len(), text.len());
     assert!(
@@ -240,22 +224,17 @@ async fn a_client_leaving_mid_stream_releases_its_connection() {
 #[tokio::test]
 async fn x_tether_fail_on_the_upgrade_fails_that_connections_responses() {
     let server = TestServer::start(":memory:").await;
-    let url = format!("ws://{}/v1/responses", server.addr);
-    let mut request = url.as_str().into_client_request().unwrap();
-    request
-        .headers_mut()
-        .insert("x-tether-fail", "no_such_failure".parse().unwrap());
-    assert_eq!(
-        status_of(tokio_tungstenite::connect_async(request).await.unwrap_err()),
-        400
-    );
+    let refused = tether_client::WebSocket::connect(
+        &server
+            .endpoint()
+            .with_header("x-tether-fail", "no_such_failure"),
+    )
+    .await
+    .expect_err("refused");
+    assert_eq!(refused.status(), Some(400));
 
-    let mut request = url.as_str().into_client_request().unwrap();
-    request
-        .headers_mut()
-        .insert("x-tether-fail", "server_error".parse().unwrap());
-    let (socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    let mut client = common::Client { socket };
+    let mut client =
+        common::connect_with_headers(server.addr, &[("x-tether-fail", "server_error")]).await;
     client
         .send(
             &json!({"type": "response.create", "model": "m", "store": false, "input": "hi"})

@@ -1,9 +1,10 @@
-//! WebSocket mode over a real socket: a server on 127.0.0.1 port 0, a tokio-tungstenite client.
+//! WebSocket mode over a real socket: a server on 127.0.0.1 port 0, the project's client (and a
+//! raw tokio-tungstenite socket where a test sends what the client never does).
 
 mod common;
 
 use common::TestServer;
-use futures_util::SinkExt;
+use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -130,16 +131,24 @@ async fn bad_frames_get_error_frames_and_the_connection_stays_usable() {
         .await;
     assert_eq!(client.next_json().await["error"]["param"], "model");
 
-    client
-        .socket
-        .send(Message::Binary(vec![1, 2, 3].into()))
-        .await
-        .unwrap();
-    assert_eq!(client.next_json().await["status"], 400);
-
     client.send(&create("still there?")).await;
     let events = client.response_events().await;
     assert_eq!(events.last().unwrap()["type"], "response.completed");
+
+    // A binary frame (no client of the protocol sends one) is refused, and the connection goes
+    // on.
+    let mut raw = common::connect_raw(server.addr).await;
+    raw.send(Message::Binary(vec![1, 2, 3].into()))
+        .await
+        .unwrap();
+    let refusal = raw.next().await.unwrap().unwrap();
+    let refusal: Value = serde_json::from_str(refusal.to_text().unwrap()).unwrap();
+    assert_eq!(refusal["status"], 400);
+    raw.send(Message::Text(create("still there?").into()))
+        .await
+        .unwrap();
+    let first = raw.next().await.unwrap().unwrap();
+    assert!(first.to_text().unwrap().contains("response.created"));
     server.stop().await;
 }
 
@@ -190,19 +199,19 @@ async fn warm_up_samples_nothing() {
 #[tokio::test]
 async fn healthz_answers_200_and_the_missing_playground_is_explained() {
     let server = TestServer::start(":memory:").await;
-    let health = server.get_text("/healthz").await;
-    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
-    assert!(health.ends_with("ok"));
-    let page = server.get_text("/").await;
-    assert!(page.starts_with("HTTP/1.1 404"), "{page}");
-    assert!(page.contains("cargo xtask run"));
+    let health = server.get("/healthz").await;
+    assert_eq!(health.status, 200, "{}", health.text());
+    assert!(health.text().ends_with("ok"));
+    let page = server.get("/").await;
+    assert_eq!(page.status, 404, "{}", page.text());
+    assert!(page.text().contains("cargo xtask run"));
     server.stop().await;
 }
 
 #[tokio::test]
 async fn a_model_on_the_upgrade_url_is_the_default_for_frames_without_one() {
     let server = TestServer::start(":memory:").await;
-    let mut client = common::connect_to(server.addr, "/v1/responses?model=gpt-5.6%2Bmini").await;
+    let mut client = common::connect_with_query(server.addr, &[("model", "gpt-5.6+mini")]).await;
     client
         .send(r#"{"type":"response.create","store":false,"input":"hi"}"#)
         .await;

@@ -1,4 +1,7 @@
-//! A real server on 127.0.0.1 port 0 for integration tests, and a WebSocket client for it.
+//! A real server on 127.0.0.1 port 0 for integration tests, and the project's own client
+//! (`tether-client`) talking to it: its WebSocket for the frames a test sends and reads, its
+//! HTTP for everything else. A test of the socket layer itself (pings, close codes, binary
+//! frames) opens a raw tungstenite connection with [`connect_raw`].
 #![allow(dead_code)]
 
 pub mod process;
@@ -7,12 +10,11 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use clap::Parser;
-use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
+use tether_client::{Endpoint, Http, Reply, WebSocket};
 use tether_server::{AppState, Config, app};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
-use tokio_tungstenite::tungstenite::Message;
 
 /// The configuration tests start from: every flag at its default, then a free port, no
 /// playground, a fast default profile (100,000 tokens/s), a 1 MiB frame limit and seed 1.
@@ -65,71 +67,83 @@ impl TestServer {
         connect(self.addr).await
     }
 
+    /// The server's base URL, as a client endpoint.
+    pub fn endpoint(&self) -> Endpoint {
+        endpoint(self.addr)
+    }
+
     pub async fn stop(mut self) {
         let _ = self.stop.take().unwrap().send(());
         self.task.take().unwrap().await.unwrap();
     }
 }
 
-/// A WebSocket client of the server at `addr`, with TCP_NODELAY like the server's side, and a
-/// read buffer of 8 KiB: tungstenite zero-fills the buffer's free space before every read, and
-/// at its default 128 KiB that memset costs more than the frames a test client reads.
+/// The client's endpoint for the server at `addr`.
+pub fn endpoint(addr: SocketAddr) -> Endpoint {
+    Endpoint::new(&format!("http://{addr}")).unwrap()
+}
+
+/// A WebSocket client of the server at `addr`.
 pub async fn connect(addr: SocketAddr) -> Client {
-    connect_to(addr, "/v1/responses").await
+    connect_endpoint(endpoint(addr)).await
 }
 
 /// A WebSocket client of `/v1/responses` at `addr` whose upgrade request carries `headers`.
 pub async fn connect_with_headers(addr: SocketAddr, headers: &[(&str, &str)]) -> Client {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let mut request = format!("ws://{addr}/v1/responses")
-        .into_client_request()
-        .unwrap();
-    for (name, value) in headers {
-        request.headers_mut().insert(
-            axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
-            value.parse().unwrap(),
-        );
-    }
-    let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
-        .read_buffer_size(8 * 1024);
-    let (socket, _) = tokio_tungstenite::connect_async_with_config(request, Some(config), true)
-        .await
-        .expect("upgrade");
-    Client { socket }
+    let endpoint = headers
+        .iter()
+        .fold(endpoint(addr), |endpoint, (name, value)| {
+            endpoint.with_header(*name, *value)
+        });
+    connect_endpoint(endpoint).await
 }
 
-/// A WebSocket client of `path_and_query` (e.g. `/v1/responses?tether_timing=1`) at `addr`.
-pub async fn connect_to(addr: SocketAddr, path_and_query: &str) -> Client {
-    let url = format!("ws://{addr}{path_and_query}");
+/// A WebSocket client whose upgrade URL's query is `query` (`tether_timing=1`, `model=…`:
+/// names and values as the server reads them, encoded here).
+pub async fn connect_with_query(addr: SocketAddr, query: &[(&str, &str)]) -> Client {
+    let endpoint = query
+        .iter()
+        .fold(endpoint(addr), |endpoint, (name, value)| {
+            endpoint.with_upgrade_query(name, value)
+        });
+    connect_endpoint(endpoint).await
+}
+
+pub async fn connect_endpoint(endpoint: Endpoint) -> Client {
+    let ws = WebSocket::connect(&endpoint).await.expect("upgrade");
+    Client { ws }
+}
+
+/// A raw tungstenite connection to `/v1/responses` at `addr`, for tests of what the client
+/// handles for its callers: pings, close frames, binary frames.
+pub async fn connect_raw(addr: SocketAddr) -> Socket {
     let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
         .read_buffer_size(8 * 1024);
+    let url = format!("ws://{addr}/v1/responses");
     let (socket, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true)
         .await
         .expect("upgrade");
-    Client { socket }
+    socket
 }
 
 pub type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
 
 pub struct Client {
-    pub socket: Socket,
+    pub ws: WebSocket,
 }
 
 impl Client {
     pub async fn send(&mut self, text: &str) {
-        self.socket.send(Message::Text(text.into())).await.unwrap();
+        self.ws.send_text(text).await.unwrap();
     }
 
+    /// The next event as JSON, within 10 s.
     pub async fn next_json(&mut self) -> Value {
-        let message = tokio::time::timeout(std::time::Duration::from_secs(10), self.socket.next())
+        let frame = tokio::time::timeout(std::time::Duration::from_secs(10), self.ws.next())
             .await
             .unwrap_or_else(|_| panic!("an event within 10 s"))
-            .expect("connection open")
-            .expect("valid frame");
-        match message {
-            Message::Text(text) => serde_json::from_str(&text).expect("events are JSON"),
-            other => panic!("unexpected frame {other:?}"),
-        }
+            .expect("connection open");
+        serde_json::from_str(frame.text()).expect("events are JSON")
     }
 
     /// Reads events up to and including the terminal one.
@@ -147,40 +161,43 @@ impl Client {
             }
         }
     }
+
+    /// Reads until the connection ends: the events before, and the code of the server's close
+    /// frame (`None` when it ended without one), within 30 s.
+    pub async fn until_close(&mut self) -> (Vec<Value>, Option<u16>) {
+        let mut events = Vec::new();
+        loop {
+            let next = tokio::time::timeout(std::time::Duration::from_secs(30), self.ws.next())
+                .await
+                .expect("the server closes within 30 s");
+            match next {
+                Ok(frame) => events.push(serde_json::from_str(frame.text()).unwrap()),
+                Err(_) => return (events, self.ws.close_code()),
+            }
+        }
+    }
 }
 
 impl TestServer {
-    /// The body of `GET path` over plain HTTP/1.1.
-    pub async fn get_text(&self, path: &str) -> String {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let mut stream = TcpStream::connect(self.addr).await.unwrap();
-        let request =
-            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).await.unwrap();
-        response
+    /// `GET path`: the whole reply, whatever its status.
+    pub async fn get(&self, path: &str) -> Reply {
+        Http::new(&self.endpoint()).get(path).await.unwrap()
     }
 
     /// `POST path` with a JSON body; the response body as JSON, whatever the status.
     pub async fn post_json(&self, path: &str, body: &Value) -> Value {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let body = body.to_string();
-        let mut stream = TcpStream::connect(self.addr).await.unwrap();
-        let request = format!(
-            "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).await.unwrap();
-        let (_, payload) = response.split_once("\r\n\r\n").expect("an HTTP response");
-        serde_json::from_str(payload).unwrap_or_else(|_| panic!("not JSON: {response}"))
+        let reply = Http::new(&self.endpoint())
+            .post_json(path, body.to_string())
+            .await
+            .unwrap();
+        reply
+            .json()
+            .unwrap_or_else(|_| panic!("not JSON: {}", reply.text()))
     }
 
     /// The value of a Prometheus series in `/metrics`.
     pub async fn metric(&self, series: &str) -> u64 {
-        let text = self.get_text("/metrics").await;
+        let text = self.get("/metrics").await.text();
         text.lines()
             .find_map(|line| {
                 line.strip_prefix(series)?
@@ -193,15 +210,18 @@ impl TestServer {
     }
 }
 
-/// The raw reply (status line, headers, body) to `GET path` at `addr`, over HTTP/1.1.
-pub async fn http_get(addr: SocketAddr, path: &str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    response
+/// `method path` on `endpoint` with the JSON `body`, over a fresh connection: the whole reply,
+/// whatever its status.
+pub async fn request(endpoint: &Endpoint, method: &str, path: &str, body: Option<&Value>) -> Reply {
+    Http::new(endpoint)
+        .request(method, path, body.map(|body| body.to_string().into_bytes()))
+        .await
+        .unwrap()
+}
+
+/// `GET path` of the server at `addr` (a [`process::ServerProcess`]): the whole reply.
+pub async fn http_get(addr: SocketAddr, path: &str) -> Reply {
+    Http::new(&endpoint(addr)).get(path).await.unwrap()
 }
 
 /// `method uri` with a JSON `body` through `router`, without a socket: the status and the
