@@ -126,7 +126,7 @@ impl Error {
     }
 
     /// An HTTP error answer from `url` with `status` and `body`.
-    pub(crate) fn http(url: &str, status: u16, body: &[u8]) -> Error {
+    pub fn http(url: &str, status: u16, body: &[u8]) -> Error {
         Error::Http {
             url: url.to_string(),
             status,

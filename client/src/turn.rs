@@ -131,10 +131,12 @@ impl TurnReader {
             StreamEvent::Done { response } => (response, Ending::Paused),
             StreamEvent::Failed { response } => {
                 let error = self.pending.take().unwrap_or_else(|| {
-                    response
-                        .error
-                        .clone()
-                        .unwrap_or_else(|| ApiError::server("the response failed"))
+                    response.error.clone().unwrap_or_else(|| ApiError {
+                        kind: None,
+                        code: None,
+                        message: "the response failed and said no more".into(),
+                        param: None,
+                    })
                 });
                 return Err(Error::Failed {
                     response: Box::new(response),
