@@ -1,5 +1,7 @@
 //! Where a Tether server is, and what every request to it carries: its base URL, the API key,
-//! the opt-ins (the server's stage timings, betas) and any headers of the caller's own.
+//! the opt-ins (the server's stage timings, betas), any headers of the caller's own and any
+//! query parameters every request's URL carries (e.g. the client-chosen conditions,
+//! `tether_rtt_ms=40`, docs/server.md).
 //!
 //! One [`Endpoint`] serves both transports: clients derive the WebSocket URL from the HTTP base,
 //! `http://host/v1` → `ws://host/v1/responses` (docs/protocol.md §1). A browser cannot set
@@ -32,7 +34,9 @@ pub struct Endpoint {
     timing: bool,
     betas: Vec<String>,
     headers: Vec<(String, String)>,
-    /// Parameters of the upgrade URL's query, encoded.
+    /// Parameters of every request URL's query (HTTP and the upgrade), encoded.
+    query: Vec<String>,
+    /// Parameters of the upgrade URL's query only, encoded.
     upgrade_query: Vec<String>,
     /// The socket address, once resolved (native only; see `Endpoint::resolve`).
     #[cfg(not(target_arch = "wasm32"))]
@@ -65,8 +69,8 @@ impl Endpoint {
         };
         if rest.contains(['?', '#']) {
             return Err(invalid(
-                "a query or fragment is not part of a server's address; set the key, timing \
-                 and betas on the Endpoint",
+                "a query or fragment is not part of a server's address; set the key, timing, \
+                 betas and query parameters on the Endpoint (with_query)",
             ));
         }
         let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
@@ -95,6 +99,7 @@ impl Endpoint {
             timing: false,
             betas: Vec::new(),
             headers: Vec::new(),
+            query: Vec::new(),
             upgrade_query: Vec::new(),
             #[cfg(not(target_arch = "wasm32"))]
             addr: None,
@@ -129,7 +134,30 @@ impl Endpoint {
         self
     }
 
-    /// Adds `name=value` to the WebSocket upgrade URL's query, e.g. `model` (a gateway routes
+    /// Adds `name=value` to the query of every request's URL — each HTTP request and the
+    /// WebSocket upgrade, on both backends — e.g. the conditions a Tether server started with
+    /// `--allow-client-conditions` emulates (`tether_rtt_ms`, `tether_up_mbit`,
+    /// `tether_down_mbit`, `tether_api_costs`; docs/server.md). Unlike a header, a browser can
+    /// send it on an upgrade too.
+    ///
+    /// ```
+    /// use tether_client::Endpoint;
+    ///
+    /// let endpoint = Endpoint::new("http://127.0.0.1:8080")?.with_query("tether_rtt_ms", "40");
+    /// assert_eq!(
+    ///     endpoint.request_url("/v1/responses"),
+    ///     "http://127.0.0.1:8080/v1/responses?tether_rtt_ms=40"
+    /// );
+    /// assert_eq!(endpoint.upgrade_url(), "ws://127.0.0.1:8080/v1/responses?tether_rtt_ms=40");
+    /// # Ok::<(), tether_client::Error>(())
+    /// ```
+    pub fn with_query(mut self, name: &str, value: &str) -> Endpoint {
+        self.query
+            .push(format!("{}={}", query_escape(name), query_escape(value)));
+        self
+    }
+
+    /// Adds `name=value` to the WebSocket upgrade URL's query only, e.g. `model` (a gateway routes
     /// upgrades on `?model=`; Tether takes it as the connection's default model).
     pub fn with_upgrade_query(mut self, name: &str, value: &str) -> Endpoint {
         self.upgrade_query
@@ -164,10 +192,23 @@ impl Endpoint {
         format!("{}{path}", self.prefix)
     }
 
-    /// The full HTTP URL of `path` (`/readyz` → `http://host:port/readyz`).
+    /// The full HTTP URL of `path` (`/readyz` → `http://host:port/readyz`), without the
+    /// endpoint's query parameters: the server's address, as errors name it.
     pub fn url(&self, path: &str) -> String {
         let scheme = if self.secure { "https" } else { "http" };
         format!("{scheme}://{}{}", self.authority, self.path(path))
+    }
+
+    /// What an HTTP request for `path` asks for: [`Endpoint::path`] with the
+    /// [`Endpoint::with_query`] parameters after any query `path` has of its own.
+    pub fn request_target(&self, path: &str) -> String {
+        with_query(self.path(path), self.query.iter().cloned())
+    }
+
+    /// The full URL an HTTP request for `path` goes to: [`Endpoint::url`] with the
+    /// [`Endpoint::with_query`] parameters.
+    pub fn request_url(&self, path: &str) -> String {
+        with_query(self.url(path), self.query.iter().cloned())
     }
 
     /// `http://host/v1/responses`.
@@ -186,16 +227,25 @@ impl Endpoint {
     }
 
     /// The URL a native upgrade requests: [`Endpoint::websocket_url`] with the
-    /// [`Endpoint::with_upgrade_query`] parameters.
+    /// [`Endpoint::with_query`] and [`Endpoint::with_upgrade_query`] parameters.
     pub fn upgrade_url(&self) -> String {
-        with_query(self.websocket_url(), self.upgrade_query.iter().cloned())
+        with_query(
+            self.websocket_url(),
+            self.query.iter().chain(&self.upgrade_query).cloned(),
+        )
     }
 
     /// The upgrade URL a browser opens: [`Endpoint::websocket_url`] with the opt-ins a page
     /// cannot send as headers — `tether_timing=1`, and each beta as `openai_beta=` — in its
-    /// query. The API key is never put there (it travels as a minted client secret).
+    /// query, after the parameters of [`Endpoint::upgrade_url`]. The API key is never put there
+    /// (it travels as a minted client secret).
     pub fn browser_websocket_url(&self) -> String {
-        let mut params = self.upgrade_query.clone();
+        let mut params: Vec<String> = self
+            .query
+            .iter()
+            .chain(&self.upgrade_query)
+            .cloned()
+            .collect();
         if self.timing {
             params.push("tether_timing=1".to_string());
         }
@@ -231,10 +281,10 @@ impl Endpoint {
     }
 }
 
-/// `url` with `params` (already encoded) as its query.
+/// `url` with `params` (already encoded) added to its query (after any it has).
 fn with_query(mut url: String, params: impl IntoIterator<Item = String>) -> String {
-    for (i, param) in params.into_iter().enumerate() {
-        url.push(if i == 0 { '?' } else { '&' });
+    for param in params {
+        url.push(if url.contains('?') { '&' } else { '?' });
         url.push_str(&param);
     }
     url
@@ -366,6 +416,46 @@ mod tests {
         assert_eq!(
             endpoint.browser_websocket_url(),
             "ws://h/v1/responses?model=gpt-5.6%2Bmini&tether_timing=1"
+        );
+    }
+
+    #[test]
+    fn query_parameters_go_on_every_request_and_the_upgrade() {
+        let endpoint = Endpoint::new("http://h/proxy/v1")
+            .unwrap()
+            .with_query("tether_rtt_ms", "40")
+            .with_query("tether_api_costs", "hosted")
+            .with_upgrade_query("model", "spark")
+            .with_timing(true);
+        let conditions = "tether_rtt_ms=40&tether_api_costs=hosted";
+        assert_eq!(
+            endpoint.request_target("/v1/responses"),
+            format!("/proxy/v1/responses?{conditions}")
+        );
+        assert_eq!(
+            endpoint.request_target("/v1/responses/resp_1?stream=true"),
+            format!("/proxy/v1/responses/resp_1?stream=true&{conditions}")
+        );
+        assert_eq!(
+            endpoint.request_url("/v1/models"),
+            format!("http://h/proxy/v1/models?{conditions}")
+        );
+        // Errors name the server, not the request's parameters.
+        assert_eq!(endpoint.url("/v1/models"), "http://h/proxy/v1/models");
+        assert_eq!(
+            endpoint.upgrade_url(),
+            format!("ws://h/proxy/v1/responses?{conditions}&model=spark")
+        );
+        assert_eq!(
+            endpoint.browser_websocket_url(),
+            format!("ws://h/proxy/v1/responses?{conditions}&model=spark&tether_timing=1")
+        );
+        assert_eq!(
+            Endpoint::new("http://h")
+                .unwrap()
+                .with_query("a b", "c&d=é")
+                .request_target("/v1/models"),
+            "/v1/models?a%20b=c%26d%3D%C3%A9"
         );
     }
 }

@@ -78,7 +78,7 @@ impl Http {
         path: &str,
         body: Option<Vec<u8>>,
     ) -> Result<Reply, Error> {
-        let url = self.endpoint.url(path);
+        let url = self.endpoint.request_url(path);
         let response = self.send(method, &url, body.as_deref(), false).await?;
         let status = response.status();
         let headers = header_list(&response);
@@ -142,7 +142,7 @@ impl Http {
 
     /// [`Http::stream`] of a body the caller serialized (it must say `"stream": true`).
     pub async fn stream_body(&mut self, body: Vec<u8>) -> Result<SseStream<'_>, Error> {
-        let url = self.endpoint.responses_url();
+        let url = self.endpoint.request_url("/v1/responses");
         let response = self.send("POST", &url, Some(&body), true).await?;
         if response.status() != 200 {
             let body = body_bytes(&response).await.unwrap_or_default();

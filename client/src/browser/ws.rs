@@ -194,7 +194,7 @@ impl WebSocket {
 /// Mints the credential an upgrade to `ws_url` offers: a client secret, or the key where the
 /// server mints none.
 async fn mint(endpoint: &Endpoint, key: &str, ws_url: &str) -> Result<Credential, Error> {
-    let url = endpoint.url(MINT_PATH);
+    let url = endpoint.request_url(MINT_PATH);
     let headers = [
         ("Authorization", format!("Bearer {key}")),
         ("Content-Type", "application/json".to_string()),
@@ -216,7 +216,7 @@ async fn mint(endpoint: &Endpoint, key: &str, ws_url: &str) -> Result<Credential
 
 /// Why the socket to `ws_url` ended before it opened: `GET /v1/models` with the same key says.
 async fn explain(endpoint: &Endpoint, ws_url: &str, credential: Option<&Credential>) -> Error {
-    let models = endpoint.url("/v1/models");
+    let models = endpoint.request_url("/v1/models");
     let headers: Vec<(&str, String)> = endpoint
         .api_key()
         .map(|key| ("Authorization", format!("Bearer {key}")))

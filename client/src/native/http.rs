@@ -234,7 +234,7 @@ impl Http {
         }
         let mut request = hyper::Request::builder()
             .method(method)
-            .uri(self.endpoint.path(path))
+            .uri(self.endpoint.request_target(path))
             .header("host", self.endpoint.authority());
         if body.is_some() {
             request = request.header("content-type", "application/json");

@@ -72,3 +72,58 @@ async fn nothing_listening_is_a_connect_error() {
         .unwrap_err();
     assert!(matches!(error, Error::Connect { .. }), "{error:?}");
 }
+
+/// The endpoint's query parameters reach the server on every request and on the upgrade: here
+/// the conditions a server started with `--allow-client-conditions` emulates, which its timing
+/// summary reports back (and a bare server refuses, by name).
+#[tokio::test]
+async fn query_parameters_carry_client_chosen_conditions_on_both_transports() {
+    let server = Server::start(&["--allow-client-conditions"]).await;
+    let endpoint = server
+        .endpoint()
+        .with_timing(true)
+        .with_query("tether_rtt_ms", "2")
+        .with_query("tether_api_costs", "local");
+    let check = |timing: &serde_json::Value, transport: &str| {
+        let conditions = &timing["conditions"];
+        assert_eq!(conditions["chosen_by"], "client", "{transport}: {timing}");
+        assert_eq!(conditions["rtt_ms"], 2.0, "{transport}: {timing}");
+        assert_eq!(conditions["api_costs"], "local", "{transport}: {timing}");
+        assert!(
+            timing["link"]["up_bytes"].as_u64().unwrap() > 0,
+            "{transport}: {timing}"
+        );
+    };
+    let mut http = Http::new(&endpoint);
+    let (_, reply) = http.create_reply(&text_request("hi", 5)).await.unwrap();
+    check(
+        &serde_json::from_str(reply.header("x-tether-timing").unwrap()).unwrap(),
+        "JSON",
+    );
+    let streamed = http.turn(&text_request("hi", 5)).await.unwrap();
+    check(&streamed.timing.unwrap(), "SSE");
+    let mut socket = tether_client::WebSocket::connect(&endpoint).await.unwrap();
+    let finished = socket.turn(&text_request("hi", 5)).await.unwrap();
+    check(&finished.timing.unwrap(), "WebSocket");
+    server.stop().await;
+
+    let bare = Server::start(&[]).await;
+    let endpoint = bare.endpoint().with_query("tether_rtt_ms", "2");
+    let refused = Http::new(&endpoint).get("/v1/models").await.unwrap();
+    assert_eq!(refused.status, 400, "{}", refused.text());
+    assert!(
+        refused.text().contains("conditions_not_allowed"),
+        "{}",
+        refused.text()
+    );
+    match tether_client::WebSocket::connect(&endpoint)
+        .await
+        .unwrap_err()
+    {
+        error @ Error::UpgradeRefused { .. } => {
+            assert_eq!(error.code(), Some("conditions_not_allowed"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+    bare.stop().await;
+}

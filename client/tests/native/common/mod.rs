@@ -39,12 +39,12 @@ impl Server {
         let router = app(AppState::new(&config).unwrap(), Path::new("does-not-exist"));
         let listener = tokio::net::TcpListener::bind(config.addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
+        // As `tether_server::serve` does: sockets that can carry the link a client asks for
+        // (`tether_rtt_ms=…`), with TCP_NODELAY.
+        let listener = tether_server::transport::link::Listener::new(listener);
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            axum::serve(listener, router)
+            axum::serve(listener, tether_server::transport::link::service(router))
                 .with_graceful_shutdown(async {
                     let _ = stopped.await;
                 })
