@@ -32,6 +32,10 @@
 //! the page's result and the bench's can be held against each other for the same conditions.
 //! By default it runs `spark` over 40 ms / 20 Mbit/s up / 100 Mbit/s down with local costs.
 //!
+//! Every request goes through `tether-client`: Part 1 posts with its `Http`, Parts 2 and 3 play
+//! turns with the load generator's (`tether_harness::load::turn`), and Part 3's conditions ride
+//! on every URL with `Endpoint::with_query`, as the page's do.
+//!
 //! Run: `cargo xtask bench` (or `cargo bench -p tether-harness --bench rollout`);
 //! `TETHER_BENCH_PARTS=1` runs Part 1 alone. Only part 3, for chosen conditions:
 //! `cargo xtask bench -- --task triage-ci-log --profile spark --rtt-ms 40 --up-mbit 20
@@ -39,13 +43,11 @@
 
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
+use tether_client::{APPEND_BETA, Endpoint, Finished, Http, WebSocket};
+use tether_harness::load::turn::{http_body_turn, ws_frame_turn};
 use tether_link::LinkConfig;
 use tether_server::{AppState, Config, app};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::Message;
 
 const TURNS: usize = 40;
 const REPETITIONS: usize = 5;
@@ -63,9 +65,6 @@ enum Mode {
     /// One v1 response for the rollout, resumed with `response.append` at every tool call.
     WsAppend,
 }
-
-/// The v1 beta header: responses pause at client tool calls (`response.append`).
-const V1_BETA: &str = "responses_websockets=2026-02-04";
 
 impl Mode {
     fn name(self) -> &'static str {
@@ -465,20 +464,21 @@ struct E2e {
     input_last: u64,
 }
 
-/// Plays the rollout in `mode` on `spark` through the harness's clients (HTTP modes stream).
+/// Plays the rollout in `mode` on `spark` through the load generator's turns over
+/// `tether-client` (HTTP modes stream).
 async fn e2e_rollout(addr: std::net::SocketAddr, mode: Mode, outputs: &[String], key: &str) -> E2e {
-    use tether_harness::load::client::{HttpConn, Target, WsConn};
-    let target = Target::resolve(&format!("http://{addr}"), None, true)
-        .await
-        .unwrap();
+    let endpoint = bench_endpoint(addr, mode);
     let mut ws = match mode {
-        Mode::WebSocket => Some(WsConn::connect(&target).await.unwrap()),
-        Mode::WsAppend => Some(WsConn::connect_with(&target, Some(V1_BETA)).await.unwrap()),
+        Mode::WebSocket | Mode::WsAppend => Some(WebSocket::connect(&endpoint).await.unwrap()),
         _ => None,
     };
     let mut http = match mode {
         Mode::WebSocket | Mode::WsAppend => None,
-        _ => Some(HttpConn::connect(&target).await.unwrap()),
+        _ => {
+            let mut http = Http::new(&endpoint);
+            http.connect().await.unwrap();
+            Some(http)
+        }
     };
     // WS append: the one response's usage and output so far.
     let (mut used_before, mut cached_before, mut outputs_seen) = (0, 0, 0);
@@ -515,12 +515,10 @@ async fn e2e_rollout(addr: std::net::SocketAddr, mode: Mode, outputs: &[String],
                 if body.get("type").is_none() {
                     body["type"] = json!("response.create");
                 }
-                socket.turn(body.to_string(), timeout).await
+                ws_frame_turn(socket, body.to_string(), timeout).await
             }
             (_, Some(connection)) => {
-                connection
-                    .turn(&target, body.to_string().into_bytes(), timeout)
-                    .await
+                http_body_turn(connection, body.to_string().into_bytes(), timeout).await
             }
             _ => unreachable!("one client per mode"),
         }
@@ -569,8 +567,7 @@ async fn e2e_rollout(addr: std::net::SocketAddr, mode: Mode, outputs: &[String],
         // timing summary sent) and prepares nothing itself.
         let close = json!({"type": "response.create", "model": "spark", "store": false,
                            "generate": false, "input": []});
-        let done = socket
-            .turn(close.to_string(), timeout)
+        let done = ws_frame_turn(socket, close.to_string(), timeout)
             .await
             .unwrap_or_else(|error| panic!("closing: {error:?}"));
         round_trips += done.round_trip;
@@ -770,22 +767,11 @@ async fn rollout(
     outputs: &[String],
     tool_time: Option<Duration>,
 ) -> Rollout {
-    let mut http = HttpClient::connect(addr).await;
+    let endpoint = bench_endpoint(addr, mode);
+    let mut http = Http::new(&endpoint);
+    http.connect().await.unwrap();
     let mut ws = if matches!(mode, Mode::WebSocket | Mode::WsAppend) {
-        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-        let mut url = format!("ws://{addr}/v1/responses")
-            .into_client_request()
-            .unwrap();
-        url.headers_mut()
-            .insert("x-tether-timing", "1".parse().unwrap());
-        if mode == Mode::WsAppend {
-            url.headers_mut()
-                .insert("openai-beta", V1_BETA.parse().unwrap());
-        }
-        let (socket, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
-            .await
-            .unwrap();
-        Some(socket)
+        Some(WebSocket::connect(&endpoint).await.unwrap())
     } else {
         None
     };
@@ -819,26 +805,19 @@ async fn rollout(
             &new_input,
             previous.as_deref(),
         );
-        let response = match ws.as_mut() {
+        let (response, timing) = match ws.as_mut() {
             Some(socket) => {
                 if body.get("type").is_none() {
                     body["type"] = json!("response.create");
                 }
-                socket
-                    .send(Message::Text(body.to_string().into()))
-                    .await
-                    .unwrap();
-                let (event, response) = until_terminal(socket, turn).await;
-                result.stages.push(event["tether_timing"].clone());
-                response
+                socket.send_text(body.to_string()).await.unwrap();
+                until_terminal(socket, turn).await
             }
-            None => {
-                let (response, timing) = http.post("/v1/responses", &body.to_string()).await;
-                result.stages.push(timing);
-                response
-            }
+            None => post(&mut http, &body).await,
         };
         result.turns.push(started.elapsed());
+        result.stages.push(timing);
+        let response = serde_json::to_value(&response).unwrap();
         let used = response["usage"]["input_tokens"].as_u64().unwrap();
         if mode == Mode::WsAppend {
             assert_eq!(response["status"], "in_progress", "turn {turn}: {response}");
@@ -877,105 +856,65 @@ async fn rollout(
     }
     if let (Mode::WsAppend, Some(socket)) = (mode, ws.as_mut()) {
         let closed = Instant::now();
-        let (event, response) = close_paused(socket, model).await;
+        let (response, timing) = close_paused(socket, model).await;
         result.closing = Some(closed.elapsed());
-        result.stages.push(event["tether_timing"].clone());
-        assert_eq!(response["status"], "completed", "{response}");
+        result.stages.push(timing);
+        assert_eq!(
+            response.status,
+            tether_protocol::ResponseStatus::Completed,
+            "{response:?}"
+        );
     }
     result
 }
 
-/// Reads events up to the turn's end: `response.completed`, or `response.done` where a v1
-/// response pauses. The event and its response.
-async fn until_terminal<S>(socket: &mut S, turn: usize) -> (Value, Value)
-where
-    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
-{
-    loop {
-        let Message::Text(text) = socket.next().await.unwrap().unwrap() else {
-            continue;
-        };
-        let event: Value = serde_json::from_str(&text).unwrap();
-        match event["type"].as_str() {
-            Some("response.completed" | "response.done") => {
-                let response = event["response"].clone();
-                return (event, response);
-            }
-            Some("error" | "response.failed") => panic!("turn {turn}: {event}"),
-            _ => {}
-        }
+/// The endpoint every client of `mode` talks to: the server's stage timings asked for, and for
+/// WS append the v1 beta.
+fn bench_endpoint(addr: std::net::SocketAddr, mode: Mode) -> Endpoint {
+    let endpoint = Endpoint::new(&format!("http://{addr}"))
+        .unwrap()
+        .with_timing(true);
+    match mode {
+        Mode::WsAppend => endpoint.with_beta(APPEND_BETA),
+        _ => endpoint,
     }
+}
+
+/// `POST /v1/responses` with `body` (JSON, not streamed): the response and the server's
+/// `x-tether-timing` summary.
+async fn post(http: &mut Http, body: &Value) -> (tether_protocol::Response, Value) {
+    let reply = http
+        .post_json("/v1/responses", body.to_string())
+        .await
+        .unwrap();
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let timing = reply
+        .header("x-tether-timing")
+        .map_or(Value::Null, |t| serde_json::from_str(t).unwrap());
+    (reply.json().unwrap(), timing)
+}
+
+/// Reads events up to the turn's end: `response.completed`, or `response.done` where a v1
+/// response pauses. Its response and the server's timing summary.
+async fn until_terminal(socket: &mut WebSocket, turn: usize) -> (tether_protocol::Response, Value) {
+    let Finished {
+        response, timing, ..
+    } = socket
+        .finish_with(None, |_| {})
+        .await
+        .unwrap_or_else(|error| panic!("turn {turn}: {error}"));
+    (response, timing.unwrap_or(Value::Null))
 }
 
 /// Ends a paused v1 response: a `response.create` with `generate:false` on the lane completes
 /// it as it stands (billed, its summary sent), then prepares nothing and completes too.
-async fn close_paused<S>(socket: &mut S, model: &str) -> (Value, Value)
-where
-    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>>
-        + SinkExt<Message>
-        + Unpin,
-    <S as futures_util::Sink<Message>>::Error: std::fmt::Debug,
-{
+async fn close_paused(socket: &mut WebSocket, model: &str) -> (tether_protocol::Response, Value) {
     let close = json!({"type": "response.create", "model": model, "store": false,
                        "generate": false, "input": []});
-    socket
-        .send(Message::Text(close.to_string().into()))
-        .await
-        .unwrap();
+    socket.send_text(close.to_string()).await.unwrap();
     let paused = until_terminal(socket, TURNS).await;
     until_terminal(socket, TURNS).await;
     paused
-}
-
-/// A minimal HTTP/1.1 keep-alive client: JSON in, JSON out.
-struct HttpClient {
-    stream: BufReader<TcpStream>,
-}
-
-impl HttpClient {
-    async fn connect(addr: std::net::SocketAddr) -> Self {
-        HttpClient {
-            stream: BufReader::new({
-                let stream = TcpStream::connect(addr).await.unwrap();
-                stream.set_nodelay(true).unwrap();
-                stream
-            }),
-        }
-    }
-
-    /// The response body and the server's `x-tether-timing` summary.
-    async fn post(&mut self, path: &str, body: &str) -> (Value, Value) {
-        let request = format!(
-            "POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nx-tether-timing: 1\r\nContent-Length: {}\r\n\r\n",
-            body.len()
-        );
-        let mut message = request.into_bytes();
-        message.extend_from_slice(body.as_bytes());
-        self.stream.get_mut().write_all(&message).await.unwrap();
-        let mut length = 0usize;
-        let mut timing = Value::Null;
-        let mut status = String::new();
-        self.stream.read_line(&mut status).await.unwrap();
-        loop {
-            let mut line = String::new();
-            self.stream.read_line(&mut line).await.unwrap();
-            if line == "\r\n" {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':') {
-                if name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().unwrap();
-                } else if name.eq_ignore_ascii_case("x-tether-timing") {
-                    timing = serde_json::from_str(value.trim()).unwrap();
-                }
-            }
-        }
-        let mut payload = vec![0; length];
-        self.stream.read_exact(&mut payload).await.unwrap();
-        let value: Value = serde_json::from_slice(&payload).unwrap();
-        assert!(status.contains(" 200 "), "{status} {value}");
-        (value, timing)
-    }
 }
 
 /// The pipeline stages the server reports, in order.
@@ -1074,12 +1013,16 @@ async fn long_task(dir: &std::path::Path, args: &BenchArgs) {
     std::fs::create_dir_all(dir.join("task-scenarios")).unwrap();
     config.allow_client_conditions = true;
     let (addr, server) = start(&config).await;
-    let link = format!(
-        "tether_rtt_ms={}&tether_up_mbit={}&tether_down_mbit={}",
-        args.rtt_ms, args.up_mbit, args.down_mbit
-    );
-    let measured = format!("{link}&tether_api_costs={}", args.api_costs);
-    let warm = format!("{link}&tether_api_costs=local");
+    // The conditions, on every request's URL as the page asks for them (tether-client's
+    // `with_query`).
+    let link = Endpoint::new(&format!("http://{addr}"))
+        .unwrap()
+        .with_timing(true)
+        .with_query("tether_rtt_ms", &args.rtt_ms.to_string())
+        .with_query("tether_up_mbit", &args.up_mbit.to_string())
+        .with_query("tether_down_mbit", &args.down_mbit.to_string());
+    let measured = link.clone().with_query("tether_api_costs", &args.api_costs);
+    let warm = link.with_query("tether_api_costs", "local");
     let mbit = |m: f64| {
         if m > 0.0 {
             format!("{m} Mbit/s")
@@ -1102,7 +1045,7 @@ async fn long_task(dir: &std::path::Path, args: &BenchArgs) {
         args.repetitions,
     );
     for leg in [Leg::WebSocket, Leg::HttpStateless] {
-        task_rollout(addr, leg, task, "instant", &warm, "warm").await;
+        task_rollout(&warm, leg, task, "instant", "warm").await;
     }
     let mut runs: Vec<(Leg, Vec<TaskRun>)> = vec![
         (Leg::WebSocket, Vec::new()),
@@ -1114,7 +1057,7 @@ async fn long_task(dir: &std::path::Path, args: &BenchArgs) {
         for index in order {
             let leg = runs[index].0;
             let tag = format!("{repetition}");
-            let run = task_rollout(addr, leg, task, &args.profile, &measured, &tag).await;
+            let run = task_rollout(&measured, leg, task, &args.profile, &tag).await;
             runs[index].1.push(run);
         }
     }
@@ -1172,28 +1115,26 @@ async fn long_task(dir: &std::path::Path, args: &BenchArgs) {
     server.abort();
 }
 
-/// Plays `task` once over `leg` on `model`, the URL carrying `query` (the conditions), as the
+/// Plays `task` once over `leg` on `model`, every URL carrying `endpoint`'s conditions, as the
 /// playground does: the sandbox runs every call; WebSocket sends the new outputs with
 /// `previous_response_id`, HTTP stateless the whole conversation, streamed.
 async fn task_rollout(
-    addr: std::net::SocketAddr,
+    endpoint: &Endpoint,
     leg: Leg,
     task: &str,
     model: &str,
-    query: &str,
     tag: &str,
 ) -> TaskRun {
-    use tether_harness::load::client::{HttpConn, Target, WsConn};
-    let mut target = Target::resolve(&format!("http://{addr}"), None, true)
-        .await
-        .unwrap();
-    target.responses_path = format!("/v1/responses?{query}");
     let mut ws = match leg {
-        Leg::WebSocket => Some(WsConn::connect(&target).await.unwrap()),
+        Leg::WebSocket => Some(WebSocket::connect(endpoint).await.unwrap()),
         Leg::HttpStateless => None,
     };
     let mut http = match leg {
-        Leg::HttpStateless => Some(HttpConn::connect(&target).await.unwrap()),
+        Leg::HttpStateless => {
+            let mut http = Http::new(endpoint);
+            http.connect().await.unwrap();
+            Some(http)
+        }
         Leg::WebSocket => None,
     };
     let mut sandbox = tether_sandbox::Sandbox::new(tether_sandbox::long_task_project());
@@ -1218,14 +1159,12 @@ async fn task_rollout(
                 if let Some(id) = &previous {
                     body["previous_response_id"] = json!(id);
                 }
-                socket.turn(body.to_string(), timeout).await
+                ws_frame_turn(socket, body.to_string(), timeout).await
             }
             (_, Some(connection)) => {
                 body["stream"] = json!(true);
                 body["input"] = json!(conversation);
-                connection
-                    .turn(&target, body.to_string().into_bytes(), timeout)
-                    .await
+                http_body_turn(connection, body.to_string().into_bytes(), timeout).await
             }
             _ => unreachable!("one client per leg"),
         }

@@ -26,7 +26,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tether_harness::load::client::{HttpConn, Target, TurnDone, WsConn};
+use tether_client::{Endpoint, Http, WebSocket};
+use tether_harness::load::turn::{TurnDone, http_body_turn, ws_frame_turn};
 use tether_server::{AppState, Config, app};
 
 /// The allocator `tether-server`'s binary runs with, so the counts are the server's.
@@ -274,11 +275,12 @@ async fn play() {
         });
         axum::serve(listener, router).await.expect("the server");
     });
-    let target = Target::resolve(&format!("http://{addr}"), None, true)
-        .await
-        .expect("the target");
-    let mut ws = WsConn::connect(&target).await.expect("the upgrade");
-    let mut http = HttpConn::connect(&target).await.expect("a connection");
+    let endpoint = Endpoint::new(&format!("http://{addr}"))
+        .expect("the server's URL")
+        .with_timing(true);
+    let mut ws = WebSocket::connect(&endpoint).await.expect("the upgrade");
+    let mut http = Http::new(&endpoint);
+    http.connect().await.expect("a connection");
 
     let instructions = instructions();
     let lines = output_lines();
@@ -309,7 +311,7 @@ async fn play() {
             };
             settle().await;
             crabgrind::callgrind::zero_stats();
-            http.turn(&target, body.into_bytes(), Duration::from_secs(600))
+            http_body_turn(&mut http, body.into_bytes(), Duration::from_secs(600))
                 .await
                 .expect("an HTTP turn");
             settle().await;
@@ -345,14 +347,14 @@ fn dump(name: &str) {
 }
 
 async fn ws_turn(
-    ws: &mut WsConn,
+    ws: &mut WebSocket,
     instructions: &str,
     input: &[Value],
     previous: Option<&str>,
 ) -> TurnDone {
     let mut frame = request(instructions, input, previous, false);
     frame["type"] = json!("response.create");
-    ws.turn(frame.to_string(), Duration::from_secs(600))
+    ws_frame_turn(ws, frame.to_string(), Duration::from_secs(600))
         .await
         .expect("a WebSocket turn")
 }

@@ -7,10 +7,12 @@ use tether_protocol::items::ToolCallOutput;
 use tether_protocol::items::ToolOutputContent;
 use tether_protocol::{Input, Item, ResponseCreate, Tool};
 
+use tether_client::{Endpoint, Http, WebSocket};
+
 use super::Shared;
-use super::client::{HttpConn, Target, TurnDone, TurnError, WsConn};
 use super::config::{LoadArgs, Transport};
 use super::text::filler;
+use super::turn::{TurnDone, TurnError, http_turn, ws_turn};
 
 /// The task every conversation starts with.
 const TASK: &str = "The tests fail. Find out why and fix it.";
@@ -53,10 +55,10 @@ impl RequestTemplate {
     }
 }
 
+/// An agent's connection; both boxed, so that an agent without one stays small.
 enum Conn {
-    /// Boxed: a WebSocket stream is ten times the size of an HTTP sender.
-    Ws(Box<WsConn>),
-    Http(HttpConn),
+    Ws(Box<WebSocket>),
+    Http(Box<Http>),
 }
 
 /// How a turn went, for the driver.
@@ -120,8 +122,8 @@ impl Agent {
         self.id
     }
 
-    fn target(&self) -> &Target {
-        &self.shared.target
+    fn endpoint(&self) -> &Endpoint {
+        &self.shared.endpoint
     }
 
     fn start_conversation(&mut self) {
@@ -135,7 +137,7 @@ impl Agent {
     /// Opens the connection if there is none; a failure is counted.
     pub async fn connect(&mut self) -> bool {
         let still_open = match &self.conn {
-            Some(Conn::Http(http)) => !http.is_closed(),
+            Some(Conn::Http(http)) => http.is_connected(),
             Some(Conn::Ws(_)) => true,
             None => false,
         };
@@ -144,10 +146,13 @@ impl Agent {
         }
         let started = std::time::Instant::now();
         let result = match self.transport {
-            Transport::Ws => WsConn::connect(self.target())
+            Transport::Ws => WebSocket::connect(self.endpoint())
                 .await
                 .map(|ws| Conn::Ws(Box::new(ws))),
-            _ => HttpConn::connect(self.target()).await.map(Conn::Http),
+            _ => {
+                let mut http = Box::new(Http::new(self.endpoint()));
+                http.connect().await.map(|()| Conn::Http(http))
+            }
         };
         match result {
             Ok(conn) => {
@@ -162,7 +167,7 @@ impl Agent {
                 true
             }
             Err(error) => {
-                self.shared.stats.error(&error);
+                self.shared.stats.error(&TurnError::from(error));
                 false
             }
         }
@@ -233,21 +238,11 @@ impl Agent {
         };
         request.input = Input::Items(sent_items);
         let timeout = args.turn_timeout;
-        let result = match self.conn.as_mut().expect("connected") {
-            Conn::Ws(ws) => {
-                let frame = response_create_frame(&request);
-                (ws.turn(frame, timeout).await, request.input)
-            }
-            Conn::Http(http) => {
-                let body = serde_json::to_vec(&request).expect("requests serialize");
-                (
-                    http.turn(&shared.target, body, timeout).await,
-                    request.input,
-                )
-            }
+        let outcome = match self.conn.as_mut().expect("connected") {
+            Conn::Ws(ws) => ws_turn(ws, &request, timeout).await,
+            Conn::Http(http) => http_turn(http, &request, timeout).await,
         };
-        let (outcome, input) = result;
-        let Input::Items(sent) = input else {
+        let Input::Items(sent) = request.input else {
             unreachable!("input is always items")
         };
         self.turns_on_connection += 1;
@@ -326,35 +321,5 @@ impl Agent {
     fn end_conversation(&mut self) {
         self.conversation_index += 1;
         self.start_conversation();
-    }
-}
-
-/// The `response.create` frame of `request`: the body flat next to `type`, as
-/// [`tether_protocol::ClientFrame::to_json`] writes it, but serialized straight to text (not
-/// through a `serde_json::Value` tree, which would copy every tool output once more).
-pub fn response_create_frame(request: &ResponseCreate) -> String {
-    let body = serde_json::to_string(request).expect("requests serialize");
-    let mut frame = String::with_capacity(body.len() + 26);
-    frame.push_str("{\"type\":\"response.create\",");
-    frame.push_str(&body[1..]); // a request always has `model`, so `body` is `{"model":…}`
-    frame
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tether_protocol::{ClientFrame, decode_client_frame};
-
-    #[test]
-    fn frames_decode_as_the_request() {
-        let mut request = ResponseCreate::new("instant", "hi");
-        request.previous_response_id = Some("resp_1".into());
-        request.store = Some(false);
-        let frame = response_create_frame(&request);
-        assert!(frame.starts_with(r#"{"type":"response.create","model":"instant""#));
-        assert_eq!(
-            decode_client_frame(&frame),
-            Ok(ClientFrame::ResponseCreate(Box::new(request)))
-        );
     }
 }

@@ -8,10 +8,10 @@
 //! rate), and **close**. Times, rates and CPU use in the report are over the load phase.
 
 mod agent;
-pub mod client;
 pub mod config;
 pub mod report;
 pub mod text;
+pub mod turn;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -22,12 +22,12 @@ use futures_util::StreamExt;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-pub use agent::response_create_frame;
 use agent::{Agent, RequestTemplate, TurnResult};
-use client::{Target, TurnDone, TurnError, WsConn};
 pub use config::{Arrivals, LoadArgs, Transport};
 pub use report::Report;
 use report::{GeneratorReport, IdleReport, OpenLoop, RunConfig, ServerReport, TokenTotals};
+use tether_client::{Endpoint, WebSocket};
+use turn::{TurnDone, TurnError};
 
 use crate::procfs;
 use crate::stats::Histogram;
@@ -151,7 +151,7 @@ impl Stats {
 /// What every agent shares.
 pub(crate) struct Shared {
     pub(crate) args: LoadArgs,
-    pub(crate) target: Target,
+    pub(crate) endpoint: Endpoint,
     pub(crate) template: RequestTemplate,
     pub(crate) stats: Stats,
 }
@@ -168,13 +168,12 @@ struct IdleSet {
 pub async fn run(args: LoadArgs) -> anyhow::Result<Report> {
     args.validate()?;
     let nofile_limit = procfs::raise_nofile_limit();
-    let target = Target::resolve(&args.url, args.api_key.clone(), !args.no_timing).await?;
+    let endpoint = endpoint_of(&args).await?;
     let server_pid = args.server_pid.or_else(|| {
-        target
-            .addr
-            .ip()
+        let addr = endpoint.addr()?;
+        addr.ip()
             .is_loopback()
-            .then(|| procfs::pid_listening_on(target.addr.port()))
+            .then(|| procfs::pid_listening_on(addr.port()))
             .flatten()
     });
     let basis = if args.model == "instant" {
@@ -187,7 +186,7 @@ pub async fn run(args: LoadArgs) -> anyhow::Result<Report> {
     let clients = args.client_count();
     let shared = Arc::new(Shared {
         template: RequestTemplate::new(&args),
-        target,
+        endpoint,
         stats: Stats::new(basis),
         args,
     });
@@ -364,6 +363,21 @@ pub async fn run(args: LoadArgs) -> anyhow::Result<Report> {
     })
 }
 
+/// The endpoint `--url` names, with the key and the timing opt-in, resolved once for every
+/// connection of the run.
+async fn endpoint_of(args: &LoadArgs) -> anyhow::Result<Endpoint> {
+    let mut endpoint = Endpoint::new(&args.url)?.with_timing(!args.no_timing);
+    if let Some(key) = &args.api_key {
+        endpoint = endpoint.with_api_key(key);
+    }
+    anyhow::ensure!(
+        !endpoint.is_secure(),
+        "TLS is not supported: use http:// (got '{}')",
+        args.url
+    );
+    Ok(endpoint.resolve().await?)
+}
+
 /// Closed loop: every agent plays turn after turn (tool time between) until it has played
 /// its conversations, or until --duration.
 async fn closed_loop(agents: Vec<Agent>, shared: &Arc<Shared>, started: Instant) -> Vec<Agent> {
@@ -485,9 +499,9 @@ async fn open_idle(n: usize, shared: &Arc<Shared>) -> IdleSet {
                 let stopped = stopped.clone();
                 async move {
                     let begun = Instant::now();
-                    let conn = WsConn::connect(&shared.target).await?;
+                    let conn = WebSocket::connect(&shared.endpoint).await?;
                     shared.stats.idle_connect.record(begun.elapsed());
-                    Ok(tokio::spawn(conn.hold(stopped)))
+                    Ok(tokio::spawn(turn::hold(conn, stopped)))
                 }
             })
             .buffer_unordered(shared.args.connect_concurrency)
