@@ -74,6 +74,33 @@ pub struct RunConfig {
     pub idle: Option<usize>,
 }
 
+impl RunConfig {
+    /// The options of `args` that shaped a run of `clients` agents.
+    pub fn of(args: &crate::load::LoadArgs, clients: usize) -> RunConfig {
+        RunConfig {
+            url: args.url.clone(),
+            transport: args.transport.name().into(),
+            clients,
+            turns: args.turns,
+            conversations: args.conversations,
+            model: args.model.clone(),
+            output_tokens: args.output_tokens,
+            reasoning_tokens: args.reasoning_tokens,
+            tool_output_tokens: args.tool_output_tokens,
+            instructions_tokens: args.instructions_tokens,
+            tool_time_ms: args.tool_time_ms,
+            churn: args.churn,
+            store: args.store,
+            duration_seconds: args.duration.map(|d| d.as_secs_f64()),
+            rate: args.rate,
+            arrivals: args
+                .rate
+                .map(|_| format!("{:?}", args.arrivals).to_lowercase()),
+            idle: args.idle,
+        }
+    }
+}
+
 /// `usage` of the completed turns, added up.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct TokenTotals {
@@ -170,160 +197,365 @@ fn kib(bytes: Option<f64>) -> String {
 }
 
 impl Report {
-    /// The report as text, for people.
+    /// The report as text, for people: each part of the run in its own lines.
     pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        let c = &self.config;
+        let mut text = Text {
+            report: self,
+            out: String::new(),
+        };
+        text.header();
+        if self.config.clients > 0 {
+            text.turns();
+        }
+        text.open_loop();
+        text.idle();
+        text.errors();
+        text.server();
+        text.generator();
+        text.out
+    }
+}
+
+/// The report being written out as text: each method writes one part of it.
+struct Text<'a> {
+    report: &'a Report,
+    out: String,
+}
+
+impl Text<'_> {
+    fn line(&mut self, line: std::fmt::Arguments<'_>) {
+        let _ = self.out.write_fmt(line);
+        self.out.push('\n');
+    }
+
+    /// What ran: the load's shape, or the idle connections.
+    fn header(&mut self) {
+        let c = &self.report.config;
         if c.clients == 0 {
-            let _ = writeln!(
-                out,
+            self.line(format_args!(
                 "tether-load: {} idle WebSocket connections ({})",
                 c.idle.unwrap_or(0),
                 c.url
-            );
-        } else {
-            let _ = writeln!(
-                out,
-                "tether-load: {} clients × {} turns × {} conversations over {} on model {} ({})",
-                c.clients, c.turns, c.conversations, c.transport, c.model, c.url
-            );
+            ));
+            return;
         }
-        let _ = (c.clients > 0).then(|| writeln!(
-            out,
-            "  tool output {} tokens, tool time {} ms, output tokens {}, churn {}, store {}{}{}",
-            c.tool_output_tokens,
-            c.tool_time_ms,
-            c.output_tokens
-                .map_or_else(|| "default".into(), |n| n.to_string()),
-            c.churn.map_or_else(|| "off".into(), |k| format!("every {k}")),
-            c.store,
-            c.duration_seconds
-                .map_or_else(String::new, |d| format!(", duration {d:.0} s")),
-            c.rate.map_or_else(String::new, |r| format!(
+        self.line(format_args!(
+            "tether-load: {} clients × {} turns × {} conversations over {} on model {} ({})",
+            c.clients, c.turns, c.conversations, c.transport, c.model, c.url
+        ));
+        let output = c
+            .output_tokens
+            .map_or_else(|| "default".into(), |n| n.to_string());
+        let churn = c
+            .churn
+            .map_or_else(|| "off".into(), |k| format!("every {k}"));
+        let duration = c
+            .duration_seconds
+            .map_or_else(String::new, |d| format!(", duration {d:.0} s"));
+        let rate = c.rate.map_or_else(String::new, |r| {
+            format!(
                 ", open loop {r} turns/s ({})",
                 c.arrivals.as_deref().unwrap_or("")
-            )),
+            )
+        });
+        self.line(format_args!(
+            "  tool output {} tokens, tool time {} ms, output tokens {output}, churn {churn}, store {}{duration}{rate}",
+            c.tool_output_tokens, c.tool_time_ms, c.store,
         ));
-        if c.clients > 0 {
-            let _ = writeln!(
-                out,
-                "turns:       {} ok, {} failed in {:.2} s = {:.1} turns/s; {} events = {:.0} events/s",
-                self.turns_ok,
-                self.turns_failed,
-                self.wall_seconds,
-                self.turns_per_second,
-                self.events,
-                self.events_per_second
-            );
-            let _ = writeln!(out, "round trip:  {}", ms(&self.round_trip));
-            let _ = writeln!(
-                out,
-                "overhead:    {}  [{}]",
-                ms(&self.overhead),
-                self.overhead_basis
-            );
-            if self.overhead_fallback_turns > 0 {
-                let _ = writeln!(
-                    out,
-                    "             ({} turns without server timing counted at their round trip)",
-                    self.overhead_fallback_turns
-                );
-            }
-            let _ = writeln!(out, "first event: {}", ms(&self.first_event));
-            if let Some(s) = &self.server_generate {
-                let _ = writeln!(out, "server generate stage:     {}", ms(s));
-            }
-            if let Some(s) = &self.server_other_stages {
-                let _ = writeln!(out, "server other stages (sum): {}", ms(s));
-            }
-            let _ = writeln!(out, "connect:     {}", ms(&self.connect));
-            let t = &self.tokens;
-            let per_turn = |n: u64| n as f64 / self.turns_ok.max(1) as f64;
-            let _ = writeln!(
-                out,
-                "tokens:      input {} ({:.0}/turn, {:.0}% cached), output {} ({:.0}/turn)",
-                t.input,
-                per_turn(t.input),
-                if t.input == 0 {
-                    0.0
-                } else {
-                    t.cached as f64 / t.input as f64 * 100.0
-                },
-                t.output,
-                per_turn(t.output)
-            );
+    }
+
+    /// The turns: counts and rates, the latencies, the tokens.
+    fn turns(&mut self) {
+        let r = self.report;
+        self.line(format_args!(
+            "turns:       {} ok, {} failed in {:.2} s = {:.1} turns/s; {} events = {:.0} events/s",
+            r.turns_ok,
+            r.turns_failed,
+            r.wall_seconds,
+            r.turns_per_second,
+            r.events,
+            r.events_per_second
+        ));
+        self.line(format_args!("round trip:  {}", ms(&r.round_trip)));
+        self.line(format_args!(
+            "overhead:    {}  [{}]",
+            ms(&r.overhead),
+            r.overhead_basis
+        ));
+        if r.overhead_fallback_turns > 0 {
+            self.line(format_args!(
+                "             ({} turns without server timing counted at their round trip)",
+                r.overhead_fallback_turns
+            ));
         }
-        if let Some(o) = &self.open_loop {
-            let _ = writeln!(
-                out,
-                "open loop:   target {:.1} turns/s ({}): {} scheduled, {} started, {} missed ({:.2}%)",
-                o.target_rate,
-                o.arrivals,
-                o.scheduled,
-                o.dispatched,
-                o.missed,
-                o.missed_fraction * 100.0
-            );
-            let _ = writeln!(out, "  dispatch lag: {}", ms(&o.dispatch_lag));
+        self.line(format_args!("first event: {}", ms(&r.first_event)));
+        if let Some(s) = &r.server_generate {
+            self.line(format_args!("server generate stage:     {}", ms(s)));
         }
-        if let Some(i) = &self.idle {
-            let _ = writeln!(
-                out,
-                "idle:        {} of {} connected ({} failed), held {:.1} s, {} closed by the server",
-                i.connected, i.requested, i.failed, i.held_seconds, i.closed_by_server
-            );
-            let _ = writeln!(out, "  upgrade:   {}", ms(&i.connect));
-            let _ = writeln!(
-                out,
-                "  server RSS per idle connection: {}",
-                kib(i.rss_per_connection_bytes)
-            );
+        if let Some(s) = &r.server_other_stages {
+            self.line(format_args!("server other stages (sum): {}", ms(s)));
         }
-        if self.errors.is_empty() {
-            let _ = writeln!(out, "errors:      none");
+        self.line(format_args!("connect:     {}", ms(&r.connect)));
+        let t = &r.tokens;
+        let per_turn = |n: u64| n as f64 / r.turns_ok.max(1) as f64;
+        let cached_percent = if t.input == 0 {
+            0.0
         } else {
-            let _ = writeln!(out, "errors:");
-            for (key, count) in &self.errors {
-                let _ = writeln!(out, "  {key}: {count}");
-            }
+            t.cached as f64 / t.input as f64 * 100.0
+        };
+        self.line(format_args!(
+            "tokens:      input {} ({:.0}/turn, {cached_percent:.0}% cached), output {} ({:.0}/turn)",
+            t.input,
+            per_turn(t.input),
+            t.output,
+            per_turn(t.output)
+        ));
+    }
+
+    /// The open loop's arrivals, if it ran one.
+    fn open_loop(&mut self) {
+        let Some(o) = &self.report.open_loop else {
+            return;
+        };
+        self.line(format_args!(
+            "open loop:   target {:.1} turns/s ({}): {} scheduled, {} started, {} missed ({:.2}%)",
+            o.target_rate,
+            o.arrivals,
+            o.scheduled,
+            o.dispatched,
+            o.missed,
+            o.missed_fraction * 100.0
+        ));
+        self.line(format_args!("  dispatch lag: {}", ms(&o.dispatch_lag)));
+    }
+
+    /// The idle connections, if it held any.
+    fn idle(&mut self) {
+        let Some(i) = &self.report.idle else {
+            return;
+        };
+        self.line(format_args!(
+            "idle:        {} of {} connected ({} failed), held {:.1} s, {} closed by the server",
+            i.connected, i.requested, i.failed, i.held_seconds, i.closed_by_server
+        ));
+        self.line(format_args!("  upgrade:   {}", ms(&i.connect)));
+        self.line(format_args!(
+            "  server RSS per idle connection: {}",
+            kib(i.rss_per_connection_bytes)
+        ));
+    }
+
+    /// Failures by kind, or `none`.
+    fn errors(&mut self) {
+        let errors = &self.report.errors;
+        if errors.is_empty() {
+            self.line(format_args!("errors:      none"));
+            return;
         }
-        match &self.server {
-            Some(s) => {
-                let _ = writeln!(
-                    out,
-                    "server pid {}: RSS before {}, connected {}, peak {}, end {}; {} connections: {} per connection ({} at peak); CPU {} ({} of one core)",
-                    s.pid,
-                    opt_mib(s.rss_before_bytes),
-                    opt_mib(s.rss_connected_bytes),
-                    opt_mib(s.rss_peak_bytes),
-                    opt_mib(s.rss_end_bytes),
-                    s.connections,
-                    kib(s.rss_per_connection_bytes),
-                    kib(s.rss_per_connection_loaded_bytes),
-                    s.cpu_seconds
-                        .map_or_else(|| "n/a".into(), |c| format!("{c:.2} s")),
-                    s.cpu_percent_of_one_core
-                        .map_or_else(|| "n/a".into(), |p| format!("{p:.0}%")),
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "server:      not local or not readable (give --server-pid)"
-                );
-            }
+        self.line(format_args!("errors:"));
+        for (key, count) in errors {
+            self.line(format_args!("  {key}: {count}"));
         }
-        let g = &self.generator;
-        let _ = writeln!(
-            out,
+    }
+
+    /// The server's memory and CPU, when it could be read.
+    fn server(&mut self) {
+        let Some(s) = &self.report.server else {
+            self.line(format_args!(
+                "server:      not local or not readable (give --server-pid)"
+            ));
+            return;
+        };
+        let cpu = s
+            .cpu_seconds
+            .map_or_else(|| "n/a".into(), |c| format!("{c:.2} s"));
+        let share = s
+            .cpu_percent_of_one_core
+            .map_or_else(|| "n/a".into(), |p| format!("{p:.0}%"));
+        self.line(format_args!(
+            "server pid {}: RSS before {}, connected {}, peak {}, end {}; {} connections: {} per connection ({} at peak); CPU {cpu} ({share} of one core)",
+            s.pid,
+            opt_mib(s.rss_before_bytes),
+            opt_mib(s.rss_connected_bytes),
+            opt_mib(s.rss_peak_bytes),
+            opt_mib(s.rss_end_bytes),
+            s.connections,
+            kib(s.rss_per_connection_bytes),
+            kib(s.rss_per_connection_loaded_bytes),
+        ));
+    }
+
+    /// The generator's own cost.
+    fn generator(&mut self) {
+        let g = &self.report.generator;
+        self.line(format_args!(
             "generator:   CPU {:.2} s over {:.2} s = {:.0}% of one core ({} cores, {} worker threads; {:.2} s in all)",
             g.cpu_seconds,
-            self.wall_seconds,
+            self.report.wall_seconds,
             g.cpu_percent_of_one_core,
             g.cores,
             g.worker_threads,
             g.cpu_seconds_total
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(p50_ms: f64) -> Summary {
+        Summary {
+            count: 4,
+            mean_ms: p50_ms,
+            min_ms: p50_ms,
+            p50_ms,
+            p90_ms: p50_ms,
+            p99_ms: p50_ms,
+            max_ms: p50_ms,
+        }
+    }
+
+    /// A closed-loop run of 2 agents, 4 turns, one error kind, the server not found.
+    fn agents_run() -> Report {
+        Report {
+            config: RunConfig {
+                url: "http://127.0.0.1:1".into(),
+                transport: "ws".into(),
+                clients: 2,
+                turns: 2,
+                conversations: 1,
+                model: "instant".into(),
+                output_tokens: None,
+                reasoning_tokens: None,
+                tool_output_tokens: 200,
+                instructions_tokens: 0,
+                tool_time_ms: 0,
+                churn: Some(3),
+                store: false,
+                duration_seconds: None,
+                rate: None,
+                arrivals: None,
+                idle: None,
+            },
+            wall_seconds: 2.0,
+            turns_ok: 4,
+            turns_failed: 1,
+            turns_per_second: 2.0,
+            events: 40,
+            events_per_second: 20.0,
+            round_trip: summary(1.5),
+            overhead: summary(1.5),
+            overhead_basis: "round_trip".into(),
+            overhead_fallback_turns: 0,
+            first_event: summary(0.5),
+            server_generate: None,
+            server_other_stages: None,
+            connect: summary(0.25),
+            tokens: TokenTotals {
+                input: 1_000,
+                cached: 250,
+                output: 40,
+            },
+            open_loop: None,
+            idle: None,
+            errors: BTreeMap::from([("error:server_error".to_string(), 1)]),
+            server: None,
+            generator: GeneratorReport {
+                cores: 2,
+                worker_threads: 2,
+                cpu_seconds: 0.5,
+                cpu_percent_of_one_core: 25.0,
+                cpu_seconds_total: 0.75,
+                nofile_limit: Some(1024),
+            },
+        }
+    }
+
+    #[test]
+    fn an_agents_run_reads_as_before() {
+        let text = agents_run().to_text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "tether-load: 2 clients × 2 turns × 1 conversations over ws on model instant (http://127.0.0.1:1)",
+                "  tool output 200 tokens, tool time 0 ms, output tokens default, churn every 3, store false",
+                "turns:       4 ok, 1 failed in 2.00 s = 2.0 turns/s; 40 events = 20 events/s",
+                "round trip:  p50    1.500  p90    1.500  p99    1.500  max    1.500  mean    1.500 ms  (n=4)",
+                "overhead:    p50    1.500  p90    1.500  p99    1.500  max    1.500  mean    1.500 ms  (n=4)  [round_trip]",
+                "first event: p50    0.500  p90    0.500  p99    0.500  max    0.500  mean    0.500 ms  (n=4)",
+                "connect:     p50    0.250  p90    0.250  p99    0.250  max    0.250  mean    0.250 ms  (n=4)",
+                "tokens:      input 1000 (250/turn, 25% cached), output 40 (10/turn)",
+                "errors:",
+                "  error:server_error: 1",
+                "server:      not local or not readable (give --server-pid)",
+                "generator:   CPU 0.50 s over 2.00 s = 25% of one core (2 cores, 2 worker threads; 0.75 s in all)",
+            ]
         );
-        out
+    }
+
+    #[test]
+    fn optional_parts_appear_only_when_measured() {
+        let mut report = agents_run();
+        report.overhead_fallback_turns = 2;
+        report.server_generate = Some(summary(1.0));
+        report.errors.clear();
+        report.tokens = TokenTotals {
+            input: 0,
+            cached: 0,
+            output: 0,
+        };
+        report.config.rate = Some(100.0);
+        report.config.arrivals = Some("poisson".into());
+        let text = report.to_text();
+        assert!(text.contains(", open loop 100 turns/s (poisson)"), "{text}");
+        assert!(text.contains("(2 turns without server timing counted at their round trip)"));
+        assert!(text.contains("server generate stage:     p50    1.000"));
+        assert!(!text.contains("server other stages"));
+        assert!(
+            text.contains("input 0 (0/turn, 0% cached)"),
+            "no NaN: {text}"
+        );
+        assert!(text.contains("errors:      none"));
+    }
+
+    #[test]
+    fn an_idle_run_shows_its_connections_not_turns() {
+        let mut report = agents_run();
+        report.config.clients = 0;
+        report.config.idle = Some(3);
+        report.idle = Some(IdleReport {
+            requested: 3,
+            connected: 3,
+            failed: 0,
+            closed_by_server: 1,
+            held_seconds: 10.0,
+            connect: summary(2.0),
+            rss_per_connection_bytes: Some(14_336.0),
+        });
+        report.server = Some(ServerReport {
+            pid: 7,
+            rss_before_bytes: Some(1 << 20),
+            rss_connected_bytes: None,
+            rss_peak_bytes: None,
+            rss_end_bytes: None,
+            connections: 3,
+            rss_per_connection_bytes: Some(2048.0),
+            rss_per_connection_loaded_bytes: None,
+            cpu_seconds: None,
+            cpu_percent_of_one_core: None,
+        });
+        let text = report.to_text();
+        assert!(
+            text.starts_with("tether-load: 3 idle WebSocket connections (http://127.0.0.1:1)\n")
+        );
+        assert!(!text.contains("turns:"), "{text}");
+        assert!(!text.contains("tool output"), "{text}");
+        assert!(text.contains(
+            "idle:        3 of 3 connected (0 failed), held 10.0 s, 1 closed by the server"
+        ));
+        assert!(text.contains("  server RSS per idle connection: 14.0 KiB"));
+        assert!(text.contains("server pid 7: RSS before 1.0 MiB, connected n/a, peak n/a, end n/a; 3 connections: 2.0 KiB per connection (n/a at peak); CPU n/a (n/a of one core)"), "{text}");
     }
 }
