@@ -51,6 +51,18 @@ enum OverheadBasis {
 }
 
 impl OverheadBasis {
+    /// How `args`' turns are measured: `instant` has no model time; without the server's
+    /// timings the model's time cannot be taken out.
+    fn of(args: &LoadArgs) -> OverheadBasis {
+        if args.model == "instant" {
+            OverheadBasis::RoundTrip
+        } else if args.no_timing {
+            OverheadBasis::RoundTripWithModel
+        } else {
+            OverheadBasis::MinusGenerate
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             OverheadBasis::RoundTrip => "round_trip",
@@ -166,201 +178,288 @@ struct IdleSet {
 
 /// Runs the load described by `args` against the server at `args.url` and reports.
 pub async fn run(args: LoadArgs) -> anyhow::Result<Report> {
-    args.validate()?;
-    let nofile_limit = procfs::raise_nofile_limit();
-    let endpoint = endpoint_of(&args).await?;
-    let server_pid = args.server_pid.or_else(|| {
-        let addr = endpoint.addr()?;
+    let mut run = Run::prepare(args).await?;
+    run.connect().await;
+    run.load().await;
+    run.close().await;
+    Ok(run.report())
+}
+
+/// One run's state, carried through its phases: [`Run::prepare`], [`Run::connect`],
+/// [`Run::load`], [`Run::close`], then [`Run::report`].
+struct Run {
+    shared: Arc<Shared>,
+    /// The server's process, when it is local and readable.
+    server_pid: Option<u32>,
+    clients: usize,
+    nofile_limit: Option<u64>,
+    /// This process's CPU time when the run began.
+    cpu_at_start: Duration,
+    memory: ServerMemory,
+    idle: Option<IdleSet>,
+    agents: Vec<Agent>,
+    phase: LoadPhase,
+    idle_report: Option<IdleReport>,
+    /// This process's CPU time over the whole run, once it is over.
+    cpu_total: Duration,
+}
+
+/// The server's RSS at the points a run reads it.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct ServerMemory {
+    before: Option<u64>,
+    /// After the idle connections opened (`before` without any).
+    idle: Option<u64>,
+    /// After every agent connected.
+    connected: Option<u64>,
+    /// The highest sample of the load phase (0: none taken).
+    peak: u64,
+    end: Option<u64>,
+}
+
+impl ServerMemory {
+    /// Growth per connection from `before` to `after`, over `connections`.
+    fn per_connection(&self, after: Option<u64>, connections: u64) -> Option<f64> {
+        let (before, after) = (self.before?, after?);
+        (connections > 0).then(|| (after as f64 - before as f64) / connections as f64)
+    }
+
+    fn peak(&self) -> Option<u64> {
+        (self.peak > 0).then_some(self.peak)
+    }
+}
+
+/// What the load phase measured.
+#[derive(Debug, Default)]
+struct LoadPhase {
+    wall: Duration,
+    /// This process's CPU time over the phase.
+    cpu: Duration,
+    server_cpu: Option<Duration>,
+    open_loop: Option<OpenLoop>,
+}
+
+/// The server process behind `addr`: the one given, else the local process listening on its
+/// port (a loopback address only).
+fn local_server_pid(explicit: Option<u32>, addr: Option<std::net::SocketAddr>) -> Option<u32> {
+    explicit.or_else(|| {
+        let addr = addr?;
         addr.ip()
             .is_loopback()
             .then(|| procfs::pid_listening_on(addr.port()))
             .flatten()
-    });
-    let basis = if args.model == "instant" {
-        OverheadBasis::RoundTrip
-    } else if args.no_timing {
-        OverheadBasis::RoundTripWithModel
-    } else {
-        OverheadBasis::MinusGenerate
-    };
-    let clients = args.client_count();
-    let shared = Arc::new(Shared {
-        template: RequestTemplate::new(&args),
-        endpoint,
-        stats: Stats::new(basis),
-        args,
-    });
-    let args = &shared.args;
-    let run_cpu_start = procfs::own_cpu_time().unwrap_or_default();
-    let rss = |pid: Option<u32>| pid.and_then(procfs::rss_bytes);
-    let rss_before = rss(server_pid);
-
-    // Connect: idle connections, then the agents'.
-    let idle = match args.idle {
-        Some(n) if n > 0 => Some(open_idle(n, &shared).await),
-        _ => None,
-    };
-    let rss_idle = match &idle {
-        Some(_) if server_pid.is_some() => {
-            tokio::time::sleep(SETTLE).await;
-            rss(server_pid)
-        }
-        _ => rss_before,
-    };
-    let agents: Vec<Agent> = futures_util::stream::iter(0..clients)
-        .map(|id| {
-            let shared = shared.clone();
-            async move {
-                let mut agent = Agent::new(id, shared);
-                agent.connect().await;
-                agent
-            }
-        })
-        .buffer_unordered(args.connect_concurrency)
-        .collect()
-        .await;
-    let mut agents = agents;
-    agents.sort_by_key(Agent::id);
-    let rss_connected = if clients > 0 && server_pid.is_some() {
-        tokio::time::sleep(SETTLE).await;
-        rss(server_pid)
-    } else {
-        rss_idle
-    };
-
-    // Load.
-    let peak = Arc::new(AtomicU64::new(rss_connected.unwrap_or(0)));
-    let sampler = server_pid.map(|pid| {
-        let peak = peak.clone();
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(RSS_SAMPLE_EVERY).await;
-                if let Some(rss) = procfs::rss_bytes(pid) {
-                    peak.fetch_max(rss, Relaxed);
-                }
-            }
-        })
-    });
-    let server_cpu_start = server_pid.and_then(procfs::cpu_time);
-    let cpu_start = procfs::own_cpu_time().unwrap_or_default();
-    let started = Instant::now();
-    let (agents, open_loop) = if clients == 0 {
-        let hold = args.duration.unwrap_or(DEFAULT_IDLE_HOLD);
-        tokio::time::sleep(hold).await;
-        (agents, None)
-    } else if let Some(rate) = args.rate {
-        let (agents, open_loop) = open_loop(agents, &shared, rate, started).await;
-        (agents, Some(open_loop))
-    } else {
-        (closed_loop(agents, &shared, started).await, None)
-    };
-    let wall = started.elapsed();
-    let cpu = procfs::own_cpu_time().unwrap_or_default() - cpu_start;
-    let server_cpu = server_pid
-        .and_then(procfs::cpu_time)
-        .zip(server_cpu_start)
-        .map(|(end, start)| end.saturating_sub(start));
-    if let Some(sampler) = sampler {
-        sampler.abort();
-    }
-    let rss_end = rss(server_pid);
-    if let Some(rss) = rss_end {
-        peak.fetch_max(rss, Relaxed);
-    }
-
-    // Close.
-    let idle_report = match idle {
-        Some(set) => Some(close_idle(set, &shared, rss_before, rss_idle).await),
-        None => None,
-    };
-    futures_util::stream::iter(agents)
-        .for_each_concurrent(args.connect_concurrency, |mut agent| async move {
-            agent.disconnect().await;
-        })
-        .await;
-    let cpu_total = procfs::own_cpu_time().unwrap_or_default() - run_cpu_start;
-
-    let stats = &shared.stats;
-    let connections = idle_report.as_ref().map_or(0, |i| i.connected) + clients as u64;
-    let per_connection = |after: Option<u64>| {
-        let (before, after) = (rss_before?, after?);
-        (connections > 0).then(|| (after as f64 - before as f64) / connections as f64)
-    };
-    let peak = peak.load(Relaxed);
-    let server = server_pid.map(|pid| ServerReport {
-        pid,
-        rss_before_bytes: rss_before,
-        rss_connected_bytes: rss_connected,
-        rss_peak_bytes: (peak > 0).then_some(peak),
-        rss_end_bytes: rss_end,
-        connections,
-        rss_per_connection_bytes: per_connection(rss_connected),
-        rss_per_connection_loaded_bytes: per_connection((peak > 0).then_some(peak)),
-        cpu_seconds: server_cpu.map(|c| c.as_secs_f64()),
-        cpu_percent_of_one_core: server_cpu.map(|c| c.as_secs_f64() / wall.as_secs_f64() * 100.0),
-    });
-    let seconds = wall.as_secs_f64().max(1e-9);
-    let turns_ok = stats.turns_ok.load(Relaxed);
-    let events = stats.events.load(Relaxed);
-    let timed = stats.generate.count() > 0;
-    Ok(Report {
-        config: RunConfig {
-            url: args.url.clone(),
-            transport: args.transport.name().into(),
-            clients,
-            turns: args.turns,
-            conversations: args.conversations,
-            model: args.model.clone(),
-            output_tokens: args.output_tokens,
-            reasoning_tokens: args.reasoning_tokens,
-            tool_output_tokens: args.tool_output_tokens,
-            instructions_tokens: args.instructions_tokens,
-            tool_time_ms: args.tool_time_ms,
-            churn: args.churn,
-            store: args.store,
-            duration_seconds: args.duration.map(|d| d.as_secs_f64()),
-            rate: args.rate,
-            arrivals: args
-                .rate
-                .map(|_| format!("{:?}", args.arrivals).to_lowercase()),
-            idle: args.idle,
-        },
-        wall_seconds: wall.as_secs_f64(),
-        turns_ok,
-        turns_failed: stats.turns_failed.load(Relaxed),
-        turns_per_second: turns_ok as f64 / seconds,
-        events,
-        events_per_second: events as f64 / seconds,
-        round_trip: stats.round_trip.summary(),
-        overhead: stats.overhead.summary(),
-        overhead_basis: stats.basis.name().into(),
-        overhead_fallback_turns: stats.overhead_fallbacks.load(Relaxed),
-        first_event: stats.first_event.summary(),
-        server_generate: timed.then(|| stats.generate.summary()),
-        server_other_stages: timed.then(|| stats.other_stages.summary()),
-        connect: stats.connect.summary(),
-        tokens: TokenTotals {
-            input: stats.input_tokens.load(Relaxed),
-            cached: stats.cached_tokens.load(Relaxed),
-            output: stats.output_tokens.load(Relaxed),
-        },
-        open_loop,
-        idle: idle_report,
-        errors: stats
-            .errors
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone(),
-        server,
-        generator: GeneratorReport {
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            worker_threads: tokio::runtime::Handle::current().metrics().num_workers(),
-            cpu_seconds: cpu.as_secs_f64(),
-            cpu_percent_of_one_core: cpu.as_secs_f64() / seconds * 100.0,
-            cpu_seconds_total: cpu_total.as_secs_f64(),
-            nofile_limit,
-        },
     })
+}
+
+fn rss(pid: Option<u32>) -> Option<u64> {
+    pid.and_then(procfs::rss_bytes)
+}
+
+impl Run {
+    /// Checks the options, raises the open-files limit, resolves the server and finds its
+    /// process.
+    async fn prepare(args: LoadArgs) -> anyhow::Result<Run> {
+        args.validate()?;
+        let nofile_limit = procfs::raise_nofile_limit();
+        let endpoint = endpoint_of(&args).await?;
+        let server_pid = local_server_pid(args.server_pid, endpoint.addr());
+        let basis = OverheadBasis::of(&args);
+        let clients = args.client_count();
+        let shared = Arc::new(Shared {
+            template: RequestTemplate::new(&args),
+            endpoint,
+            stats: Stats::new(basis),
+            args,
+        });
+        Ok(Run {
+            shared,
+            server_pid,
+            clients,
+            nofile_limit,
+            cpu_at_start: procfs::own_cpu_time().unwrap_or_default(),
+            memory: ServerMemory {
+                before: rss(server_pid),
+                ..ServerMemory::default()
+            },
+            idle: None,
+            agents: Vec::new(),
+            phase: LoadPhase::default(),
+            idle_report: None,
+            cpu_total: Duration::ZERO,
+        })
+    }
+
+    /// Opens the idle connections, then one connection per agent (at most
+    /// `--connect-concurrency` at a time), reading the server's RSS after each group settles.
+    async fn connect(&mut self) {
+        let shared = &self.shared;
+        let args = &shared.args;
+        self.idle = match args.idle {
+            Some(n) if n > 0 => Some(open_idle(n, shared).await),
+            _ => None,
+        };
+        self.memory.idle = match &self.idle {
+            Some(_) if self.server_pid.is_some() => {
+                tokio::time::sleep(SETTLE).await;
+                rss(self.server_pid)
+            }
+            _ => self.memory.before,
+        };
+        let mut agents: Vec<Agent> = futures_util::stream::iter(0..self.clients)
+            .map(|id| {
+                let shared = shared.clone();
+                async move {
+                    let mut agent = Agent::new(id, shared);
+                    agent.connect().await;
+                    agent
+                }
+            })
+            .buffer_unordered(args.connect_concurrency)
+            .collect()
+            .await;
+        agents.sort_by_key(Agent::id);
+        self.agents = agents;
+        self.memory.connected = if self.clients > 0 && self.server_pid.is_some() {
+            tokio::time::sleep(SETTLE).await;
+            rss(self.server_pid)
+        } else {
+            self.memory.idle
+        };
+    }
+
+    /// The load phase: closed loop, open loop, or (no agents) holding the idle connections;
+    /// the server's RSS sampled throughout, CPU times read around it.
+    async fn load(&mut self) {
+        let peak = Arc::new(AtomicU64::new(self.memory.connected.unwrap_or(0)));
+        let sampler = self.server_pid.map(|pid| {
+            let peak = peak.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(RSS_SAMPLE_EVERY).await;
+                    if let Some(rss) = procfs::rss_bytes(pid) {
+                        peak.fetch_max(rss, Relaxed);
+                    }
+                }
+            })
+        });
+        let server_cpu_start = self.server_pid.and_then(procfs::cpu_time);
+        let cpu_start = procfs::own_cpu_time().unwrap_or_default();
+        let started = Instant::now();
+        let agents = std::mem::take(&mut self.agents);
+        let args = &self.shared.args;
+        let (agents, open_loop) = if self.clients == 0 {
+            tokio::time::sleep(args.duration.unwrap_or(DEFAULT_IDLE_HOLD)).await;
+            (agents, None)
+        } else if let Some(rate) = args.rate {
+            let (agents, open_loop) = open_loop(agents, &self.shared, rate, started).await;
+            (agents, Some(open_loop))
+        } else {
+            (closed_loop(agents, &self.shared, started).await, None)
+        };
+        self.agents = agents;
+        self.phase = LoadPhase {
+            wall: started.elapsed(),
+            cpu: procfs::own_cpu_time().unwrap_or_default() - cpu_start,
+            server_cpu: self
+                .server_pid
+                .and_then(procfs::cpu_time)
+                .zip(server_cpu_start)
+                .map(|(end, start)| end.saturating_sub(start)),
+            open_loop,
+        };
+        if let Some(sampler) = sampler {
+            sampler.abort();
+        }
+        self.memory.end = rss(self.server_pid);
+        if let Some(rss) = self.memory.end {
+            peak.fetch_max(rss, Relaxed);
+        }
+        self.memory.peak = peak.load(Relaxed);
+    }
+
+    /// Closes the idle connections (reporting on them) and the agents'.
+    async fn close(&mut self) {
+        if let Some(set) = self.idle.take() {
+            let memory = self.memory;
+            self.idle_report =
+                Some(close_idle(set, &self.shared, memory.before, memory.idle).await);
+        }
+        futures_util::stream::iter(std::mem::take(&mut self.agents))
+            .for_each_concurrent(
+                self.shared.args.connect_concurrency,
+                |mut agent| async move {
+                    agent.disconnect().await;
+                },
+            )
+            .await;
+        self.cpu_total = procfs::own_cpu_time().unwrap_or_default() - self.cpu_at_start;
+    }
+
+    /// Everything measured, as the report.
+    fn report(mut self) -> Report {
+        let open_loop = self.phase.open_loop.take();
+        let stats = &self.shared.stats;
+        let args = &self.shared.args;
+        let phase = &self.phase;
+        let wall = phase.wall.as_secs_f64();
+        let seconds = wall.max(1e-9);
+        let connections =
+            self.idle_report.as_ref().map_or(0, |i| i.connected) + self.clients as u64;
+        let memory = self.memory;
+        let server = self.server_pid.map(|pid| ServerReport {
+            pid,
+            rss_before_bytes: memory.before,
+            rss_connected_bytes: memory.connected,
+            rss_peak_bytes: memory.peak(),
+            rss_end_bytes: memory.end,
+            connections,
+            rss_per_connection_bytes: memory.per_connection(memory.connected, connections),
+            rss_per_connection_loaded_bytes: memory.per_connection(memory.peak(), connections),
+            cpu_seconds: phase.server_cpu.map(|c| c.as_secs_f64()),
+            cpu_percent_of_one_core: phase.server_cpu.map(|c| c.as_secs_f64() / wall * 100.0),
+        });
+        let turns_ok = stats.turns_ok.load(Relaxed);
+        let events = stats.events.load(Relaxed);
+        let timed = stats.generate.count() > 0;
+        Report {
+            config: RunConfig::of(args, self.clients),
+            wall_seconds: wall,
+            turns_ok,
+            turns_failed: stats.turns_failed.load(Relaxed),
+            turns_per_second: turns_ok as f64 / seconds,
+            events,
+            events_per_second: events as f64 / seconds,
+            round_trip: stats.round_trip.summary(),
+            overhead: stats.overhead.summary(),
+            overhead_basis: stats.basis.name().into(),
+            overhead_fallback_turns: stats.overhead_fallbacks.load(Relaxed),
+            first_event: stats.first_event.summary(),
+            server_generate: timed.then(|| stats.generate.summary()),
+            server_other_stages: timed.then(|| stats.other_stages.summary()),
+            connect: stats.connect.summary(),
+            tokens: TokenTotals {
+                input: stats.input_tokens.load(Relaxed),
+                cached: stats.cached_tokens.load(Relaxed),
+                output: stats.output_tokens.load(Relaxed),
+            },
+            open_loop,
+            idle: self.idle_report,
+            errors: stats
+                .errors
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+            server,
+            generator: GeneratorReport {
+                cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                worker_threads: tokio::runtime::Handle::current().metrics().num_workers(),
+                cpu_seconds: phase.cpu.as_secs_f64(),
+                cpu_percent_of_one_core: phase.cpu.as_secs_f64() / seconds * 100.0,
+                cpu_seconds_total: self.cpu_total.as_secs_f64(),
+                nofile_limit: self.nofile_limit,
+            },
+        }
+    }
 }
 
 /// The endpoint `--url` names, with the key and the timing opt-in, resolved once for every
@@ -553,5 +652,62 @@ async fn close_idle(
             .zip(rss_idle)
             .filter(|_| connected > 0)
             .map(|(before, after)| (after as f64 - before as f64) / connected as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn the_overhead_is_the_round_trip_unless_the_server_times_the_model() {
+        let basis = |extra: &[&str]| {
+            let mut argv = vec!["tether-load"];
+            argv.extend_from_slice(extra);
+            OverheadBasis::of(&LoadArgs::parse_from(argv))
+        };
+        assert_eq!(basis(&["--model", "instant"]), OverheadBasis::RoundTrip);
+        assert_eq!(
+            basis(&["--model", "instant", "--no-timing"]),
+            OverheadBasis::RoundTrip
+        );
+        assert_eq!(basis(&["--model", "spark"]), OverheadBasis::MinusGenerate);
+        assert_eq!(
+            basis(&["--model", "spark", "--no-timing"]),
+            OverheadBasis::RoundTripWithModel
+        );
+    }
+
+    #[test]
+    fn memory_per_connection_needs_both_readings_and_a_connection() {
+        let memory = ServerMemory {
+            before: Some(1_000),
+            connected: Some(21_000),
+            peak: 0,
+            ..ServerMemory::default()
+        };
+        assert_eq!(memory.per_connection(memory.connected, 10), Some(2_000.0));
+        assert_eq!(memory.per_connection(memory.connected, 0), None);
+        assert_eq!(memory.peak(), None, "no sample taken");
+        assert_eq!(memory.per_connection(memory.peak(), 10), None);
+        let unread = ServerMemory::default();
+        assert_eq!(unread.per_connection(Some(5), 1), None);
+    }
+
+    #[test]
+    fn only_a_loopback_server_is_looked_for_by_its_port() {
+        assert_eq!(local_server_pid(Some(42), None), Some(42));
+        let remote = "192.0.2.1:8080".parse().ok();
+        assert_eq!(local_server_pid(None, remote), None);
+        assert_eq!(local_server_pid(None, None), None);
+        // A loopback port nobody listens on has no process.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let free = format!("127.0.0.1:{port}").parse().ok();
+        assert_eq!(local_server_pid(None, free), None);
     }
 }
