@@ -96,10 +96,15 @@ impl SseDecoder {
                 bytes = rest;
             }
         }
-        while let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.line.extend_from_slice(&bytes[..end]);
-            let line = std::mem::take(&mut self.line);
-            self.take_line(&String::from_utf8_lossy(&line), &mut out);
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) {
+            if self.line.is_empty() {
+                // The whole line is in this chunk: read it where it is, without a copy.
+                self.take_line(&String::from_utf8_lossy(&bytes[..end]), &mut out);
+            } else {
+                self.line.extend_from_slice(&bytes[..end]);
+                let line = std::mem::take(&mut self.line);
+                self.take_line(&String::from_utf8_lossy(&line), &mut out);
+            }
             let crlf = bytes[end] == b'\r';
             bytes = &bytes[end + 1..];
             if crlf {
