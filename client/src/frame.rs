@@ -17,10 +17,19 @@ use tether_protocol::sse::SseMessage;
 
 use crate::error::Error;
 
+/// A frame's text. Natively tungstenite's own shared buffer, so that a frame is never copied:
+/// a response's `created`, `in_progress` and `completed` events each carry the whole response,
+/// instructions and tools included, and copying them was most of a client's cost per turn
+/// (the `turn_cost` bench counts it). In a browser, the string the page's `WebSocket` gave.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) type Text = tokio_tungstenite::tungstenite::Utf8Bytes;
+#[cfg(target_arch = "wasm32")]
+pub(crate) type Text = String;
+
 /// A server event, undecoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
-    text: String,
+    text: Text,
     /// The SSE `event:` field, when the event arrived over SSE with one.
     sse_event: Option<String>,
 }
@@ -28,26 +37,34 @@ pub struct Frame {
 impl Frame {
     /// A frame of `text` (a WebSocket text frame, or JSON a test made).
     pub fn new(text: impl Into<String>) -> Frame {
+        Frame::of(Text::from(text.into()))
+    }
+
+    pub(crate) fn of(text: Text) -> Frame {
         Frame {
-            text: text.into(),
+            text,
             sse_event: None,
         }
     }
 
     pub(crate) fn from_sse(message: SseMessage) -> Frame {
         Frame {
-            text: message.data,
+            text: Text::from(message.data),
             sse_event: message.event,
         }
     }
 
     /// The JSON text, as it arrived.
     pub fn text(&self) -> &str {
-        &self.text
+        self.text.as_str()
     }
 
+    /// The JSON text as a `String` of its own.
     pub fn into_text(self) -> String {
-        self.text
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.text.as_str().to_owned();
+        #[cfg(target_arch = "wasm32")]
+        return self.text;
     }
 
     /// The event's type (`response.output_text.delta`, …): the SSE `event:` name when there is
@@ -55,16 +72,16 @@ impl Frame {
     pub fn kind(&self) -> Cow<'_, str> {
         match &self.sse_event {
             Some(name) => Cow::Borrowed(name),
-            None => event_type(&self.text),
+            None => event_type(self.text()),
         }
     }
 
     /// The typed event.
     pub fn decode(&self) -> Result<ServerEvent, Error> {
-        serde_json::from_str(&self.text).map_err(|error| {
+        serde_json::from_str(self.text()).map_err(|error| {
             Error::Protocol(format!(
                 "an event that does not decode ({error}): {}",
-                preview(&self.text)
+                preview(self.text())
             ))
         })
     }
@@ -76,7 +93,7 @@ impl Frame {
             #[serde(borrow, default)]
             stream_id: Option<Cow<'a, str>>,
         }
-        serde_json::from_str::<LaneOnly>(&self.text)
+        serde_json::from_str::<LaneOnly>(self.text())
             .ok()
             .and_then(|lane| lane.stream_id)
             .map(Cow::into_owned)

@@ -250,7 +250,7 @@ impl WebSocket {
     async fn read(&mut self) -> Result<Frame, Error> {
         loop {
             match self.socket.next().await {
-                Some(Ok(Message::Text(text))) => return Ok(Frame::new(text.as_str())),
+                Some(Ok(Message::Text(text))) => return Ok(Frame::of(text)),
                 Some(Ok(Message::Binary(_))) => {
                     return Err(Error::Protocol(
                         "a binary frame; the protocol sends JSON text frames only".into(),
