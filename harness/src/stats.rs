@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Sub-buckets per power of two.
 const SUB_BITS: u32 = 6;
@@ -118,7 +118,7 @@ impl Histogram {
 }
 
 /// A distribution as the report shows it.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
     pub count: u64,
     pub mean_ms: f64,

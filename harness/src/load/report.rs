@@ -1,14 +1,15 @@
-//! The load generator's report: a struct (serialized as-is by `--json`) and its text form.
+//! The load generator's report: a struct (serialized as-is by `--json`, and read back by
+//! `cargo xtask bench-store`) and its text form.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
 
 /// What a run measured. Times are milliseconds, memory bytes, CPU seconds.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub config: RunConfig,
     /// Length of the load phase (first turn started → last turn ended), seconds. For an idle
@@ -53,7 +54,7 @@ pub struct Report {
 }
 
 /// The options that shaped the run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunConfig {
     pub url: String,
     pub transport: String,
@@ -102,7 +103,7 @@ impl RunConfig {
 }
 
 /// `usage` of the completed turns, added up.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct TokenTotals {
     pub input: u64,
     /// `input_tokens_details.cached_tokens`: the part of the input the server reused.
@@ -111,7 +112,7 @@ pub struct TokenTotals {
 }
 
 /// Open-loop arrivals: scheduled, started on a free agent, or missed (no agent free).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OpenLoop {
     pub target_rate: f64,
     pub arrivals: String,
@@ -125,7 +126,7 @@ pub struct OpenLoop {
 }
 
 /// Idle connections held.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IdleReport {
     pub requested: usize,
     pub connected: u64,
@@ -140,7 +141,7 @@ pub struct IdleReport {
 }
 
 /// The server process, when local and readable.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ServerReport {
     pub pid: u32,
     /// VmRSS before any connection was opened.
@@ -163,7 +164,7 @@ pub struct ServerReport {
 }
 
 /// The load generator's own cost, to show it was not the bottleneck.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GeneratorReport {
     pub cores: usize,
     pub worker_threads: usize,
@@ -470,6 +471,15 @@ mod tests {
                 nofile_limit: Some(1024),
             },
         }
+    }
+
+    #[test]
+    fn a_report_reads_back_from_its_json() {
+        let report = agents_run();
+        let json = serde_json::to_string(&report).unwrap();
+        let read: Report = serde_json::from_str(&json).unwrap();
+        assert_eq!(read.to_text(), report.to_text());
+        assert_eq!(read.round_trip, report.round_trip);
     }
 
     #[test]
