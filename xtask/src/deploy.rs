@@ -144,7 +144,7 @@ struct ReplicaInfo {
     restarts: u32,
 }
 
-fn free_port() -> Result<u16> {
+pub(crate) fn free_port() -> Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())
@@ -537,7 +537,7 @@ impl Deployment {
 
     /// The replicas' and nginx's current PIDs, and the directory: what [`Deployment::stop`]
     /// must leave gone.
-    fn started(&self) -> (Vec<u32>, PathBuf) {
+    pub(crate) fn started(&self) -> (Vec<u32>, PathBuf) {
         let mut pids: Vec<u32> = self
             .replicas
             .lock()
@@ -697,7 +697,7 @@ fn record_pid(
 
 /// Spawns a replica and returns once it printed its `listening on` line; the rest of its
 /// output is passed on to stderr, each line marked with the replica.
-fn spawn_replica(command: &mut Command, index: usize) -> Result<Child> {
+pub(crate) fn spawn_replica(command: &mut Command, index: usize) -> Result<Child> {
     let mut child = command
         .spawn()
         .with_context(|| format!("cannot start {command:?}"))?;
@@ -726,7 +726,7 @@ fn spawn_replica(command: &mut Command, index: usize) -> Result<Child> {
 }
 
 /// Waits until `GET path` on the server at `base` answers 200, or fails after `limit`.
-fn wait_for(base: &str, path: &str, limit: Duration) -> Result<()> {
+pub(crate) fn wait_for(base: &str, path: &str, limit: Duration) -> Result<()> {
     let endpoint = tether_client::Endpoint::new(base)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -753,191 +753,6 @@ fn wait_for(base: &str, path: &str, limit: Duration) -> Result<()> {
     })
 }
 
-/// `cargo xtask bench-store`: the store's cost, SQLite against PostgreSQL, and stored
-/// responses per second through nginx with 1, 2 and 3 replicas. Release builds of
-/// tether-server and tether-load (`harness/`); prints the tables BENCHMARKS.md keeps.
-pub fn bench_store(root: &Path, seconds: u64) -> Result<ExitCode> {
-    step("building tether-server and tether-load (release)");
-    crate::cargo(&[
-        "build",
-        "--release",
-        "-p",
-        "tether-server",
-        "-p",
-        "tether-harness",
-    ])?;
-    let release = target_dir(root).join("release");
-    let (server, load) = (release.join("tether-server"), release.join("tether-load"));
-    let loads = [
-        Load {
-            name: "HTTP chained rollout (store:true, previous_response_id, 20 turns)",
-            args: &[
-                "--transport",
-                "http-chained",
-                "--clients",
-                "8",
-                "--turns",
-                "20",
-            ],
-        },
-        Load {
-            name: "WebSocket reconnect every turn (store:true, hydrates from the store)",
-            args: &[
-                "--transport",
-                "ws",
-                "--store",
-                "--churn",
-                "1",
-                "--clients",
-                "8",
-                "--turns",
-                "20",
-            ],
-        },
-        Load {
-            name: "WebSocket chained, cache hits (store:true)",
-            args: &[
-                "--transport",
-                "ws",
-                "--store",
-                "--clients",
-                "8",
-                "--turns",
-                "20",
-            ],
-        },
-    ];
-    let mut rows = Vec::new();
-    // One replica, directly: SQLite (its default, writes behind) and PostgreSQL (durable).
-    for (label, extra) in [
-        ("SQLite (file, WAL), ws writes behind", &[][..]),
-        ("PostgreSQL, ws writes durable", &["postgres"][..]),
-        (
-            "PostgreSQL, ws writes behind",
-            &["postgres", "--ws-writes", "behind"][..],
-        ),
-    ] {
-        for load_kind in &loads {
-            if extra.len() > 1 && !load_kind.name.starts_with("WebSocket chained") {
-                continue;
-            }
-            let result = if extra.first() == Some(&"postgres") {
-                let deployment = Deployment::start(root, &server, 1, 0, &strings(&extra[1..]))?;
-                let url = deployment.replica_urls()[0].clone();
-                let measured = run_load(&load, &url, load_kind, seconds, &[]);
-                deployment.stop();
-                measured?
-            } else {
-                let dir = std::env::temp_dir()
-                    .join(format!("tether-bench-sqlite-{}", std::process::id()));
-                let _ = std::fs::remove_dir_all(&dir);
-                let store = format!("sqlite://{}/tether.sqlite3", dir.display());
-                let (mut child, url) = standalone(&server, &["--store", &store])?;
-                let measured = run_load(&load, &url, load_kind, seconds, &[child.id()]);
-                let _ = child.kill();
-                let _ = child.wait();
-                let _ = std::fs::remove_dir_all(&dir);
-                measured?
-            };
-            rows.push((label.to_string(), load_kind.name, result));
-        }
-    }
-    println!("\n| store | load | turns/s | round trip p50 ms | p99 ms | failed |");
-    println!("|---|---|---:|---:|---:|---:|");
-    for (store, load_name, r) in &rows {
-        println!(
-            "| {store} | {load_name} | {:.0} | {:.2} | {:.2} | {} |",
-            r.turns_per_second, r.p50, r.p99, r.failed
-        );
-    }
-    // Stored responses per second through nginx, 1–3 replicas sharing PostgreSQL.
-    let through = Load {
-        name: "WebSocket chained through nginx (store:true, durable)",
-        args: &[
-            "--transport",
-            "ws",
-            "--store",
-            "--clients",
-            "32",
-            "--turns",
-            "20",
-        ],
-    };
-    let mut scaling = Vec::new();
-    for replicas in 1..=3 {
-        let deployment = Deployment::start(root, &server, replicas, 0, &[])?;
-        let pids: Vec<u32> = deployment.started().0;
-        // Each component with every process under it (nginx's worker, PostgreSQL's backends,
-        // which are forked as the pools connect).
-        let groups = [
-            pids[..replicas].to_vec(),
-            pids[replicas..].to_vec(),
-            postgres_pids(),
-        ];
-        let before: Vec<Vec<(u32, f64)>> = groups.iter().map(|g| tree_cpu(g)).collect();
-        let measured = run_load(&load, &deployment.url, &through, seconds, &[]);
-        let after: Vec<Vec<(u32, f64)>> = groups.iter().map(|g| tree_cpu(g)).collect();
-        deployment.stop();
-        let measured = measured?;
-        let used = |index: usize| -> f64 {
-            after[index]
-                .iter()
-                .map(|(pid, end)| {
-                    let start = before[index]
-                        .iter()
-                        .find(|(p, _)| p == pid)
-                        .map_or(0.0, |(_, start)| *start);
-                    end - start
-                })
-                .sum()
-        };
-        scaling.push((replicas, measured, used(0), used(1), used(2)));
-    }
-    println!(
-        "\n| replicas | stored responses/s | round trip p50 ms | p99 ms | failed | CPU: replicas | nginx | PostgreSQL | generator |"
-    );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for (replicas, r, replica_cpu, nginx_cpu, postgres_cpu) in &scaling {
-        let per = |cpu: f64| format!("{:.0}%", 100.0 * cpu / r.wall_seconds.max(0.001));
-        println!(
-            "| {replicas} | {:.0} | {:.2} | {:.2} | {} | {} | {} | {} | {:.0}% |",
-            r.turns_per_second,
-            r.p50,
-            r.p99,
-            r.failed,
-            per(*replica_cpu),
-            per(*nginx_cpu),
-            per(*postgres_cpu),
-            r.generator_cpu_percent
-        );
-    }
-    println!(
-        "\n(CPU as a share of one core over the load phase; the machine has {} cores.)",
-        std::thread::available_parallelism().map_or(0, |n| n.get())
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// One kind of load: tether-load's arguments.
-struct Load {
-    name: &'static str,
-    args: &'static [&'static str],
-}
-
-/// What one tether-load run reported.
-struct Measured {
-    turns_per_second: f64,
-    p50: f64,
-    p99: f64,
-    failed: u64,
-    wall_seconds: f64,
-    generator_cpu_percent: f64,
-}
-
-fn strings(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
-}
-
 /// `bytes` random bytes (`/dev/urandom`) in hex.
 fn random_hex(bytes: usize) -> Result<String> {
     use std::io::Read;
@@ -946,173 +761,6 @@ fn random_hex(bytes: usize) -> Result<String> {
         .and_then(|mut random| random.read_exact(&mut buffer))
         .context("cannot read /dev/urandom")?;
     Ok(buffer.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// `CARGO_TARGET_DIR`, else `target/`.
-fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|dir| {
-            if dir.is_absolute() {
-                dir
-            } else {
-                root.join(dir)
-            }
-        })
-        .unwrap_or_else(|| root.join("target"))
-}
-
-/// A single tether-server on a free port with `args`; its child and URL.
-fn standalone(server: &Path, args: &[&str]) -> Result<(Child, String)> {
-    let port = free_port()?;
-    let mut command = Command::new(server);
-    command
-        .args([
-            "--addr",
-            &format!("127.0.0.1:{port}"),
-            "--static-dir",
-            "/nonexistent",
-        ])
-        .args(args)
-        .env("RUST_LOG", "tether_server=warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped());
-    let child = spawn_replica(&mut command, 0)?;
-    let url = format!("http://127.0.0.1:{port}");
-    wait_for(&url, "/readyz", Duration::from_secs(20))?;
-    Ok((child, url))
-}
-
-/// Runs tether-load (`--json`, model `instant`, 200-token tool outputs) against `url` for
-/// `seconds`.
-fn run_load(
-    load: &Path,
-    url: &str,
-    kind: &Load,
-    seconds: u64,
-    server_pid: &[u32],
-) -> Result<Measured> {
-    step(&format!("{} against {url} for {seconds} s", kind.name));
-    let mut command = Command::new(load);
-    command
-        .args([
-            "--url",
-            url,
-            "--model",
-            "instant",
-            "--tool-output-tokens",
-            "200",
-            "--json",
-        ])
-        .args(["--duration", &format!("{seconds}s")])
-        .args(kind.args);
-    if let Some(pid) = server_pid.first() {
-        command.args(["--server-pid", &pid.to_string()]);
-    }
-    let output = command
-        .stderr(Stdio::inherit())
-        .output()
-        .context("cannot run tether-load")?;
-    if !output.status.success() {
-        bail!("tether-load failed ({})", output.status);
-    }
-    let json = String::from_utf8_lossy(&output.stdout);
-    let number = |path: &[&str]| json_number(&json, path).unwrap_or(f64::NAN);
-    Ok(Measured {
-        turns_per_second: number(&["turns_per_second"]),
-        p50: number(&["round_trip", "p50_ms"]),
-        p99: number(&["round_trip", "p99_ms"]),
-        failed: number(&["turns_failed"]) as u64,
-        wall_seconds: number(&["wall_seconds"]),
-        generator_cpu_percent: number(&["generator", "cpu_percent_of_one_core"]),
-    })
-}
-
-/// The number at `path` (keys of nested objects) in `json`: a small reader for tether-load's
-/// report, found by key in order, not a JSON parser.
-fn json_number(json: &str, path: &[&str]) -> Option<f64> {
-    let mut rest = json;
-    for key in path {
-        let at = rest.find(&format!("\"{key}\":"))?;
-        rest = &rest[at + key.len() + 3..];
-    }
-    let value: String = rest
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+'))
-        .collect();
-    value.parse().ok()
-}
-
-/// CPU time (user + system) of process `pid` and its reaped children, in seconds.
-fn cpu_seconds(pid: u32) -> f64 {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return 0.0;
-    };
-    // The fields after the command name (which may hold spaces) in parentheses.
-    let Some((_, fields)) = stat.rsplit_once(')') else {
-        return 0.0;
-    };
-    let fields: Vec<&str> = fields.split_whitespace().collect();
-    // utime, stime, cutime, cstime are fields 14–17; `fields[0]` is field 3.
-    let ticks: f64 = fields[11..15]
-        .iter()
-        .filter_map(|f| f.parse::<f64>().ok())
-        .sum();
-    ticks / 100.0
-}
-
-/// The CPU time of each of `roots` and of every process under them now.
-fn tree_cpu(roots: &[u32]) -> Vec<(u32, f64)> {
-    let mut parents = Vec::new();
-    if let Ok(entries) = std::fs::read_dir("/proc") {
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|p| p.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                continue;
-            };
-            let parent = stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
-            if let Some(parent) = parent {
-                parents.push((pid, parent));
-            }
-        }
-    }
-    let mut tree: Vec<u32> = roots.to_vec();
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for (pid, parent) in &parents {
-            if tree.contains(parent) && !tree.contains(pid) {
-                tree.push(*pid);
-                grew = true;
-            }
-        }
-    }
-    tree.into_iter()
-        .map(|pid| (pid, cpu_seconds(pid)))
-        .collect()
-}
-
-/// Every PostgreSQL server process running now (their command name is `postgres`).
-fn postgres_pids() -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|entry| {
-            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
-            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
-            (comm.trim() == "postgres").then_some(pid)
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -1150,18 +798,6 @@ mod tests {
             let route = format!("\"~^t1\\.{id}\\.\" tether_{id};");
             assert!(config.contains(&route), "{route}\n{config}");
         }
-    }
-
-    #[test]
-    fn numbers_are_read_from_a_load_report() {
-        let json = r#"{"wall_seconds":8.0,"turns_per_second":1234.5,"round_trip":{"count":3,"p50_ms":1.25,"p99_ms":9.5},"generator":{"cpu_percent_of_one_core":42}}"#;
-        assert_eq!(json_number(json, &["turns_per_second"]), Some(1234.5));
-        assert_eq!(json_number(json, &["round_trip", "p99_ms"]), Some(9.5));
-        assert_eq!(
-            json_number(json, &["generator", "cpu_percent_of_one_core"]),
-            Some(42.0)
-        );
-        assert_eq!(json_number(json, &["nope"]), None);
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //! `style/` — rather than with Trunk: it is fully offline, takes seconds, and the newest Trunk
 //! needs a newer rustc than ours.
 
+mod bench_store;
 mod cli;
 mod deploy;
 mod disk;
@@ -92,7 +93,7 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
         }
         Task::BenchStore { seconds } => {
             setup::ensure_deployment()?;
-            deploy::bench_store(&root, seconds)
+            bench_store::bench_store(&root, seconds)
         }
         Task::Bench { args } => {
             // `cargo xtask bench -- --task triage-ci-log --profile spark --rtt-ms 40 …`: only
