@@ -455,11 +455,11 @@ async fn over_websocket_a_conversation_is_the_context_and_steering_is_refused() 
     let done = events.last().unwrap();
     assert_eq!(done["type"], "response.completed", "{done}");
     assert_eq!(done["response"]["conversation"]["id"], id);
-    let listed = server
-        .get_text(&format!("/v1/conversations/{id}/items?order=asc"))
-        .await;
-    let (_, body) = listed.split_once("\r\n\r\n").unwrap();
-    let listed: Value = serde_json::from_str(body).unwrap();
+    let listed: Value = server
+        .get(&format!("/v1/conversations/{id}/items?order=asc"))
+        .await
+        .json()
+        .unwrap();
     assert_eq!(listed["data"].as_array().unwrap().len(), 3, "{listed}");
     // A steer for a conversation's response is handed back.
     client

@@ -13,6 +13,7 @@ use std::time::Duration;
 use common::process::ServerProcess;
 use parking_lot::Mutex;
 use rand::{RngExt, SeedableRng};
+use serde_json::{Value, json};
 use tether_client::{Http, WebSocket};
 use tether_protocol::{ResponseCreate, ResponseStatus};
 
@@ -133,23 +134,17 @@ async fn websocket_responses_seen_completed_survive_sigkill_with_durable_writes(
 
 /// `POST path` with `body`; the JSON answer.
 async fn post(addr: SocketAddr, path: &str, body: &Value) -> Value {
-    let body = body.to_string();
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).await.unwrap();
-    serde_json::from_str(reply.split_once("\r\n\r\n").unwrap().1).unwrap()
+    let reply = common::request(&common::endpoint(addr), "POST", path, Some(body)).await;
+    reply
+        .json()
+        .unwrap_or_else(|_| panic!("not JSON: {}", reply.text()))
 }
 
 /// The stored response `id`, as `GET /v1/responses/{id}` answers it.
 async fn stored(addr: SocketAddr, id: &str) -> Value {
     let reply = common::http_get(addr, &format!("/v1/responses/{id}")).await;
-    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
-    serde_json::from_str(reply.split_once("\r\n\r\n").unwrap().1).unwrap()
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.json().unwrap()
 }
 
 #[tokio::test]

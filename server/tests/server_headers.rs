@@ -6,8 +6,6 @@
 use axum::http::HeaderMap;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
@@ -48,39 +46,21 @@ fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).map(|v| v.to_str().unwrap())
 }
 
-/// `POST /v1/responses` with `body` and `headers`: the status line, the headers (lower-cased
-/// names) and the body.
+/// `POST /v1/responses` with `body` and `headers`: the status, the headers (lower-cased names)
+/// and the body.
 async fn post(
     server: &TestServer,
     body: &Value,
     headers: &[(&str, &str)],
-) -> (String, Vec<(String, String)>, String) {
-    let body = body.to_string();
-    let extra: String = headers
+) -> (u16, Vec<(String, String)>, String) {
+    let endpoint = headers
         .iter()
-        .map(|(name, value)| format!("{name}: {value}\r\n"))
-        .collect();
-    let request = format!(
-        "POST /v1/responses HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
-         {extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    raw(server, &request).await
-}
-
-async fn raw(server: &TestServer, request: &str) -> (String, Vec<(String, String)>, String) {
-    let mut stream = TcpStream::connect(server.addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP answer");
-    let mut lines = head.lines();
-    let status = lines.next().unwrap().to_string();
-    let headers = lines
-        .filter_map(|line| line.split_once(": "))
-        .map(|(name, value)| (name.to_ascii_lowercase(), value.to_string()))
-        .collect();
-    (status, headers, body.to_string())
+        .fold(server.endpoint(), |endpoint, (name, value)| {
+            endpoint.with_header(*name, *value)
+        });
+    let reply = common::request(&endpoint, "POST", "/v1/responses", Some(body)).await;
+    let text = reply.text();
+    (reply.status, reply.headers, text)
 }
 
 fn find<'h>(headers: &'h [(String, String)], name: &str) -> Option<&'h str> {
@@ -92,13 +72,9 @@ fn find<'h>(headers: &'h [(String, String)], name: &str) -> Option<&'h str> {
 
 /// The `ETag` of `GET /v1/models`.
 async fn models_etag(server: &TestServer) -> String {
-    let (status, headers, _) = raw(
-        server,
-        "GET /v1/models HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
-    )
-    .await;
-    assert!(status.contains("200"), "{status}");
-    find(&headers, "etag").expect("an ETag").to_string()
+    let reply = server.get("/v1/models").await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.header("etag").expect("an ETag").to_string()
 }
 
 #[tokio::test]
@@ -182,7 +158,7 @@ async fn a_turn_state_comes_back_unchanged_and_a_foreign_one_is_replaced() {
     // Over HTTP too: the token of the upgrade is echoed on a POST of the same turn.
     let body = json!({"model": "spark", "input": "hi", "store": false});
     let (status, headers, _) = post(&server, &body, &[("x-codex-turn-state", &token)]).await;
-    assert!(status.contains("200"), "{status}");
+    assert_eq!(status, 200);
     assert_eq!(find(&headers, "x-codex-turn-state"), Some(token.as_str()));
     server.stop().await;
 }
@@ -198,7 +174,7 @@ async fn the_model_is_the_one_asked_for_on_the_url_or_in_the_request() {
     for stream in [false, true] {
         let body = json!({"model": "flagship", "input": "hi", "store": false, "stream": stream});
         let (status, headers, text) = post(&server, &body, &[]).await;
-        assert!(status.contains("200"), "{status}: {text}");
+        assert_eq!(status, 200, "{text}");
         assert_eq!(find(&headers, "openai-model"), Some("flagship"));
         assert_eq!(find(&headers, "x-models-etag"), Some(etag.as_str()));
         assert_eq!(find(&headers, "x-reasoning-included"), Some("true"));

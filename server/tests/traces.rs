@@ -380,21 +380,15 @@ fn a_bad_endpoint_stops_the_server_at_start() {
 
 /// `POST /v1/responses` with `body` and `headers`; the reply's body.
 async fn raw_post(addr: SocketAddr, body: &str, headers: &[(&str, &str)]) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let extra: String = headers
+    let endpoint = headers
         .iter()
-        .map(|(name, value)| format!("{name}: {value}\r\n"))
-        .collect();
-    let request = format!(
-        "POST /v1/responses HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
-         {extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    body.to_string()
+        .fold(common::endpoint(addr), |endpoint, (name, value)| {
+            endpoint.with_header(*name, *value)
+        });
+    let reply = tether_client::Http::new(&endpoint)
+        .post_json("/v1/responses", body)
+        .await
+        .unwrap();
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.text()
 }
