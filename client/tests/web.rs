@@ -2,13 +2,14 @@
 //! wasm32-unknown-unknown`; runner: wasm-bindgen-test-runner) against real servers, which
 //! `cargo xtask test` starts and names at build time:
 //!
-//! - `TETHER_CLIENT_TEST_URL`: defaults (fast model);
+//! - `TETHER_CLIENT_TEST_URL`: defaults (fast model), client-chosen conditions allowed;
 //! - `TETHER_CLIENT_TEST_NO_WS_URL`: `--no-websocket`, every upgrade refused with 426;
 //! - `TETHER_CLIENT_TEST_KEYED_URL`: `--api-key sk-client-test`, a 0.5 s connection lifetime and
 //!   100 tokens/s, so that an answer of 100 tokens outlives its connection.
 //!
 //! The same scenarios as the native tests: WebSocket mode from the connection cache, JSON and
-//! SSE over fetch, a client secret minted for a keyed upgrade, and the three recovery rules.
+//! SSE over fetch, query parameters (client-chosen conditions) on the upgrade and on fetch, a
+//! client secret minted for a keyed upgrade, and the three recovery rules.
 #![cfg(target_arch = "wasm32")]
 
 use tether_client::{
@@ -121,6 +122,51 @@ async fn json_and_sse_over_fetch() {
         "{error:?}"
     );
     assert_eq!(error.code(), Some("previous_response_not_found"));
+}
+
+/// The endpoint's query parameters ride on the upgrade URL and every fetch: the default
+/// server accepts client-chosen conditions and reports them; the one without WebSocket mode,
+/// started without `--allow-client-conditions`, refuses them, and the explained upgrade
+/// failure carries its message.
+#[wasm_bindgen_test]
+async fn query_parameters_carry_client_chosen_conditions() {
+    let endpoint = plain()
+        .with_timing(true)
+        .with_query("tether_rtt_ms", "2")
+        .with_query("tether_api_costs", "local");
+    let mut ws = WebSocket::connect(&endpoint).await.unwrap();
+    assert!(
+        ws.url()
+            .ends_with("/v1/responses?tether_rtt_ms=2&tether_api_costs=local&tether_timing=1"),
+        "{}",
+        ws.url()
+    );
+    let over_ws = ws.turn(&request("hi", 5, false)).await.unwrap();
+    ws.close().await;
+    let over_http = Http::new(&endpoint)
+        .turn(&request("hi", 5, false))
+        .await
+        .unwrap();
+    for (transport, finished) in [("WebSocket", over_ws), ("SSE", over_http)] {
+        let timing = finished.timing.expect("asked for");
+        let conditions = &timing["conditions"];
+        assert_eq!(conditions["chosen_by"], "client", "{transport}: {timing}");
+        assert_eq!(conditions["rtt_ms"], 2.0, "{transport}: {timing}");
+        assert!(
+            timing["link"]["up_bytes"].as_u64().unwrap_or(0) > 0,
+            "{transport}: {timing}"
+        );
+    }
+
+    let bare = no_websocket().with_query("tether_rtt_ms", "2");
+    let probe = Http::new(&bare).get("/v1/models").await.unwrap();
+    assert_eq!(probe.status, 400, "{}", probe.text());
+    match WebSocket::connect(&bare).await.unwrap_err() {
+        Error::UpgradeRefused { detail, .. } => {
+            assert!(detail.contains("client-chosen conditions"), "{detail}")
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[wasm_bindgen_test]

@@ -2,9 +2,10 @@
 //! each on 127.0.0.1 port 0 with an in-memory store, its address read from its first line of
 //! output. They stop when [`TestServers`] is dropped, however the suite ended.
 //!
-//! The client's browser suite (`client/tests/web.rs`) needs three: one with the defaults, one
-//! with WebSocket mode off, one keyed with a short connection lifetime. A wasm test cannot read
-//! the environment at run time, so their URLs reach it at build time
+//! The client's browser suite (`client/tests/web.rs`) needs three: one with the defaults (and
+//! client-chosen conditions allowed), one with WebSocket mode off, one keyed with a short
+//! connection lifetime. A wasm test cannot read the environment at run time, so their URLs
+//! reach it at build time
 //! (`option_env!("TETHER_CLIENT_TEST_URL")`, …).
 
 use std::io::{BufRead, BufReader};
@@ -20,7 +21,10 @@ pub struct TestServers {
 
 /// The client's browser suite: (variable, flags) of each server it needs.
 pub const CLIENT_BROWSER_SERVERS: [(&str, &[&str]); 3] = [
-    ("TETHER_CLIENT_TEST_URL", &["--tokens-per-second", "100000"]),
+    (
+        "TETHER_CLIENT_TEST_URL",
+        &["--tokens-per-second", "100000", "--allow-client-conditions"],
+    ),
     (
         "TETHER_CLIENT_TEST_NO_WS_URL",
         &["--tokens-per-second", "100000", "--no-websocket"],
