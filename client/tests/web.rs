@@ -4,8 +4,8 @@
 //!
 //! - `TETHER_CLIENT_TEST_URL`: defaults (fast model), client-chosen conditions allowed;
 //! - `TETHER_CLIENT_TEST_NO_WS_URL`: `--no-websocket`, every upgrade refused with 426;
-//! - `TETHER_CLIENT_TEST_KEYED_URL`: `--api-key sk-client-test`, a 0.5 s connection lifetime and
-//!   100 tokens/s, so that an answer of 100 tokens outlives its connection.
+//! - `TETHER_CLIENT_TEST_KEYED_URL`: `--api-key sk-client-test`, a 1.5 s connection lifetime and
+//!   100 tokens/s, so that an answer of 200 tokens outlives its connection.
 //!
 //! The same scenarios as the native tests: WebSocket mode from the connection cache, JSON and
 //! SSE over fetch, query parameters (client-chosen conditions) on the upgrade and on fetch, a
@@ -248,8 +248,9 @@ async fn a_lost_previous_response_is_answered_with_the_full_context() {
 #[wasm_bindgen_test]
 async fn a_connection_past_its_lifetime_is_replaced_with_a_fresh_secret() {
     let mut session = Session::new(keyed().with_api_key(KEY));
-    // 100 tokens at 100 tokens/s outlive the 0.5 s lifetime: the server ends the connection.
-    session.turn(request("hi", 100, false)).await.unwrap();
+    // 200 tokens at 100 tokens/s outlive the 1.5 s lifetime however slow the machine (the
+    // model's time is a floor), and a short turn on a fresh connection has 1.5 s to arrive.
+    session.turn(request("hi", 200, false)).await.unwrap();
     let second = session.turn(request("more", 1, false)).await.unwrap();
     assert_eq!(second.response.previous_response_id, None, "full context");
     match session.recoveries() {

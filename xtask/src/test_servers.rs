@@ -37,7 +37,7 @@ pub const CLIENT_BROWSER_SERVERS: [(&str, &[&str]); 3] = [
             "--api-key",
             "sk-client-test",
             "--ws-lifetime-seconds",
-            "0.5",
+            "1.5",
         ],
     ),
 ];

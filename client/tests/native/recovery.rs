@@ -116,15 +116,16 @@ async fn a_lost_previous_response_is_answered_with_the_full_context_once() {
     server.stop().await;
 }
 
-/// The lifetime is half a second and the first answer takes at least one (100 tokens at 100
-/// tokens/s), so the server ends the connection right after it, whatever the machine's load.
-const SHORT_LIFETIME: [&str; 4] = ["--ws-lifetime-seconds", "0.5", "--tokens-per-second", "100"];
+/// The lifetime is 1.5 s and a long answer takes at least 2 s (200 tokens at 100
+/// tokens/s; the model's time is a floor), so the server ends the connection right after it,
+/// whatever the machine's load; a short turn on a fresh connection has the 1.5 s to arrive.
+const SHORT_LIFETIME: [&str; 4] = ["--ws-lifetime-seconds", "1.5", "--tokens-per-second", "100"];
 
 #[tokio::test]
 async fn a_connection_past_its_lifetime_is_replaced_and_the_turn_resent() {
     let server = Server::start(&SHORT_LIFETIME).await;
     let mut session = Session::new(server.endpoint());
-    session.turn(text_request("hi", 100)).await.unwrap();
+    session.turn(text_request("hi", 200)).await.unwrap();
     // store:false: the new connection's cache is empty, so the full context goes.
     let second = session.turn(text_request("more", 5)).await.unwrap();
     assert_eq!(second.response.previous_response_id, None);
@@ -147,10 +148,10 @@ async fn a_connection_past_its_lifetime_is_replaced_and_the_turn_resent() {
 async fn after_a_reconnect_a_stored_conversation_hydrates_or_is_resent() {
     let server = Server::start(&SHORT_LIFETIME).await;
     let mut session = Session::new(server.endpoint());
-    let first = session.turn(stored(text_request("hi", 100))).await.unwrap();
+    let first = session.turn(stored(text_request("hi", 200))).await.unwrap();
     // Stored: the new connection continues from the store.
     let second = session
-        .turn(stored(text_request("more", 100)))
+        .turn(stored(text_request("more", 200)))
         .await
         .unwrap();
     assert_eq!(
