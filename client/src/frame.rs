@@ -4,10 +4,10 @@
 //! Most of a streamed response is deltas, and most callers look at them only to count them or
 //! to notice the first token. So a [`Frame`] answers its `type` without decoding the rest (the
 //! server writes `type` first, so a prefix match almost always answers; anything else falls
-//! back to a partial decode), and [`Frame::decode`] gives the typed
-//! [`ServerEvent`](tether_protocol::ServerEvent) — `tether-protocol`'s one definition of every
-//! event — when the caller wants it. A turn read to its end decodes only its terminal event
-//! ([`crate::TurnReader`]), so a client's work per turn stays small and constant.
+//! back to a partial decode), and [`Frame::decode`] gives the typed [`ServerEvent`] —
+//! `tether-protocol`'s one definition of every event — when the caller wants it. A turn read to
+//! its end decodes only its terminal event ([`crate::TurnReader`]), so a client's work per turn
+//! stays small and constant.
 
 use std::borrow::Cow;
 
