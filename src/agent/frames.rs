@@ -159,6 +159,9 @@ pub struct FrameFilter {
     log: Option<FrameLog>,
     text: String,
     direction: DirectionFilter,
+    /// Leave out the deltas (`*.delta`), the bulk of a stream, so the requests and the events
+    /// that end each turn stand out.
+    hide_deltas: bool,
     /// Frames looked at so far.
     seen: usize,
     /// Indices of the matching frames, in order.
@@ -167,20 +170,34 @@ pub struct FrameFilter {
 
 impl FrameFilter {
     /// Brings the matches up to date with `log` for `text` (case-insensitive, against the type
-    /// and the JSON) and `direction`.
-    pub fn refresh(&mut self, log: &FrameLog, text: &str, direction: DirectionFilter) {
+    /// and the JSON), `direction` and, with `hide_deltas`, no deltas.
+    pub fn refresh(
+        &mut self,
+        log: &FrameLog,
+        text: &str,
+        direction: DirectionFilter,
+        hide_deltas: bool,
+    ) {
         let needle = text.trim().to_lowercase();
         let same_log = self.log.as_ref().is_some_and(|l| l.same_as(log));
-        if !same_log || needle != self.text || direction != self.direction {
+        if !same_log
+            || needle != self.text
+            || direction != self.direction
+            || hide_deltas != self.hide_deltas
+        {
             *self = FrameFilter {
                 log: Some(log.clone()),
                 text: needle,
                 direction,
+                hide_deltas,
                 ..FrameFilter::default()
             };
         }
         log.with(|frames| {
             for (index, frame) in frames.iter().enumerate().skip(self.seen) {
+                if self.hide_deltas && frame.kind.ends_with(".delta") {
+                    continue;
+                }
                 if self.direction.admits(frame.direction)
                     && (self.text.is_empty()
                         || frame.kind.to_lowercase().contains(&self.text)
@@ -256,28 +273,42 @@ mod tests {
             r#"{"delta":"Hello"}"#,
         ));
         let mut filter = FrameFilter::default();
-        filter.refresh(&log, "", DirectionFilter::Both);
+        filter.refresh(&log, "", DirectionFilter::Both, false);
         assert_eq!(filter.all(), [0, 1, 2]);
-        filter.refresh(&log, "CREATE", DirectionFilter::Both);
+        filter.refresh(&log, "CREATE", DirectionFilter::Both, false);
         assert_eq!(filter.all(), [0, 1], "by type, any case");
-        filter.refresh(&log, "hello", DirectionFilter::Both);
+        filter.refresh(&log, "hello", DirectionFilter::Both, false);
         assert_eq!(filter.all(), [2], "by JSON");
-        filter.refresh(&log, "create", DirectionFilter::Only(Direction::Received));
+        filter.refresh(
+            &log,
+            "create",
+            DirectionFilter::Only(Direction::Received),
+            false,
+        );
         assert_eq!(filter.all(), [1]);
 
         // New frames are added to the matches as they arrive.
         log.push(frame(Direction::Received, "response.completed", "{}"));
         log.push(frame(Direction::Sent, "response.create", "{}"));
-        filter.refresh(&log, "create", DirectionFilter::Only(Direction::Received));
+        filter.refresh(
+            &log,
+            "create",
+            DirectionFilter::Only(Direction::Received),
+            false,
+        );
         assert_eq!(filter.all(), [1]);
-        filter.refresh(&log, "", DirectionFilter::Both);
+        filter.refresh(&log, "", DirectionFilter::Both, false);
         assert_eq!(filter.matches(), 5);
         assert_eq!(filter.newest(2), [3, 4]);
         assert_eq!(filter.newest(10), [0, 1, 2, 3, 4]);
 
+        // Without the deltas, the requests and the turn's ends stand out.
+        filter.refresh(&log, "", DirectionFilter::Both, true);
+        assert_eq!(filter.all(), [0, 1, 3, 4]);
+
         // Another run's log starts over.
         let next = FrameLog::default();
-        filter.refresh(&next, "", DirectionFilter::Both);
+        filter.refresh(&next, "", DirectionFilter::Both, false);
         assert_eq!(filter.matches(), 0);
     }
 

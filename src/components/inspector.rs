@@ -1,6 +1,7 @@
 //! The event inspector: every frame the agent loop sent and received, in order — direction, time
 //! on the run's clock, turn, type — with its JSON pretty-printed on demand, a text filter (type or
-//! JSON) and a direction filter, and Copy buttons for one frame or every frame the filter keeps.
+//! JSON), a direction filter, "hide deltas" (so a turn's `response.create` and its end are not
+//! buried under its deltas), and Copy buttons for one frame or every frame the filter keeps.
 //!
 //! At thousands of events a second the log is never copied and never fully rendered: the filter
 //! only scans frames added since the previous frame ([`FrameFilter`]), and only the newest
@@ -85,6 +86,7 @@ pub fn Inspector(
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let direction = RwSignal::new(DirectionFilter::Both);
+    let hide_deltas = RwSignal::new(false);
     let status = RwSignal::new(String::new());
     let filter = StoredValue::new(FrameFilter::default());
     let log = Memo::new(move |_| run.with(|r| r.frames.clone()));
@@ -93,8 +95,8 @@ pub fn Inspector(
         let log: FrameLog = log.get();
         // Tracks every publication of the run: new frames arrive without a new log.
         run.track();
-        let (text, direction) = (text.get(), direction.get());
-        filter.update_value(|f| f.refresh(&log, &text, direction));
+        let (text, direction, hide) = (text.get(), direction.get(), hide_deltas.get());
+        filter.update_value(|f| f.refresh(&log, &text, direction, hide));
         filter.with_value(|f| (f.newest(WINDOW).to_vec(), f.matches(), log.len()))
     });
     let copy_all = move |_| {
@@ -143,6 +145,15 @@ pub fn Inspector(
                         <option value="sent">"sent"</option>
                         <option value="received">"received"</option>
                     </select>
+                </label>
+                <label class="check">
+                    <input
+                        type="checkbox"
+                        data-testid="inspector-hide-deltas"
+                        prop:checked=move || hide_deltas.get()
+                        on:change=move |ev| hide_deltas.set(event_target_checked(&ev))
+                    />
+                    "Hide deltas"
                 </label>
                 <button
                     type="button"
