@@ -13,6 +13,7 @@
 
 pub mod agent;
 pub mod components;
+pub mod conditions;
 pub mod js;
 pub mod profiles;
 pub mod settings;
@@ -56,6 +57,9 @@ pub struct PageContext {
     pub run_on_open: StoredValue<bool>,
     /// The view the page shows.
     pub view: RwSignal<View>,
+    /// The next change of the settings is the page's own (the URL's profile checked against
+    /// the server's list), not the user's: it is not stored.
+    pub quiet: StoredValue<bool>,
 }
 
 impl PageContext {
@@ -74,16 +78,31 @@ impl PageContext {
             url_profile: StoredValue::new(None),
             run_on_open: StoredValue::new(false),
             view: RwSignal::new(View::Agent),
+            quiet: StoredValue::new(false),
         }
     }
 
     /// The page as `localStorage` and the URL say.
     pub fn from_restored(restored: Restored) -> Self {
         let embed = restored.params.embed;
-        let autorun = restored.params.autorun;
+        let mut notices = restored.notices;
+        // A run a reload cut off is said, shown in the agent view, and not followed by another
+        // started by itself (an embedded page keeps nothing, so never has one).
+        let interrupted = restored.interrupted.filter(|_| !embed);
+        if let Some(cut) = &interrupted {
+            let mut notice = format!(
+                "The last run was interrupted: the page was reloaded or left while it ran \
+                 ({cut}). The Agent tab shows it as it stood."
+            );
+            if restored.params.autorun {
+                notice.push_str(" autorun=1 did not start another one: press Run to.");
+            }
+            notices.push(notice);
+        }
+        let autorun = restored.params.autorun && interrupted.is_none();
         PageContext {
             settings: RwSignal::new(restored.settings),
-            notices: RwSignal::new(restored.notices),
+            notices: RwSignal::new(notices),
             embed,
             autorun,
             // An embedded demo must not overwrite the visitor's own playground state.
@@ -94,11 +113,12 @@ impl PageContext {
             models: RwSignal::new(ModelChoices::Loading),
             url_profile: StoredValue::new(restored.url_profile),
             run_on_open: StoredValue::new(false),
-            view: RwSignal::new(if autorun || embed {
+            view: RwSignal::new(if autorun || embed || interrupted.is_some() {
                 View::Agent
             } else {
                 View::Overview
             }),
+            quiet: StoredValue::new(false),
         }
     }
 
@@ -109,6 +129,7 @@ impl PageContext {
         let choices = self.models;
         let notices = self.notices;
         let url_profile = self.url_profile;
+        let quiet = self.quiet;
         let page_origin = page_origin_url().unwrap_or_default();
         let source =
             Memo::new(move |_| settings.with(|s| (s.server_url.clone(), s.api_key.clone())));
@@ -133,9 +154,12 @@ impl PageContext {
                 if let Ok(models) = &loaded
                     && let Some(asked) = url_profile.try_update_value(Option::take).flatten()
                 {
-                    let mut notice = None;
-                    settings.update(|s| notice = asked.check(s, models));
-                    if let Some(notice) = notice {
+                    // Only a profile the server does not offer changes the settings, and that
+                    // change is the URL's, not the user's: it is not stored.
+                    let mut checked = settings.get_untracked();
+                    if let Some(notice) = asked.check(&mut checked, models) {
+                        quiet.set_value(true);
+                        settings.set(checked);
                         notices.update(|n| n.push(notice));
                     }
                 }
@@ -154,6 +178,8 @@ impl PageContext {
             return;
         };
         let read = kept.read();
+        // Said once: the next load is not interrupted any more.
+        storage::remove(storage::INTERRUPTED_KEY);
         self.last_run.set_value(read.last_run);
         self.files.set_value(read.files);
         if !read.notices.is_empty() {
@@ -346,10 +372,13 @@ pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
     if page.persist {
         let settings = page.settings;
         let notices = page.notices;
+        let quiet = page.quiet;
         // Kept when the user changes something, not on load: URL parameters hold for one load.
         Effect::new(move |first: Option<()>| {
             let json = settings.with(Settings::to_json);
+            let the_pages_own = quiet.try_update_value(std::mem::take).unwrap_or(false);
             if first.is_some()
+                && !the_pages_own
                 && let Err(why) = storage::save(storage::SETTINGS_KEY, &json)
             {
                 notices.update(|n| n.push(format!("The settings were not kept: {why}")));

@@ -85,30 +85,24 @@ impl ProfileInfo {
             (_, None) => "the server's --tokens-per-second, no TTFT".to_string(),
             (_, Some(rate)) => format!(
                 "{} tok/s, TTFT {} ms + {} ms/token of prefill",
-                group_thousands(rate),
+                crate::conditions::thousands(rate),
                 self.ttft_ms,
                 self.prefill_ms_per_token
             ),
         }
     }
-
-    /// The profile menu's label: `flagship — 65 tok/s, TTFT 400 ms + 0.2 ms/token of prefill`.
-    pub fn label(&self) -> String {
-        format!("{} — {}", self.name, self.speed())
-    }
 }
 
-/// The label of the model `id` in the profile menu: its speed when it is a shipped profile.
-pub fn model_label(id: &str) -> String {
-    profile(id).map_or_else(|| id.to_string(), ProfileInfo::label)
-}
-
-fn group_thousands(value: f64) -> String {
-    let whole = value.round() as u64;
-    if whole >= 1000 {
-        format!("{},{:03}", whole / 1000, whole % 1000)
-    } else {
-        whole.to_string()
+/// The model `id` in the conditions' menu, in short — `spark — 1,000 tok/s` — its numbers in
+/// full under the menu.
+pub fn short_label(id: &str) -> String {
+    match profile(id) {
+        Some(p) => match (p.name, p.tokens_per_second) {
+            ("instant", _) => format!("{id} — no model time"),
+            (_, None) => format!("{id} — the server's rate"),
+            (_, Some(rate)) => format!("{id} — {} tok/s", crate::conditions::thousands(rate)),
+        },
+        None => id.to_string(),
     }
 }
 
@@ -178,21 +172,20 @@ mod tests {
     #[test]
     fn labels_say_each_profiles_speed() {
         assert_eq!(
-            model_label("flagship"),
-            "flagship — 65 tok/s, TTFT 400 ms + 0.2 ms/token of prefill"
+            profile("flagship").unwrap().speed(),
+            "65 tok/s, TTFT 400 ms + 0.2 ms/token of prefill"
         );
         assert_eq!(
-            model_label("burst"),
-            "burst — 4,000 tok/s, TTFT 30 ms + 0.005 ms/token of prefill"
+            profile("burst").unwrap().speed(),
+            "4,000 tok/s, TTFT 30 ms + 0.005 ms/token of prefill"
         );
         assert_eq!(
-            model_label("instant"),
-            "instant — no delay: the model takes no time"
+            profile("instant").unwrap().speed(),
+            "no delay: the model takes no time"
         );
-        assert_eq!(
-            model_label("tether-sim"),
-            "tether-sim — the server's --tokens-per-second, no TTFT"
-        );
-        assert_eq!(model_label("gpt-5"), "gpt-5", "an alias the server maps");
+        assert_eq!(short_label("spark"), "spark — 1,000 tok/s");
+        assert_eq!(short_label("instant"), "instant — no model time");
+        assert_eq!(short_label("tether-sim"), "tether-sim — the server's rate");
+        assert_eq!(short_label("gpt-5"), "gpt-5");
     }
 }

@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{ContinuationMode, DEFAULT_REPETITIONS, REPETITIONS};
+use crate::conditions::{ApiCosts, Conditions, Link, LinkPreset, number};
 
 /// The task the agent view starts with.
 pub const DEFAULT_TASK: &str =
@@ -21,16 +22,83 @@ pub const DEFAULT_PROFILE: &str = "tether-sim";
 /// The scenarios the server ships (`server/scenarios/`); the field also takes any other name a
 /// server loads with `--scenario-dir`, and empty for the echo generator.
 pub const KNOWN_SCENARIOS: [&str; 1] = [DEFAULT_SCENARIO];
-/// The profile of the overview's one-click comparison: the model takes no time, so the legs
-/// differ by what the transports make the API (and the page) do, not by the model's time.
-pub const INTRO_COMPARE_PROFILE: &str = "instant";
-/// Why that profile, in the overview's words.
-pub const INTRO_COMPARE_WHY: &str = "the model takes no time, so what differs between the legs \
-    is the work each transport makes the API do per turn — rendering, validating and classifying \
-    the whole conversation again over HTTP, only the new items over WebSocket — and the requests \
-    themselves.";
+/// The conditions the overview's comparison starts from, stated on the page and changed
+/// there with one click: what an agent like Codex meets against a hosted API — the long
+/// rollout, a fast model (`spark`, 1,000 tokens/s), over a home or office uplink, with a hosted
+/// API's costs. The same comparison on this machine's loopback with local costs is a choice
+/// away, and the sweep shows how the saving depends on the model's speed.
+pub fn overview_conditions(settings: &Settings) -> Settings {
+    Settings {
+        transport: TransportChoice::Compare,
+        task_length: TaskLength::Long,
+        profile: "spark".to_string(),
+        link: LinkPreset::HomeUplink,
+        api_costs: ApiCosts::Hosted,
+        ..settings.clone()
+    }
+}
 /// Turn limits the form accepts.
 pub const MAX_TURNS: std::ops::RangeInclusive<usize> = 1..=100;
+
+/// The long task's scenario, built into the server: an agent reads a CI log window by window
+/// (one `shell` call a turn, ~3,000 tokens of output each) and summarises the failures — about
+/// 40 tool calls, the context past 100k tokens. `cargo xtask bench` plays the same task.
+pub const LONG_SCENARIO: &str = "triage-ci-log";
+/// The long task's prompt.
+pub const LONG_TASK: &str = "CI failed on main. Read logs/ci.log one window at a time, find which     tests fail and why, and summarise the failures.";
+/// The turns the long task takes: its 40 tool calls and the summary.
+pub const LONG_TURNS: usize = 41;
+/// The turns the short demo takes (`fix-sample-project`).
+pub const SHORT_TURNS: usize = 6;
+
+/// How long a task the agent runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskLength {
+    /// The task and scenario of the settings (by default the short demo, `fix-sample-project`:
+    /// about six turns and a few thousand tokens).
+    #[default]
+    Short,
+    /// The long rollout ([`LONG_SCENARIO`]): about 40 tool calls, the context past 100k tokens.
+    Long,
+}
+
+impl TaskLength {
+    pub const ALL: [TaskLength; 2] = [TaskLength::Short, TaskLength::Long];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskLength::Short => "short",
+            TaskLength::Long => "long",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<TaskLength> {
+        Self::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            TaskLength::Short => "Short demo (about 6 turns)",
+            TaskLength::Long => "Long rollout (40 tool calls)",
+        }
+    }
+
+    /// What the task is, in a sentence (shown under the choice).
+    pub fn note(self) -> &'static str {
+        match self {
+            TaskLength::Short => {
+                "The task and scenario of the settings: by default fix-sample-project — list, \
+                 read, test, patch, test again — about six turns and a few thousand tokens."
+            }
+            TaskLength::Long => {
+                "triage-ci-log: 40 shell calls, each reading the next ~3,000-token window of a CI \
+                 log, then a summary — 41 turns, the context growing past 100k tokens. The \
+                 benchmark (cargo xtask bench) plays the same task."
+            }
+        }
+    }
+}
 
 /// The storage format of [`Settings`]; a stored value of another version is not read.
 pub const SETTINGS_VERSION: u32 = 1;
@@ -121,6 +189,14 @@ pub struct Settings {
     pub repetitions: usize,
     /// Whether a comparison also runs the long-running design (`response.append`) as a leg.
     pub compare_long_running: bool,
+    /// The network link the server emulates between it and this page.
+    pub link: LinkPreset,
+    /// The link when [`Settings::link`] is custom.
+    pub custom_link: Link,
+    /// The API costs the server applies.
+    pub api_costs: ApiCosts,
+    /// The short task (the settings' own) or the long rollout.
+    pub task_length: TaskLength,
 }
 
 impl Default for Settings {
@@ -136,6 +212,10 @@ impl Default for Settings {
             keep_files: false,
             repetitions: DEFAULT_REPETITIONS,
             compare_long_running: false,
+            link: LinkPreset::Loopback,
+            custom_link: LinkPreset::HomeUplink.link().expect("a preset has a link"),
+            api_costs: ApiCosts::Server,
+            task_length: TaskLength::Short,
         }
     }
 }
@@ -242,6 +322,70 @@ impl Settings {
         if params.long_running {
             self.compare_long_running = true;
         }
+        if let Some(name) = &params.task_length {
+            match TaskLength::parse(name) {
+                Some(length) => self.task_length = length,
+                None => problems.push(format!(
+                    "unknown task_length {name:?} in the URL (use short or long); kept {}",
+                    self.task_length.as_str()
+                )),
+            }
+        }
+        if let Some(name) = &params.link {
+            match LinkPreset::parse(name) {
+                Some(preset) => self.link = preset,
+                None => problems.push(format!(
+                    "unknown link {name:?} in the URL (use loopback, same-region, home-uplink, \
+                     other-continent or custom); kept {}",
+                    self.link.as_str()
+                )),
+            }
+        }
+        // Any of the link's numbers makes it a custom link; they are checked together.
+        if params.rtt_ms.is_some() || params.up_mbit.is_some() || params.down_mbit.is_some() {
+            let mut custom = self.link();
+            let mut read = |value: &Option<String>, name: &str| -> Option<Option<f64>> {
+                let value = value.as_ref()?.trim();
+                match value.parse::<f64>() {
+                    Ok(n) if n.is_finite() && n >= 0.0 => Some(Some(n)),
+                    _ => {
+                        problems.push(format!(
+                            "{name} {value:?} in the URL is not a non-negative number; ignored"
+                        ));
+                        None
+                    }
+                }
+            };
+            if let Some(Some(rtt)) = read(&params.rtt_ms, "rtt_ms") {
+                custom.rtt_ms = rtt;
+            }
+            // 0 is unlimited, as the server reads it.
+            if let Some(up) = read(&params.up_mbit, "up_mbit") {
+                custom.up_mbit = up.filter(|m| *m > 0.0);
+            }
+            if let Some(down) = read(&params.down_mbit, "down_mbit") {
+                custom.down_mbit = down.filter(|m| *m > 0.0);
+            }
+            match custom.check() {
+                Ok(()) => {
+                    self.link = LinkPreset::Custom;
+                    self.custom_link = custom;
+                }
+                Err(why) => problems.push(format!(
+                    "the link in the URL cannot be used: {why}; kept {}",
+                    self.link().describe()
+                )),
+            }
+        }
+        if let Some(name) = &params.api_costs {
+            match ApiCosts::parse(name) {
+                Some(costs) => self.api_costs = costs,
+                None => problems.push(format!(
+                    "unknown api_costs {name:?} in the URL (use server, local or hosted); kept {}",
+                    self.api_costs.as_str()
+                )),
+            }
+        }
         problems
     }
 
@@ -263,6 +407,12 @@ impl Settings {
     /// The query string of a link that reproduces these settings and starts the run: never the
     /// API key or the server URL.
     pub fn share_query(&self) -> String {
+        format!("{}&autorun=1", self.settings_query())
+    }
+
+    /// The query string of these settings alone (an embedded demo's "open in the playground":
+    /// the visitor starts the run).
+    pub fn settings_query(&self) -> String {
         let mut pairs = vec![
             ("transport", self.transport.as_str().to_string()),
             ("profile", self.profile.clone()),
@@ -282,7 +432,23 @@ impl Settings {
         if self.task != DEFAULT_TASK {
             pairs.push(("task", self.task.clone()));
         }
-        pairs.push(("autorun", "1".to_string()));
+        if self.task_length != TaskLength::Short {
+            pairs.push(("task_length", self.task_length.as_str().to_string()));
+        }
+        match self.link {
+            LinkPreset::Loopback => {}
+            LinkPreset::Custom => {
+                let link = self.custom_link;
+                let mbit = |m: Option<f64>| m.map_or_else(|| "0".to_string(), number);
+                pairs.push(("rtt_ms", number(link.rtt_ms)));
+                pairs.push(("up_mbit", mbit(link.up_mbit)));
+                pairs.push(("down_mbit", mbit(link.down_mbit)));
+            }
+            preset => pairs.push(("link", preset.as_str().to_string())),
+        }
+        if self.api_costs != ApiCosts::Server {
+            pairs.push(("api_costs", self.api_costs.as_str().to_string()));
+        }
         pairs
             .iter()
             .map(|(name, value)| format!("{name}={}", encode_component(value)))
@@ -291,12 +457,11 @@ impl Settings {
     }
 
     /// What a run of these settings is, in one line (an embedded view shows no form):
-    /// `transport · profile · scenario`.
+    /// `transport · profile · scenario · link · API costs`.
     pub fn summary(&self) -> String {
-        let scenario = if self.scenario.is_empty() {
-            "echo generator".to_string()
-        } else {
-            format!("scenario {}", self.scenario)
+        let scenario = match self.run_scenario() {
+            None => "echo generator".to_string(),
+            Some(scenario) => format!("scenario {scenario}"),
         };
         let transport = match self.transport {
             TransportChoice::Compare if self.compare_long_running => {
@@ -304,7 +469,66 @@ impl Settings {
             }
             other => other.label(),
         };
-        format!("{transport} · {} · {scenario}", self.profile)
+        let costs = match self.api_costs {
+            ApiCosts::Server => "the server's API costs".to_string(),
+            costs => format!("{} API costs", costs.as_str()),
+        };
+        format!(
+            "{transport} · {} · {scenario} · {} · {costs}",
+            self.profile,
+            self.link().describe()
+        )
+    }
+
+    /// The link the server is asked to emulate.
+    pub fn link(&self) -> Link {
+        self.link.link().unwrap_or(self.custom_link)
+    }
+
+    /// The conditions a run asks the server for; the error says why they cannot be asked
+    /// (a custom link outside the server's bounds).
+    pub fn conditions(&self) -> Result<Conditions, String> {
+        let link = self.link();
+        link.check()
+            .map_err(|why| format!("The custom link cannot be used: {why}."))?;
+        Ok(Conditions {
+            link,
+            api_costs: self.api_costs,
+        })
+    }
+
+    /// The scenario a run plays: the long task's, or the settings' own.
+    pub fn run_scenario(&self) -> Option<String> {
+        match self.task_length {
+            TaskLength::Long => Some(LONG_SCENARIO.to_string()),
+            TaskLength::Short => Some(self.scenario.trim().to_string()).filter(|s| !s.is_empty()),
+        }
+    }
+
+    /// The prompt a run starts with.
+    pub fn run_task(&self) -> &str {
+        match self.task_length {
+            TaskLength::Long => LONG_TASK,
+            TaskLength::Short => &self.task,
+        }
+    }
+
+    /// The turn limit of a run: the long task needs room for all of its turns.
+    pub fn run_max_turns(&self) -> usize {
+        match self.task_length {
+            TaskLength::Long => self.max_turns.max(LONG_TURNS + 5),
+            TaskLength::Short => self.max_turns,
+        }
+    }
+
+    /// The turns a run is expected to take, for its progress: the shipped tasks' own count,
+    /// `None` for a scenario the page does not know.
+    pub fn expected_turns(&self) -> Option<usize> {
+        match (self.task_length, self.run_scenario().as_deref()) {
+            (TaskLength::Long, _) => Some(LONG_TURNS),
+            (TaskLength::Short, Some(DEFAULT_SCENARIO)) => Some(SHORT_TURNS),
+            _ => None,
+        }
     }
 
     /// The server's base URL: the setting, else the page's origin.
@@ -400,6 +624,16 @@ pub struct UrlParams {
     pub repetitions: Option<String>,
     /// `long_running=1`: a comparison also runs the long-running design.
     pub long_running: bool,
+    /// `task_length`: `short` or `long`.
+    pub task_length: Option<String>,
+    /// `link`: a preset's name.
+    pub link: Option<String>,
+    /// `rtt_ms`, `up_mbit`, `down_mbit`: a custom link.
+    pub rtt_ms: Option<String>,
+    pub up_mbit: Option<String>,
+    pub down_mbit: Option<String>,
+    /// `api_costs`: `server`, `local` or `hosted`.
+    pub api_costs: Option<String>,
     /// `autorun=1`: start the agent run on load.
     pub autorun: bool,
     /// `embed=1`: the compact layout for an iframe.
@@ -424,6 +658,12 @@ impl UrlParams {
                 "max_turns" => params.max_turns = Some(value),
                 "repetitions" => params.repetitions = Some(value),
                 "long_running" => params.long_running = flag(&value),
+                "task_length" => params.task_length = Some(value),
+                "link" => params.link = Some(value),
+                "rtt_ms" => params.rtt_ms = Some(value),
+                "up_mbit" => params.up_mbit = Some(value),
+                "down_mbit" => params.down_mbit = Some(value),
+                "api_costs" => params.api_costs = Some(value),
                 "autorun" => params.autorun = flag(&value),
                 "embed" => params.embed = flag(&value),
                 _ => {}
@@ -516,6 +756,7 @@ mod tests {
                 long_running: false,
                 autorun: true,
                 embed: true,
+                ..UrlParams::default()
             }
         );
         assert_eq!(UrlParams::parse(""), UrlParams::default());
@@ -598,6 +839,14 @@ mod tests {
             keep_files: true,
             repetitions: 5,
             compare_long_running: true,
+            link: LinkPreset::Custom,
+            custom_link: Link {
+                rtt_ms: 25.0,
+                up_mbit: Some(8.0),
+                down_mbit: None,
+            },
+            api_costs: ApiCosts::Hosted,
+            task_length: TaskLength::Long,
         };
         let json = settings.to_json();
         assert!(json.contains("\"version\":1"), "{json}");
@@ -689,14 +938,86 @@ mod tests {
         assert_eq!(
             settings.summary(),
             "Compare: WebSocket and HTTP stateless, alternated · spark · scenario \
-             fix-sample-project"
+             fix-sample-project · loopback (no delay, no limit) · the server's API costs"
         );
         settings.scenario.clear();
         settings.transport = TransportChoice::Ws;
+        settings.link = LinkPreset::HomeUplink;
+        settings.api_costs = ApiCosts::Hosted;
         assert_eq!(
             settings.summary(),
-            "WebSocket (previous_response_id, store:false) · spark · echo generator"
+            "WebSocket (previous_response_id, store:false) · spark · echo generator · 40 ms RTT, \
+             20 Mbit/s up, 100 Mbit/s down · hosted API costs"
         );
+        settings.task_length = TaskLength::Long;
+        assert!(settings.summary().contains("scenario triage-ci-log"));
+    }
+
+    #[test]
+    fn the_conditions_come_from_the_url_and_go_into_the_share_link() {
+        let mut settings = Settings::default();
+        let problems = settings.apply(&UrlParams::parse(
+            "link=home-uplink&api_costs=hosted&task_length=long",
+        ));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(settings.link, LinkPreset::HomeUplink);
+        let conditions = settings.conditions().unwrap();
+        assert_eq!(
+            conditions.query(),
+            "tether_rtt_ms=40&tether_up_mbit=20&tether_down_mbit=100&tether_api_costs=hosted"
+        );
+        assert_eq!(settings.run_scenario().as_deref(), Some(LONG_SCENARIO));
+        assert_eq!(settings.run_task(), LONG_TASK);
+        assert_eq!(settings.run_max_turns(), LONG_TURNS + 5);
+        assert_eq!(settings.expected_turns(), Some(LONG_TURNS));
+        let query = settings.share_query();
+        assert!(
+            query.ends_with("&task_length=long&link=home-uplink&api_costs=hosted&autorun=1"),
+            "{query}"
+        );
+        let mut shared = Settings::default();
+        assert!(shared.apply(&UrlParams::parse(&query)).is_empty());
+        assert_eq!(shared, settings);
+
+        // The link's numbers make a custom link; 0 is unlimited, as the server reads it.
+        let mut custom = Settings::default();
+        let problems = custom.apply(&UrlParams::parse("rtt_ms=150&up_mbit=5&down_mbit=0"));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(custom.link, LinkPreset::Custom);
+        assert_eq!(
+            custom.link().describe(),
+            "150 ms RTT, 5 Mbit/s up, unlimited down"
+        );
+        let query = custom.share_query();
+        assert!(
+            query.contains("&rtt_ms=150&up_mbit=5&down_mbit=0&"),
+            "{query}"
+        );
+
+        // Bad values are reported, and what was there is kept.
+        let problems = custom.apply(&UrlParams::parse(
+            "link=moon&rtt_ms=5000&api_costs=free&task_length=huge&up_mbit=x",
+        ));
+        assert_eq!(problems.len(), 5, "{problems:?}");
+        assert!(problems[0].contains("task_length \"huge\""), "{problems:?}");
+        assert!(problems[1].contains("link \"moon\""), "{problems:?}");
+        assert!(problems[2].contains("up_mbit \"x\""), "{problems:?}");
+        assert!(
+            problems[3].contains("round-trip time must be from 0 to 1000 ms; got 5000"),
+            "{problems:?}"
+        );
+        assert!(problems[4].contains("api_costs \"free\""), "{problems:?}");
+        assert_eq!(custom.link().rtt_ms, 150.0);
+
+        // A custom link out of bounds (typed in the form) is refused when a run starts.
+        custom.custom_link.up_mbit = Some(0.01);
+        assert!(custom.conditions().unwrap_err().contains("bandwidth up"));
+        assert_eq!(Settings::default().expected_turns(), Some(SHORT_TURNS));
+        let echo = Settings {
+            scenario: String::new(),
+            ..Settings::default()
+        };
+        assert_eq!((echo.run_scenario(), echo.expected_turns()), (None, None));
     }
 
     #[test]

@@ -15,6 +15,9 @@ use crate::settings::{Settings, UrlParams, UrlProfile};
 pub const SETTINGS_KEY: &str = "tether.settings";
 pub const FILES_KEY: &str = "tether.files";
 pub const LAST_RUN_KEY: &str = "tether.last-run";
+/// Where a run was when the page went away while it ran (plain text): the next load says so,
+/// and `autorun=1` does not start another run over it.
+pub const INTERRUPTED_KEY: &str = "tether.interrupted";
 
 /// What the page starts from: stored state with the URL's parameters applied, and what went
 /// wrong on the way (shown to the user).
@@ -27,6 +30,8 @@ pub struct Restored {
     pub notices: Vec<String>,
     /// The profile the URL asked for, to check once the server's model list is known.
     pub url_profile: Option<UrlProfile>,
+    /// Where the last run was when a reload (or leaving the page) cut it off.
+    pub interrupted: Option<String>,
 }
 
 /// The last run and the files as `localStorage` holds them, not read yet.
@@ -110,6 +115,7 @@ impl Restored {
             },
             notices,
             url_profile,
+            interrupted: None,
         }
     }
 
@@ -129,6 +135,7 @@ impl Restored {
                 .notices
                 .push("localStorage is not available: nothing is kept between visits.".into());
         }
+        restored.interrupted = load(INTERRUPTED_KEY);
         restored
     }
 }
@@ -150,10 +157,18 @@ pub fn save(key: &str, value: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot store {key}: {e:?}"))
 }
 
+/// Forgets what is under `key`.
+pub fn remove(key: &str) {
+    if let Some(storage) = storage() {
+        // Removing a key that cannot be removed leaves nothing better to do.
+        let _ = storage.remove_item(key);
+    }
+}
+
 /// Forgets everything the page stored.
 pub fn clear() {
     if let Some(storage) = storage() {
-        for key in [SETTINGS_KEY, FILES_KEY, LAST_RUN_KEY] {
+        for key in [SETTINGS_KEY, FILES_KEY, LAST_RUN_KEY, INTERRUPTED_KEY] {
             // Removing a key that cannot be removed leaves nothing better to do.
             let _ = storage.remove_item(key);
         }

@@ -6,11 +6,13 @@
 use leptos::mount::mount_to;
 use leptos::prelude::*;
 use leptos::task::tick;
+use tether_playground::agent::WARM_UP;
 use tether_playground::agent::{
     AgentConfig, AgentRun, ContinuationMode, RunStatus, StopSignal, Turn, run_agent,
 };
 use tether_playground::components::{
-    AgentView, AnswerView, CompareView, Conversation, FilesView, Inspector, RunView, Timeline,
+    AgentView, AnswerView, CompareView, ConditionsPanel, Conversation, FilesView, Inspector,
+    RunView, Timeline, TurnChart,
 };
 use tether_playground::transport::TransportKind;
 use tether_playground::transport::replay::ReplayTransport;
@@ -364,8 +366,26 @@ async fn the_inspector_lists_every_frame_and_filters_by_text_and_direction() {
         format!("{matching} of {total} frames.")
     );
 
-    // Direction: only what was sent, two requests.
+    // Without the deltas, the requests and the turns' other events are all there.
     set_input(&root, "inspector-filter", "", "input");
+    let hide: web_sys::HtmlElement = root
+        .query_selector("[data-testid=inspector-hide-deltas]")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    hide.click();
+    tick().await;
+    let deltas = run_deltas(&root, rows);
+    assert_eq!(deltas, 0, "no delta is listed");
+    assert!(
+        count(&root, rows) >= 4,
+        "the requests and the ends of the turns"
+    );
+    hide.click();
+    tick().await;
+    assert_eq!(count(&root, rows) as usize, total);
+
+    // Direction: only what was sent, two requests.
     set_input(&root, "inspector-direction", "sent", "change");
     tick().await;
     assert_eq!(count(&root, rows), 2);
@@ -386,6 +406,23 @@ async fn the_inspector_lists_every_frame_and_filters_by_text_and_direction() {
     let json = json.text_content().unwrap();
     assert!(json.starts_with("{\n  \""), "{json}");
     assert!(json.contains("\"type\": \"response.create\""), "{json}");
+}
+
+/// How many of the listed rows are deltas.
+fn run_deltas(root: &web_sys::HtmlElement, rows: &str) -> u32 {
+    let mut deltas = 0;
+    for n in 1..=count(root, rows) {
+        let row = root
+            .query_selector(&format!("{rows}:nth-of-type({n})"))
+            .unwrap()
+            .unwrap()
+            .text_content()
+            .unwrap();
+        if row.contains(".delta") {
+            deltas += 1;
+        }
+    }
+    deltas
 }
 
 /// One turn applying the sample fix, then an answer.
@@ -551,6 +588,9 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
     };
     let (ws, http) = (ContinuationMode::WebSocket, ContinuationMode::HttpStateless);
     let mut done = Comparison::new(2);
+    // The warm-up, slower than any repetition and not counted.
+    done.update(leg(ws, WARM_UP, 900.0));
+    done.update(leg(http, WARM_UP, 900.0));
     done.update(leg(ws, 1, 100.0));
     done.update(leg(http, 1, 90.0));
     done.update(leg(http, 2, 88.0));
@@ -564,7 +604,9 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
     tick().await;
     // One leg to go: no speedup, and the unfinished repetition says so.
     assert_eq!(text_of(&root, "speedup"), "measuring…");
-    assert_eq!(count(&root, "[data-testid=compare-repetition]"), 2);
+    // The warm-up's row first, then the two repetitions'.
+    assert_eq!(count(&root, ".compare-repetitions tbody tr"), 3);
+    assert!(text_of(&root, "compare-warm-up").starts_with("warm-up (not counted)"));
 
     done.update(leg(ws, 2, 101.0));
     comparison.set(done);
@@ -581,6 +623,12 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
     );
     assert!(text_of(&root, "speedup-text").starts_with("WebSocket mode was slower"));
     assert!(text_of(&root, "compare-end-to-end").contains("100 ms"));
+    assert!(
+        !text_of(&root, "compare-end-to-end").contains("900 ms"),
+        "the warm-up is not counted"
+    );
+    // Each row says what it is, in the open.
+    assert!(text_of(&root, "compare-network").contains("the browser handing each frame"));
 }
 
 #[wasm_bindgen_test]
@@ -596,7 +644,10 @@ async fn a_long_running_leg_gets_its_own_columns_and_speedup() {
         };
         LegSummary::of(mode, 1, &run)
     };
-    let mut done = Comparison::with_long_running(1, true);
+    let mut done = Comparison {
+        warm_up: false,
+        ..Comparison::with_long_running(1, true)
+    };
     done.update(leg(ContinuationMode::WebSocket, 100.0));
     done.update(leg(ContinuationMode::HttpStateless, 150.0));
     let comparison = RwSignal::new(done.clone());
@@ -680,4 +731,172 @@ async fn the_timeline_shows_each_steer_under_its_turn_and_a_paused_turn() {
     // The steer row sits under turn 1, before turn 2's rows.
     let steer_at = all.find("about a cat").unwrap();
     assert!(steer_at < all.find("response.append").unwrap(), "{all}");
+}
+
+#[wasm_bindgen_test]
+async fn the_turn_chart_draws_a_panel_per_leg_a_stack_per_turn_and_the_context() {
+    let run = replayed_run(agent_scripts()).await;
+    let second = run.clone();
+    let wrapper = document().create_element("section").unwrap();
+    document().body().unwrap().append_child(&wrapper).unwrap();
+    let (ws, http) = (RunView::new(run), RunView::new(second));
+    let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
+        view! {
+            <TurnChart
+                legs=vec![("WebSocket".to_string(), ws), ("HTTP stateless".to_string(), http)]
+                caption="both legs"
+            />
+        }
+    });
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+    tick().await;
+    assert_eq!(count(&root, "[data-testid=chart-panel]"), 2);
+    let panel = root
+        .query_selector("[data-testid=chart-panel]")
+        .unwrap()
+        .unwrap();
+    // The replay has no server timings: each response is one segment, the page's work another.
+    assert!(panel.query_selector("rect.seg-unsplit").unwrap().is_some());
+    assert!(panel.query_selector("rect.seg-client").unwrap().is_some());
+    let bar = panel.query_selector("rect").unwrap().unwrap();
+    let height: f64 = bar.get_attribute("height").unwrap().parse().unwrap();
+    assert!(height > 0.0);
+    assert!(
+        bar.text_content().unwrap().starts_with("turn 1: "),
+        "a bar says what it is"
+    );
+    // The context line has a point per turn: 800 and 850 tokens.
+    let points = root
+        .query_selector("[data-testid=chart-context]")
+        .unwrap()
+        .unwrap()
+        .get_attribute("points")
+        .unwrap();
+    assert_eq!(points.split(' ').count(), 2, "{points}");
+    let legend = text_of(&root, "chart-legend");
+    assert!(legend.contains("response, not split by the server") && legend.contains("context"));
+    let label = root
+        .query_selector("svg[role=img]")
+        .unwrap()
+        .unwrap()
+        .get_attribute("aria-label")
+        .unwrap();
+    assert!(label.contains("WebSocket: 2 turns"), "{label}");
+}
+
+#[wasm_bindgen_test]
+async fn the_conditions_show_what_they_mean_and_a_typed_link_is_custom() {
+    use tether_playground::conditions::{ApiCosts, LinkPreset};
+    use tether_playground::settings::{ModelChoices, Settings};
+    let settings = RwSignal::new(Settings::default());
+    let models = RwSignal::new(ModelChoices::Loaded(vec![
+        "spark".to_string(),
+        "instant".to_string(),
+    ]));
+    settings.update(|s| s.profile = "spark".into());
+    let wrapper = document().create_element("section").unwrap();
+    document().body().unwrap().append_child(&wrapper).unwrap();
+    let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
+        view! { <ConditionsPanel settings=settings models=models locked=Signal::stored(false) /> }
+    });
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+    tick().await;
+    assert!(text_of(&root, "profile-note").starts_with("1,000 tok/s, TTFT 80 ms"));
+    assert!(text_of(&root, "link-note").starts_with("Nothing in between"));
+
+    set_input(&root, "link", "home-uplink", "change");
+    tick().await;
+    let value = |id: &str| {
+        js_sys::Reflect::get(
+            &root
+                .query_selector(&format!("[data-testid={id}]"))
+                .unwrap()
+                .unwrap(),
+            &"value".into(),
+        )
+        .unwrap()
+        .as_string()
+        .unwrap()
+    };
+    assert_eq!(
+        (value("rtt-ms"), value("up-mbit"), value("down-mbit")),
+        ("40".into(), "20".into(), "100".into()),
+        "a preset's numbers are shown"
+    );
+    assert!(text_of(&root, "link-note").contains("40 ms RTT, 20 Mbit/s up, 100 Mbit/s down"));
+
+    // Typing a number makes the link custom, from the values shown.
+    set_input(&root, "rtt-ms", "55", "change");
+    tick().await;
+    let now = settings.get_untracked();
+    assert_eq!(now.link, LinkPreset::Custom);
+    assert_eq!(
+        (now.custom_link.rtt_ms, now.custom_link.up_mbit),
+        (55.0, Some(20.0))
+    );
+    assert_eq!(value("link"), "custom");
+    set_input(&root, "rtt-ms", "5000", "change");
+    tick().await;
+    assert!(text_of(&root, "link-note").contains("must be from 0 to 1000 ms"));
+
+    set_input(&root, "api-costs", "hosted", "change");
+    tick().await;
+    assert_eq!(settings.get_untracked().api_costs, ApiCosts::Hosted);
+    assert!(text_of(&root, "api-costs-source").contains("Llama Guard 3 1B"));
+}
+
+#[wasm_bindgen_test]
+async fn a_sweep_plots_a_point_per_measured_pair() {
+    use tether_playground::agent::{Comparison, LegSummary, SWEEP_PROFILES, TurnRecord};
+    let leg = |mode, point, ms: f64| {
+        let mut turn = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+        turn.completed_at = Some(ms);
+        let run = AgentRun {
+            status: RunStatus::Done,
+            turns: vec![turn],
+            ..AgentRun::default()
+        };
+        LegSummary::of(mode, point, &run)
+    };
+    let mut sweep = Comparison::sweep(&SWEEP_PROFILES);
+    let (ws, http) = (ContinuationMode::WebSocket, ContinuationMode::HttpStateless);
+    for mode in [ws, http] {
+        sweep.update(leg(mode, WARM_UP, 10.0));
+    }
+    sweep.update(leg(ws, 1, 99.0));
+    sweep.update(leg(http, 1, 100.0));
+    sweep.update(leg(http, 2, 100.0));
+    sweep.update(leg(ws, 2, 80.0));
+    let comparison = RwSignal::new(sweep);
+    let wrapper = document().create_element("section").unwrap();
+    document().body().unwrap().append_child(&wrapper).unwrap();
+    let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
+        view! { <CompareView comparison=comparison /> }
+    });
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+    tick().await;
+    assert_eq!(
+        count(&root, "[data-testid=sweep-point]"),
+        2,
+        "two pairs measured"
+    );
+    assert!(
+        root.query_selector("[data-testid=speedup]")
+            .unwrap()
+            .is_none(),
+        "no median across models"
+    );
+    assert!(
+        text_of(&root, "speedup-why").starts_with(
+            "WebSocket mode's saving over HTTP stateless: +1 % at 65 tokens/s (flagship), +20 %"
+        ),
+        "{}",
+        text_of(&root, "speedup-why")
+    );
+    let progress = root
+        .query_selector("[data-testid=sweep-progress]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(progress.get_attribute("value").as_deref(), Some("6"));
+    assert_eq!(progress.get_attribute("max").as_deref(), Some("10"));
 }

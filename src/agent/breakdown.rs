@@ -10,10 +10,14 @@
 //! - **client**: the page's measured work — encoding each request, decoding and applying each
 //!   event ([`TurnRecord::client_ms`]) — and its work between one terminal event and the next
 //!   request besides the tools (building the request, keeping the files).
+//! - **link**: the time the emulated network link added to each turn's round trip — the
+//!   request's way up and its terminal message's way down — as the server that emulates it
+//!   reports it (`link.up_us + link.down_us`); 0 on loopback.
 //! - **network**: the rest, so never measured directly: for each turn, the page's time minus the
-//!   server's and the page's own. Over WebSocket each event is a frame the browser hands to the
-//!   page on its own; over HTTP a chunk of the body carries many, so this part also holds the
-//!   browser's per-frame cost, which no page code can see.
+//!   server's, the link's and the page's own — the loopback wire, the server's socket, and the
+//!   browser handing each frame to the page. Over WebSocket each event is a frame the browser
+//!   hands to the page on its own; over HTTP a chunk of the body carries many, so this part holds
+//!   the browser's per-frame cost, which no page code can see.
 //!
 //! A turn where a long-running response paused (`response.done`) has no summary of its own: the
 //! one at the response's end covers every turn of it.
@@ -58,6 +62,9 @@ pub struct Breakdown {
     pub client_ms: f64,
     /// Events the page handled (the client part's per-event cost is `client_ms / events`).
     pub events: u64,
+    /// What the emulated link added, as the server reported it; `None` when the server's part
+    /// is unknown.
+    pub link_ms: Option<f64>,
     /// What is left; `None` when the server's part is unknown.
     pub network_ms: Option<f64>,
 }
@@ -69,15 +76,17 @@ pub enum Part {
     Engine,
     Tools,
     Client,
+    Link,
     Network,
 }
 
 impl Part {
-    pub const ALL: [Part; 5] = [
+    pub const ALL: [Part; 6] = [
         Part::Api,
         Part::Engine,
         Part::Tools,
         Part::Client,
+        Part::Link,
         Part::Network,
     ];
 
@@ -88,6 +97,7 @@ impl Part {
             Part::Engine => "engine",
             Part::Tools => "tools",
             Part::Client => "client",
+            Part::Link => "link",
             Part::Network => "network",
         }
     }
@@ -98,7 +108,8 @@ impl Part {
             Part::Engine => "Engine (queue, prefill, decode)",
             Part::Tools => "Tools (sandbox in the page)",
             Part::Client => "Client-side handling",
-            Part::Network => "Network and frame delivery",
+            Part::Link => "Link (emulated wire)",
+            Part::Network => "Frame delivery and loopback (the rest)",
         }
     }
 
@@ -109,7 +120,8 @@ impl Part {
             Part::Engine => "engine",
             Part::Tools => "tools",
             Part::Client => "client-side handling",
-            Part::Network => "network and frame delivery",
+            Part::Link => "link",
+            Part::Network => "frame delivery",
         }
     }
 
@@ -129,9 +141,15 @@ impl Part {
                 "this page's measured work: encoding each request, decoding and applying each \
                  event, and its work between turns"
             }
+            Part::Link => {
+                "what the emulated network link added to each turn, as the server reports it \
+                 (link.up_us + link.down_us): the request's way up, serialised at the link's \
+                 bandwidth, and the reply's way down; 0 on loopback"
+            }
             Part::Network => {
-                "what is left: the network, and the browser handing each frame to the page \
-                 (one task per WebSocket frame; an HTTP chunk carries many events)"
+                "what is left: the loopback wire, the server's socket, and the browser handing \
+                 each frame to the page (one task per WebSocket frame; an HTTP chunk carries \
+                 many events)"
             }
         }
     }
@@ -143,6 +161,7 @@ impl Breakdown {
         let totals = crate::agent::RunTotals::of(run);
         let end_to_end_ms = totals.end_to_end_ms?;
         let mut server = Some(ServerParts::default());
+        let mut link_ms = 0.0;
         let mut client_ms = 0.0;
         let mut events = 0;
         for (i, turn) in run.turns.iter().enumerate() {
@@ -155,6 +174,11 @@ impl Breakdown {
                     .and_then(|s| Some((s.api_ms?, s.engine.as_ref()?)))
                 {
                     Some((api, engine)) => {
+                        link_ms += turn
+                            .server
+                            .as_ref()
+                            .and_then(|s| s.link_ms())
+                            .unwrap_or(0.0);
                         if let Some(parts) = server.as_mut() {
                             parts.api_ms += api;
                             parts.queue_ms += engine.queue_ms;
@@ -175,15 +199,19 @@ impl Breakdown {
                 }
             }
         }
-        let network_ms = server.map(|parts| {
-            (end_to_end_ms - parts.api_ms - parts.engine_ms() - totals.tool_ms - client_ms).max(0.0)
+        let rest = server.map(|parts| {
+            end_to_end_ms - parts.api_ms - parts.engine_ms() - totals.tool_ms - client_ms
         });
+        // The link's time is part of the rest (a timer firing late shows as more of the rest).
+        let link_ms = rest.map(|rest| link_ms.min(rest.max(0.0)));
+        let network_ms = rest.zip(link_ms).map(|(rest, link)| (rest - link).max(0.0));
         Some(Breakdown {
             end_to_end_ms,
             server,
             tools_ms: totals.tool_ms,
             client_ms,
             events,
+            link_ms,
             network_ms,
         })
     }
@@ -195,6 +223,7 @@ impl Breakdown {
             Part::Engine => self.server.map(|s| s.engine_ms()),
             Part::Tools => Some(self.tools_ms),
             Part::Client => Some(self.client_ms),
+            Part::Link => self.link_ms,
             Part::Network => self.network_ms,
         }
     }
@@ -258,9 +287,31 @@ mod tests {
         assert_eq!((b.tools_ms, b.client_ms, b.events), (40.0, 9.0, 40));
         // 205 − 15 (API) − 127 (engine) − 40 (tools) − 9 (client).
         assert_eq!(b.network_ms, Some(14.0));
+        assert_eq!(b.link_ms, Some(0.0), "no link");
         let sum: f64 = Part::ALL.iter().map(|p| b.part(*p).unwrap()).sum();
         assert!((sum - b.end_to_end_ms).abs() < 1e-9);
         assert_eq!(b.client_us_per_event(), Some(225.0));
+    }
+
+    #[test]
+    fn the_links_time_is_split_from_the_rest() {
+        let mut t = turn(0.0, 300.0, 10, (30, 50));
+        t.server.as_mut().unwrap().link = Some(crate::agent::LinkTimings {
+            up_bytes: 400_000,
+            up_ms: 180.0,
+            down_bytes: 2_000,
+            down_ms: 20.0,
+            budget_exhausted: false,
+        });
+        let run = AgentRun {
+            turns: vec![t],
+            ..AgentRun::default()
+        };
+        let b = Breakdown::of(&run).unwrap();
+        // 300 − 10 − 81 = 209 on the way: 200 the link's, 9 the rest.
+        assert_eq!((b.link_ms, b.network_ms), (Some(200.0), Some(9.0)));
+        let sum: f64 = Part::ALL.iter().map(|p| b.part(*p).unwrap()).sum();
+        assert!((sum - b.end_to_end_ms).abs() < 1e-9);
     }
 
     #[test]
@@ -273,7 +324,7 @@ mod tests {
             ..AgentRun::default()
         };
         let b = Breakdown::of(&run).unwrap();
-        assert_eq!((b.server, b.network_ms), (None, None));
+        assert_eq!((b.server, b.network_ms, b.link_ms), (None, None, None));
         assert_eq!(b.part(Part::Api), None);
         assert_eq!(b.part(Part::Tools), Some(0.0));
         assert_eq!(Breakdown::of(&AgentRun::default()), None);

@@ -5,10 +5,12 @@
 //!
 //! - each leg is warmed before its clock starts — its connection open, the sandbox's first
 //!   `node` Web Worker started ([`super::session`]);
-//! - the legs run one after the other, never at once, `repetitions` times (3 by default):
-//!   WebSocket first in odd repetitions, HTTP first in even ones (with three legs, the order
-//!   rotates by one each repetition), so the page's own warm-up (the first run of a fresh page
-//!   is slower) does not always fall on the same leg;
+//! - first, a **warm-up** of every leg, discarded (repetition 0): the first run of a fresh page
+//!   is slower — its code is compiled as it first runs, its memory grows — and whichever leg ran
+//!   first lost for it (in 17 of 18 comparisons a review ran);
+//! - then the legs run one after the other, never at once, `repetitions` times (3 by default),
+//!   in a balanced order: WebSocket first in odd repetitions, HTTP first in even ones (A B, B A,
+//!   A B, …; with three legs, the order rotates by one each repetition);
 //! - each leg is reported as the **median** of its repetitions with their **range**, and the
 //!   speedup is HTTP's median end-to-end time over WebSocket's; whether it says faster, slower or
 //!   no clear difference depends on every repetition's own ratio, not just the median.
@@ -20,6 +22,7 @@ use crate::agent::breakdown::{Breakdown, Part, part_spread};
 use crate::agent::duration::{Precision, format_duration};
 use crate::agent::stats::Spread;
 use crate::agent::{AgentRun, ContinuationMode, RunStatus, RunTotals};
+use crate::conditions::Applied;
 
 /// The HTTP mode compare runs against by default: stateless, as Codex speaks HTTP.
 pub const COMPARE_HTTP_MODE: ContinuationMode = ContinuationMode::HttpStateless;
@@ -30,12 +33,16 @@ pub const DEFAULT_REPETITIONS: usize = 3;
 /// Repetitions a comparison may run.
 pub const REPETITIONS: std::ops::RangeInclusive<usize> = 1..=9;
 
+/// The repetition number of a comparison's warm-up: it runs every leg once, before repetition
+/// 1, and is not counted.
+pub const WARM_UP: usize = 0;
+
 /// One leg of one repetition, as it stood when it last started or ended: enough to show and
 /// compare it without the run itself.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LegSummary {
     pub mode: ContinuationMode,
-    /// 1-based.
+    /// 1-based; [`WARM_UP`] for the warm-up.
     pub repetition: usize,
     pub status: RunStatus,
     pub error: Option<String>,
@@ -50,6 +57,15 @@ pub struct LegSummary {
     pub output_tokens: u64,
     /// Output tokens per second while decoding.
     pub decoding_rate: Option<f64>,
+    /// Bytes of JSON the page sent.
+    pub sent_bytes: u64,
+    /// The tokens the API tokenized itself (the prompt less what the connection cache
+    /// supplied).
+    pub api_tokens: u64,
+    /// The conditions the server said it applied (its latest summary's).
+    pub conditions: Option<Applied>,
+    /// The emulated link's time budget ran out on some turn: its bandwidth limit was lifted.
+    pub link_budget_exhausted: bool,
 }
 
 impl LegSummary {
@@ -68,6 +84,19 @@ impl LegSummary {
             reused_by_connection: totals.reused_by_connection,
             output_tokens: totals.output_tokens,
             decoding_rate: totals.decoding_rate(),
+            sent_bytes: totals.sent_bytes,
+            api_tokens: totals.api_tokens(),
+            conditions: run
+                .turns
+                .iter()
+                .rev()
+                .find_map(|t| t.server.as_ref()?.conditions.clone()),
+            link_budget_exhausted: run.turns.iter().any(|t| {
+                t.server
+                    .as_ref()
+                    .and_then(|s| s.link)
+                    .is_some_and(|l| l.budget_exhausted)
+            }),
         }
     }
 }
@@ -145,6 +174,12 @@ pub struct Comparison {
     pub modes: Vec<ContinuationMode>,
     /// Every leg that started, in the order they ran.
     pub legs: Vec<LegSummary>,
+    /// Whether every leg runs once, discarded, before repetition 1 (a comparison a page kept
+    /// before there was a warm-up has none).
+    pub warm_up: bool,
+    /// A sweep over the model's speed ([`super::sweep`]): repetition `n` runs on the `n`-th of
+    /// these profiles. Empty: every repetition runs on the settings' profile.
+    pub sweep: Vec<String>,
 }
 
 impl Default for Comparison {
@@ -170,6 +205,8 @@ impl Comparison {
             repetitions: repetitions.clamp(*REPETITIONS.start(), *REPETITIONS.end()),
             modes: Self::MODES.to_vec(),
             legs: Vec::new(),
+            warm_up: true,
+            sweep: Vec::new(),
         }
     }
 
@@ -183,6 +220,36 @@ impl Comparison {
         comparison
     }
 
+    /// A sweep: WebSocket mode and HTTP stateless on each of `profiles` in turn (at most
+    /// [`REPETITIONS`]' end), after a warm-up.
+    pub fn sweep(profiles: &[&str]) -> Self {
+        let profiles: Vec<String> = profiles
+            .iter()
+            .take(*REPETITIONS.end())
+            .map(|p| p.to_string())
+            .collect();
+        Comparison {
+            sweep: profiles.clone(),
+            ..Comparison::new(profiles.len())
+        }
+    }
+
+    /// Whether this is a sweep over the model's speed.
+    pub fn is_sweep(&self) -> bool {
+        !self.sweep.is_empty()
+    }
+
+    /// The profile repetition `repetition` runs on, when it is not the settings' own: a sweep's
+    /// point's, or the warm-up's (no model time).
+    pub fn profile_of(&self, repetition: usize) -> Option<&str> {
+        if repetition == WARM_UP {
+            return Some(crate::agent::WARM_UP_PROFILE);
+        }
+        self.sweep
+            .get(repetition.checked_sub(1)?)
+            .map(String::as_str)
+    }
+
     /// Whether the long-running design is one of the legs.
     pub fn has_long_running(&self) -> bool {
         self.modes.contains(&ContinuationMode::LongRunning)
@@ -190,7 +257,7 @@ impl Comparison {
 
     /// The order of repetition `repetition` (1-based): the legs rotated by one each repetition,
     /// so that each goes first in turn — with two legs, WebSocket first in odd repetitions and
-    /// HTTP first in even ones.
+    /// HTTP first in even ones. The warm-up runs them in the first repetition's order.
     pub fn order(&self, repetition: usize) -> Vec<ContinuationMode> {
         let mut order = self.modes.clone();
         if !order.is_empty() {
@@ -200,9 +267,10 @@ impl Comparison {
         order
     }
 
-    /// Every leg in the order it runs: (repetition, mode).
+    /// Every leg in the order it runs: (repetition, mode), the warm-up's first.
     pub fn plan(&self) -> Vec<(usize, ContinuationMode)> {
-        (1..=self.repetitions)
+        let first = if self.warm_up { WARM_UP } else { 1 };
+        (first..=self.repetitions)
             .flat_map(|repetition| {
                 self.order(repetition)
                     .into_iter()
@@ -258,7 +326,9 @@ impl Comparison {
     pub fn error(&self) -> Option<String> {
         self.legs.iter().find_map(|leg| {
             leg.error.as_ref().map(|error| {
-                let repetition = if self.repetitions > 1 {
+                let repetition = if leg.repetition == WARM_UP {
+                    " (warm-up)".to_string()
+                } else if self.repetitions > 1 {
                     format!(" (repetition {})", leg.repetition)
                 } else {
                     String::new()
@@ -268,11 +338,21 @@ impl Comparison {
         })
     }
 
-    /// The legs of `mode` that finished.
+    /// The legs of `mode` that finished and count: the warm-up's do not.
     pub fn done(&self, mode: ContinuationMode) -> impl Iterator<Item = &LegSummary> {
-        self.legs
+        self.legs.iter().filter(move |l| {
+            l.mode == mode && l.status == RunStatus::Done && l.repetition != WARM_UP
+        })
+    }
+
+    /// How many of the planned legs are done, warm-up included, and how many there are.
+    pub fn legs_done(&self) -> (usize, usize) {
+        let done = self
+            .legs
             .iter()
-            .filter(move |l| l.mode == mode && l.status == RunStatus::Done)
+            .filter(|l| l.status == RunStatus::Done)
+            .count();
+        (done, self.plan().len())
     }
 
     /// The end-to-end times of the finished legs of `mode`.
@@ -304,7 +384,8 @@ impl Comparison {
     /// HTTP's median end-to-end time over the median of the leg `ws` (WebSocket mode, or the
     /// long-running design), once every leg is done.
     pub fn speedup_of(&self, ws: ContinuationMode) -> Option<Speedup> {
-        if self.status() != RunStatus::Done || !self.modes.contains(&ws) {
+        // A sweep's points are on different models: their median says nothing.
+        if self.status() != RunStatus::Done || !self.modes.contains(&ws) || self.is_sweep() {
             return None;
         }
         let http = COMPARE_HTTP_MODE;
@@ -313,13 +394,7 @@ impl Comparison {
         if ws_median <= 0.0 {
             return None;
         }
-        let ratios = (1..=self.repetitions).filter_map(|repetition| {
-            let ws = self
-                .leg(repetition, ws)?
-                .end_to_end_ms
-                .filter(|ms| *ms > 0.0)?;
-            Some(self.leg(repetition, http)?.end_to_end_ms? / ws)
-        });
+        let ratios = self.ratios(ws).into_iter().map(|(_, ratio)| ratio);
         let per_repetition = Spread::of(ratios)?;
         let verdict = if per_repetition.min >= 1.01 {
             Verdict::Faster
@@ -334,6 +409,22 @@ impl Comparison {
             per_repetition,
             verdict,
         })
+    }
+
+    /// Each counted repetition's own ratio, HTTP's end-to-end time over the leg `ws`'s, where
+    /// both legs are done: (repetition, ratio).
+    pub fn ratios(&self, ws: ContinuationMode) -> Vec<(usize, f64)> {
+        (1..=self.repetitions)
+            .filter_map(|repetition| {
+                let done = |mode| {
+                    self.leg(repetition, mode)
+                        .filter(|l| l.status == RunStatus::Done)?
+                        .end_to_end_ms
+                };
+                let ws_ms = done(ws).filter(|ms| *ms > 0.0)?;
+                Some((repetition, done(COMPARE_HTTP_MODE)? / ws_ms))
+            })
+            .collect()
     }
 
     /// How much more (or less) time HTTP's legs took than WebSocket's, part by part: the
@@ -365,6 +456,9 @@ impl Comparison {
 
     /// [`Comparison::explain`] between HTTP's legs and those of `ws`.
     pub fn explain_of(&self, ws: ContinuationMode) -> Option<String> {
+        if self.is_sweep() {
+            return None;
+        }
         let http = COMPARE_HTTP_MODE;
         let total = self.end_to_end(http)?.median - self.end_to_end(ws)?.median;
         let mut parts = self.difference_of(ws)?;
@@ -387,6 +481,38 @@ impl Comparison {
         ))
     }
 
+    /// How far along the comparison is, 0 to 1, and in words: `leg 3 of 8 (HTTP stateless,
+    /// repetition 1): turn 17 of 41`. `turns` is the leg under way's so far, `expected` the
+    /// task's turns when known.
+    pub fn progress(&self, turns: usize, expected: Option<usize>) -> (f64, String) {
+        let plan = self.plan();
+        let (done, all) = self.legs_done();
+        let running = self.legs.iter().find(|l| l.status == RunStatus::Running);
+        let Some(leg) = running else {
+            let text = format!("{done} of {all} legs done");
+            return (done as f64 / all.max(1) as f64, text);
+        };
+        let within = expected.map_or(0.0, |e| (turns as f64 / e.max(1) as f64).min(1.0));
+        let at = plan
+            .iter()
+            .position(|(r, m)| *r == leg.repetition && *m == leg.mode)
+            .map_or(done + 1, |i| i + 1);
+        let which = match (leg.repetition, self.profile_of(leg.repetition)) {
+            (WARM_UP, _) => "warm-up, not counted".to_string(),
+            (_, Some(profile)) if self.is_sweep() => format!("point {}, {profile}", leg.repetition),
+            (repetition, _) => format!("repetition {repetition}"),
+        };
+        let turn = match expected {
+            Some(expected) => format!("turn {turns} of {expected}"),
+            None => format!("turn {turns}"),
+        };
+        let text = format!(
+            "leg {at} of {all} ({}, {which}): {turn}",
+            leg_name(leg.mode)
+        );
+        ((done as f64 + within) / all.max(1) as f64, text)
+    }
+
     /// The comparison as a page reloaded after it kept it: a leg cut off while it ran is
     /// stopped, and the repetitions stay as planned.
     pub fn restored(mut self) -> Self {
@@ -399,6 +525,22 @@ impl Comparison {
             .repetitions
             .clamp(*REPETITIONS.start(), *REPETITIONS.end());
         self
+    }
+}
+
+/// How far along a single run is, 0 to 1, and in words: `turn 17 of 41`; `expected` is the
+/// task's turns when known.
+pub fn run_progress(run: &AgentRun, expected: Option<usize>) -> (f64, String) {
+    let turns = run.turns.len();
+    match (run.status, expected) {
+        (RunStatus::Idle, _) => (0.0, "not started".to_string()),
+        (RunStatus::Running, Some(expected)) => (
+            (turns as f64 / expected.max(1) as f64).min(1.0),
+            format!("turn {turns} of {expected}"),
+        ),
+        (RunStatus::Running, None) => (0.0, format!("turn {turns}")),
+        (RunStatus::Done, _) => (1.0, format!("done in {turns} turns")),
+        (status, _) => (0.0, format!("{} at turn {turns}", status.as_str())),
     }
 }
 
@@ -446,30 +588,87 @@ mod tests {
         LegSummary::of(mode, repetition, &finished(RunStatus::Done, ms))
     }
 
+    /// `c` with its warm-up done: every leg once, far slower than any repetition.
+    fn warmed(mut c: Comparison) -> Comparison {
+        for mode in c.modes.clone() {
+            c.update(leg(mode, WARM_UP, 10_000.0));
+        }
+        c
+    }
+
     #[test]
-    fn repetitions_alternate_which_leg_goes_first() {
+    fn a_warm_up_of_every_leg_comes_first_then_the_legs_alternate() {
         let two = Comparison::new(3);
         assert_eq!(two.order(1), [WS, HTTP]);
         assert_eq!(two.order(2), [HTTP, WS]);
         assert_eq!(
             Comparison::new(3).plan(),
-            [(1, WS), (1, HTTP), (2, HTTP), (2, WS), (3, WS), (3, HTTP)]
+            [
+                (WARM_UP, WS),
+                (WARM_UP, HTTP),
+                (1, WS),
+                (1, HTTP),
+                (2, HTTP),
+                (2, WS),
+                (3, WS),
+                (3, HTTP)
+            ]
         );
+        // Over four repetitions each leg goes first twice and second twice: A B B A A B B A.
+        let plan = Comparison::new(4).plan();
+        let counted: Vec<_> = plan.iter().filter(|(r, _)| *r != WARM_UP).collect();
+        for mode in [WS, HTTP] {
+            let first = counted.chunks(2).filter(|pair| pair[0].1 == mode).count();
+            assert_eq!(first, 2, "{mode:?} goes first in half the repetitions");
+        }
+        let unwarmed = Comparison {
+            warm_up: false,
+            ..Comparison::new(1)
+        };
+        assert_eq!(unwarmed.plan(), [(1, WS), (1, HTTP)]);
         assert_eq!(Comparison::new(0).repetitions, 1);
         assert_eq!(Comparison::new(50).repetitions, 9);
     }
 
     #[test]
+    fn the_warm_up_is_not_counted() {
+        let mut c = Comparison::new(1);
+        c.update(leg(WS, WARM_UP, 500.0));
+        c.update(leg(HTTP, WARM_UP, 900.0));
+        assert_eq!(c.status(), RunStatus::Running, "repetition 1 to go");
+        assert_eq!(c.end_to_end(WS), None, "the warm-up is discarded");
+        assert_eq!(c.legs_done(), (2, 4));
+        c.update(leg(WS, 1, 100.0));
+        c.update(leg(HTTP, 1, 120.0));
+        assert_eq!(c.status(), RunStatus::Done);
+        assert_eq!(c.end_to_end(WS).unwrap().n, 1);
+        assert_eq!(c.ratios(WS), [(1, 1.2)]);
+        assert!((c.speedup().unwrap().median - 1.2).abs() < 1e-9);
+        let mut failed = leg(HTTP, WARM_UP, 1.0);
+        failed.status = RunStatus::Failed;
+        failed.error = Some("boom".into());
+        c.update(failed);
+        assert_eq!(
+            c.error().as_deref(),
+            Some("HTTP stateless run (warm-up): boom")
+        );
+    }
+
+    #[test]
     fn a_long_running_leg_takes_its_turn_first_and_has_its_own_speedup() {
         const LONG: ContinuationMode = ContinuationMode::LongRunning;
-        let mut c = Comparison::with_long_running(3, true);
+        let mut c = warmed(Comparison::with_long_running(3, true));
         assert!(
             c.has_long_running() && !Comparison::with_long_running(3, false).has_long_running()
         );
         assert_eq!(c.order(1), [WS, HTTP, LONG]);
         assert_eq!(c.order(2), [HTTP, LONG, WS]);
         assert_eq!(c.order(3), [LONG, WS, HTTP]);
-        assert_eq!(c.plan().len(), 9);
+        assert_eq!(
+            c.plan().len(),
+            12,
+            "three legs, a warm-up and three repetitions"
+        );
         for (repetition, ws, http, long) in [(1, 100.0, 130.0, 90.0), (2, 110.0, 140.0, 95.0)] {
             c.update(leg(WS, repetition, ws));
             c.update(leg(HTTP, repetition, http));
@@ -511,12 +710,17 @@ mod tests {
     fn the_status_covers_every_planned_leg() {
         let mut c = Comparison::new(2);
         assert_eq!(c.status(), RunStatus::Idle);
+        c = warmed(c);
         let mut running = leg(WS, 1, 10.0);
         running.status = RunStatus::Running;
         c.update(running);
         assert_eq!(c.status(), RunStatus::Running);
         c.update(leg(WS, 1, 10.0));
-        assert_eq!(c.legs.len(), 1, "the same leg, updated");
+        assert_eq!(
+            c.legs.len(),
+            3,
+            "the same leg, updated, after the warm-up's two"
+        );
         c.update(leg(HTTP, 1, 12.0));
         c.update(leg(HTTP, 2, 12.0));
         assert_eq!(c.status(), RunStatus::Running, "one leg to go");
@@ -534,7 +738,7 @@ mod tests {
 
     #[test]
     fn the_speedup_is_the_ratio_of_the_medians_and_says_what_it_means() {
-        let mut c = Comparison::new(3);
+        let mut c = warmed(Comparison::new(3));
         for (repetition, ws, http) in [(1, 100.0, 130.0), (2, 140.0, 150.0), (3, 110.0, 121.0)] {
             c.update(leg(WS, repetition, ws));
             c.update(leg(HTTP, repetition, http));
@@ -563,7 +767,7 @@ mod tests {
                 .starts_with("No clear difference: ")
         );
 
-        let mut slower = Comparison::new(1);
+        let mut slower = warmed(Comparison::new(1));
         slower.update(leg(WS, 1, 100.0));
         slower.update(leg(HTTP, 1, 80.0));
         let speedup = slower.speedup().unwrap();
@@ -601,14 +805,49 @@ mod tests {
         c.update(leg(HTTP, 1, 9, 3.0));
         let difference = c.difference().unwrap();
         assert_eq!(difference[0], (Part::Api, 8.0));
-        assert_eq!(difference[4], (Part::Network, 1.0));
+        assert_eq!(difference[5], (Part::Network, 1.0));
         assert_eq!(
             c.explain().unwrap(),
             "HTTP stateless took 9.0 ms more per run than WebSocket (medians): API overhead \
-             +8.0 ms, network and frame delivery +1.0 ms, engine +0.00 ms, tools +0.00 ms, \
-             client-side handling +0.00 ms."
+             +8.0 ms, frame delivery +1.0 ms, engine +0.00 ms, tools +0.00 ms, client-side \
+             handling +0.00 ms, link +0.00 ms."
         );
         assert_eq!(signed_ms(-0.4), "−0.40 ms");
+    }
+
+    #[test]
+    fn the_progress_counts_legs_and_the_turns_of_the_leg_under_way() {
+        let mut c = Comparison::new(1);
+        assert_eq!(
+            c.progress(0, Some(41)),
+            (0.0, "0 of 4 legs done".to_string())
+        );
+        c.update(leg(WS, WARM_UP, 1.0));
+        let mut running = leg(HTTP, WARM_UP, 1.0);
+        running.status = RunStatus::Running;
+        c.update(running);
+        let (fraction, text) = c.progress(10, Some(40));
+        assert!((fraction - 1.25 / 4.0).abs() < 1e-9);
+        assert_eq!(
+            text,
+            "leg 2 of 4 (HTTP stateless, warm-up, not counted): turn 10 of 40"
+        );
+        c.update(leg(HTTP, WARM_UP, 1.0));
+        let mut running = leg(WS, 1, 1.0);
+        running.status = RunStatus::Running;
+        c.update(running);
+        assert_eq!(
+            c.progress(3, None).1,
+            "leg 3 of 4 (WebSocket, repetition 1): turn 3"
+        );
+        let mut sweep = Comparison::sweep(&["flagship", "spark"]);
+        let mut running = leg(WS, 2, 1.0);
+        running.status = RunStatus::Running;
+        sweep.update(running);
+        assert_eq!(
+            sweep.progress(1, Some(6)).1,
+            "leg 6 of 6 (WebSocket, point 2, spark): turn 1 of 6"
+        );
     }
 
     #[test]

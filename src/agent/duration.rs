@@ -11,8 +11,8 @@ pub enum Precision {
     WholeMs,
     /// `3.4 ms`: a tool run in the sandbox, a frame's offset in the inspector.
     TenthMs,
-    /// `0.21 ms`, `3.4 ms`, `812 ms`, by size: the server's stages, which run from microseconds
-    /// (resolving a cached response) to the model's seconds.
+    /// `0.21 ms`, `3.4 ms`, `812 ms`, `37.5 s`, by size: the server's stages, which run from
+    /// microseconds (resolving a cached response) to the model's seconds, and a long run's parts.
     BySize,
     /// `1.23 s`: a whole run.
     Seconds,
@@ -31,7 +31,8 @@ pub fn format_duration(ms: impl Into<Option<f64>>, precision: Precision) -> Stri
         Precision::TenthMs => format!("{ms:.1} ms"),
         Precision::BySize if ms < 1.0 => format!("{ms:.2} ms"),
         Precision::BySize if ms < 100.0 => format!("{ms:.1} ms"),
-        Precision::BySize => format!("{ms:.0} ms"),
+        Precision::BySize if ms < 10_000.0 => format!("{ms:.0} ms"),
+        Precision::BySize => format!("{:.1} s", ms / 1000.0),
         Precision::Seconds => format!("{:.2} s", ms / 1000.0),
     }
 }
@@ -58,8 +59,10 @@ mod tests {
         assert_eq!(format_duration(1.0, Precision::BySize), "1.0 ms");
         assert_eq!(format_duration(3.44, Precision::BySize), "3.4 ms");
         assert_eq!(format_duration(99.9, Precision::BySize), "99.9 ms");
+        assert_eq!(format_duration(9_999.0, Precision::BySize), "9999 ms");
+        assert_eq!(format_duration(37_501.0, Precision::BySize), "37.5 s");
         assert_eq!(format_duration(100.0, Precision::BySize), "100 ms");
-        assert_eq!(format_duration(812_000.4, Precision::BySize), "812000 ms");
+        assert_eq!(format_duration(812_000.4, Precision::BySize), "812.0 s");
     }
 
     #[test]

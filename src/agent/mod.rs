@@ -6,6 +6,7 @@
 //! [`Transport`]: crate::transport::Transport
 
 mod breakdown;
+mod chart;
 mod compare;
 mod duration;
 mod files;
@@ -19,14 +20,20 @@ mod snapshot;
 mod stats;
 mod steer;
 mod stop;
+mod sweep;
 mod timing;
 mod totals;
 mod turn;
+mod why;
 
 pub use breakdown::{Breakdown, Part, ServerParts, part_spread};
+pub use chart::{
+    BarRect, Chart, ChartSize, Panel, Segment, Tick, TurnBar, nice_ticks, polyline, short_count,
+    turn_bars,
+};
 pub use compare::{
     COMPARE_HTTP_MODE, Comparison, DEFAULT_REPETITIONS, LegSummary, REPETITIONS, Speedup, Verdict,
-    format_speedup, leg_name, signed_ms,
+    WARM_UP, format_speedup, leg_name, run_progress, signed_ms,
 };
 pub use duration::{Precision, format_duration};
 pub use files::{ChangeLog, FileBody, FileChangeRecord, FileSnapshot, TreeRow};
@@ -36,12 +43,16 @@ pub use frames::{
 };
 pub use record::{AgentRun, CallKind, Entry, Resume, SentAs, ToolCallEntry, TurnRecord};
 pub use run::{AgentConfig, ContinuationMode, SharedRun, run_agent, run_agent_shared};
-pub use session::{Browser, Memory, Screen, Session};
+pub use session::{Browser, Endpoint, Memory, Screen, Session, WARM_UP_PROFILE};
 pub use shown::{Opening, Shown};
 pub use snapshot::{LastRun, RunSnapshot, StoredLeg};
 pub use stats::Spread;
 pub use steer::{SteerOutcome, SteerRecord, steer_frame, steer_target};
 pub use stop::{StopSignal, Stopped};
-pub use timing::{EngineTimings, ServerTimings, ServerTokens};
+pub use sweep::{
+    PlotPoint, SWEEP_PROFILES, SweepPlot, SweepPoint, describe_sweep, signed_percent, sweep_points,
+};
+pub use timing::{EngineTimings, LinkTimings, ServerTimings, ServerTokens};
 pub use totals::{RunTotals, decoding_rate, turn_durations};
 pub use turn::{RunStatus, Turn};
+pub use why::{explain_why, format_bytes};

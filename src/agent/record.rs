@@ -82,6 +82,10 @@ pub struct TurnRecord {
     pub input_tokens: u64,
     pub cached_tokens: u64,
     pub output_tokens: u64,
+    /// Bytes of JSON the page sent for this turn (the request body, or the frame) and received
+    /// (each event's JSON; HTTP's `event:`/`data:` lines and WebSocket's frame headers aside).
+    pub sent_bytes: u64,
+    pub received_bytes: u64,
     /// Set when the connection dropped during this turn and the turn was sent again.
     pub resumed: Option<Resume>,
     /// The server's per-stage timings of this response, when it sent them.
@@ -117,6 +121,8 @@ impl TurnRecord {
             input_tokens: 0,
             cached_tokens: 0,
             output_tokens: 0,
+            sent_bytes: 0,
+            received_bytes: 0,
             resumed: None,
             server: None,
             sent_as: SentAs::Create,

@@ -120,6 +120,8 @@ pub struct AgentConfig {
     pub scenario: Option<String>,
     pub instructions: Option<String>,
     pub apply_patch_form: ApplyPatchForm,
+    /// `prompt_cache_key`: which of the engine's prompt caches the run's prompts share.
+    pub prompt_cache_key: Option<String>,
 }
 
 impl AgentConfig {
@@ -131,6 +133,7 @@ impl AgentConfig {
             scenario: None,
             instructions: None,
             apply_patch_form: ApplyPatchForm::Freeform,
+            prompt_cache_key: None,
         }
     }
 }
@@ -459,6 +462,7 @@ fn build_request(
     request.store = Some(config.mode.stores());
     request.tools = tools.to_vec();
     request.instructions = config.instructions.clone();
+    request.prompt_cache_key = config.prompt_cache_key.clone();
     if let Some(scenario) = &config.scenario {
         let mut metadata = serde_json::Map::new();
         metadata.insert("scenario".into(), Value::String(scenario.clone()));
@@ -550,6 +554,7 @@ async fn play_turn(
         run.change(|run| {
             if let Some(record) = run.turns.last_mut() {
                 record.client_ms += encoded - encoding;
+                record.sent_bytes += text.len() as u64;
             }
         });
         transport
@@ -577,6 +582,7 @@ async fn play_turn(
             Either::Right(((), _)) => return Err(TurnError::Stopped),
         };
         let Received { event, text } = next.map_err(TurnError::Transport)?;
+        let received = text.len() as u64;
         frames.push(Frame {
             direction: Direction::Received,
             at_ms: now,
@@ -595,6 +601,7 @@ async fn play_turn(
             if let Some(record) = run.turns.last_mut() {
                 let spent = clock() - now;
                 record.events += 1;
+                record.received_bytes += received;
                 record.client_ms += spent;
                 if is_delta {
                     record.delta_client_ms += spent;

@@ -17,9 +17,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::future::{LocalBoxFuture, select};
-use tether_sandbox::{Sandbox, Vfs, sample_project};
+use tether_sandbox::{Sandbox, Vfs, long_task_project, sample_project};
 
-use crate::agent::compare::LegSummary;
+use crate::agent::compare::{LegSummary, WARM_UP};
 use crate::agent::frame_batch::FrameBatch;
 use crate::agent::frames::{Direction, Frame};
 use crate::agent::steer::{record_sent, steer_frame, steer_target};
@@ -27,8 +27,9 @@ use crate::agent::{
     AgentConfig, AgentRun, Comparison, ContinuationMode, LastRun, RunSnapshot, RunStatus,
     SharedRun, Shown, StopSignal, StoredLeg, run_agent_shared,
 };
-use crate::settings::Settings;
-use crate::storage::{FILES_KEY, LAST_RUN_KEY};
+use crate::conditions::{ApiCosts, Conditions};
+use crate::settings::{Settings, TaskLength};
+use crate::storage::{FILES_KEY, INTERRUPTED_KEY, LAST_RUN_KEY};
 use crate::transport::{SideChannel, Transport};
 
 /// The notice a reset leaves.
@@ -39,13 +40,21 @@ const RESET_NOTICE: &str =
 /// a page starts its first Web Worker, measured at 41–62 ms against 20–28 ms for later ones.
 const WARM_UP_COMMAND: &str = "node -e 0";
 
+/// Where a run's requests go (`http://host:port`), and the conditions they ask the server for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Endpoint {
+    pub base: String,
+    pub conditions: Conditions,
+}
+
 /// What a run needs from the browser.
 pub trait Browser {
-    /// Opens the transport `mode` runs on, against the server at `base` (`http://host:port`).
+    /// Opens the transport `mode` runs on, against the server at `endpoint`, asking for its
+    /// conditions.
     fn open_transport(
         &self,
         mode: ContinuationMode,
-        base: &str,
+        endpoint: &Endpoint,
         api_key: &str,
     ) -> Result<Box<dyn Transport>, String>;
 
@@ -54,6 +63,9 @@ pub trait Browser {
 
     /// Milliseconds on the clock every timing is measured by.
     fn now_ms(&self) -> f64;
+
+    /// A random number (each run's prompt-cache key is made of one).
+    fn random_u32(&self) -> u32;
 
     /// Runs `frame` at the next animation frame.
     fn next_frame(&self, frame: Box<dyn FnOnce()>);
@@ -73,6 +85,9 @@ pub trait Memory {
 
     /// Stores `json` under `key` in `localStorage`; the error says why it could not.
     fn store(&self, key: &str, json: &str) -> Result<(), String>;
+
+    /// Forgets what `localStorage` holds under `key`.
+    fn remove(&self, key: &str);
 
     /// Forgets everything the page stored in `localStorage`.
     fn clear_store(&self);
@@ -132,12 +147,44 @@ fn stopped_run() -> AgentRun {
     }
 }
 
-/// What one leg runs: the settings' model, turn limit and scenario over `mode`.
-fn leg_config(settings: &Settings, mode: ContinuationMode) -> AgentConfig {
-    let mut config = AgentConfig::new(settings.profile.trim(), mode);
-    config.max_turns = settings.max_turns;
-    config.scenario = Some(settings.scenario.trim().to_string()).filter(|s| !s.is_empty());
+/// The profile a comparison's warm-up runs on: the model takes no time, so warming the page,
+/// the connections and the server's code costs seconds, not the task's full length again. The
+/// warm-up also asks for `local` API costs: a modelled service is a wait, which warms nothing.
+pub const WARM_UP_PROFILE: &str = "instant";
+
+/// What one leg runs: the settings' model (or `profile`: a warm-up's [`WARM_UP_PROFILE`], a
+/// sweep point's), turn limit and scenario over `mode`, with a prompt-cache key of its own
+/// (`cache_key`), so that every run
+/// starts with the engine's prompt cache cold, as every other did: without it the leg that ran
+/// first would prefill what the legs after it find cached.
+fn leg_config(
+    settings: &Settings,
+    mode: ContinuationMode,
+    profile: Option<&str>,
+    cache_key: String,
+) -> AgentConfig {
+    let profile = profile.unwrap_or(settings.profile.trim());
+    let mut config = AgentConfig::new(profile, mode);
+    config.max_turns = settings.run_max_turns();
+    config.scenario = settings.run_scenario();
+    config.prompt_cache_key = Some(cache_key);
     config
+}
+
+/// The files a run starts from when it does not keep the last run's: the task's own project.
+fn fresh_project(settings: &Settings) -> Vfs {
+    match settings.task_length {
+        TaskLength::Short => sample_project(),
+        TaskLength::Long => long_task_project(),
+    }
+}
+
+/// Which run a leg is: a single run, or a comparison's leg in a repetition ([`WARM_UP`] for
+/// its warm-up).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LegOf {
+    Single,
+    Compared(usize),
 }
 
 /// A comparison under way: its legs so far, as summaries and as runs.
@@ -173,6 +220,7 @@ impl Compared {
                 .iter()
                 .map(|(repetition, mode, run)| run.with(|r| StoredLeg::of(*mode, *repetition, r)))
                 .collect(),
+            sweep: self.comparison.sweep.clone(),
         }
     }
 }
@@ -190,6 +238,27 @@ struct Live {
 }
 
 impl Live {
+    /// Where the run under way stands, in words: `a comparison, leg 3 of 8 (HTTP stateless,
+    /// repetition 1): turn 2`, `a run, at turn 4`.
+    fn where_cut(&self) -> String {
+        let turns = self
+            .leg
+            .as_ref()
+            .map_or(0, |leg| leg.with(|r| r.turns.len()));
+        match &self.compared {
+            Some(compared) if compared.comparison.is_sweep() => {
+                format!("a sweep, {}", compared.comparison.progress(turns, None).1)
+            }
+            Some(compared) => {
+                format!(
+                    "a comparison, {}",
+                    compared.comparison.progress(turns, None).1
+                )
+            }
+            None => format!("a run, at turn {turns}"),
+        }
+    }
+
     /// The run as it stands, as the page keeps it.
     fn last_run(&self) -> LastRun {
         match (&self.compared, &self.leg) {
@@ -238,17 +307,43 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
 
     /// Run: starts a run of `settings` (against the server at `page_origin` unless the settings
     /// name another) and returns it, to be driven to its end; `None` when nothing starts — a run
-    /// is under way, there is no task, or the server URL is unusable (then the view says so).
+    /// is under way, there is no task, or the server URL or the link is unusable (then the view
+    /// says so).
     pub fn start(
         &self,
         settings: Settings,
         page_origin: &str,
     ) -> Option<LocalBoxFuture<'static, ()>> {
-        if self.is_running() || settings.task.trim().is_empty() {
+        self.begin(settings, page_origin, None)
+    }
+
+    /// Sweep: WebSocket mode against HTTP stateless on each of `profiles` in turn, under the
+    /// settings' task, link and API costs ([`Comparison::sweep`]); otherwise as
+    /// [`Session::start`].
+    pub fn start_sweep(
+        &self,
+        settings: Settings,
+        page_origin: &str,
+        profiles: &[&str],
+    ) -> Option<LocalBoxFuture<'static, ()>> {
+        self.begin(settings, page_origin, Some(Comparison::sweep(profiles)))
+    }
+
+    /// [`Session::start`], or with `sweep` a sweep.
+    fn begin(
+        &self,
+        settings: Settings,
+        page_origin: &str,
+        sweep: Option<Comparison>,
+    ) -> Option<LocalBoxFuture<'static, ()>> {
+        if self.is_running() || settings.run_task().trim().is_empty() {
             return None;
         }
-        let base = match settings.base_url(page_origin) {
-            Ok(base) => base,
+        let ready = settings
+            .base_url(page_origin)
+            .and_then(|base| Ok((base, settings.conditions()?)));
+        let endpoint = match ready {
+            Ok((base, conditions)) => Endpoint { base, conditions },
             Err(error) => {
                 self.page.show(Shown::Single);
                 self.page.show_run(&SharedRun::new(failed_run(error)));
@@ -257,7 +352,7 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
         };
         let stop = StopSignal::new();
         let session = self.clone();
-        let mode = settings.transport.mode();
+        let mode = settings.transport.mode().filter(|_| sweep.is_none());
         let compared = match mode {
             Some(_) => {
                 self.page.show(Shown::Single);
@@ -265,10 +360,12 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
                 None
             }
             None => {
-                let comparison = Comparison::with_long_running(
-                    settings.repetitions,
-                    settings.compare_long_running,
-                );
+                let comparison = sweep.unwrap_or_else(|| {
+                    Comparison::with_long_running(
+                        settings.repetitions,
+                        settings.compare_long_running,
+                    )
+                });
                 self.page.show(Shown::Compare);
                 self.page.show_comparison(&comparison);
                 for mode in Comparison::ALL_MODES {
@@ -292,10 +389,10 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
                     .keep_files
                     .then(|| self.page.files())
                     .flatten()
-                    .unwrap_or_else(sample_project);
-                Box::pin(async move { session.single(mode, settings, base, files, stop).await })
+                    .unwrap_or_else(|| fresh_project(&settings));
+                Box::pin(async move { session.single(mode, settings, endpoint, files, stop).await })
             }
-            None => Box::pin(async move { session.compare(settings, base, stop).await }),
+            None => Box::pin(async move { session.compare(settings, endpoint, stop).await }),
         })
     }
 
@@ -336,11 +433,18 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
         if !self.persist {
             return;
         }
-        let Some(last) = self.live.borrow().as_ref().map(Live::last_run) else {
+        let Some((last, cut)) = self
+            .live
+            .borrow()
+            .as_ref()
+            .map(|live| (live.last_run(), live.where_cut()))
+        else {
             return;
         };
         // Nothing can be shown any more if this fails: the page is going away.
         let _ = self.page.store(LAST_RUN_KEY, &last.to_json());
+        // The next load says the run was cut off, and does not start another by itself.
+        let _ = self.page.store(INTERRUPTED_KEY, &cut);
     }
 
     /// A single run over `mode`; the files it leaves are kept for the next run that keeps them.
@@ -348,11 +452,13 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
         self,
         mode: ContinuationMode,
         settings: Settings,
-        base: String,
+        endpoint: Endpoint,
         files: Vfs,
         stop: StopSignal,
     ) {
-        let (done, left) = self.leg(mode, 0, &settings, &base, files, &stop).await;
+        let (done, left) = self
+            .leg(mode, LegOf::Single, &settings, &endpoint, files, &stop)
+            .await;
         if let Some(left) = left {
             self.keep_files(left);
         }
@@ -364,10 +470,12 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
 
     /// A comparison: every planned leg in order, each from a fresh sample project, until one
     /// does not finish.
-    async fn compare(self, settings: Settings, base: String, stop: StopSignal) {
-        let plan =
-            Comparison::with_long_running(settings.repetitions, settings.compare_long_running)
-                .plan();
+    async fn compare(self, settings: Settings, endpoint: Endpoint, stop: StopSignal) {
+        let plan = {
+            let live = self.live.borrow();
+            let compared = live.as_ref().and_then(|live| live.compared.as_ref());
+            compared.map_or_else(Vec::new, |c| c.comparison.plan())
+        };
         for (repetition, mode) in plan {
             if stop.is_stopped() {
                 // The leg that would have run next is stopped before it started.
@@ -377,7 +485,14 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
                 break;
             }
             let (done, _) = self
-                .leg(mode, repetition, &settings, &base, sample_project(), &stop)
+                .leg(
+                    mode,
+                    LegOf::Compared(repetition),
+                    &settings,
+                    &endpoint,
+                    fresh_project(&settings),
+                    &stop,
+                )
                 .await;
             if done.status != RunStatus::Done {
                 break;
@@ -416,38 +531,72 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
         self.page.show_comparison(&comparison);
     }
 
-    /// One run of the loop over `mode` from `files` — a single run when `repetition` is 0, else
-    /// that repetition's leg of the comparison; returns its final state and the files it left
-    /// (none if the transport did not open). The screen reads the state where the loop keeps it
-    /// and is told it changed at most once per animation frame while the run goes, and at once
-    /// when it ends.
+    /// One run of the loop over `mode` from `files` — a single run, or a repetition's leg of
+    /// the comparison; returns its final state and the files it left (none if the transport did
+    /// not open). The screen reads the state where the loop keeps it and is told it changed at
+    /// most once per animation frame while the run goes, and at once when it ends.
     async fn leg(
         &self,
         mode: ContinuationMode,
-        repetition: usize,
+        of: LegOf,
         settings: &Settings,
-        base: &str,
+        endpoint: &Endpoint,
         files: Vfs,
         stop: &StopSignal,
     ) -> (AgentRun, Option<Vfs>) {
         let shared = SharedRun::new(starting_run());
-        if repetition == 0 {
-            self.page.show_run(&shared);
-        } else {
-            self.page.show_leg(mode, &shared);
-            self.record_leg(mode, repetition, &shared);
+        match of {
+            LegOf::Single => self.page.show_run(&shared),
+            LegOf::Compared(repetition) => {
+                self.page.show_leg(mode, &shared);
+                self.record_leg(mode, repetition, &shared);
+            }
         }
         // From here a page hidden keeps this leg as the loop has it.
         if let Some(live) = self.live.borrow_mut().as_mut() {
             live.leg = Some(shared.clone());
         }
+        let cache_key = format!(
+            "tether-playground-{:08x}-{}",
+            self.page.random_u32(),
+            mode.as_str()
+        );
+        let profile = match of {
+            LegOf::Single => None,
+            LegOf::Compared(repetition) => self.live.borrow().as_ref().and_then(|live| {
+                let compared = live.compared.as_ref()?;
+                compared
+                    .comparison
+                    .profile_of(repetition)
+                    .map(str::to_string)
+            }),
+        };
+        let config = leg_config(settings, mode, profile.as_deref(), cache_key);
+        // The warm-up warms code, not waits: no model time, and none of the modelled services'
+        // when the page asks for them (asking for nothing stays asking for nothing: a server
+        // may not allow client-chosen conditions).
+        let warm_up;
+        let endpoint = if of == LegOf::Compared(WARM_UP)
+            && endpoint.conditions.api_costs == ApiCosts::Hosted
+        {
+            warm_up = Endpoint {
+                conditions: Conditions {
+                    api_costs: ApiCosts::Local,
+                    ..endpoint.conditions
+                },
+                ..endpoint.clone()
+            };
+            &warm_up
+        } else {
+            endpoint
+        };
         let finished = self
-            .run_leg(mode, settings, base, files, stop, &shared)
+            .run_leg(&config, settings, endpoint, files, stop, &shared)
             .await;
         if let Some(live) = self.live.borrow_mut().as_mut() {
             live.leg = None;
         }
-        if repetition > 0 {
+        if let LegOf::Compared(repetition) = of {
             self.record_leg(mode, repetition, &shared);
         }
         finished
@@ -456,15 +605,15 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
     /// [`Session::leg`]'s work: open and warm the transport, warm the sandbox, run the loop.
     async fn run_leg(
         &self,
-        mode: ContinuationMode,
+        config: &AgentConfig,
         settings: &Settings,
-        base: &str,
+        endpoint: &Endpoint,
         files: Vfs,
         stop: &StopSignal,
         shared: &SharedRun,
     ) -> (AgentRun, Option<Vfs>) {
-        let config = leg_config(settings, mode);
-        let mut transport = match self.page.open_transport(mode, base, &settings.api_key) {
+        let mode = config.mode;
+        let mut transport = match self.page.open_transport(mode, endpoint, &settings.api_key) {
             Ok(transport) => transport,
             Err(error) => {
                 let run = failed_run(format!("cannot open the transport: {error}"));
@@ -494,8 +643,8 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
         let run = run_agent_shared(
             transport.as_mut(),
             &mut sandbox,
-            &config,
-            &settings.task,
+            config,
+            settings.run_task(),
             &clock,
             stop,
             shared,
@@ -572,10 +721,12 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
 
     /// Keeps `last` for the next view and the next visit.
     fn remember(&self, last: LastRun) {
-        if self.persist
-            && let Err(why) = self.page.store(LAST_RUN_KEY, &last.to_json())
-        {
-            self.page.notice(format!("The run was not kept: {why}"));
+        if self.persist {
+            if let Err(why) = self.page.store(LAST_RUN_KEY, &last.to_json()) {
+                self.page.notice(format!("The run was not kept: {why}"));
+            }
+            // It ended after all (a page hidden but kept, and shown again).
+            self.page.remove(INTERRUPTED_KEY);
         }
         self.page.keep_last_run(Some(last));
     }
@@ -715,10 +866,12 @@ mod tests {
         fn open_transport(
             &self,
             mode: ContinuationMode,
-            base: &str,
+            endpoint: &Endpoint,
             _api_key: &str,
         ) -> Result<Box<dyn Transport>, String> {
-            self.opened.borrow_mut().push((mode, base.to_string()));
+            self.opened
+                .borrow_mut()
+                .push((mode, endpoint.conditions.on_url(&endpoint.base)));
             self.log
                 .borrow_mut()
                 .push(format!("open {}", mode.as_str()));
@@ -737,6 +890,10 @@ mod tests {
         fn now_ms(&self) -> f64 {
             self.clock.set(self.clock.get() + 1.0);
             self.clock.get()
+        }
+
+        fn random_u32(&self) -> u32 {
+            self.log.borrow().len() as u32
         }
 
         fn next_frame(&self, frame: Box<dyn FnOnce()>) {
@@ -763,6 +920,10 @@ mod tests {
             }
             self.stored.borrow_mut().insert(key.into(), json.into());
             Ok(())
+        }
+
+        fn remove(&self, key: &str) {
+            self.stored.borrow_mut().remove(key);
         }
 
         fn clear_store(&self) {
@@ -980,17 +1141,26 @@ mod tests {
         run_to_end(&session, comparing(3));
 
         assert_eq!(page.shown.get(), Some(Shown::Compare));
-        assert_eq!(page.opened_modes(), [WS, HTTP, HTTP, WS, WS, HTTP]);
+        // A warm-up of both legs, then A B, B A, A B.
+        assert_eq!(
+            page.opened_modes(),
+            [WS, HTTP, WS, HTTP, HTTP, WS, WS, HTTP]
+        );
         // Every leg warmed before its first request.
         let log = page.log.borrow().clone();
         let legs: Vec<&[String]> = log.chunk_by(|_, b| !b.starts_with("open")).collect();
-        assert_eq!(legs.len(), 6);
+        assert_eq!(legs.len(), 8);
         for leg in legs {
             assert_eq!(leg[1..], ["ready", "node -e 0", "send"], "{leg:?}");
         }
         let comparison = page.comparison.borrow().clone();
         assert_eq!(comparison.status(), RunStatus::Done);
-        assert_eq!(comparison.legs.len(), 6);
+        assert_eq!(comparison.legs.len(), 8);
+        assert_eq!(
+            comparison.end_to_end(WS).unwrap().n,
+            3,
+            "the warm-up is not counted"
+        );
         assert_eq!(
             comparison
                 .legs
@@ -1017,6 +1187,7 @@ mod tests {
             long_running,
             repetitions,
             legs,
+            ..
         }) = page.stored_last_run()
         else {
             panic!("the comparison is kept")
@@ -1024,12 +1195,114 @@ mod tests {
         assert_eq!(ws, RunSnapshot::of(&page.leg(WS)));
         assert_eq!(http, RunSnapshot::of(&page.leg(HTTP)));
         assert_eq!(long_running, None, "no long-running leg was asked for");
-        assert_eq!((repetitions, legs.len()), (Some(3), 6));
+        assert_eq!((repetitions, legs.len()), (Some(3), 8));
         // A reload shows the same comparison.
         let kept = page.last_run.borrow().clone();
         let reopened = Shown::restore(kept.as_ref()).comparison;
         assert_eq!(reopened, comparison);
         assert!(page.files.borrow().is_none(), "a comparison keeps no files");
+    }
+
+    /// The model a run's first request named, and its prompt-cache key.
+    fn model_and_key(run: &AgentRun) -> (String, String) {
+        let sent: serde_json::Value =
+            serde_json::from_str(&run.frames.get(0).expect("a request").json).unwrap();
+        let field = |name: &str| sent[name].as_str().unwrap_or_default().to_string();
+        (field("model"), field("prompt_cache_key"))
+    }
+
+    #[test]
+    fn every_leg_asks_for_the_conditions_and_has_a_cache_key_of_its_own() {
+        let plan = Comparison::new(1).plan();
+        let page = FakePage::serving(plan.iter().map(|(_, mode)| answering(*mode, "Done.")));
+        let session = Session::new(page.clone(), true);
+        let settings = Settings {
+            link: crate::conditions::LinkPreset::HomeUplink,
+            api_costs: crate::conditions::ApiCosts::Hosted,
+            ..comparing(1)
+        };
+        run_to_end(&session, settings);
+        let link = "http://127.0.0.1:8080?tether_rtt_ms=40&tether_up_mbit=20&tether_down_mbit=100";
+        let urls: Vec<String> = page
+            .opened
+            .borrow()
+            .iter()
+            .map(|(_, u)| u.clone())
+            .collect();
+        // The warm-up over the same link without the modelled waits; then the conditions asked.
+        assert_eq!(
+            urls,
+            [
+                format!("{link}&tether_api_costs=local"),
+                format!("{link}&tether_api_costs=local"),
+                format!("{link}&tether_api_costs=hosted"),
+                format!("{link}&tether_api_costs=hosted"),
+            ]
+        );
+        // The warm-up ran on the model with no model time; each leg had a key of its own.
+        let comparison = page.comparison.borrow().clone();
+        assert_eq!(comparison.status(), RunStatus::Done);
+        let (ws_model, ws_key) = model_and_key(&page.leg(WS));
+        assert_eq!(ws_model, "spark");
+        assert!(ws_key.starts_with("tether-playground-") && ws_key.ends_with("-ws"));
+        let (_, http_key) = model_and_key(&page.leg(HTTP));
+        assert_ne!(ws_key, http_key);
+    }
+
+    #[test]
+    fn a_comparison_that_asks_for_no_conditions_asks_for_none_in_its_warm_up_either() {
+        let plan = Comparison::new(1).plan();
+        let page = FakePage::serving(plan.iter().map(|(_, mode)| answering(*mode, "Done.")));
+        let session = Session::new(page.clone(), true);
+        run_to_end(&session, comparing(1));
+        assert!(
+            page.opened.borrow().iter().all(|(_, url)| url == ORIGIN),
+            "{:?}",
+            page.opened.borrow()
+        );
+    }
+
+    #[test]
+    fn a_sweep_runs_each_profile_as_a_pair_after_a_warm_up() {
+        let sweep = Comparison::sweep(&["flagship", "burst"]);
+        let plan = sweep.plan();
+        let page = FakePage::serving(
+            plan.iter()
+                .map(|(point, mode)| answering(*mode, &format!("point {point}"))),
+        );
+        let session = Session::new(page.clone(), true);
+        let run = session
+            .start_sweep(comparing(3), ORIGIN, &["flagship", "burst"])
+            .expect("the sweep starts");
+        block_on(run);
+        assert_eq!(page.opened_modes(), [WS, HTTP, WS, HTTP, HTTP, WS]);
+        let comparison = page.comparison.borrow().clone();
+        assert!(comparison.is_sweep());
+        assert_eq!(comparison.status(), RunStatus::Done);
+        assert_eq!(crate::agent::sweep_points(&comparison).len(), 2);
+        assert!(
+            crate::agent::sweep_points(&comparison)
+                .iter()
+                .all(|p| p.saving.is_some())
+        );
+        // The last pair ran on burst; a reload shows the same sweep.
+        assert_eq!(model_and_key(&page.leg(WS)).0, "burst");
+        let kept = page.last_run.borrow().clone();
+        assert_eq!(Shown::restore(kept.as_ref()).comparison, comparison);
+    }
+
+    #[test]
+    fn a_link_outside_the_bounds_starts_nothing_and_says_why() {
+        let page = FakePage::serving([]);
+        let session = Session::new(page.clone(), true);
+        let mut settings = over(TransportChoice::Ws);
+        settings.link = crate::conditions::LinkPreset::Custom;
+        settings.custom_link.rtt_ms = 5000.0;
+        assert!(session.start(settings, ORIGIN).is_none());
+        let run = page.shown_run();
+        assert_eq!(run.status, RunStatus::Failed);
+        assert!(run.error.unwrap().contains("round-trip time"), "said why");
+        assert!(page.opened.borrow().is_empty());
     }
 
     #[test]
@@ -1046,7 +1319,7 @@ mod tests {
         assert_eq!(page.leg(WS).status, RunStatus::Failed);
         assert_eq!(
             comparison.error().as_deref(),
-            Some("WebSocket run (repetition 1): cannot open the transport: no server here")
+            Some("WebSocket run (warm-up): cannot open the transport: no server here")
         );
         let Some(LastRun::Compare { ws, http, .. }) = page.stored_last_run() else {
             panic!("the comparison is kept")
@@ -1086,6 +1359,8 @@ mod tests {
     #[test]
     fn a_stop_as_a_leg_ends_keeps_the_next_from_starting() {
         let page = FakePage::serving([
+            answering(WS, "Warm-up over WebSocket."),
+            answering(HTTP, "Warm-up over HTTP."),
             answering(WS, "Done over WebSocket."),
             answering(HTTP, "never"),
         ]);
@@ -1094,7 +1369,7 @@ mod tests {
 
         run_to_end(&session, comparing(3));
 
-        assert_eq!(page.opened_modes(), [WS]);
+        assert_eq!(page.opened_modes(), [WS, HTTP, WS]);
         let comparison = page.comparison.borrow().clone();
         assert_eq!(page.leg(WS).status, RunStatus::Done);
         assert_eq!(page.leg(HTTP).status, RunStatus::Stopped);
@@ -1122,6 +1397,7 @@ mod tests {
         let Some(LastRun::Single { run }) = page.stored_last_run() else {
             panic!("the run under way is stored")
         };
+        assert_eq!(page.stored.borrow()[INTERRUPTED_KEY], "a run, at turn 1");
         let restored = run.restore();
         assert_eq!(restored.status, RunStatus::Stopped);
         assert_eq!(restored.turns.len(), 1);
@@ -1159,6 +1435,10 @@ mod tests {
         let Some(LastRun::Compare { ws, http, .. }) = &stored else {
             panic!("the comparison under way is stored")
         };
+        assert_eq!(
+            page.stored.borrow()[INTERRUPTED_KEY],
+            "a comparison, leg 2 of 8 (HTTP stateless, warm-up, not counted): turn 1"
+        );
         let (ws, http) = (ws.restore(), http.restore());
         assert_eq!(ws.status, RunStatus::Done);
         assert_eq!(answer_of(&ws), Some("Done over WebSocket."));
@@ -1166,7 +1446,7 @@ mod tests {
         assert_eq!(http.turns.len(), 1);
         let restored = Shown::restore(stored.as_ref()).comparison;
         assert_eq!(restored.legs.len(), 2);
-        assert_eq!(restored.leg(1, HTTP).unwrap().turns, 1);
+        assert_eq!(restored.leg(WARM_UP, HTTP).unwrap().turns, 1);
         assert_eq!(restored.status(), RunStatus::Stopped);
     }
 

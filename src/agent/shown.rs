@@ -1,7 +1,7 @@
 //! What the agent view shows: a single run, or a comparison — its legs' results and, side by
 //! side, the latest run of each leg. A view opens on the last run the page kept.
 
-use crate::agent::compare::LegSummary;
+use crate::agent::compare::{LegSummary, WARM_UP};
 use crate::agent::{AgentRun, Comparison, ContinuationMode, LastRun, RunStatus, StoredLeg};
 
 /// Which kind of run the view shows.
@@ -45,6 +45,7 @@ impl Shown {
                 long_running,
                 repetitions,
                 legs,
+                sweep,
             }) => {
                 opening.shown = Shown::Compare;
                 opening.ws = ws.restore();
@@ -54,16 +55,26 @@ impl Shown {
                 }
                 opening.comparison = match repetitions {
                     Some(repetitions) => {
-                        let mut comparison =
-                            Comparison::with_long_running(*repetitions, long_running.is_some());
+                        let mut comparison = if sweep.is_empty() {
+                            Comparison::with_long_running(*repetitions, long_running.is_some())
+                        } else {
+                            let profiles: Vec<&str> = sweep.iter().map(String::as_str).collect();
+                            Comparison::sweep(&profiles)
+                        };
                         for (mode, repetition, run) in legs.iter().filter_map(StoredLeg::restore) {
                             comparison.update(LegSummary::of(mode, repetition, &run));
                         }
+                        // A comparison kept before there was a warm-up started at repetition 1.
+                        comparison.warm_up = comparison.legs.is_empty()
+                            || comparison.legs.iter().any(|l| l.repetition == WARM_UP);
                         comparison.restored()
                     }
                     // Stored before repetitions: the two runs are the comparison's one.
                     None => {
-                        let mut one = Comparison::new(1);
+                        let mut one = Comparison {
+                            warm_up: false,
+                            ..Comparison::new(1)
+                        };
                         let [ws_mode, http_mode] = Comparison::MODES;
                         for (mode, run) in [(ws_mode, &opening.ws), (http_mode, &opening.http)] {
                             if run.status != RunStatus::Idle {
@@ -130,6 +141,7 @@ mod tests {
             long_running: None,
             repetitions: Some(2),
             legs: vec![StoredLeg::of(ws, 1, &done), StoredLeg::of(http, 1, &cut)],
+            sweep: Vec::new(),
         };
         let opening = Shown::restore(Some(&last));
         assert_eq!(opening.shown, Shown::Compare);
@@ -155,6 +167,7 @@ mod tests {
                 StoredLeg::of(http, 1, &done),
                 StoredLeg::of(long, 1, &done),
             ],
+            sweep: Vec::new(),
         };
         let back = LastRun::from_json(&last.to_json()).unwrap();
         let opening = Shown::restore(Some(&back));
@@ -169,6 +182,7 @@ mod tests {
             long_running: None,
             repetitions: None,
             legs: Vec::new(),
+            sweep: Vec::new(),
         };
         let opening = Shown::restore(Some(&old));
         assert_eq!(opening.comparison.repetitions, 1);

@@ -65,6 +65,11 @@ struct SnapshotTurn {
     // Kept since the per-delta cost; a run stored before has none.
     #[serde(default)]
     delta_client_ms: f64,
+    // Kept since the per-turn chart; a run stored before has none.
+    #[serde(default)]
+    sent_bytes: u64,
+    #[serde(default)]
+    received_bytes: u64,
     /// The server's timing summary, in its own shape ([`ServerTimings::to_summary`]).
     #[serde(default)]
     server: Option<serde_json::Value>,
@@ -232,6 +237,8 @@ impl RunSnapshot {
                 events: t.events,
                 client_ms: t.client_ms,
                 delta_client_ms: t.delta_client_ms,
+                sent_bytes: t.sent_bytes,
+                received_bytes: t.received_bytes,
                 server: t.server.as_ref().map(ServerTimings::to_summary),
                 sent_as: (t.sent_as != SentAs::Create).then(|| t.sent_as.as_str().to_string()),
                 paused: t.paused,
@@ -315,6 +322,8 @@ impl RunSnapshot {
                 record.events = t.events;
                 record.client_ms = t.client_ms;
                 record.delta_client_ms = t.delta_client_ms;
+                record.sent_bytes = t.sent_bytes;
+                record.received_bytes = t.received_bytes;
                 record.server = t.server.as_ref().and_then(ServerTimings::parse);
                 record.sent_as = t
                     .sent_as
@@ -361,6 +370,10 @@ pub enum LastRun {
         /// Every leg that started, in order, without its conversation.
         #[serde(default)]
         legs: Vec<StoredLeg>,
+        /// A sweep's profiles, one per repetition ([`crate::agent::Comparison::sweep`]); kept
+        /// since the sweep, so a comparison stored before has none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        sweep: Vec<String>,
     },
 }
 
@@ -419,6 +432,7 @@ mod tests {
         turn.deltas = 9;
         (turn.input_tokens, turn.cached_tokens, turn.output_tokens) = (500, 0, 9);
         (turn.events, turn.client_ms, turn.delta_client_ms) = (14, 0.7, 0.4);
+        (turn.sent_bytes, turn.received_bytes) = (2_048, 9_000);
         turn.server = ServerTimings::parse(&serde_json::json!({"path": "ws_hit",
             "stages": {"render_us": 20}, "api_us": 80}));
         #[allow(clippy::needless_update)]
@@ -546,6 +560,7 @@ mod tests {
             long_running: None,
             repetitions: Some(3),
             legs: vec![leg],
+            sweep: Vec::new(),
         };
         let Ok(LastRun::Compare { legs, .. }) = LastRun::from_json(&last.to_json()) else {
             panic!("a comparison round-trips")

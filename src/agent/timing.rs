@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use crate::agent::duration::{Precision, format_duration};
+use crate::conditions::{Applied, Link};
 
 /// Pipeline stages in the order they run (server/src/timing.rs); stages the playground does not
 /// know yet are shown after these.
@@ -56,6 +57,23 @@ pub struct ServerTokens {
     pub reused_by_connection: u64,
 }
 
+/// What the emulated link did to one response (the summary's `link`): the bytes it carried
+/// each way and how much later each end arrived than it would have without it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LinkTimings {
+    /// Bytes of the request read through the link (HTTP: request line, headers and body; a
+    /// WebSocket turn: its frame).
+    pub up_bytes: u64,
+    /// How much later the request's last byte reached the server.
+    pub up_ms: f64,
+    /// Bytes the response wrote through the link.
+    pub down_bytes: u64,
+    /// How much later its terminal message reached the page than the server wrote it.
+    pub down_ms: f64,
+    /// The link's time budget was spent: its bandwidth limit was lifted (the delay stays).
+    pub budget_exhausted: bool,
+}
+
 /// What each stage of the server's pipeline cost on one response, and how the server splits
 /// its time between itself (the API) and the engine. Kept between visits in the summary's own
 /// form ([`ServerTimings::to_summary`]), so it needs no decoder of its own.
@@ -72,6 +90,10 @@ pub struct ServerTimings {
     pub api_ms: Option<f64>,
     pub engine: Option<EngineTimings>,
     pub tokens: Option<ServerTokens>,
+    /// The conditions the server applied (`conditions`).
+    pub conditions: Option<Applied>,
+    /// What the emulated link did (`link`), when one applied.
+    pub link: Option<LinkTimings>,
 }
 
 /// `summary[key]` in microseconds, as milliseconds.
@@ -132,6 +154,36 @@ impl ServerTimings {
                 reused_by_connection: count("reused_by_connection").unwrap_or(0),
             })
         });
+        let conditions = summary.get("conditions").and_then(|c| {
+            let mbit = |key: &str| c.get(key).and_then(Value::as_f64).filter(|m| *m > 0.0);
+            Some(Applied {
+                link: Link {
+                    rtt_ms: c.get("rtt_ms")?.as_f64()?,
+                    up_mbit: mbit("up_mbit"),
+                    down_mbit: mbit("down_mbit"),
+                },
+                api_costs: c.get("api_costs")?.as_str()?.to_string(),
+                chosen_by: c
+                    .get("chosen_by")
+                    .and_then(Value::as_str)
+                    .unwrap_or("server")
+                    .to_string(),
+                model: c.get("model").and_then(Value::as_str).map(str::to_string),
+                tokens_per_second: c.get("tokens_per_second").and_then(Value::as_f64),
+            })
+        });
+        let link = summary.get("link").and_then(|l| {
+            Some(LinkTimings {
+                up_bytes: l.get("up_bytes")?.as_u64()?,
+                up_ms: ms_of(l, "up_us")?,
+                down_bytes: l.get("down_bytes")?.as_u64()?,
+                down_ms: ms_of(l, "down_us")?,
+                budget_exhausted: l
+                    .get("budget_exhausted")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            })
+        });
         Some(ServerTimings {
             path,
             stages,
@@ -139,7 +191,15 @@ impl ServerTimings {
             api_ms: ms_of(summary, "api_us"),
             engine,
             tokens,
+            conditions,
+            link,
         })
+    }
+
+    /// The time the emulated link added to the turn's round trip: the request's way up and the
+    /// terminal message's way down. `None` when no link applied.
+    pub fn link_ms(&self) -> Option<f64> {
+        self.link.map(|l| l.up_ms + l.down_ms)
     }
 
     /// The summary these timings were read from, in the server's shape: what
@@ -168,6 +228,19 @@ impl ServerTimings {
                 "decode_us": us(e.decode_ms), "service_total_us": us(e.service_total_ms),
                 "service_ttft_us": us(e.service_ttft_ms), "iapi_ttft_us": us(e.iapi_ttft_ms),
                 "iapi_total_us": us(e.iapi_total_ms),
+            });
+        }
+        if let Some(c) = &self.conditions {
+            summary["conditions"] = serde_json::json!({
+                "rtt_ms": c.link.rtt_ms, "up_mbit": c.link.up_mbit, "down_mbit": c.link.down_mbit,
+                "api_costs": c.api_costs, "chosen_by": c.chosen_by, "model": c.model,
+                "tokens_per_second": c.tokens_per_second,
+            });
+        }
+        if let Some(l) = &self.link {
+            summary["link"] = serde_json::json!({
+                "up_bytes": l.up_bytes, "up_us": us(l.up_ms), "down_bytes": l.down_bytes,
+                "down_us": us(l.down_ms), "budget_exhausted": l.budget_exhausted,
             });
         }
         if let Some(t) = &self.tokens {
@@ -290,6 +363,7 @@ mod tests {
             ServerTimings::parse(&timings.to_summary()),
             Some(timings.clone())
         );
+        assert_eq!((&timings.conditions, timings.link_ms()), (&None, None));
 
         // An older server's summary: stages only, nothing else.
         let old =
@@ -302,6 +376,44 @@ mod tests {
         .unwrap();
         assert_eq!((odd.api_ms, &odd.engine, odd.tokens), (None, &None, None));
         assert_eq!(odd.stages, [("render".to_string(), 0.001)]);
+    }
+
+    #[test]
+    fn the_conditions_and_the_link_are_read_when_present() {
+        let summary = json!({"path": "http", "stages": {"render_us": 1}, "api_us": 10,
+            "conditions": {"rtt_ms": 40.0, "up_mbit": 20.0, "down_mbit": null,
+                           "api_costs": "hosted", "chosen_by": "client", "model": "spark",
+                           "tokens_per_second": 1000.0},
+            "link": {"up_bytes": 412_345, "up_us": 185_000, "down_bytes": 23_456,
+                     "down_us": 20_250, "budget_exhausted": false}});
+        let timings = ServerTimings::parse(&summary).unwrap();
+        let applied = timings.conditions.as_ref().unwrap();
+        assert_eq!(
+            applied.describe(),
+            "40 ms RTT, 20 Mbit/s up, unlimited down · hosted API costs · spark at 1,000 tokens/s"
+        );
+        assert_eq!(applied.chosen_by, "client");
+        let link = timings.link.unwrap();
+        assert_eq!((link.up_bytes, link.down_bytes), (412_345, 23_456));
+        assert_eq!(timings.link_ms(), Some(205.25));
+        assert!(!link.budget_exhausted);
+        assert_eq!(
+            ServerTimings::parse(&timings.to_summary()),
+            Some(timings.clone())
+        );
+        // No link: the conditions still say what applied.
+        let plain = ServerTimings::parse(&json!({"path": "ws_hit", "stages": {},
+            "conditions": {"rtt_ms": 0, "up_mbit": null, "down_mbit": null,
+                           "api_costs": "local", "chosen_by": "server", "model": "instant",
+                           "tokens_per_second": null}}))
+        .unwrap();
+        let applied = plain.conditions.unwrap();
+        assert!(applied.link.is_loopback());
+        assert_eq!(
+            applied.describe(),
+            "loopback (no delay, no limit) · local API costs · instant, no model time"
+        );
+        assert_eq!(plain.link, None);
     }
 
     #[test]

@@ -20,6 +20,12 @@ pub struct RunTotals {
     pub output_tokens: u64,
     /// Time the sandbox spent running tool calls.
     pub tool_ms: f64,
+    /// Bytes of JSON the page sent and received.
+    pub sent_bytes: u64,
+    pub received_bytes: u64,
+    /// The server said the model decodes without pacing (`instant`): a rate measured in the
+    /// page would be the page's own speed at reading frames, not the model's.
+    pub unpaced: bool,
     /// Output tokens decoded after each turn's first, and the milliseconds from each turn's
     /// first token to its last: the decoding rate's numerator and denominator.
     decoded_tokens: u64,
@@ -69,6 +75,14 @@ impl RunTotals {
             reused_by_connection: (!reused.is_empty()).then(|| reused.iter().sum()),
             output_tokens: run.turns.iter().map(|t| t.output_tokens).sum(),
             tool_ms: run.turns.iter().map(|t| t.tool_ms).sum(),
+            sent_bytes: run.turns.iter().map(|t| t.sent_bytes).sum(),
+            received_bytes: run.turns.iter().map(|t| t.received_bytes).sum(),
+            unpaced: run.turns.iter().any(|t| {
+                t.server
+                    .as_ref()
+                    .and_then(|s| s.conditions.as_ref())
+                    .is_some_and(|c| c.tokens_per_second.is_none())
+            }),
             decoded_tokens,
             decoding_ms,
         }
@@ -78,7 +92,16 @@ impl RunTotals {
     /// (the chat view's decoding speed, over every turn). Not output ÷ end-to-end time, which
     /// would count the tools, the network and the prefill as slow decoding.
     pub fn decoding_rate(&self) -> Option<f64> {
+        if self.unpaced {
+            return None;
+        }
         decoding_rate(self.decoded_tokens + 1, self.decoding_ms)
+    }
+
+    /// The tokens the API tokenized itself: the prompt less what the connection cache supplied.
+    pub fn api_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_sub(self.reused_by_connection.unwrap_or(0))
     }
 
     /// The share of input tokens the server reused from its cache, 0 to 1.
@@ -154,6 +177,33 @@ mod tests {
             ..AgentRun::default()
         };
         assert_eq!(RunTotals::of(&run).decoding_rate(), Some(65.0));
+    }
+
+    #[test]
+    fn an_unpaced_model_has_no_decoding_rate() {
+        let mut t = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+        (t.first_token_at, t.last_token_at, t.output_tokens) = (Some(4.0), Some(4.02), 66);
+        t.sent_bytes = 300;
+        t.server = crate::agent::ServerTimings::parse(&serde_json::json!({"path": "ws_hit",
+            "stages": {}, "tokens": {"input": 900, "cached": 0, "reused_by_connection": 600},
+            "conditions": {"rtt_ms": 0, "up_mbit": null, "down_mbit": null, "api_costs": "local",
+                           "model": "instant", "tokens_per_second": null}}));
+        t.input_tokens = 900;
+        let mut run = AgentRun {
+            turns: vec![t],
+            ..AgentRun::default()
+        };
+        let totals = RunTotals::of(&run);
+        assert!(totals.unpaced);
+        assert_eq!(
+            totals.decoding_rate(),
+            None,
+            "65 tokens in 0.02 ms is not a model's rate"
+        );
+        assert_eq!((totals.sent_bytes, totals.api_tokens()), (300, 300));
+        run.turns[0].server = None;
+        let measured = RunTotals::of(&run).decoding_rate().unwrap();
+        assert!((measured - 3_250_000.0).abs() < 1e-3, "{measured}");
     }
 
     #[test]

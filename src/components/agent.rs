@@ -20,13 +20,14 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::PageContext;
-use crate::agent::{Comparison, RunStatus, Session, Shown};
+use crate::agent::{Comparison, RunStatus, SWEEP_PROFILES, Session, Shown};
 use crate::components::settings::SettingsPanel;
 use crate::components::steer::SteerBox;
 use crate::components::{
-    BreakdownView, CompareView, Conversation, LegsView, RunDetails, RunView, Timeline, TotalsView,
+    BreakdownView, CompareView, ConditionsPanel, Conversation, LegsView, RunDetails, RunView,
+    Timeline, TimelineDefinitions, TotalsView, TurnChart,
 };
-use crate::settings::{ModelChoices, Settings, TransportChoice};
+use crate::settings::{ModelChoices, Settings, TaskLength, TransportChoice};
 use browser::BrowserPage;
 
 /// Moves the focus to `button` without scrolling, if it is there.
@@ -129,6 +130,15 @@ pub fn AgentView() -> impl IntoView {
             leptos::task::spawn_local(run);
         }
     };
+    let start_sweep = move || {
+        let current = settings.get_untracked();
+        let started =
+            session.with_value(|s| s.start_sweep(current, &origin.get_value(), &SWEEP_PROFILES));
+        if let Some(run) = started {
+            focus_follows.set_value(true);
+            leptos::task::spawn_local(run);
+        }
+    };
     let stop = move || session.with_value(Session::stop);
     let reset = move || {
         if session.with_value(Session::reset) {
@@ -204,6 +214,10 @@ pub fn AgentView() -> impl IntoView {
             RunStatus::Stopped => "Stopped.".to_string(),
         }),
         Shown::Compare => comparison.with(|c| match (c.status(), c.speedup()) {
+            (RunStatus::Done, _) if c.is_sweep() => format!(
+                "Sweep done. {}",
+                crate::agent::describe_sweep(c).unwrap_or_default()
+            ),
             (RunStatus::Done, Some(speedup)) => format!(
                 "Comparison done. {}. {}",
                 speedup.describe(),
@@ -216,6 +230,7 @@ pub fn AgentView() -> impl IntoView {
     });
 
     let summary = move || settings.with(Settings::summary);
+    let long_task = move || settings.with(|s| s.task_length == TaskLength::Long);
     // What a steer would steer: the single run shown, over the transport it runs on.
     let steer_mode = Signal::derive(move || match shown.get() {
         Shown::Single => settings.with(|s| s.transport.mode()),
@@ -226,11 +241,43 @@ pub fn AgentView() -> impl IntoView {
         session.with_value(|s| s.steer(&text, mode))
     });
     let is_compare = move || shown.get() == Shown::Compare;
+    // How far along: the legs done and the turns of the leg under way, against the task's.
+    let progress = Memo::new(move |_| {
+        let expected = settings.with(Settings::expected_turns);
+        let turns = run.with(|r| r.turns.len());
+        match shown.get() {
+            Shown::Compare => comparison.with(|c| c.progress(turns, expected)),
+            Shown::Single => run.with(|r| crate::agent::run_progress(r, expected)),
+        }
+    });
+    // A comparison's result, once one the user started is done: into view, and the focus on
+    // it (its speedup is far below the button). A single run's result is where it streamed.
+    let result = NodeRef::<html::Div>::new();
+    Effect::new(move |was: Option<RunStatus>| {
+        let now = status.get();
+        if was == Some(RunStatus::Running)
+            && now == RunStatus::Done
+            && shown.get_untracked() == Shown::Compare
+            && focus_follows.get_value()
+            && let Some(result) = result.get_untracked()
+        {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::Start);
+            result.scroll_into_view_with_scroll_into_view_options(&options);
+            let focus = web_sys::FocusOptions::new();
+            focus.set_prevent_scroll(true);
+            let _ = result.focus_with_options(&focus);
+        }
+        now
+    });
 
     view! {
         <section class="agent-view" class:embed=embed>
+            // The page checks the values itself and says what is wrong (a link out of the
+            // server's bounds), rather than the browser refusing to submit without a word.
             <form
                 class="prompt agent-form"
+                novalidate
                 on:submit=move |ev| {
                     ev.prevent_default();
                     start(true);
@@ -245,8 +292,8 @@ pub fn AgentView() -> impl IntoView {
                                 data-testid="task"
                                 rows="3"
                                 aria-describedby="task-hint"
-                                prop:disabled=running
-                                prop:value=move || settings.with(|s| s.task.clone())
+                                prop:disabled=move || running() || long_task()
+                                prop:value=move || settings.with(|s| s.run_task().to_string())
                                 on:input=move |ev| {
                                     let text = event_target_value(&ev);
                                     settings.update(|s| s.task = text);
@@ -258,11 +305,47 @@ pub fn AgentView() -> impl IntoView {
                                     }
                                 }
                             ></textarea>
-                            <span id="task-hint" class="hint">"Ctrl+Enter runs it"</span>
-                            <SettingsPanel settings=settings models=models locked=Signal::derive(running) />
+                            <span id="task-hint" class="hint">
+                                {move || {
+                                    if long_task() {
+                                        "The long rollout's own task (choose the short task to write yours)"
+                                    } else {
+                                        "Ctrl+Enter runs it"
+                                    }
+                                }}
+                            </span>
+                            <ConditionsPanel settings=settings models=models locked=Signal::derive(running) />
+                            <SettingsPanel settings=settings locked=Signal::derive(running) />
                         }
                     })}
-                {embed.then(|| view! { <p class="embed-summary" data-testid="embed-summary">{summary}</p> })}
+                {embed
+                    .then(|| {
+                        let open = move || {
+                            format!(
+                                "{}?{}",
+                                crate::page_path_url().unwrap_or_default(),
+                                settings.with(Settings::settings_query),
+                            )
+                        };
+                        view! {
+                            <h1 class="embed-title">
+                                {move || {
+                                    if settings.with(|s| s.transport == TransportChoice::Compare) {
+                                        "Live: WebSocket mode against HTTP stateless"
+                                    } else {
+                                        "Live: an agent run against this server"
+                                    }
+                                }}
+                            </h1>
+                            <p class="embed-summary" data-testid="embed-summary">
+                                {summary}
+                                " · "
+                                <a href=open target="_blank" rel="noopener" data-testid="open-in-playground">
+                                    "Open in the playground"
+                                </a>
+                            </p>
+                        }
+                    })}
                 <div class="controls">
                     <button type="submit" data-testid="run" node_ref=run_button disabled=running>
                         {move || {
@@ -284,6 +367,16 @@ pub fn AgentView() -> impl IntoView {
                         }
                     >
                         "Stop"
+                    </button>
+                    <button
+                        type="button"
+                        data-testid="sweep"
+                        class="secondary"
+                        disabled=running
+                        title="WebSocket mode against HTTP stateless at each model speed, under these conditions"
+                        on:click=move |_| start_sweep()
+                    >
+                        "Sweep model speed"
                     </button>
                     {(!embed)
                         .then(|| {
@@ -344,38 +437,46 @@ pub fn AgentView() -> impl IntoView {
                 <span data-testid="turn-count">{move || run.with(|r| r.turns.len())}</span>
                 " · Tool calls: "
                 <span data-testid="tool-call-count">{move || run.with(|r| r.tool_call_count())}</span>
-                {move || {
-                    is_compare()
-                        .then(|| {
-                            comparison
-                                .with(|c| {
-                                    let done = c
-                                        .legs
-                                        .iter()
-                                        .filter(|l| l.status == RunStatus::Done)
-                                        .count();
-                                    format!(" · Legs done: {done} of {}", c.plan().len())
-                                })
-                        })
-                }}
+            </div>
+            // Always there, so nothing moves when a run starts; it says how far along the run is.
+            <div class="progress-line" data-testid="progress">
+                <progress
+                    max="1"
+                    value=move || format!("{:.3}", progress.get().0)
+                    aria-label="How far along the run is"
+                    data-testid="progress-bar"
+                ></progress>
+                <span data-testid="progress-text">{move || progress.get().1}</span>
             </div>
             <Show when=move || error().is_some()>
                 <p class="error" role="alert" data-testid="error">
                     {move || error().unwrap_or_default()}
                 </p>
             </Show>
+            <div
+                class="result"
+                class:single=move || !is_compare()
+                node_ref=result
+                tabindex="-1"
+                data-testid="result"
+            >
             <Show
                 when=is_compare
                 fallback=move || {
                     view! {
                         <TotalsView run=run />
                         <BreakdownView run=run />
-                        <h2>"Timeline"</h2>
+                        <TurnChart
+                            legs=vec![("This run".to_string(), run)]
+                            caption="Time per turn, split into its parts, and the context the model read"
+                        />
+                        <h2 class="timeline-heading">"Timeline"</h2>
                         <Timeline run=run />
                         {(!embed)
                             .then(|| {
                                 view! {
                                     <SteerBox run=run mode=steer_mode on_steer=on_steer />
+                                    <TimelineDefinitions />
                                     <Conversation run=run />
                                     <RunDetails run=run />
                                 }
@@ -384,7 +485,11 @@ pub fn AgentView() -> impl IntoView {
                 }
             >
                 <CompareView comparison=comparison />
-                <h2>"The legs, side by side (latest repetition of each)"</h2>
+                <TurnChart
+                    legs=vec![("WebSocket".to_string(), ws), ("HTTP stateless".to_string(), http)]
+                    caption="Each leg's latest run, turn by turn on the same scales: the time of every turn split into its parts, and the context the model read (the line). HTTP re-sends the whole context each turn; WebSocket only the new part."
+                />
+                <h2>"The legs (latest repetition of each)"</h2>
                 <LegsView
                     comparison=comparison
                     ws=ws
@@ -400,6 +505,7 @@ pub fn AgentView() -> impl IntoView {
                         }
                     })}
             </Show>
+            </div>
         </section>
     }
 }

@@ -9,11 +9,13 @@
 use leptos::prelude::*;
 
 use crate::agent::{
-    COMPARE_HTTP_MODE, Comparison, ContinuationMode, Part, Precision, RunStatus, Spread,
-    format_duration, format_speedup, leg_name, signed_ms,
+    COMPARE_HTTP_MODE, Comparison, ContinuationMode, Part, Precision, RunStatus, Spread, WARM_UP,
+    describe_sweep, explain_why, format_bytes, format_duration, format_speedup, leg_name,
+    signed_ms,
 };
 use crate::components::totals::{cached, rate, reused};
-use crate::components::{Conversation, RunView, Timeline};
+use crate::components::{Conversation, RunView, SweepChart, Timeline, TimelineDefinitions};
+use crate::profiles::short_label;
 
 /// A spread of times.
 fn spread_ms(spread: Option<Spread>) -> String {
@@ -53,7 +55,7 @@ fn part_difference(c: &Comparison, ws: ContinuationMode, part: Part) -> String {
         .map_or_else(String::new, |(_, ms)| signed_ms(ms))
 }
 
-const ROWS: [Row; 12] = [
+const ROWS: [Row; 15] = [
     Row {
         name: "End to end",
         title: "first request to the last terminal event (and the last tools)",
@@ -93,11 +95,43 @@ const ROWS: [Row; 12] = [
         difference: |c, ws| part_difference(c, ws, Part::Client),
     },
     Row {
-        name: "Network and frame delivery",
-        title: "what is left: the wire, and the browser handing each frame to the page",
+        name: "Link (emulated wire)",
+        title: "what the emulated network link added to each turn, as the server reports it",
+        test_id: "compare-link",
+        leg: |c, mode| spread_ms(c.part(mode, Part::Link)),
+        difference: |c, ws| part_difference(c, ws, Part::Link),
+    },
+    Row {
+        name: "Frame delivery and loopback",
+        title: "what is left: the loopback wire, the server's socket, the browser handing each frame to the page",
         test_id: "compare-network",
         leg: |c, mode| spread_ms(c.part(mode, Part::Network)),
         difference: |c, ws| part_difference(c, ws, Part::Network),
+    },
+    Row {
+        name: "The parts' medians, added up",
+        title: "medians do not add: this sum is not the end-to-end median",
+        test_id: "compare-parts-sum",
+        leg: |c, mode| {
+            Part::ALL
+                .iter()
+                .map(|p| c.part(mode, *p).map(|s| s.median))
+                .sum::<Option<f64>>()
+                .map_or_else(|| "–".into(), |ms| format_duration(ms, Precision::BySize))
+        },
+        difference: none,
+    },
+    Row {
+        name: "Bytes sent",
+        title: "the JSON this page sent per run: every request body, or every frame",
+        test_id: "compare-sent",
+        leg: |c, mode| {
+            spread_count(
+                c.spread_of(mode, |l| Some(l.sent_bytes as f64)),
+                format_bytes,
+            )
+        },
+        difference: none,
     },
     Row {
         name: "Client handling per event",
@@ -151,7 +185,18 @@ const ROWS: [Row; 12] = [
         name: "Output tokens/s (decoding)",
         title: "from each turn's first token to its last",
         test_id: "compare-rate",
-        leg: |c, mode| rate(c.spread_of(mode, |l| l.decoding_rate).map(|s| s.median)),
+        leg: |c, mode| {
+            let unpaced = c.done(mode).any(|l| {
+                l.conditions
+                    .as_ref()
+                    .is_some_and(|a| a.tokens_per_second.is_none())
+            });
+            if unpaced {
+                "– (no pacing: instant)".to_string()
+            } else {
+                rate(c.spread_of(mode, |l| l.decoding_rate).map(|s| s.median))
+            }
+        },
         difference: none,
     },
 ];
@@ -219,6 +264,43 @@ pub fn CompareView(
         (None, other) => format!("The comparison {}.", other.as_str()),
     };
     let explained = move || comparison.with(|c| c.explain()).unwrap_or_default();
+    let why = move || {
+        comparison.with(|c| {
+            if c.is_sweep() {
+                describe_sweep(c)
+            } else if c.status() == RunStatus::Done {
+                explain_why(c, ContinuationMode::WebSocket)
+            } else {
+                None
+            }
+        })
+    };
+    // What the server said it applied, once a leg has reported it.
+    let applied = move || {
+        comparison.with(|c| {
+            let latest = c.legs.iter().rev().find_map(|l| {
+                l.conditions
+                    .as_ref()
+                    .filter(|_| l.repetition != WARM_UP)
+                    .map(|a| (a.describe(), a.chosen_by.clone()))
+            });
+            let exhausted = c.legs.iter().any(|l| l.link_budget_exhausted);
+            latest.map(|(described, chosen_by)| {
+                let by = if chosen_by == "client" {
+                    "as this page asked"
+                } else {
+                    "the server's own"
+                };
+                let lifted = if exhausted {
+                    " The link's time budget ran out on a leg: its bandwidth limit was lifted for the rest of it."
+                } else {
+                    ""
+                };
+                format!("The server applied: {described} ({by}).{lifted}")
+            })
+        })
+    };
+    let is_sweep = Memo::new(move |_| comparison.with(Comparison::is_sweep));
     let long_line = move || {
         has_long.get().then(|| {
             let text = move || match (long_speedup.get(), status.get()) {
@@ -246,6 +328,10 @@ pub fn CompareView(
     };
     let [ws, http] = Comparison::MODES;
     let totals = move || {
+        // A sweep's points are on different models: their medians would mean nothing.
+        if is_sweep.get() {
+            return None;
+        }
         let long_running = has_long.get();
         let rows = ROWS
             .iter()
@@ -254,7 +340,10 @@ pub fn CompareView(
                 let difference = row.difference;
                 view! {
                     <tr data-testid=row.test_id>
-                        <th scope="row" title=row.title>{row.name}</th>
+                        <th scope="row">
+                            {row.name}
+                            <span class="row-note">{row.title}</span>
+                        </th>
                         <td>{move || comparison.with(|c| leg(c, ws))}</td>
                         <td>{move || comparison.with(|c| leg(c, http))}</td>
                         {long_running.then(|| view! { <td>{move || comparison.with(|c| leg(c, long))}</td> })}
@@ -265,15 +354,16 @@ pub fn CompareView(
                 }
             })
             .collect_view();
-        view! {
+        Some(view! {
             <table class="compare-totals">
                 <caption>
                     {move || {
                         comparison
                             .with(|c| {
                                 format!(
-                                    "Each leg: the median of its runs, and their range ({} repetitions, each leg warmed first)",
+                                    "Each leg: the median of its runs and their range ({} {}, after a warm-up of every leg that is not counted). Each part's median is taken on its own, so the parts' medians need not add up to the end-to-end median; in one run they do.",
                                     c.repetitions,
+                                    if c.is_sweep() { "points, each on its own profile" } else { "repetitions" },
                                 )
                             })
                     }}
@@ -290,13 +380,14 @@ pub fn CompareView(
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
-        }
+        })
     };
     let repetitions = move || {
         let long_running = has_long.get();
         let body = move || {
             comparison.with(|c| {
-                (1..=c.repetitions)
+                let first = if c.warm_up { WARM_UP } else { 1 };
+                (first..=c.repetitions)
                     .map(|repetition| {
                         let order = c
                             .order(repetition)
@@ -304,9 +395,19 @@ pub fn CompareView(
                             .map(leg_name)
                             .collect::<Vec<_>>()
                             .join(", then ");
+                        let (name, test_id) = match c.profile_of(repetition) {
+                            _ if repetition == WARM_UP => {
+                                ("warm-up (not counted)".to_string(), "compare-warm-up")
+                            }
+                            Some(profile) => (
+                                format!("{repetition}: {}", short_label(profile)),
+                                "compare-repetition",
+                            ),
+                            None => (repetition.to_string(), "compare-repetition"),
+                        };
                         view! {
-                            <tr data-testid="compare-repetition">
-                                <th scope="row">{repetition}</th>
+                            <tr data-testid=test_id class:warm-up=repetition == WARM_UP>
+                                <th scope="row">{name}</th>
                                 <td>{order}</td>
                                 <td>{repetition_cell(c, repetition, ws)}</td>
                                 <td>{repetition_cell(c, repetition, http)}</td>
@@ -321,7 +422,7 @@ pub fn CompareView(
         };
         view! {
             <table class="compare-repetitions">
-                <caption>"Every repetition: the legs take turns to go first"</caption>
+                <caption>"Every repetition: a warm-up of every leg first, not counted; then the legs take turns to go first"</caption>
                 <thead>
                     <tr>
                         <th scope="col">"Repetition"</th>
@@ -339,14 +440,25 @@ pub fn CompareView(
     };
     view! {
         <section class="compare" data-testid="compare" aria-label="Comparison">
-            <p class="speedup-line">
-                "Speedup (HTTP's median end to end ÷ WebSocket's): "
-                <strong data-testid="speedup" class=move || format!("speedup verdict-{}", verdict())>
-                    {speedup_text}
-                </strong>
-            </p>
-            <p class="speedup-said" data-testid="speedup-text">{said}</p>
+            <Show
+                when=move || is_sweep.get()
+                fallback=move || {
+                    view! {
+                        <p class="speedup-line">
+                            "Speedup (HTTP's median end to end ÷ WebSocket's): "
+                            <strong data-testid="speedup" class=move || format!("speedup verdict-{}", verdict())>
+                                {speedup_text}
+                            </strong>
+                        </p>
+                        <p class="speedup-said" data-testid="speedup-text">{said}</p>
+                    }
+                }
+            >
+                <SweepChart comparison=comparison />
+            </Show>
+            <p class="speedup-why" data-testid="speedup-why">{why}</p>
             <p class="speedup-explained" data-testid="speedup-explained">{explained}</p>
+            <p class="conditions-applied" data-testid="conditions-applied">{applied}</p>
             {long_line}
             <div class="table-scroll" role="region" aria-label="Each leg, median and range" tabindex="0">
                 {totals}
@@ -381,6 +493,15 @@ pub fn LegsView(
         let name = leg_name(mode);
         let heading = move || {
             comparison.with(|c| match c.latest(mode) {
+                Some(leg) if leg.repetition == WARM_UP => {
+                    format!("{name} — warm-up (not counted)")
+                }
+                Some(leg) if c.is_sweep() => format!(
+                    "{name} — point {} of {}: {}",
+                    leg.repetition,
+                    c.repetitions,
+                    c.profile_of(leg.repetition).unwrap_or_default()
+                ),
                 Some(leg) => format!(
                     "{name} — repetition {} of {}",
                     leg.repetition, c.repetitions
@@ -428,5 +549,6 @@ pub fn LegsView(
                     .then(|| leg(ContinuationMode::LongRunning, long_running, "long-running"))
             }}
         </div>
+        {(!embed).then(|| view! { <TimelineDefinitions /> })}
     }
 }

@@ -3,8 +3,10 @@
 
 mod agent;
 mod answer;
+mod chart;
 mod chat;
 mod compare;
+mod conditions;
 mod conversation;
 mod details;
 pub mod files;
@@ -18,8 +20,10 @@ mod totals;
 
 pub use agent::AgentView;
 pub use answer::AnswerView;
+pub use chart::{SweepChart, TurnChart};
 pub use chat::ChatView;
 pub use compare::{CompareView, LegsView};
+pub use conditions::ConditionsPanel;
 pub use conversation::Conversation;
 pub use details::RunDetails;
 pub use files::FilesView;
@@ -27,5 +31,5 @@ pub use inspector::Inspector;
 pub use overview::Overview;
 pub use run_view::RunView;
 pub use settings::SettingsPanel;
-pub use timeline::Timeline;
+pub use timeline::{Timeline, TimelineDefinitions};
 pub use totals::{BreakdownView, TotalsView};

@@ -1,24 +1,53 @@
-//! The overview, where the page opens: what WebSocket mode is and what this page measures, that
-//! the model is simulated and what each of its profiles does, a one-click comparison, the way to
-//! the walkthrough at `/docs/`, and Chat and Agent one tab away.
+//! The overview, where the page opens: first the one button — compare WebSocket mode and HTTP
+//! under stated conditions, which can be changed right under it — then what WebSocket mode is
+//! and what this page measures, that the model is simulated and what each of its profiles does,
+//! the way to the walkthrough at `/docs/`, and Chat and Agent one tab away.
 
 use leptos::prelude::*;
 
+use crate::components::ConditionsPanel;
 use crate::profiles::PROFILES;
-use crate::settings::{
-    DEFAULT_SCENARIO, INTRO_COMPARE_PROFILE, INTRO_COMPARE_WHY, Settings, TransportChoice,
-};
+use crate::settings::{Settings, TaskLength, overview_conditions};
 use crate::{PageContext, View};
+
+/// What the comparison runs, in a sentence.
+fn what_it_runs(s: &Settings) -> String {
+    let task = match s.task_length {
+        TaskLength::Long => {
+            "the long rollout (40 tool calls, the context growing past 100k tokens)"
+        }
+        TaskLength::Short => "the short demo (about six turns)",
+    };
+    let costs = match s.api_costs {
+        crate::conditions::ApiCosts::Server => "the server's own API costs".to_string(),
+        costs => format!("{} API costs", costs.as_str()),
+    };
+    format!(
+        "Runs {task} over WebSocket mode and over HTTP stateless (what Codex sends over HTTP) on \
+         the {} model, over {}, with {costs}: a warm-up of both legs that is not counted, then \
+         {} repetitions, the legs taking turns to go first. You get the median saving, why, and \
+         a chart of every turn.",
+        s.profile,
+        s.link().describe(),
+        s.repetitions
+    )
+}
 
 /// The overview (`data-testid="overview"`, its button `intro-compare`).
 #[component]
 pub fn Overview() -> impl IntoView {
     let page = use_context::<PageContext>().unwrap_or_else(PageContext::standalone);
+    // The overview's own copy: choosing here changes the playground's settings only on click.
+    let chosen = RwSignal::new(page.settings.with_untracked(overview_conditions));
     let compare = move |_| {
+        let chosen = chosen.get_untracked();
         page.settings.update(|s: &mut Settings| {
-            s.transport = TransportChoice::Compare;
-            s.profile = INTRO_COMPARE_PROFILE.to_string();
-            s.scenario = DEFAULT_SCENARIO.to_string();
+            s.transport = chosen.transport;
+            s.task_length = chosen.task_length;
+            s.profile = chosen.profile.clone();
+            s.link = chosen.link;
+            s.custom_link = chosen.custom_link;
+            s.api_costs = chosen.api_costs;
         });
         page.run_on_open.set_value(true);
         page.view.set(View::Agent);
@@ -37,9 +66,30 @@ pub fn Overview() -> impl IntoView {
         .collect_view();
     view! {
         <section class="overview" data-testid="overview">
+            <h2>"When does WebSocket mode pay off, and why?"</h2>
+            <p class="lead">
+                "An agent makes dozens of requests per task. Over HTTP each one re-sends the whole conversation and the API processes all of it again; WebSocket mode keeps one connection and a cache of its last response, so a continuation carries and costs only what is new. Measure it here, under the conditions you choose:"
+            </p>
+            <div class="try">
+                <button type="button" class="cta" data-testid="intro-compare" on:click=compare>
+                    "Compare WebSocket mode and HTTP"
+                </button>
+                <p class="cta-note" data-testid="intro-what">{move || chosen.with(what_it_runs)}</p>
+                <ConditionsPanel
+                    settings=chosen
+                    models=page.models
+                    locked=Signal::stored(false)
+                    id="overview-"
+                />
+                <p class="field-note">
+                    "On this machine (loopback, local API costs) with the short demo there is little to save — the model and the tools are nearly all of a run. The Agent tab's "
+                    <strong>"Sweep model speed"</strong>
+                    " measures the saving at 65, 1,000 and 4,000 tokens/s and with no model time, under the same conditions."
+                </p>
+            </div>
             <h2>"What this is"</h2>
             <p>
-                "An agent such as Codex makes dozens of requests per task: the model picks a tool, the tool runs, its output goes back. Over plain HTTP each request re-sends the whole conversation, and the API parses, renders into tokens, validates and classifies all of it again. The Responses API's "
+                "The Responses API's "
                 <strong>"WebSocket mode"</strong>
                 " keeps one connection open with a cache of the connection's last response, so a continuation carries only what is new — the tool outputs — and the API only processes that. This page runs a Codex-style agent loop in your browser against this server, over either transport, executes the model's tool calls in a sandbox here, and shows where each run's time goes: the API's own work, the model's, the tools', the network's and this page's."
             </p>
@@ -67,11 +117,11 @@ pub fn Overview() -> impl IntoView {
             </p>
             <p>
                 <strong>"The model is simulated."</strong>
-                " Tether's server has an inference simulator in place of a model: it streams scripted or generated answers at the pace of the profile a request names, and prefills only the prompt tokens its prompt cache (the same for both transports) does not hold."
+                " Tether's server has an inference simulator in place of a model: it streams scripted or generated answers at the pace of the profile a request names, and prefills only the prompt tokens its prompt cache (the same for both transports) does not hold. The network link is emulated by the server too, at its own socket, for the connection or request that asks: a browser cannot slow down one socket."
             </p>
             <div class="table-scroll" role="region" aria-label="The simulated model's profiles" tabindex="0">
                 <table class="profiles" data-testid="profiles">
-                    <caption>"The simulated model's profiles (pick one in the Agent tab's settings)"</caption>
+                    <caption>"The simulated model's profiles (the model speed above)"</caption>
                     <thead>
                         <tr>
                             <th scope="col">"Profile"</th>
@@ -82,18 +132,6 @@ pub fn Overview() -> impl IntoView {
                     <tbody>{profiles}</tbody>
                 </table>
             </div>
-            <h2>"Try it"</h2>
-            <p>
-                <button type="button" class="cta" data-testid="intro-compare" on:click=compare>
-                    "Compare WebSocket mode and HTTP"
-                </button>
-            </p>
-            <p class="cta-note">
-                "Runs the " <code>{DEFAULT_SCENARIO}</code>
-                " scenario — an agent lists, reads and tests a small project, patches it and tests it again, about six turns — over WebSocket mode and over HTTP stateless (what Codex sends over HTTP), on the "
-                <code>{INTRO_COMPARE_PROFILE}</code> " profile: " {INTRO_COMPARE_WHY}
-                " Each leg is warmed first and runs three times, the legs alternating which goes first; you get the median speedup and what it is made of, part by part."
-            </p>
             <p>
                 <a href="docs/">"Read how WebSocket mode works"</a>
                 " — the walkthrough of the protocol, with live demos. Or open "

@@ -1,20 +1,20 @@
-//! The settings panel: server URL, API key, model profile, scenario, transport, max turns and
-//! where a run's files start from. Every control has a label and a `data-testid`; the panel is a
+//! The settings panel: server URL, API key, scenario, transport, max turns, repetitions and
+//! where a run's files start from (the model profile is one of the conditions:
+//! [`super::conditions`]). Every control has a label and a `data-testid`; the panel is a
 //! `<fieldset>`, disabled as a whole while a run is going.
 
 use leptos::prelude::*;
 
 use crate::agent::REPETITIONS;
-use crate::profiles::model_label;
-use crate::settings::{KNOWN_SCENARIOS, MAX_TURNS, ModelChoices, Settings, TransportChoice};
+use crate::settings::{
+    KNOWN_SCENARIOS, LONG_SCENARIO, MAX_TURNS, Settings, TaskLength, TransportChoice,
+};
 
 /// The settings form fields (the task and Run/Stop live with the agent view).
 #[component]
 pub fn SettingsPanel(
     /// The settings being edited.
     settings: RwSignal<Settings>,
-    /// The server's model profiles.
-    models: RwSignal<ModelChoices>,
     /// True while a run is going: nothing may change under it.
     #[prop(into)]
     locked: Signal<bool>,
@@ -25,72 +25,7 @@ pub fn SettingsPanel(
             settings.update(|s| change(s, value));
         }
     };
-    // The note under the profile always takes the same room (two lines, the rest in its
-    // tooltip): applying an API key swaps a refusal for the list, and the controls below must
-    // not move under a click that is on its way (the key field's change fires on mousedown).
-    let profile_note = move || match models.get() {
-        ModelChoices::Failed(error) => format!("Cannot load the model list: {error}"),
-        ModelChoices::Loading => "Loading the model list…".to_string(),
-        ModelChoices::Loaded(_) => String::new(),
-    };
-    let profile_control = move || match models.get() {
-        ModelChoices::Loaded(ids) => {
-            let current = settings.with_untracked(|s| s.profile.clone());
-            let mut ids = ids;
-            if !ids.contains(&current) {
-                ids.push(current);
-            }
-            view! {
-                <select
-                    id="setting-profile"
-                    data-testid="profile"
-                    aria-describedby="profile-note"
-                    prop:value=move || settings.with(|s| s.profile.clone())
-                    on:change=edit(|s, v| s.profile = v)
-                >
-                    {ids
-                        .into_iter()
-                        .map(|id| {
-                            let this = id.clone();
-                            let label = model_label(&id);
-                            view! {
-                                <option
-                                    value=id
-                                    selected=move || settings.with(|s| s.profile == this)
-                                >
-                                    {label}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-            }
-            .into_any()
-        }
-        _ => view! {
-            <input
-                id="setting-profile"
-                data-testid="profile"
-                aria-describedby="profile-note"
-                prop:value=move || settings.with(|s| s.profile.clone())
-                on:input=edit(|s, v| s.profile = v)
-            />
-        }
-        .into_any(),
-    };
-    let profile_field = move || {
-        view! {
-            {profile_control}
-            <span
-                id="profile-note"
-                class="field-note profile-note"
-                data-testid="profile-note"
-                title=profile_note
-            >
-                {profile_note}
-            </span>
-        }
-    };
+    let long = move || settings.with(|s| s.task_length == TaskLength::Long);
     view! {
         <fieldset class="settings" data-testid="settings" prop:disabled=locked>
             <legend>"Settings"</legend>
@@ -122,10 +57,6 @@ pub fn SettingsPanel(
                 </select>
             </div>
             <div class="field">
-                <label for="setting-profile">"Model profile"</label>
-                {profile_field}
-            </div>
-            <div class="field">
                 <label for="setting-scenario">"Scenario"</label>
                 <input
                     id="setting-scenario"
@@ -133,14 +64,27 @@ pub fn SettingsPanel(
                     list="known-scenarios"
                     placeholder="none: the echo generator"
                     aria-describedby="scenario-note"
-                    prop:value=move || settings.with(|s| s.scenario.clone())
+                    prop:disabled=long
+                    prop:value=move || {
+                        settings
+                            .with(|s| match s.task_length {
+                                TaskLength::Long => LONG_SCENARIO.to_string(),
+                                TaskLength::Short => s.scenario.clone(),
+                            })
+                    }
                     on:input=edit(|s, v| s.scenario = v.trim().to_string())
                 />
                 <datalist id="known-scenarios">
                     {KNOWN_SCENARIOS.map(|name| view! { <option value=name></option> }).collect_view()}
                 </datalist>
                 <span id="scenario-note" class="field-note">
-                    "Sent as metadata.scenario: a scripted agent the server plays."
+                    {move || {
+                        if long() {
+                            "The long rollout's scenario (choose the short task to set your own)."
+                        } else {
+                            "Sent as metadata.scenario: a scripted agent the server plays."
+                        }
+                    }}
                 </span>
             </div>
             <div class="field">

@@ -199,6 +199,61 @@ fn turn_rows(turn: TurnMemo, steers: Memo<Vec<SteerRecord>>) -> impl IntoView {
     }
 }
 
+/// The timeline's columns and what each means (shown under the timeline, not in a tooltip).
+pub const COLUMNS: [(&str, &str); 9] = [
+    ("Turn", "the request's number"),
+    (
+        "Sent",
+        "what went out: “1 new item(s) after resp_…” for a chained turn, “N item(s), full input” for a stateless one",
+    ),
+    (
+        "First event",
+        "until response.created: the server has accepted and prepared the request",
+    ),
+    (
+        "First token",
+        "until the first delta: the preparation and the model's prefill",
+    ),
+    ("Streaming", "first to last delta: the model's decoding"),
+    ("Response", "until the terminal event"),
+    (
+        "Tools",
+        "the turn's tool calls, run by the sandbox in this page",
+    ),
+    (
+        "Tokens in (cached) / out",
+        "usage: input tokens, how many the engine's prompt cache held (the same rule on every transport; prompts under 1,024 tokens are never cached), output tokens",
+    ),
+    (
+        "Reused by the connection",
+        "rendered tokens the WebSocket connection's cache supplied, so the API did not tokenize them again (none over HTTP)",
+    ),
+];
+
+/// `first-event` from `First event`.
+fn column_id(name: &str) -> String {
+    name.split(' ').next().unwrap_or_default().to_lowercase()
+}
+
+/// What each column of the timeline means, and the server's line under each turn.
+#[component]
+pub fn TimelineDefinitions() -> impl IntoView {
+    view! {
+        <details class="definitions" data-testid="timeline-definitions" open>
+            <summary>"What the timeline's columns mean"</summary>
+            <dl>
+                {COLUMNS
+                    .map(|(name, meaning)| view! { <dt>{name}</dt> <dd>{meaning}</dd> })
+                    .collect_view()}
+                <dt>"Under each turn"</dt>
+                <dd>
+                    "the server's own account: its API stages (the bar, in shades of the API's colour) and its split between the API and the engine (queue, prefill, decode)"
+                </dd>
+            </dl>
+        </details>
+    }
+}
+
 /// Two rows per turn of `run`: what the page measured, then what the server reported. `label`
 /// names the box for assistive technology (a comparison shows two).
 #[component]
@@ -214,31 +269,12 @@ pub fn Timeline(
     view! {
         <div class="timeline-box" role="region" aria-label=label tabindex="0">
             <table class="timeline" data-testid="timeline">
+                <colgroup>
+                    {COLUMNS.map(|(name, _)| view! { <col class=format!("col-{}", column_id(name)) /> }).collect_view()}
+                </colgroup>
                 <thead>
                     <tr>
-                        <th scope="col">"Turn"</th>
-                        <th scope="col">"Sent"</th>
-                        <th scope="col" title="until response.created">"First event"</th>
-                        <th scope="col" title="until the first delta: preparation and prefill">
-                            "First token"
-                        </th>
-                        <th scope="col" title="first to last delta: decoding">"Streaming"</th>
-                        <th scope="col" title="until the terminal event">"Response"</th>
-                        <th scope="col" title="the tool calls, run by the sandbox in this page">
-                            "Tools"
-                        </th>
-                        <th
-                            scope="col"
-                            title="usage: input tokens, how many the engine's prompt cache held (the same rule on every transport; prompts under 1,024 tokens are never cached), output tokens"
-                        >
-                            "Tokens in (cached) / out"
-                        </th>
-                        <th
-                            scope="col"
-                            title="rendered tokens the WebSocket connection's cache supplied, so the API did not tokenize them again (none over HTTP)"
-                        >
-                            "Reused by the connection"
-                        </th>
+                        {COLUMNS.map(|(name, _)| view! { <th scope="col">{name}</th> }).collect_view()}
                     </tr>
                 </thead>
                 <For

@@ -57,17 +57,13 @@ pub fn TotalsView(
                 <dd data-testid="total-input">{move || totals.get().input_tokens}</dd>
             </div>
             <div>
-                <dt title="the engine's prompt cache: the same rule on every transport; prompts under 1,024 tokens are never cached">
-                    "Cached by the engine"
-                </dt>
+                <dt>"Cached by the engine"</dt>
                 <dd data-testid="total-cached">
                     {move || totals.with(|t| cached(t.cached_tokens, t.input_tokens))}
                 </dd>
             </div>
             <div>
-                <dt title="rendered tokens the WebSocket connection's cache supplied, so the API did not tokenize them again">
-                    "Reused by the connection"
-                </dt>
+                <dt>"Reused by the connection"</dt>
                 <dd data-testid="total-reused">
                     {move || reused(totals.get().reused_by_connection)}
                 </dd>
@@ -77,12 +73,24 @@ pub fn TotalsView(
                 <dd data-testid="total-output">{move || totals.get().output_tokens}</dd>
             </div>
             <div>
-                <dt title="output tokens per second from each turn's first token to its last">
-                    "Output tokens/s (decoding)"
-                </dt>
-                <dd data-testid="total-rate">{move || rate(totals.get().decoding_rate())}</dd>
+                <dt>"Output tokens/s (decoding)"</dt>
+                <dd data-testid="total-rate">
+                    {move || {
+                        totals
+                            .with(|t| {
+                                if t.unpaced {
+                                    "– (no pacing: instant)".to_string()
+                                } else {
+                                    rate(t.decoding_rate())
+                                }
+                            })
+                    }}
+                </dd>
             </div>
         </dl>
+        <p class="totals-note field-note">
+            "Cached by the engine: the engine's prompt cache, the same rule on every transport (prompts under 1,024 tokens are never cached). Reused by the connection: rendered tokens WebSocket mode's connection cache supplied, so the API did not tokenize them again. Output tokens/s: from each turn's first token to its last, as the page saw them; none for a model without pacing (instant), where it would measure the page, not the model."
+        </p>
     }
 }
 
@@ -147,11 +155,12 @@ pub fn BreakdownView(
             };
             view! {
                 <div>
-                    <dt title=part.explanation()>
+                    <dt>
                         <span class=format!("swatch part-{}", part.id())></span>
                         {part.label()}
                     </dt>
                     <dd data-testid=format!("breakdown-{}", part.id())>{value}</dd>
+                    <dd class="part-note">{part.explanation()}</dd>
                 </div>
             }
         })

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use tether_sandbox::{Sandbox, Vfs};
 
 use crate::agent::{
-    Browser, Comparison, ContinuationMode, LastRun, Memory, Screen, SharedRun, Shown,
+    Browser, Comparison, ContinuationMode, Endpoint, LastRun, Memory, Screen, SharedRun, Shown,
 };
 use crate::components::RunView;
 use crate::js::WorkerRuntime;
@@ -52,26 +52,30 @@ impl Browser for BrowserPage {
     fn open_transport(
         &self,
         mode: ContinuationMode,
-        base: &str,
+        endpoint: &Endpoint,
         api_key: &str,
     ) -> Result<Box<dyn Transport>, String> {
+        // Both legs ask for the same conditions the same way: on the URL of the upgrade, of
+        // every request, and of the model list that warms HTTP or explains a failed upgrade.
+        let base = endpoint.base.as_str();
+        let asking = |url: String| endpoint.conditions.on_url(&url);
         Ok(match mode {
             ContinuationMode::WebSocket | ContinuationMode::LongRunning => {
                 let probe = ProbeTarget {
-                    models_url: models_url(base),
+                    models_url: asking(models_url(base)),
                     api_key: api_key.to_string(),
                 };
                 Box::new(WsTransport::connect(
-                    &ws_responses_url(base),
+                    &asking(ws_responses_url(base)),
                     mode == ContinuationMode::LongRunning,
                     UpgradeAuth::new(base, api_key),
                     probe,
                 ))
             }
             ContinuationMode::HttpChained | ContinuationMode::HttpStateless => Box::new(
-                HttpTransport::new(&http_responses_url(base))
+                HttpTransport::new(&asking(http_responses_url(base)))
                     .with_api_key(api_key)
-                    .with_warm_up(&models_url(base)),
+                    .with_warm_up(&asking(models_url(base))),
             ),
         })
     }
@@ -82,6 +86,10 @@ impl Browser for BrowserPage {
 
     fn now_ms(&self) -> f64 {
         crate::now_ms()
+    }
+
+    fn random_u32(&self) -> u32 {
+        (js_sys::Math::random() * f64::from(u32::MAX)) as u32
     }
 
     fn next_frame(&self, frame: Box<dyn FnOnce()>) {
@@ -104,6 +112,10 @@ impl Memory for BrowserPage {
 
     fn store(&self, key: &str, json: &str) -> Result<(), String> {
         storage::save(key, json)
+    }
+
+    fn remove(&self, key: &str) {
+        storage::remove(key);
     }
 
     fn clear_store(&self) {

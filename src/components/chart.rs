@@ -1,0 +1,292 @@
+//! The per-turn chart ([`TurnChart`]) and the sweep's plot ([`SweepChart`]), drawn as SVG from
+//! the geometry [`crate::agent`] lays out: rectangles, lines and labels, nothing computed here.
+//! Each has a visible legend with what every colour means, and a text equivalent for screen
+//! readers.
+
+use leptos::prelude::*;
+
+use crate::agent::{
+    Chart, ChartSize, Comparison, Precision, RunStatus, Segment, SweepPlot, TurnBar,
+    format_duration, polyline, signed_percent, turn_bars,
+};
+use crate::components::RunView;
+
+/// The legend of the segments `segments`, each with its colour and what it is.
+fn legend(segments: Vec<Segment>) -> impl IntoView {
+    view! {
+        <ul class="chart-legend" data-testid="chart-legend">
+            {segments
+                .into_iter()
+                .map(|segment| {
+                    view! {
+                        <li>
+                            <span class=format!("swatch seg-{}", segment.id())></span>
+                            {segment.label()}
+                        </li>
+                    }
+                })
+                .collect_view()}
+            <li>
+                <span class="swatch-line"></span>
+                "context: the prompt the model read that turn (tokens, right axis)"
+            </li>
+        </ul>
+    }
+}
+
+/// A leg's turns in words, for a screen reader: `WebSocket: 41 turns, 0.41 s to 0.44 s each;
+/// context 3k to 124k tokens`.
+fn described(title: &str, bars: &[TurnBar]) -> String {
+    let times: Vec<f64> = bars.iter().map(TurnBar::total_ms).collect();
+    let (Some(first), Some(last)) = (bars.first(), bars.last()) else {
+        return format!("{title}: no turn yet");
+    };
+    let low = times.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = times.iter().copied().fold(0.0, f64::max);
+    format!(
+        "{title}: {} turns, {} to {} each (turn 1 {}, turn {} {}); context {} to {} tokens",
+        bars.len(),
+        format_duration(low, Precision::BySize),
+        format_duration(high, Precision::BySize),
+        format_duration(times[0], Precision::BySize),
+        last.turn,
+        format_duration(*times.last().unwrap_or(&0.0), Precision::BySize),
+        first.context_tokens,
+        last.context_tokens
+    )
+}
+
+/// The chart of `legs` — each a title and its run — on shared scales
+/// (`data-testid="turn-chart"`, one `chart-panel` per leg, one `chart-bar` per segment of a
+/// turn). It draws the turns each run has completed, so it grows while the runs go.
+#[component]
+pub fn TurnChart(
+    /// The legs to draw, top to bottom.
+    legs: Vec<(String, RunView)>,
+    /// What the chart shows, in a sentence above it.
+    #[prop(into)]
+    caption: String,
+) -> impl IntoView {
+    let chart = Memo::new(move |_| {
+        let bars: Vec<(String, Vec<TurnBar>)> = legs
+            .iter()
+            .map(|(title, run)| (title.clone(), run.with(turn_bars)))
+            .collect();
+        let described: Vec<String> = bars.iter().map(|(t, b)| described(t, b)).collect();
+        (
+            Chart::layout(&bars, ChartSize::default()),
+            described.join(". "),
+        )
+    });
+    let svg = move || {
+        chart.with(|(chart, described)| {
+            let panels = chart
+                .panels
+                .iter()
+                .map(|panel| {
+                    let (left, _, right, bottom) = panel.plot;
+                    let grid = panel
+                        .time_ticks
+                        .iter()
+                        .map(|tick| {
+                            view! {
+                                <line class="grid" x1=left x2=right y1=tick.at y2=tick.at></line>
+                                <text class="tick" x=left - 6.0 y=tick.at + 4.0 text-anchor="end">
+                                    {tick.label.clone()}
+                                </text>
+                            }
+                        })
+                        .collect_view();
+                    let context_ticks = panel
+                        .context_ticks
+                        .iter()
+                        .map(|tick| {
+                            view! {
+                                <text class="tick tick-context" x=right + 6.0 y=tick.at + 4.0>
+                                    {tick.label.clone()}
+                                </text>
+                            }
+                        })
+                        .collect_view();
+                    let turn_ticks = panel
+                        .turn_ticks
+                        .iter()
+                        .map(|tick| {
+                            view! {
+                                <text class="tick" x=tick.at y=bottom + 14.0 text-anchor="middle">
+                                    {tick.label.clone()}
+                                </text>
+                            }
+                        })
+                        .collect_view();
+                    let bars = panel
+                        .rects
+                        .iter()
+                        .map(|r| {
+                            view! {
+                                <rect
+                                    class=format!("chart-bar seg-{}", r.segment.id())
+                                    data-testid="chart-bar"
+                                    x=format!("{:.2}", r.x)
+                                    y=format!("{:.2}", r.y)
+                                    width=format!("{:.2}", r.width)
+                                    height=format!("{:.2}", r.height.max(0.0))
+                                >
+                                    <title>
+                                        {format!(
+                                            "turn {}: {} {}",
+                                            r.turn,
+                                            r.segment.label(),
+                                            format_duration(r.ms, Precision::BySize),
+                                        )}
+                                    </title>
+                                </rect>
+                            }
+                        })
+                        .collect_view();
+                    view! {
+                        <g class="chart-panel" data-testid="chart-panel">
+                            <text class="panel-title" x=left y=panel.top + 14.0>
+                                {panel.title.clone()}
+                            </text>
+                            {grid}
+                            {context_ticks}
+                            {bars}
+                            <polyline
+                                class="context-line"
+                                data-testid="chart-context"
+                                points=polyline(&panel.context)
+                            ></polyline>
+                            <line class="axis" x1=left x2=right y1=bottom y2=bottom></line>
+                            {turn_ticks}
+                            <text class="axis-title" x=(left + right) / 2.0 y=bottom + 22.0 text-anchor="middle">
+                                "turn"
+                            </text>
+                        </g>
+                    }
+                })
+                .collect_view();
+            view! {
+                <svg
+                    class="turn-chart-svg"
+                    viewBox=format!("0 0 {} {}", chart.width, chart.height + 8.0)
+                    role="img"
+                    aria-label=format!("Time per turn and context size: {described}")
+                >
+                    {panels}
+                </svg>
+            }
+        })
+    };
+    let segments = move || chart.with(|(chart, _)| legend(chart.segments.clone()));
+    view! {
+        <figure class="turn-chart" data-testid="turn-chart">
+            <figcaption>{caption}</figcaption>
+            <div class="chart-box" role="region" aria-label="Per-turn chart" tabindex="0">
+                {svg}
+            </div>
+            {segments}
+        </figure>
+    }
+}
+
+/// The sweep's plot: WebSocket mode's saving against the model's speed
+/// (`data-testid="sweep-chart"`, a `sweep-point` per measured point).
+#[component]
+pub fn SweepChart(
+    /// The sweep.
+    #[prop(into)]
+    comparison: Signal<Comparison>,
+) -> impl IntoView {
+    let plot = Memo::new(move |_| comparison.with(|c| SweepPlot::layout(c, 640.0, 260.0)));
+    let progress = Memo::new(move |_| comparison.with(Comparison::legs_done));
+    let running = Memo::new(move |_| comparison.with(|c| c.status() == RunStatus::Running));
+    let svg = move || {
+        plot.with(|plot| {
+            let (left, top, right, bottom) = plot.plot;
+            let grid = plot
+                .saving_ticks
+                .iter()
+                .map(|(y, label)| {
+                    view! {
+                        <line class="grid" x1=left x2=right y1=*y y2=*y></line>
+                        <text class="tick" x=left - 6.0 y=y + 4.0 text-anchor="end">{label.clone()}</text>
+                    }
+                })
+                .collect_view();
+            let speeds = plot
+                .speed_ticks
+                .iter()
+                .map(|(x, label)| {
+                    view! {
+                        <line class="grid grid-v" x1=*x x2=*x y1=top y2=bottom></line>
+                        <text class="tick" x=*x y=bottom + 16.0 text-anchor="middle">{label.clone()}</text>
+                    }
+                })
+                .collect_view();
+            let line: Vec<(f64, f64)> = plot.points.iter().map(|p| (p.x, p.y)).collect();
+            let points = plot
+                .points
+                .iter()
+                .map(|p| {
+                    let label = signed_percent(p.saving);
+                    view! {
+                        <g class="sweep-point" data-testid="sweep-point">
+                            <circle cx=p.x cy=p.y r="5"></circle>
+                            <text class="point-label" x=p.x y=p.y - 10.0 text-anchor="middle">
+                                {label.clone()}
+                            </text>
+                            <title>{format!("{}: {label}", p.profile)}</title>
+                        </g>
+                    }
+                })
+                .collect_view();
+            view! {
+                <svg
+                    class="sweep-svg"
+                    viewBox=format!("0 0 {} {}", plot.width, plot.height)
+                    role="img"
+                    aria-label="WebSocket mode's saving over HTTP stateless against the model's speed"
+                >
+                    {grid}
+                    {speeds}
+                    <line class="zero" x1=left x2=right y1=plot.zero y2=plot.zero></line>
+                    <polyline class="sweep-line" points=polyline(&line)></polyline>
+                    {points}
+                    <text class="axis-title" x=(left + right) / 2.0 y=bottom + 34.0 text-anchor="middle">
+                        "model speed (decoding, tokens/s; log scale)"
+                    </text>
+                    <text class="axis-title" x="12" y=(top + bottom) / 2.0 text-anchor="middle" transform=format!("rotate(-90 12 {})", (top + bottom) / 2.0)>
+                        "saving"
+                    </text>
+                </svg>
+            }
+        })
+    };
+    view! {
+        <figure class="sweep-chart" data-testid="sweep-chart">
+            <figcaption>
+                "Where it pays off: WebSocket mode's saving over HTTP stateless, 1 − WebSocket ÷ HTTP of each pair's end-to-end time, against the model's speed — each point a measured pair of runs under the same link and API costs."
+            </figcaption>
+            <div class="chart-box" role="region" aria-label="Sweep plot" tabindex="0">
+                {svg}
+            </div>
+            <p class="sweep-progress">
+                <progress
+                    data-testid="sweep-progress"
+                    max=move || progress.get().1
+                    value=move || progress.get().0
+                    aria-label="Legs of the sweep done"
+                ></progress>
+                {move || {
+                    let (done, all) = progress.get();
+                    if running.get() {
+                        format!(" {done} of {all} legs done (the first two are the warm-up)")
+                    } else {
+                        format!(" {done} of {all} legs done")
+                    }
+                }}
+            </p>
+        </figure>
+    }
+}
