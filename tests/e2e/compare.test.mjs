@@ -1,7 +1,8 @@
-// End to end: compare mode runs the same scenario over WebSocket and over HTTP stateless,
-// alternating which goes first over its repetitions, each leg warmed first; it shows both legs
-// side by side — timelines, conversations, the engine's cached tokens and the connection cache's
-// reuse, the server's timings — and, once every leg is done, the speedup with what it is made of.
+// End to end: compare mode runs the same scenario over WebSocket and over HTTP stateless — a
+// warm-up of both legs first, not counted, then the legs alternating which goes first over the
+// repetitions, each leg warmed first and with a prompt-cache key of its own; it shows both legs
+// — timelines, conversations, the engine's cached tokens and the connection cache's reuse, the
+// server's timings — and, once every leg is done, the speedup with what it is made of and why.
 // Stop ends a comparison.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -51,9 +52,15 @@ test("compare mode alternates the legs, shows both side by side and explains the
   );
   const error = await page.locator('[data-testid="error"]').allTextContents();
   assert.equal(await page.getByTestId("run-status").textContent(), "done", `the comparison failed: ${error}`);
-  // WebSocket first in odd repetitions, HTTP first in even ones.
-  assert.deepEqual(legs, ["ws", "http", "http", "ws", "ws", "http"]);
+  // The warm-up of both legs, then WebSocket first in odd repetitions, HTTP first in even ones.
+  assert.deepEqual(legs, ["ws", "http", "ws", "http", "http", "ws", "ws", "http"]);
   assert.ok(posts.every((body) => body.store === false && !body.previous_response_id));
+  // The warm-up ran on the model with no model time; every run had a prompt-cache key of its own.
+  const firsts = posts.filter((body) => body.input.length === 1);
+  assert.deepEqual(firsts.map((body) => body.model), ["instant", "spark", "spark", "spark"]);
+  const keys = new Set(firsts.map((body) => body.prompt_cache_key));
+  assert.equal(keys.size, 4, [...keys].join(" "));
+  assert.equal(await page.getByTestId("compare-warm-up").count(), 1);
 
   const speedup = page.getByTestId("speedup");
   assert.match(await speedup.textContent(), /^\d+\.\d\d×$/);
@@ -63,7 +70,7 @@ test("compare mode alternates the legs, shows both side by side and explains the
   assert.equal(repetitions.length, 3);
   assert.ok(repetitions.every((row) => /ms.*ms.*\d\.\d\d×$/.test(row)), repetitions.join(" | "));
   // Each part of each leg's time: median and range, and HTTP's difference.
-  for (const part of ["end-to-end", "api", "engine", "tools", "client", "network"]) {
+  for (const part of ["end-to-end", "api", "engine", "tools", "client", "link", "network"]) {
     const cells = await page.getByTestId(`compare-${part}`).locator("td").allTextContents();
     assert.match(cells[0], /ms \(.* ms – .* ms, 3 runs\)$/, `${part}: ${cells}`);
     assert.match(cells[1], /ms \(.* ms – .* ms, 3 runs\)$/, `${part}: ${cells}`);
@@ -74,11 +81,19 @@ test("compare mode alternates the legs, shows both side by side and explains the
   const reused = await page.getByTestId("compare-reused").locator("td").allTextContents();
   assert.ok(Number(reused[0]) > 0 && reused[1] === "0", `reused: ${reused}`);
   assert.match(await page.getByTestId("speedup-explained").textContent(), /API overhead [+−]/);
+  assert.ok((await page.getByTestId("speedup-why").textContent()).length > 40);
+  // The chart of both legs, a bar per turn.
+  assert.equal(await page.getByTestId("turn-chart").getByTestId("chart-panel").count(), 2);
 
   // Both legs side by side: status, timeline (with the server's timings), conversation.
   for (const [leg, path] of [["ws", /path ws_(hit|miss)$/], ["http", /path http$/]]) {
     const column = page.getByTestId(`leg-${leg}`);
     assert.equal(await column.getByTestId("leg-status").textContent(), "done");
+    // Every column of the timeline is in view, the connection's reuse included.
+    const reusedHeader = column.locator("th", { hasText: "Reused by the connection" });
+    const box = await column.locator(".timeline-box").boundingBox();
+    const header = await reusedHeader.boundingBox();
+    assert.ok(header.x + header.width <= box.x + box.width + 1, `${leg}: the last column is out of view`);
     assert.match(await column.locator("h3").textContent(), /repetition 3 of 3/);
     const rows = await column.getByTestId("timeline-row").count();
     assert.ok(rows >= 4, `${leg}: ${rows} turns`);

@@ -1,5 +1,7 @@
-// End to end: the docs page at /docs embeds two live demos; both run to done inside their
-// iframes, the comparison with a speedup and what it is made of.
+// End to end: the docs page at /docs embeds three live demos, which run one after another —
+// never two at once — to done inside their iframes: one run over WebSocket, a comparison on
+// this machine, and a comparison of the long rollout over an emulated home uplink with hosted
+// API costs, each with its speedup, what it is made of and why.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { artifactPath, launchBrowser, startServer } from "./server.mjs";
@@ -8,7 +10,7 @@ let server;
 let browser;
 
 before(async () => {
-  server = await startServer();
+  server = await startServer(["--allow-client-conditions"]);
   browser = await launchBrowser();
 });
 
@@ -17,11 +19,13 @@ after(async () => {
   await server?.stop();
 });
 
-async function frameDone(page, testId) {
+const DEMOS = ["demo-ws", "demo-compare", "demo-pays"];
+
+async function frameDone(page, testId, timeout = 60_000) {
   const frame = page.frameLocator(`[data-testid="${testId}"]`);
   const status = frame.getByTestId("run-status");
-  for (let waited = 0; waited < 60_000; waited += 250) {
-    const text = await status.textContent({ timeout: 10_000 });
+  for (let waited = 0; waited < timeout; waited += 250) {
+    const text = await status.textContent({ timeout: 30_000 });
     if (text === "done" || text === "failed") break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -30,7 +34,7 @@ async function frameDone(page, testId) {
   return frame;
 }
 
-test("/docs serves the walkthrough and both live demos run to done", async () => {
+test("/docs serves the walkthrough and its three live demos run to done, one at a time", async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const pageErrors = [];
   page.on("pageerror", (error) => pageErrors.push(error));
@@ -42,11 +46,37 @@ test("/docs serves the walkthrough and both live demos run to done", async () =>
   assert.ok(page.url().endsWith("/docs/"), page.url());
   assert.match(await page.locator("h1").textContent(), /WebSocket mode/);
   assert.match(await page.textContent("body"), /previous_response_id/);
+  // Which demos run at once, sampled in the page while they go: never more than one.
+  await page.evaluate((demos) => {
+    window.__running = [];
+    setInterval(() => {
+      const running = demos.filter((id) => {
+        const frame = document.querySelector(`[data-testid="${id}"]`);
+        try {
+          return frame.contentDocument?.querySelector('[data-testid="run-status"]')?.textContent === "running";
+        } catch {
+          return false;
+        }
+      });
+      window.__running.push(running.length);
+    }, 100);
+  }, DEMOS);
+  assert.equal(await page.locator('[data-testid="demo-pays"]').getAttribute("src"), null, "the last one waits");
   await frameDone(page, "demo-ws");
   const compare = await frameDone(page, "demo-compare");
   const speedup = await compare.getByTestId("speedup").textContent();
   assert.ok(parseFloat(speedup) > 0, speedup);
   assert.match(await compare.getByTestId("speedup-explained").textContent(), /API overhead/);
+  const pays = await frameDone(page, "demo-pays", 240_000);
+  assert.match(await pays.getByTestId("speedup").textContent(), /^\d+\.\d\d×$/);
+  assert.ok((await pays.getByTestId("speedup-why").textContent()).length > 40);
+  assert.equal(await pays.getByTestId("chart-panel").count(), 2, "the chart of both legs");
+  assert.match(await pays.getByTestId("conditions-applied").textContent(), /40 ms RTT.*hosted API costs/);
+  // Embedded, a demo says what it is and leads to the playground.
+  assert.match(await pays.locator("h1").textContent(), /WebSocket mode against HTTP/);
+  assert.match(await pays.getByTestId("open-in-playground").getAttribute("href"), /task_length=long/);
+  const overlapping = await page.evaluate(() => Math.max(...window.__running));
+  assert.ok(overlapping <= 1, `${overlapping} demos ran at once`);
   // The page says what the number is made of, and claims no number of its own.
   const text = await page.textContent("body");
   assert.match(text, /API overhead/);

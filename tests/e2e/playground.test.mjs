@@ -151,7 +151,7 @@ test("the agent's module loads only when the Agent tab opens, and a failed load 
 });
 
 test("the page opens on what it is for, and its one click runs a comparison that explains itself", async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const pageErrors = [];
   page.on("pageerror", (error) => pageErrors.push(error));
   const sockets = [];
@@ -170,6 +170,18 @@ test("the page opens on what it is for, and its one click runs a comparison that
   assert.equal(await page.locator('a[href="docs/"]').count() >= 1, true, "a link to /docs/");
   // Chat is one tab away.
   assert.equal(await page.getByTestId("tab-chat").count(), 1);
+  // The button is above the fold, and says what it runs, under which conditions.
+  const button = await page.getByTestId("intro-compare").boundingBox();
+  assert.ok(button.y + button.height <= 800, `the button ends at y=${button.y + button.height}`);
+  assert.match(await page.getByTestId("intro-what").textContent(), /long rollout.*spark.*40 ms RTT, 20 Mbit\/s up.*hosted API costs/);
+  assert.match(await page.getByTestId("api-costs-source").textContent(), /Llama Guard 3 1B.*Numbers Everyone Should Know/);
+  // Here: the short demo on loopback, with no model time — quick, and where there is little to save.
+  await page.locator('select[data-testid="profile"]').waitFor();
+  await page.getByTestId("task-length").selectOption("short");
+  await page.getByTestId("profile").selectOption("instant");
+  await page.getByTestId("link").selectOption("loopback");
+  await page.getByTestId("api-costs").selectOption("server");
+  assert.match(await page.getByTestId("intro-what").textContent(), /short demo.*instant.*loopback.*the server's own API costs/);
 
   await page.getByTestId("intro-compare").click();
   await page.getByTestId("run-status").waitFor({ timeout: 15_000 });
@@ -183,7 +195,11 @@ test("the page opens on what it is for, and its one click runs a comparison that
   assert.equal(await page.getByTestId("run-status").textContent(), "done", `${error}`);
   assert.equal(await page.getByTestId("transport").inputValue(), "compare");
   assert.equal(await page.getByTestId("profile").inputValue(), "instant");
-  assert.equal(sockets.length, 3, "one WebSocket per WebSocket leg");
+  assert.equal(sockets.length, 4, "one WebSocket per WebSocket leg, the warm-up's included");
+  // The result is in view and has the focus.
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), "result");
+  const result = await page.getByTestId("result").boundingBox();
+  assert.ok(result.y >= -1 && result.y < 800, `the result is at y=${result.y}`);
   // The result says what it is and what it is made of.
   assert.match(await page.getByTestId("speedup").textContent(), /^\d+\.\d\d×$/);
   assert.match(
@@ -197,6 +213,14 @@ test("the page opens on what it is for, and its one click runs a comparison that
   assert.match(await page.getByTestId("announce").textContent(), /^Comparison done\./);
   assert.deepEqual(pageErrors, []);
   await page.screenshot({ path: artifactPath("playground-first-click.png"), fullPage: true });
+  await page.close();
+});
+
+test("on a phone too, the overview's button is above the fold", async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await page.goto(server.url);
+  const button = await page.getByTestId("intro-compare").boundingBox();
+  assert.ok(button.y + button.height <= 844, `the button ends at y=${button.y + button.height}`);
   await page.close();
 });
 

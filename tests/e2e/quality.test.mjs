@@ -165,6 +165,59 @@ test("axe finds no serious or critical violation in any view", async () => {
   }
 });
 
+test("what a review found stays fixed: disabled looks disabled, definitions are shown, colours mean one thing", async () => {
+  const { page, pageErrors } = await open("/?transport=ws&profile=burst");
+  await page.getByTestId("tab-agent").click();
+  await page.getByTestId("run").waitFor();
+  // The disabled Stop does not look like the red, enabled one.
+  const background = (id) =>
+    page.getByTestId(id).evaluate((el) => getComputedStyle(el).backgroundColor);
+  assert.equal(await page.getByTestId("stop").isDisabled(), true);
+  assert.notEqual(await background("stop"), "rgb(255, 107, 107)", "a disabled Stop is not red");
+  // The long-running checkbox is a checkbox's size, not squashed by its label.
+  const check = await page.getByTestId("compare-long-running").boundingBox();
+  assert.ok(check.width >= 12 && check.height >= 12, `${check.width}×${check.height}`);
+  await page.getByTestId("run").click();
+  await waitFinished(page);
+  // What the timeline's columns and the breakdown's parts mean is on the page, not in a tooltip.
+  const definitions = page.getByTestId("timeline-definitions");
+  assert.ok(await definitions.isVisible());
+  assert.match(await definitions.textContent(), /First tokenuntil the first delta/);
+  assert.match(await page.getByTestId("breakdown").textContent(), /the simulated model \(engine\)/);
+  // A stage of the timeline's bar never has the colour of another part of the breakdown.
+  const colours = await page.evaluate(() => {
+    const of = (cls) => {
+      const probe = document.createElement("span");
+      probe.className = cls;
+      document.body.append(probe);
+      const colour = getComputedStyle(probe).backgroundColor;
+      probe.remove();
+      return colour;
+    };
+    const stages = ["load", "resolve", "render", "validate", "classify", "persist", "bill"];
+    const others = ["engine", "tools", "client", "link", "network"];
+    return { stages: stages.map((s) => of(`stage stage-${s}`)), others: others.map((p) => of(`part part-${p}`)) };
+  });
+  for (const stage of colours.stages) assert.ok(!colours.others.includes(stage), `${stage} is another part's colour`);
+  // The Events list can leave the deltas out, so each turn's request is in the newest 200.
+  await page.getByTestId("details-tab-events").click();
+  await page.getByTestId("inspector-hide-deltas").check();
+  const rows = await page.getByTestId("inspector-row").allTextContents();
+  assert.ok(rows.some((row) => /response\.create/.test(row)), "a response.create is listed");
+  assert.ok(rows.every((row) => !/\.delta/.test(row)), "no delta is listed");
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+
+  // Embedded: a heading, and the way to the playground.
+  const embedded = await browser.newPage({ viewport: { width: 720, height: 520 } });
+  await embedded.goto(server.url + "/?embed=1&transport=compare&profile=burst&repetitions=1");
+  assert.match(await embedded.locator("h1").textContent(), /WebSocket mode against HTTP stateless/);
+  const link = await embedded.getByTestId("open-in-playground").getAttribute("href");
+  assert.match(link, /\/\?transport=compare&profile=burst&scenario=fix-sample-project/);
+  assert.doesNotMatch(link, /autorun|embed/);
+  await embedded.close();
+});
+
 test("the keyboard works the tabs, runs the agent with Ctrl+Enter and follows Run and Stop", async () => {
   const slow = await startServer(["--tokens-per-second", "20"]);
   try {

@@ -140,6 +140,53 @@ test("a run cut off by a reload comes back as stopped", async () => {
   await page.close();
 });
 
+test("settings given by the URL are not stored by the page itself", async () => {
+  const { page } = await open("/?transport=compare&profile=turbo&repetitions=2&link=home-uplink");
+  await page.getByTestId("tab-agent").click();
+  // The model list answered: the unknown profile was put back, and said.
+  await page.locator('select[data-testid="profile"]').waitFor();
+  assert.match(await page.getByTestId("notices").textContent(), /unknown profile "turbo"/);
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => localStorage.getItem("tether.settings")), null);
+  // A change of the user's keeps them all.
+  await page.getByTestId("max-turns").fill("9");
+  await page.getByTestId("max-turns").press("Tab");
+  const kept = JSON.parse(await page.evaluate(() => localStorage.getItem("tether.settings")));
+  assert.equal(kept.max_turns, 9);
+  assert.equal(kept.link, "home-uplink");
+  await page.getByTestId("reset").click();
+  await page.close();
+});
+
+test("a reload mid-run says the run was interrupted, and autorun does not start another", async () => {
+  const { page, record } = await open("/?transport=ws&profile=flagship&autorun=1");
+  const sockets = record.sockets;
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="timeline-row"]').length >= 1,
+    null,
+    { timeout: 15_000 },
+  );
+  assert.equal(await page.getByTestId("run-status").textContent(), "running");
+  await page.reload();
+  await page.getByTestId("run-status").waitFor();
+  assert.match(
+    await page.getByTestId("notices").textContent(),
+    /The last run was interrupted: the page was reloaded or left while it ran \(a run, at turn \d+\).*autorun=1 did not start another one/,
+  );
+  assert.equal(await page.getByTestId("run-status").textContent(), "stopped");
+  await page.waitForTimeout(1500);
+  assert.equal(await page.getByTestId("run-status").textContent(), "stopped", "nothing started");
+  assert.equal(sockets.length, 1, "no second run opened a socket");
+  // Said once: the next load runs as its URL asks.
+  await page.reload();
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="run-status"]')?.textContent === "running",
+  );
+  await page.getByTestId("stop").click();
+  await page.getByTestId("reset").click();
+  await page.close();
+});
+
 test("corrupt storage falls back to the defaults and says so", async () => {
   const { page, record } = await open("/");
   await page.evaluate(() => {
