@@ -253,12 +253,14 @@ test("an API key goes as a bearer header over HTTP, never in the upgrade URL: th
     assert.match(await page.getByTestId("profile-note").textContent(), /401|API key/);
     // Typing the key and clicking Run at once: the key field's change (on the click's mousedown)
     // reloads the model list, and nothing below it may move under the click.
-    const before = (await page.getByTestId("run").boundingBox()).y;
+    // In the page's coordinates: the click scrolls Run into view when it is below the fold.
+    const top = () => page.getByTestId("run").evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
+    const before = await top();
     await page.getByTestId("api-key").fill("k-e2e");
     await page.getByTestId("run").click();
     await waitDone(page);
     await page.locator('select[data-testid="profile"]').waitFor();
-    const after = (await page.getByTestId("run").boundingBox()).y;
+    const after = await top();
     assert.ok(Math.abs(after - before) <= 1, `Run moved from ${before} to ${after}`);
     // The WebSocket run worked without the key in its URL: a client secret minted with the key
     // (POST /v1/responses/client_secrets, Bearer) went as the subprotocol beside "responses".
