@@ -141,3 +141,25 @@ fn awk_in_place_append_keeps_awk_semantics() {
     assert_eq!(output.stdout, "5a5 qqq [] ab\n", "{}", output.stderr);
     assert_eq!(output.exit_code, 0);
 }
+
+/// Found by the `apply_patch` target: a patch deleted `)\0txt` and added a file under
+/// `.\0\0/)txt\0/…`. Paths dropped their NULs only after `.` and `..` were resolved, so the added
+/// path normalised to `/./)txt/…` — which the tree, normalising it once more, stored under
+/// `/)txt`, the path just deleted. Normalising was not idempotent; NULs now go first.
+#[test]
+fn a_path_normalises_to_itself_when_nuls_hide_a_dot() {
+    use tether_sandbox::vfs::normalize;
+    for path in [".\0/)txt\0/a", "a/.\0./b", "\0/x", "a/\0/b", "x/..\0/y"] {
+        let once = normalize("/", path);
+        assert_eq!(normalize("/", &once), once, "{path:?}");
+    }
+    assert_eq!(normalize("/", ".\0/)txt\0/a"), "/)txt/a");
+    assert_eq!(normalize("/", "x/..\0/y"), "/y");
+
+    let mut vfs = Vfs::new();
+    vfs.write("/)txt", b"gone\n".to_vec()).unwrap();
+    let patch = "*** Begin Patch\n*** Delete File: )\0txt\n*** Add File: .\0\0/)txt\0/src.\n+new\n*** End Patch\n";
+    apply(&mut vfs, "/", patch).unwrap();
+    assert!(vfs.is_dir("/)txt"));
+    assert!(vfs.is_file("/)txt/src."));
+}

@@ -73,11 +73,12 @@ impl Default for Vfs {
 
 /// Resolves `path` against the directory `cwd` into a normalised absolute path.
 ///
-/// `/` and `\` both separate components; empty components and `.` vanish; `..` pops one
-/// component and stops at the root. NUL characters are dropped. The result starts with `/` and
-/// has no trailing separator (except the root itself).
+/// `/` and `\` both separate components; NUL characters are dropped first, then empty
+/// components and `.` vanish and `..` pops one component, stopping at the root. The result
+/// starts with `/` and has no trailing separator (except the root itself), and normalising it
+/// again gives it back.
 pub fn normalize(cwd: &str, path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
+    let mut parts: Vec<std::borrow::Cow<'_, str>> = Vec::new();
     let absolute = path.starts_with('/') || path.starts_with('\\');
     let joined;
     let full = if absolute {
@@ -87,18 +88,24 @@ pub fn normalize(cwd: &str, path: &str) -> String {
         &joined
     };
     for part in full.split(['/', '\\']) {
-        match part {
+        // Without its NULs first, so that `.\0` is `.` here as it would be once written out.
+        let part = if part.contains('\0') {
+            std::borrow::Cow::Owned(part.replace('\0', ""))
+        } else {
+            std::borrow::Cow::Borrowed(part)
+        };
+        match &*part {
             "" | "." => {}
             ".." => {
                 parts.pop();
             }
-            other => parts.push(other),
+            _ => parts.push(part),
         }
     }
     let mut out = String::with_capacity(full.len() + 1);
     for part in parts {
         out.push('/');
-        out.extend(part.chars().filter(|c| *c != '\0'));
+        out.push_str(&part);
     }
     if out.is_empty() {
         out.push('/');
