@@ -133,7 +133,7 @@ impl AppState {
         } = checked;
         // The tokenizer's vocabulary (200k tokens) loads on first use, ~0.1 s: here, not in
         // the first request's time to first token.
-        tokenizer::tokenizer();
+        tokenizer::load();
         let metrics = Metrics::new();
         let records = Arc::new(WriteBehindStore::start_with_mode(
             store,

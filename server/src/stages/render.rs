@@ -15,7 +15,7 @@ use tether_protocol::{Item, Tool};
 
 use crate::items;
 use crate::model::{Breakpoints, PrefixHashes, Prompt};
-use crate::tokenizer::tokenizer;
+use crate::tokenizer;
 
 /// A rendered prompt: the preamble's tokens and the conversation's tokens, with where each
 /// item's block ends.
@@ -186,7 +186,7 @@ impl TokenCache {
             return found.clone();
         }
         self.misses.inc();
-        let tokens: Arc<[u32]> = tokenizer().encode(text).into();
+        let tokens: Arc<[u32]> = tokenizer::encode(text).into();
         if tokens.len() <= self.capacity_tokens {
             let mut state = self.state.lock();
             if state.blocks.insert(key, tokens.clone()).is_none() {
@@ -215,7 +215,7 @@ impl TokenCache {
 fn encode_block(text: &str, out: &mut Vec<u32>, cache: Option<&TokenCache>) {
     match cache {
         Some(cache) => out.extend_from_slice(&cache.tokens(text)),
-        None => out.extend(tokenizer().encode(text)),
+        None => tokenizer::encode_into(text, out),
     }
 }
 
@@ -336,9 +336,9 @@ mod tests {
 
     #[test]
     fn tokens_are_real_bpe_tokens() {
-        let tokens = tokenizer().encode("Hello, world!");
+        let tokens = tokenizer::encode("Hello, world!");
         assert_eq!(
-            tokenizer().decode(&tokens).as_deref(),
+            tokenizer::tokenizer().decode(&tokens).as_deref(),
             Some("Hello, world!")
         );
         assert_eq!(tokens.len(), 4);
