@@ -61,6 +61,11 @@ impl ResponseStreamBuilder {
         &self.response
     }
 
+    /// The response as built, without a copy (the builder is done).
+    pub fn into_response(self) -> Response {
+        self.response
+    }
+
     /// The response, to set what the server learned while generating (e.g. the prompt cache's
     /// diagnostics) before the terminal event carries it.
     pub fn response_mut(&mut self) -> &mut Response {

@@ -76,27 +76,27 @@ impl CachedResponse {
             + self.lineage.len() * BYTES_PER_ANCESTOR
     }
 
-    /// This response as an ancestor of its continuations.
-    pub fn as_ancestor(&self) -> Ancestor {
-        Ancestor {
-            response: self.response.clone(),
-            items: self.context.len(),
-            preamble_key: self.reusable.rendered.preamble_key,
-            preamble: self.reusable.rendered.preamble.clone(),
-            compiled: self.reusable.compiled.clone(),
-        }
-    }
-
-    /// The lineage of a continuation of this response: its own, then itself; taken from the
-    /// entry, which the continuation consumes (so the lineage is not copied).
-    pub fn take_lineage_of_successor(&mut self) -> VecDeque<Ancestor> {
-        let ancestor = self.as_ancestor();
-        let mut lineage = std::mem::take(&mut self.lineage);
-        lineage.push_back(ancestor);
+    /// What a continuation of this response takes of the entry, which it consumes (so
+    /// nothing is copied): the lineage it continues (this entry's, then this response as an
+    /// ancestor), the conversation, and the reusable work.
+    pub fn into_successor(self) -> (VecDeque<Ancestor>, Arc<Vec<Item>>, Reusable) {
+        let CachedResponse {
+            response,
+            context,
+            reusable,
+            mut lineage,
+        } = self;
+        lineage.push_back(Ancestor {
+            response,
+            items: context.len(),
+            preamble_key: reusable.rendered.preamble_key,
+            preamble: reusable.rendered.preamble.clone(),
+            compiled: reusable.compiled.clone(),
+        });
         while lineage.len() > LINEAGE {
             lineage.pop_front();
         }
-        lineage
+        (lineage, context, reusable)
     }
 
     /// The entry of `ancestor` (the `position`-th of this entry's lineage), rebuilt from the
@@ -198,10 +198,10 @@ impl ConnectionCache {
     }
 
     /// Remembers that `model`'s requests go to `replica`.
-    pub fn keep_route(&mut self, model: String, replica: usize) {
-        match self.routes.iter_mut().find(|(known, _)| *known == model) {
+    pub fn keep_route(&mut self, model: &str, replica: usize) {
+        match self.routes.iter_mut().find(|(known, _)| known == model) {
             Some(route) => route.1 = replica,
-            None => self.routes.push((model, replica)),
+            None => self.routes.push((model.to_string(), replica)),
         }
     }
 
@@ -490,15 +490,12 @@ mod tests {
         let mut cache = ConnectionCache::default();
         cache.put(root);
         // A continuation takes the root and caches its own response with the root as ancestor.
-        let mut taken = cache.take("root").unwrap();
-        let lineage = taken.take_lineage_of_successor();
+        let taken = cache.take("root").unwrap();
+        let (lineage, _, reusable) = taken.into_successor();
         let second = vec![Item::user_text("two")];
-        let (extended, _) =
-            taken
-                .reusable
-                .rendered
-                .clone()
-                .extend(Some("be brief"), &tools, "[]", &second, None);
+        let (extended, _) = reusable
+            .rendered
+            .extend(Some("be brief"), &tools, "[]", &second, None);
         let mut child = entry("child");
         child.context = Arc::new(first.iter().chain(&second).cloned().collect());
         child.reusable.rendered = extended;

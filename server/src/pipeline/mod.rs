@@ -329,6 +329,9 @@ pub struct Disconnected;
 #[derive(Debug)]
 pub struct Generated {
     pub response: Response,
+    /// The request it answered, moved out of its context (an automatic successor of a
+    /// steered response takes its settings) until a caller takes it.
+    pub request: Option<ResponseCreate>,
     /// The whole conversation after the response, for the connection cache.
     pub context: Arc<Vec<Item>>,
     /// The request's rendered prompt and compiled tools, for the connection cache.

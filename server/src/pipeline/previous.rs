@@ -32,14 +32,15 @@ pub async fn find(
     id: &str,
     cached: Option<CachedResponse>,
 ) -> Result<Previous, ApiFailure> {
-    if let Some(mut cached) = cached.filter(|c| c.response.id == id) {
-        let lineage = cached.take_lineage_of_successor();
+    if let Some(cached) = cached.filter(|c| c.response.id == id) {
+        let stored = cached.response.store;
+        let (lineage, context, reusable) = cached.into_successor();
         return Ok(Previous {
             lineage,
-            items: Arc::try_unwrap(cached.context).unwrap_or_else(|shared| (*shared).clone()),
-            stored: cached.response.store,
+            items: Arc::try_unwrap(context).unwrap_or_else(|shared| (*shared).clone()),
+            stored,
             lookup: CacheLookup::Hit,
-            reuse: Some(cached.reusable),
+            reuse: Some(reusable),
         });
     }
     match state.store.load_context(project.as_str(), id).await? {

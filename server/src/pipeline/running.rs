@@ -442,7 +442,6 @@ impl Running {
         self.timings.tokens.input = self.tally.input;
         self.timings.tokens.cached = self.tally.cached;
         self.timings.tokens.cache_write = self.tally.written;
-        let response = self.builder.response().clone();
         self.timings.record_at(
             Stage::Generate,
             self.started,
@@ -454,7 +453,7 @@ impl Running {
             // Its input and output, and the conversation free again, before the terminal
             // event: the next response on the conversation reads them.
             bound
-                .finish(&self.context.project, Some(&response.output))
+                .finish(&self.context.project, Some(&self.builder.response().output))
                 .await;
         }
         let request = &self.context.request;
@@ -465,7 +464,7 @@ impl Running {
         };
         let mut record = record::record(
             &self.context.project,
-            &response,
+            self.builder.response(),
             &usage,
             std::mem::take(&mut self.added_input),
             self.stored_parent.take(),
@@ -543,18 +542,20 @@ impl Running {
     /// The outcome: the response, the conversation after it, what the cache may keep of it,
     /// the steers it took.
     fn into_generated(self, steers: Vec<QueuedSteer>) -> Generated {
-        let response = self.builder.response().clone();
+        let next_sequence = self.builder.next_sequence();
+        let response = self.builder.into_response();
         let mut items = self.context.items;
         let pending = response.output[self.outputs_in_context..].to_vec();
         items.extend(pending.iter().cloned());
         Generated {
             response,
+            request: Some(self.context.request),
             context: std::sync::Arc::new(items),
             reusable: self.reusable,
             pending_outputs: pending,
             lineage: self.lineage,
             replica: self.replica,
-            next_sequence: self.builder.next_sequence(),
+            next_sequence,
             steers,
         }
     }

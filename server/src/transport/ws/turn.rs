@@ -88,8 +88,6 @@ pub async fn serve(
                 return Err(disconnected);
             }
         };
-        let model = running.request().model.clone();
-        let successor_settings = running.request().clone();
         let generated = running.finish(state, out, outcome.end).await;
         let next_sequence = generated.as_ref().map_or(0, |g| g.next_sequence);
         connection.control.finish(&id, next_sequence);
@@ -97,9 +95,12 @@ pub async fn serve(
         refuse_late_resumes(&mut resumes, &id, &connection.control, out).await?;
         let mut generated = generated?;
         let steers = std::mem::take(&mut generated.steers);
+        // The request is moved, not copied: its settings are a successor's if it was steered.
+        let settings = generated.request.take().expect("the request it answered");
+        let replica = generated.replica;
         connection
             .cache
-            .with(|cache| cache.keep_route(model, generated.replica));
+            .with(|cache| cache.keep_route(&settings.model, replica));
         // A failed response cannot be continued; the one it continued stays evicted.
         let continuable = matches!(
             generated.response.status,
@@ -136,7 +137,7 @@ pub async fn serve(
             }
             // An automatic successor continues it with the steers' input and its settings.
             (_, true) => {
-                let mut successor = successor_settings;
+                let mut successor = settings;
                 successor.input = Input::Items(steers.into_iter().flat_map(|s| s.input).collect());
                 successor.previous_response_id = Some(id.clone());
                 successor.generate = None;
