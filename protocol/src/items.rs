@@ -5,6 +5,8 @@
 //! from the `response.output_item.done` payloads. Item types we do not model are kept raw
 //! ([`Item::Unknown`]) so that replayed history from real clients never fails a request.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -52,9 +54,29 @@ impl MessageContent {
     /// All text of the message, parts joined without separator (images and files contribute
     /// nothing).
     pub fn text(&self) -> String {
+        self.text_cow().into_owned()
+    }
+
+    /// [`MessageContent::text`], borrowed when the message has at most one text part (no copy).
+    pub fn text_cow(&self) -> Cow<'_, str> {
         match self {
-            MessageContent::Text(text) => text.clone(),
-            MessageContent::Parts(parts) => parts.iter().filter_map(ContentPart::text).collect(),
+            MessageContent::Text(text) => Cow::Borrowed(text),
+            MessageContent::Parts(parts) => joined(parts),
+        }
+    }
+}
+
+/// The text of `parts`, joined without separator; borrowed when at most one part has text.
+fn joined(parts: &[ContentPart]) -> Cow<'_, str> {
+    let mut texts = parts.iter().filter_map(ContentPart::text);
+    match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(only), None) => Cow::Borrowed(only),
+        (Some(first), Some(second)) => {
+            let mut text = String::from(first);
+            text.push_str(second);
+            text.extend(texts);
+            Cow::Owned(text)
         }
     }
 }
@@ -210,9 +232,14 @@ pub enum ToolOutputContent {
 impl ToolOutputContent {
     /// All text of the output.
     pub fn text(&self) -> String {
+        self.text_cow().into_owned()
+    }
+
+    /// [`ToolOutputContent::text`], borrowed when the output has at most one text part.
+    pub fn text_cow(&self) -> Cow<'_, str> {
         match self {
-            ToolOutputContent::Text(text) => text.clone(),
-            ToolOutputContent::Parts(parts) => parts.iter().filter_map(ContentPart::text).collect(),
+            ToolOutputContent::Text(text) => Cow::Borrowed(text),
+            ToolOutputContent::Parts(parts) => joined(parts),
         }
     }
 }

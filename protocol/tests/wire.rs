@@ -591,3 +591,51 @@ fn custom_tool_calls_stream_their_input() {
     assert_eq!(json["item"]["type"], "custom_tool_call");
     assert_eq!(json["item"]["status"], "completed");
 }
+
+#[test]
+fn a_message_or_output_text_is_borrowed_unless_parts_are_joined() {
+    use std::borrow::Cow;
+    let items: Vec<Item> = serde_json::from_value(json!([
+        {"type": "message", "role": "user", "content": "plain"},
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_image", "image_url": "data:,"},
+            {"type": "input_text", "text": "one part"}]},
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Be "}, {"type": "input_text", "text": "brief"},
+            {"type": "input_image", "image_url": "data:,"}, {"type": "input_text", "text": "."}]},
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_image", "image_url": "data:,"}]},
+        {"type": "function_call_output", "call_id": "c1", "output": "a.txt"},
+        {"type": "function_call_output", "call_id": "c2", "output": [
+            {"type": "input_text", "text": "a"}, {"type": "input_text", "text": "b"}]}
+    ]))
+    .unwrap();
+    let texts: Vec<(String, bool)> = items
+        .iter()
+        .map(|item| {
+            let text = match item {
+                Item::Message(m) => m.content.text_cow(),
+                Item::FunctionCallOutput(o) => o.output.text_cow(),
+                other => panic!("not a message or an output: {other:?}"),
+            };
+            let borrowed = matches!(text, Cow::Borrowed(_));
+            (text.into_owned(), borrowed)
+        })
+        .collect();
+    let expected = [
+        ("plain", true),
+        ("one part", true),
+        ("Be brief.", false),
+        ("", true),
+        ("a.txt", true),
+        ("ab", false),
+    ];
+    let expected: Vec<(String, bool)> = expected.iter().map(|(t, b)| (t.to_string(), *b)).collect();
+    assert_eq!(texts, expected);
+    // The owned form is the same text.
+    for item in &items {
+        if let Item::Message(m) = item {
+            assert_eq!(m.content.text(), m.content.text_cow());
+        }
+    }
+}

@@ -30,10 +30,10 @@ pub fn header(item: &Item) -> Cow<'_, str> {
 /// does not model is its JSON.
 pub fn body(item: &Item) -> Cow<'_, str> {
     match item {
-        Item::Message(m) => Cow::Owned(m.content.text()),
+        Item::Message(m) => m.content.text_cow(),
         Item::FunctionCall(c) => Cow::Borrowed(&c.arguments),
         Item::CustomToolCall(c) => Cow::Borrowed(&c.input),
-        Item::FunctionCallOutput(o) | Item::CustomToolCallOutput(o) => Cow::Owned(o.output.text()),
+        Item::FunctionCallOutput(o) | Item::CustomToolCallOutput(o) => o.output.text_cow(),
         Item::Reasoning(r) => Cow::Owned(r.summary.iter().map(|s| s.text.as_str()).collect()),
         Item::ItemReference { id } => Cow::Borrowed(id),
         // A compaction item reads as the summary it stands for.
