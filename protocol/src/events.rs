@@ -36,7 +36,29 @@ impl ServerEvent {
 
     /// Encodes the event as the JSON text of one frame or one SSE `data:` line.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("events always serialize")
+        // Sized up front, so that the text of an event carrying a response (whose instructions
+        // are most of it) is not copied again and again as it grows.
+        let mut json = Vec::with_capacity(self.json_capacity());
+        serde_json::to_writer(&mut json, self).expect("events always serialize");
+        String::from_utf8(json).expect("serde_json writes UTF-8")
+    }
+
+    /// Room for the event's JSON: serde_json's own start for most events; for one carrying a
+    /// response, its instructions with room for their escapes, and a kilobyte for the rest.
+    fn json_capacity(&self) -> usize {
+        match &self.event {
+            StreamEvent::Created { response }
+            | StreamEvent::Queued { response }
+            | StreamEvent::InProgress { response }
+            | StreamEvent::Completed { response }
+            | StreamEvent::Failed { response }
+            | StreamEvent::Incomplete { response }
+            | StreamEvent::Done { response } => {
+                let instructions = response.instructions.as_deref().map_or(0, str::len);
+                1024 + instructions + instructions / 8
+            }
+            _ => 128,
+        }
     }
 }
 

@@ -639,3 +639,29 @@ fn a_message_or_output_text_is_borrowed_unless_parts_are_joined() {
         }
     }
 }
+
+#[test]
+fn an_event_encodes_as_serde_json_does_whatever_its_size() {
+    // Instructions long and short, with every kind of escape, and none at all.
+    let escapes = "line\n\t\"quoted\" back\\slash \u{1} \u{7f} é 🦀\r\u{8}\u{c}";
+    for instructions in [
+        None,
+        Some(String::new()),
+        Some("be brief".to_string()),
+        Some(escapes.repeat(2_000)),
+        Some("x".repeat(70_000)),
+    ] {
+        let mut request = ResponseCreate::new("m", "hi");
+        request.instructions = instructions;
+        let response = tether_protocol::Response::in_progress("resp_1", 1_700_000_000, &request);
+        let mut builder = ResponseStreamBuilder::new(response, Some("lane".into()));
+        let mut events = builder.start();
+        events.extend(builder.begin_message("msg_1"));
+        events.push(builder.text_delta(escapes));
+        events.extend(builder.end_item());
+        events.extend(builder.complete(Usage::new(1, 0, 3, 0), 1_700_000_001));
+        for event in &events {
+            assert_eq!(event.to_json(), serde_json::to_string(event).unwrap());
+        }
+    }
+}
