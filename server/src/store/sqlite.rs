@@ -228,22 +228,23 @@ impl ResponseStore for SqliteStore {
     async fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
         let entry = entry.clone();
         self.run(move |connection| {
-            connection.execute(
+            // Prepared once per connection (a row every turn), not parsed again each time.
+            connection.prepare_cached(
                 "INSERT OR IGNORE INTO usage_ledger (response_id, model, transport, input_tokens,
                  cached_tokens, cache_write_tokens, output_tokens, recorded_at, project)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![
-                    entry.response_id,
-                    entry.model,
-                    entry.transport,
-                    entry.input_tokens as i64,
-                    entry.cached_tokens as i64,
-                    entry.cache_write_tokens as i64,
-                    entry.output_tokens as i64,
-                    entry.recorded_at as i64,
-                    entry.project
-                ],
-            )?;
+            )?
+            .execute(params![
+                entry.response_id,
+                entry.model,
+                entry.transport,
+                entry.input_tokens as i64,
+                entry.cached_tokens as i64,
+                entry.cache_write_tokens as i64,
+                entry.output_tokens as i64,
+                entry.recorded_at as i64,
+                entry.project
+            ])?;
             Ok(())
         })
         .await
