@@ -7,6 +7,7 @@ pub mod breakpoints;
 mod events;
 mod failure;
 pub mod prefix;
+pub mod routing;
 
 pub use breakpoints::Breakpoints;
 pub use events::{Admission, Delta, ModelEvent, ModelStream, PromptCacheUse};

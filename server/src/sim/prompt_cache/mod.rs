@@ -3,7 +3,8 @@
 //! matches of the rendered tokens, hits in 128-token steps or at breakpoints
 //! ([`positions`]), a key that includes `prompt_cache_key`, an idle lifetime and a capacity in
 //! tokens per replica with the least recently used prefixes evicted first ([`store`]),
-//! replicas chosen by the prompt's beginning and the key ([`routing`]), and diagnostics against
+//! replicas chosen by the prompt's beginning and the key (`crate::model::routing`, the policy
+//! real engines' replicas share), and diagnostics against
 //! an earlier response ([`diagnostics`]).
 //!
 //! A request is looked up when the engine receives it ([`PromptCaches::lookup`]: what it will
@@ -12,7 +13,6 @@
 
 pub mod diagnostics;
 pub mod positions;
-pub mod routing;
 pub mod store;
 
 use std::time::Duration;
@@ -20,10 +20,10 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use tokio::time::Instant;
 
+use crate::model::routing::Router;
 use crate::model::{Context, PromptCacheUse};
 use diagnostics::{Memory, Remembered};
 use positions::{Granularity, KeyParts, Sizes};
-use routing::Router;
 use store::{Evicted, ReplicaCache};
 
 /// A profile's prompt cache settings.

@@ -3,6 +3,9 @@
 //! is served by it up to about 15 requests a minute, beyond which traffic spills to the next
 //! replica (each spill a cold cache there). A WebSocket connection keeps the replica its
 //! earlier requests went to.
+//!
+//! It sits at the engine seam so that every engine with replicas shares the one policy, not
+//! only the simulator's prompt cache.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -10,7 +13,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::model::Context;
+use super::Context;
 
 /// Tokens of the prompt's beginning that choose the replica.
 pub const ROUTING_PREFIX_TOKENS: usize = 256;
