@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::costs::{ApiCostPreset, ApiCosts};
+use crate::engine::spec::{self, Dialect, EngineSpec};
+use crate::engine::{self, replay};
 use crate::server_secret::ServerSecret;
 use crate::sim;
 use crate::stages::classify::ClassifierPolicy;
@@ -204,6 +206,65 @@ pub struct Config {
     /// otherwise. `cargo xtask run` turns it on.
     #[arg(long, env = "TETHER_ALLOW_CLIENT_CONDITIONS", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
     pub allow_client_conditions: bool,
+    /// An upstream engine serving every model instead of the simulator: the base URL of an
+    /// OpenAI-compatible server as its SDKs take it (`http://127.0.0.1:8000/v1`; a URL without
+    /// a path gets `/v1`), or `replay:DIR` to serve recorded exchanges. Repeat it (or
+    /// comma-separate the env) for replicas of one engine (docs/engines.md).
+    #[arg(long = "engine", env = "TETHER_ENGINE", value_delimiter = ',')]
+    pub engines: Vec<String>,
+    /// `NAME=URL`: the model NAME is served by the upstream at URL (repeat it for replicas);
+    /// other models stay with `--engine`, or with the simulator.
+    #[arg(
+        long = "engine-model",
+        env = "TETHER_ENGINE_MODELS",
+        value_delimiter = ','
+    )]
+    pub engine_models: Vec<String>,
+    /// How the `--engine` and `--engine-model` upstreams are spoken to: `chat`
+    /// (`/chat/completions`) or `responses` (`/responses`, streamed).
+    #[arg(
+        long,
+        env = "TETHER_ENGINE_DIALECT",
+        value_enum,
+        default_value = "chat"
+    )]
+    pub engine_dialect: Dialect,
+    /// The environment variable holding the API key those upstreams want (sent as a bearer
+    /// token; never logged or echoed).
+    #[arg(long, env = "TETHER_ENGINE_API_KEY_ENV")]
+    pub engine_api_key_env: Option<String>,
+    /// Requests one upstream replica runs at once; more wait in its queue.
+    #[arg(long, env = "TETHER_ENGINE_MAX_CONCURRENCY", default_value_t = spec::DEFAULT_MAX_CONCURRENCY)]
+    pub engine_max_concurrency: usize,
+    /// Requests that may wait for an upstream replica; beyond, a request fails with 429.
+    #[arg(long, env = "TETHER_ENGINE_MAX_QUEUE", default_value_t = spec::DEFAULT_MAX_QUEUE)]
+    pub engine_max_queue: usize,
+    /// How long opening a connection to an upstream may take.
+    #[arg(long, env = "TETHER_ENGINE_CONNECT_TIMEOUT_SECONDS", default_value_t = spec::DEFAULT_CONNECT_TIMEOUT_SECONDS)]
+    pub engine_connect_timeout_seconds: f64,
+    /// The longest an upstream may send nothing — before its answer, its first chunk, or
+    /// between two — before the response fails with 504.
+    #[arg(long, env = "TETHER_ENGINE_IDLE_TIMEOUT_SECONDS", default_value_t = spec::DEFAULT_IDLE_TIMEOUT_SECONDS)]
+    pub engine_idle_timeout_seconds: f64,
+    /// Attempts after the first when an upstream fails before anything streamed (connection
+    /// refused, 429, 502–504, a timeout before its answer).
+    #[arg(long, env = "TETHER_ENGINE_RETRIES", default_value_t = spec::DEFAULT_RETRIES)]
+    pub engine_retries: u32,
+    /// A JSON file of upstream engines, each with its models, URLs, dialect, API key variable
+    /// and limits — instead of the `--engine*` flags (docs/engines.md).
+    #[arg(long, env = "TETHER_ENGINE_CONFIG")]
+    pub engine_config: Option<PathBuf>,
+    /// Writes every engine exchange to DIR as a JSONL fixture, for `--engine replay:DIR`.
+    #[arg(long, env = "TETHER_RECORD")]
+    pub record: Option<PathBuf>,
+    /// How `--engine replay:DIR` paces the recorded chunks: `recorded`, `instant`, or a speed
+    /// factor (`2` is twice as fast).
+    #[arg(long, env = "TETHER_REPLAY_TIMING", default_value = "recorded")]
+    pub replay_timing: String,
+    /// With `--engine replay:DIR`, a request no recording matches is served by the simulator
+    /// instead of failing.
+    #[arg(long, env = "TETHER_REPLAY_FALLBACK", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::SetTrue)]
+    pub replay_fallback: bool,
 }
 
 /// `--ws-writes`: when WebSocket mode's store writes happen.
@@ -297,6 +358,51 @@ impl Config {
                  client secrets made with the old one then stop being accepted)",
                 path.display()
             )
+        })
+    }
+
+    /// The upstream engines these flags (or `--engine-config`) describe; none: the simulator.
+    pub fn engine_specs(&self) -> anyhow::Result<Vec<EngineSpec>> {
+        let flags_used = !self.engines.is_empty() || !self.engine_models.is_empty();
+        if let Some(path) = &self.engine_config {
+            anyhow::ensure!(
+                !flags_used,
+                "--engine-config and --engine/--engine-model at once: describe every engine in                  the file"
+            );
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+            return spec::from_file(path, &text).map_err(|e| anyhow::anyhow!(e));
+        }
+        spec::from_flags(
+            &self.engines,
+            &self.engine_models,
+            &spec::Shared {
+                dialect: self.engine_dialect,
+                api_key_env: self.engine_api_key_env.clone(),
+                max_concurrency: self.engine_max_concurrency,
+                max_queue: self.engine_max_queue,
+                connect_timeout_seconds: self.engine_connect_timeout_seconds,
+                idle_timeout_seconds: self.engine_idle_timeout_seconds,
+                retries: self.engine_retries,
+            },
+        )
+        .map_err(|e| anyhow::anyhow!(e))
+        .and_then(|specs| {
+            anyhow::ensure!(
+                self.engine_max_concurrency > 0,
+                "--engine-max-concurrency must be at least 1"
+            );
+            Ok(specs)
+        })
+    }
+
+    /// Recording and replaying (`--record`, `--replay-timing`, `--replay-fallback`).
+    pub fn engine_options(&self) -> anyhow::Result<engine::Options> {
+        Ok(engine::Options {
+            record: self.record.clone(),
+            replay_timing: replay::Timing::parse(&self.replay_timing)
+                .map_err(|e| anyhow::anyhow!(e))?,
+            replay_fallback: self.replay_fallback,
         })
     }
 

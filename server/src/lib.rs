@@ -5,7 +5,8 @@
 //! A request flows one way through the modules: a [`transport`] (HTTP, SSE, WebSocket) decodes
 //! it and hands it to the [`pipeline`], which takes the previous context from the connection
 //! [`cache`] or the [`store`], runs the [`stages`] (render with the [`tokenizer`], validate,
-//! classify) over what is new, and asks the [`model`] — here the [`sim`]ulator — to generate.
+//! classify) over what is new, and asks the [`model`] — the [`sim`]ulator, or a real [`engine`]
+//! behind `--engine` — to generate.
 //! Underneath sit the wire types (`tether-protocol`), the one [`error`] type, the [`items`]
 //! projection to text, the [`timing`] of each stage and the [`metrics`] registry.
 //!
@@ -18,6 +19,7 @@ pub mod compaction;
 pub mod conditions;
 pub mod config;
 pub mod costs;
+pub mod engine;
 pub mod error;
 pub mod ids;
 pub mod items;

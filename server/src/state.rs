@@ -8,6 +8,7 @@ use crate::cache::{CacheBudget, Limits};
 use crate::compaction::Sealer;
 use crate::config::Config;
 use crate::costs::ApiCosts;
+use crate::engine::{self, spec::EngineSpec};
 use crate::lifecycle::Lifecycle;
 use crate::metrics::{Metrics, OnScrape};
 use crate::model::Model;
@@ -24,8 +25,10 @@ use crate::turn_state::TurnStates;
 /// What every request handler shares.
 #[derive(Clone)]
 pub struct AppState {
+    /// What generates: the simulator, or the upstream engines (`--engine`) in front of it.
     pub model: Arc<dyn Model>,
-    /// The same simulator as `model`, for its seed, profiles and failure rates.
+    /// The simulator, for its seed, profiles and failure rates (`model` when no engine is
+    /// configured).
     pub simulator: Arc<Simulator>,
     /// Key of the admin endpoint; `None` disables it.
     pub admin_key: Option<Arc<str>>,
@@ -130,6 +133,8 @@ impl AppState {
             client_secrets,
             connection_limits,
             turn_states,
+            engines,
+            engine_options,
         } = checked;
         // The tokenizer's vocabulary (200k tokens) loads on first use, ~0.1 s: here, not in
         // the first request's time to first token.
@@ -148,9 +153,17 @@ impl AppState {
             )),
             None => None,
         };
+        let model = engine::build(
+            &engines,
+            &engine_options,
+            simulator.clone(),
+            &metrics,
+            |name| std::env::var(name).ok(),
+        )
+        .map_err(|e| anyhow::anyhow!(e))?;
         let metrics_for_budget = metrics.clone();
         Ok(AppState {
-            model: simulator.clone(),
+            model,
             simulator,
             admin_key: config
                 .admin_key
@@ -200,6 +213,8 @@ struct Checked {
     client_secrets: Arc<ClientSecrets>,
     connection_limits: ConnectionLimits,
     turn_states: TurnStates,
+    engines: Vec<EngineSpec>,
+    engine_options: engine::Options,
 }
 
 impl Checked {
@@ -263,6 +278,8 @@ impl Checked {
                 config.shutdown_grace_seconds
             )
         })?;
+        let engines = config.engine_specs()?;
+        let engine_options = config.engine_options()?;
         Ok(Checked {
             keys,
             api_costs,
@@ -271,6 +288,8 @@ impl Checked {
             client_secrets,
             connection_limits,
             turn_states,
+            engines,
+            engine_options,
         })
     }
 }

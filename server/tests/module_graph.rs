@@ -31,6 +31,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("cache", 4),
     ("store", 4),
     ("sim", 4),
+    ("engine", 4),
     ("config", 5),
     ("state", 6),
     ("pipeline", 7),

@@ -42,24 +42,44 @@ pub enum ModelEvent {
     ReasoningDelta(Delta),
     BeginMessage,
     TextDelta(Delta),
-    /// A function tool call; `namespace` names the namespace tool it belongs to, if any.
+    /// A function tool call; `namespace` names the namespace tool it belongs to, if any;
+    /// `call_id` is the id the engine gave the call (kept on the wire), `None` to have the API
+    /// mint one.
     BeginFunctionCall {
         name: String,
         namespace: Option<String>,
+        call_id: Option<String>,
     },
     /// A custom (freeform) tool call.
     BeginCustomToolCall {
         name: String,
+        call_id: Option<String>,
     },
     /// A piece of the open call's arguments (function) or input (custom).
     ArgumentsDelta(Delta),
     EndItem,
+    /// The engine stopped at the output limit it was given (`max_output_tokens`): the response
+    /// ends `incomplete`. Only [`ModelEvent::Usage`] may follow.
+    CutShort,
+    /// What the engine itself counted for this call (a real engine reports it as its stream
+    /// ends): it replaces the API's own count of the prompt and the output in `usage`.
+    Usage(EngineUsage),
     /// The response fails: `error` (with `status` on WebSocket) then `response.failed`. Nothing
     /// follows.
     Fail {
         status: u16,
         error: ApiError,
     },
+}
+
+/// An engine's own count of one call, in its tokenizer's tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineUsage {
+    pub input_tokens: u64,
+    /// Prompt tokens its prefix cache supplied (`cached_tokens`).
+    pub cached_tokens: u64,
+    pub output_tokens: u64,
+    pub reasoning_tokens: u64,
 }
 
 /// Decoded text: whole tokens, cut at a token boundary.

@@ -10,7 +10,7 @@ pub mod prefix;
 pub mod routing;
 
 pub use breakpoints::Breakpoints;
-pub use events::{Admission, Delta, ModelEvent, ModelStream, PromptCacheUse};
+pub use events::{Admission, Delta, EngineUsage, ModelEvent, ModelStream, PromptCacheUse};
 pub use failure::{FailureKind, rate_limit_exceeded};
 pub use prefix::PrefixHashes;
 
@@ -120,6 +120,12 @@ pub trait Model: Send + Sync + 'static {
     /// Refuses a request the model cannot answer as asked (a `400` before the response starts),
     /// such as one naming a scenario or generator that does not exist.
     fn check(&self, _request: &ResponseCreate) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    /// Whether the model can serve now (`/readyz`): a real engine is ready while one of its
+    /// replicas answers; the reason it is not, otherwise.
+    fn readiness(&self) -> Result<(), String> {
         Ok(())
     }
 }

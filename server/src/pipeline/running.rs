@@ -252,15 +252,31 @@ impl Running {
         engine.iapi_total += (ended - requested).saturating_sub(delivery);
         self.replica = streamed.admission.replica;
         let cache = &streamed.admission.cache;
-        self.tally.input += self.context.input_tokens();
-        self.tally.cached += cache.cached_tokens;
+        // A real engine's own count, when it gave one, is the usage: its tokenizer's tokens and
+        // its prefix cache's hits. Else the API's count of the prompt and of the deltas.
+        let (input, cached, output, reasoning) = match streamed.engine_usage {
+            Some(usage) => (
+                usage.input_tokens,
+                usage.cached_tokens,
+                usage.output_tokens,
+                usage.reasoning_tokens,
+            ),
+            None => (
+                self.context.input_tokens(),
+                cache.cached_tokens,
+                streamed.output_tokens,
+                streamed.reasoning_tokens,
+            ),
+        };
+        self.tally.input += input;
+        self.tally.cached += cached;
         self.tally.written += cache.written_tokens;
         if let Some((m30, h12)) = cache.written_by_ttl {
             let (a, b) = self.tally.by_ttl.unwrap_or_default();
             self.tally.by_ttl = Some((a + m30, b + h12));
         }
-        self.tally.output += streamed.output_tokens;
-        self.tally.reasoning += streamed.reasoning_tokens;
+        self.tally.output += output;
+        self.tally.reasoning += reasoning;
         if cache.diagnostics.is_some() {
             self.builder.response_mut().prompt_cache_diagnostics = cache.diagnostics.clone();
         }

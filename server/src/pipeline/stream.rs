@@ -14,7 +14,7 @@ use super::limit::{Within, within_limit};
 use super::steering::Steering;
 use crate::ids::new_id;
 use crate::lifecycle::Lifecycle;
-use crate::model::{Admission, ModelEvent, ModelStream};
+use crate::model::{Admission, EngineUsage, ModelEvent, ModelStream};
 
 /// How the model's output went.
 #[derive(Debug, Default)]
@@ -27,6 +27,8 @@ pub struct Streamed {
     pub cut_short: bool,
     /// The output stopped at a safe boundary because the response was steered.
     pub steered: bool,
+    /// What the engine itself counted, when it said ([`ModelEvent::Usage`]).
+    pub engine_usage: Option<EngineUsage>,
     /// How the engine admitted the request (its queue time, replica and prompt cache use).
     pub admission: Admission,
     /// Time spent waiting for the client to take the events (`out` full).
@@ -56,6 +58,9 @@ pub async fn stream(
     // Whether the item being streamed may stop before its end: a message or a reasoning
     // summary may (it closes `incomplete`); a tool call's arguments run to their end.
     let mut open_is_prose = false;
+    // Whether an item is open at all: between items a steer stops the output at once, without
+    // waiting for the engine's next event (a real engine's request is cancelled then).
+    let mut item_open = false;
     loop {
         let model_event = tokio::select! {
             biased;
@@ -63,8 +68,14 @@ pub async fn stream(
                 streamed.failure = Some((503, shutting_down()));
                 break;
             }
+            // The client went away: the engine's stream is dropped now, not at its next event.
+            () = out.closed() => return Err(Disconnected),
             () = steering.notified() => {
                 send_all(out, steering.announcements(builder, &response_id)).await?;
+                if !item_open && steering.requested() {
+                    streamed.steered = true;
+                    break;
+                }
                 continue;
             }
             next = events.next() => match next {
@@ -84,10 +95,18 @@ pub async fn stream(
             break;
         }
         match &model_event {
-            ModelEvent::BeginMessage | ModelEvent::BeginReasoning => open_is_prose = true,
-            ModelEvent::EndItem
-            | ModelEvent::BeginFunctionCall { .. }
-            | ModelEvent::BeginCustomToolCall { .. } => open_is_prose = false,
+            ModelEvent::BeginMessage | ModelEvent::BeginReasoning => {
+                open_is_prose = true;
+                item_open = true;
+            }
+            ModelEvent::BeginFunctionCall { .. } | ModelEvent::BeginCustomToolCall { .. } => {
+                open_is_prose = false;
+                item_open = true;
+            }
+            ModelEvent::EndItem => {
+                open_is_prose = false;
+                item_open = false;
+            }
             _ => {}
         }
         let model_event = match within_limit(model_event, streamed.output_tokens, limit) {
@@ -132,21 +151,34 @@ pub async fn stream(
                 streamed.output_tokens += delta.tokens as u64;
                 vec![builder.text_delta(&delta.text)]
             }
-            ModelEvent::BeginFunctionCall { name, namespace } => {
+            ModelEvent::CutShort => {
+                // The engine stopped at the limit it was given; its usage may still follow.
+                streamed.cut_short = true;
+                continue;
+            }
+            ModelEvent::Usage(usage) => {
+                streamed.engine_usage = Some(usage);
+                Vec::new()
+            }
+            ModelEvent::BeginFunctionCall {
+                name,
+                namespace,
+                call_id,
+            } => {
                 vec![builder.begin_tool_call(Item::FunctionCall(FunctionCall {
                     id: Some(new_id("fc")),
-                    call_id: new_id("call"),
+                    call_id: call_id.unwrap_or_else(|| new_id("call")),
                     name,
                     arguments: String::new(),
                     namespace,
                     status: None,
                 }))]
             }
-            ModelEvent::BeginCustomToolCall { name } => {
+            ModelEvent::BeginCustomToolCall { name, call_id } => {
                 vec![
                     builder.begin_tool_call(Item::CustomToolCall(CustomToolCall {
                         id: Some(new_id("ctc")),
-                        call_id: new_id("call"),
+                        call_id: call_id.unwrap_or_else(|| new_id("call")),
                         name,
                         input: String::new(),
                         status: None,

@@ -99,6 +99,7 @@ pub fn collect_callable(tools: &[Tool]) -> Vec<ToolCallPlan> {
                 begin: ModelEvent::BeginFunctionCall {
                     name: function.name.clone(),
                     namespace: callable.namespace.map(str::to_string),
+                    call_id: None,
                 },
                 input: arguments_for(function.parameters.as_ref().unwrap_or(&Value::Null))
                     .to_string(),
@@ -106,6 +107,7 @@ pub fn collect_callable(tools: &[Tool]) -> Vec<ToolCallPlan> {
             Callable::Custom(custom) => ToolCallPlan {
                 begin: ModelEvent::BeginCustomToolCall {
                     name: custom.name.clone(),
+                    call_id: None,
                 },
                 input: format!("input for {}", custom.name),
             },

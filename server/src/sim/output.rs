@@ -26,7 +26,7 @@ impl ToolCallPlan {
     pub fn name(&self) -> Option<&str> {
         match &self.begin {
             ModelEvent::BeginFunctionCall { name, .. }
-            | ModelEvent::BeginCustomToolCall { name } => Some(name),
+            | ModelEvent::BeginCustomToolCall { name, .. } => Some(name),
             _ => None,
         }
     }

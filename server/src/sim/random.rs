@@ -145,7 +145,9 @@ fn with_random_input(
     rng: &mut StdRng,
 ) -> ToolCallPlan {
     let input = match &plan.begin {
-        ModelEvent::BeginFunctionCall { name, namespace } => {
+        ModelEvent::BeginFunctionCall {
+            name, namespace, ..
+        } => {
             let schema = find_schema(tools, name, namespace.as_deref()).unwrap_or(Value::Null);
             arguments(&schema, rng).to_string()
         }

@@ -506,6 +506,7 @@ impl Call {
             Some(Offered::Custom) => ToolCallPlan {
                 begin: ModelEvent::BeginCustomToolCall {
                     name: self.tool.clone(),
+                    call_id: None,
                 },
                 input: match (&self.input, &self.arguments) {
                     (Some(input), _) => input.clone(),
@@ -518,6 +519,7 @@ impl Call {
                 begin: ModelEvent::BeginFunctionCall {
                     name: self.tool.clone(),
                     namespace: namespace.map(str::to_string),
+                    call_id: None,
                 },
                 input: as_json(),
             },
@@ -525,6 +527,7 @@ impl Call {
                 begin: ModelEvent::BeginFunctionCall {
                     name: self.tool.clone(),
                     namespace: None,
+                    call_id: None,
                 },
                 input: as_json(),
             },

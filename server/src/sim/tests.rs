@@ -327,7 +327,8 @@ async fn offered_tools_are_called_until_a_tool_output_arrives() {
         events[1],
         ModelEvent::BeginFunctionCall {
             name: "shell".into(),
-            namespace: None
+            namespace: None,
+            call_id: None,
         }
     );
     assert_eq!(text_of(&events), r#"{"cmd":"example"}"#);
@@ -429,7 +430,8 @@ async fn custom_namespaced_and_parallel_calls() {
         plans[0].begin,
         ModelEvent::BeginFunctionCall {
             name: "lookup".into(),
-            namespace: Some("mcp".into())
+            namespace: Some("mcp".into()),
+            call_id: None,
         }
     );
     req.parallel_tool_calls = Some(true);
@@ -447,7 +449,8 @@ async fn custom_namespaced_and_parallel_calls() {
     assert_eq!(
         begins[1],
         &ModelEvent::BeginCustomToolCall {
-            name: "apply_patch".into()
+            name: "apply_patch".into(),
+            call_id: None,
         }
     );
     assert_eq!(

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod process;
+pub mod upstream;
 
 use std::net::SocketAddr;
 use std::path::Path;

@@ -14,10 +14,45 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts `tether-server` with `args` after the test defaults (no playground).
     pub fn start(args: &[&str]) -> ServerProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tether-server"))
+        let command = Command::new(env!("CARGO_BIN_EXE_tether-server"));
+        Self::start_command(command, args)
+    }
+
+    /// Starts it with `env` set as well, logging at `debug`; what it writes to stderr is kept
+    /// in the returned buffer.
+    pub fn start_logged(
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> (ServerProcess, std::sync::Arc<std::sync::Mutex<String>>) {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tether-server"));
+        command
+            .envs(env.iter().copied())
+            .env("RUST_LOG", "tether_server=debug");
+        command.stderr(Stdio::piped());
+        let mut server = Self::start_command(command, args);
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let stderr = server.child.stderr.take().unwrap();
+        let kept = log.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let mut log = kept.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        (server, log)
+    }
+
+    fn start_command(mut command: Command, args: &[&str]) -> ServerProcess {
+        if command.get_envs().all(|(name, _)| name != "RUST_LOG") {
+            command.env("RUST_LOG", "tether_server=warn");
+        }
+        let mut child = command
             .args(["--addr", "127.0.0.1:0", "--static-dir", "/nonexistent"])
             .args(args)
-            .env("RUST_LOG", "tether_server=warn")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .spawn()

@@ -1,0 +1,118 @@
+//! A response's context as a Responses request to an engine that has HTTP Responses already
+//! (`POST {base}/responses`, `stream: true`): the same fields, with the conversation Tether
+//! holds sent whole as `input` (`store: false` upstream — Tether keeps the state, the cache
+//! and the store). The items go without their ids: they are Tether's, not the upstream's, and
+//! an engine with a store of its own would look them up.
+
+use serde_json::{Map, Value};
+use tether_protocol::{ApiError, ResponseCreate};
+
+use crate::model::Context;
+
+/// Refuses what the upstream's Responses cannot be asked for by Tether.
+pub fn check(request: &ResponseCreate) -> Result<(), ApiError> {
+    if request.prompt_cache_options.is_some() {
+        return Err(ApiError::invalid_request(
+            Some("unsupported_by_engine"),
+            "prompt_cache_options: breakpoints, prewarm and diagnostics are the simulator's \
+             prompt cache; the engine behind this model keeps its own, so Tether refuses them \
+             rather than drop them.",
+            Some("prompt_cache_options"),
+        ));
+    }
+    Ok(())
+}
+
+/// The fields passed on as they are.
+const PASSED: &[&str] = &[
+    "instructions",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "max_output_tokens",
+    "max_tool_calls",
+    "temperature",
+    "top_p",
+    "top_logprobs",
+    "text",
+    "reasoning",
+    "truncation",
+    "prompt_cache_key",
+    "prompt_cache_retention",
+    "service_tier",
+    "safety_identifier",
+];
+
+/// The request's body for `model`.
+pub fn body(context: &Context, model: &str) -> Result<Value, ApiError> {
+    let request = serde_json::to_value(&context.request)
+        .map_err(|e| ApiError::server(format!("cannot encode the request: {e}")))?;
+    let mut body = Map::new();
+    body.insert("model".into(), model.into());
+    let mut input = Vec::with_capacity(context.items.len());
+    for item in &context.items {
+        let mut value = serde_json::to_value(item)
+            .map_err(|e| ApiError::server(format!("cannot encode an item: {e}")))?;
+        if let Value::Object(object) = &mut value {
+            object.remove("id");
+        }
+        input.push(value);
+    }
+    body.insert("input".into(), Value::Array(input));
+    for key in PASSED {
+        if let Some(value) = request.get(*key).filter(|v| !v.is_null()) {
+            body.insert((*key).into(), value.clone());
+        }
+    }
+    body.insert("stream".into(), true.into());
+    body.insert("store".into(), false.into());
+    Ok(Value::Object(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use tether_protocol::decode_request;
+
+    #[test]
+    fn the_whole_conversation_goes_without_tethers_ids() {
+        let request = decode_request(json!({
+            "model": "m",
+            "input": [
+                {"type": "message", "id": "msg_1", "role": "user", "content": "hi"},
+                {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "call_1", "output": "ok"}
+            ],
+            "tools": [{"type": "function", "name": "f"}],
+            "max_output_tokens": 10,
+            "metadata": {"scenario": "x"},
+            "previous_response_id": "resp_0",
+            "store": true
+        }))
+        .unwrap();
+        let context = Context {
+            items: request.input.clone().into_items(),
+            request,
+            response_id: "resp_1".into(),
+            prompt: Default::default(),
+            route: None,
+            forced_failure: None,
+            project: crate::tenancy::Project::open(),
+        };
+        let body = body(&context, "upstream").unwrap();
+        assert_eq!(body["model"], "upstream");
+        assert_eq!(
+            body["input"][0],
+            json!({"type": "message", "role": "user", "content": "hi"})
+        );
+        assert_eq!(body["input"][1]["call_id"], "call_1");
+        assert!(body["input"][1].get("id").is_none());
+        assert_eq!(body["max_output_tokens"], 10);
+        assert_eq!(body["store"], false);
+        assert_eq!(body["stream"], true);
+        for tethers in ["metadata", "previous_response_id"] {
+            assert!(body.get(tethers).is_none(), "{tethers} is Tether's");
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! A live upstream engine as a [`Model`]: its replicas (each with its slots, its queue and its
+//! health), the replica policy the simulator's replicas use (`crate::model::routing`: the
+//! prompt's prefix and `prompt_cache_key`, kept per WebSocket connection, so the engine's prefix
+//! cache is hit), and the dialect it speaks.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+use tether_protocol::{ApiError, ResponseCreate};
+use tokio::time::Instant;
+
+use super::call::{failed, run_upstream, spawn_stream};
+use super::chat;
+use super::client::{HttpClient, Secret, http_client};
+use super::fixture::{Recorder, normalise};
+use super::health::{Health, Probed, State, spawn_probe};
+use super::limiter::Limiter;
+use super::metrics::EngineMetrics;
+use super::responses;
+use super::spec::{BaseUrl, Dialect, EngineSpec};
+use super::translate::Decoder;
+use crate::model::routing::Router;
+use crate::model::{Context, Model, ModelStream};
+
+/// One replica of an upstream.
+#[derive(Debug)]
+pub struct Replica {
+    /// Its base URL, as messages name it.
+    pub label: String,
+    /// Where generations are posted.
+    pub url: String,
+    models_url: String,
+    pub limiter: Limiter,
+    pub health: Health,
+}
+
+impl Probed for Replica {
+    fn health(&self) -> &Health {
+        &self.health
+    }
+
+    fn models_url(&self) -> String {
+        self.models_url.clone()
+    }
+}
+
+/// What a call's task needs of its engine.
+pub struct Shared {
+    pub name: String,
+    pub client: HttpClient,
+    pub key: Option<Secret>,
+    pub replicas: Vec<Arc<Replica>>,
+    pub idle: Duration,
+    pub retries: u32,
+    pub metrics: EngineMetrics,
+}
+
+/// A live upstream engine.
+pub struct Upstream {
+    shared: Arc<Shared>,
+    dialect: Dialect,
+    upstream_model: Option<String>,
+    router: Mutex<Router>,
+    spill_per_minute: f64,
+    recorder: Option<Arc<Recorder>>,
+}
+
+impl Upstream {
+    /// The engine `spec` describes with `urls` as its replicas, its key `key`; each replica is
+    /// probed from now on (so this runs inside a tokio runtime).
+    pub fn new(
+        spec: &EngineSpec,
+        urls: &[BaseUrl],
+        key: Option<Secret>,
+        recorder: Option<Arc<Recorder>>,
+        metrics: EngineMetrics,
+    ) -> Self {
+        let client = http_client(spec.timeouts.connect);
+        let replicas: Vec<Arc<Replica>> = urls
+            .iter()
+            .map(|base| {
+                Arc::new(Replica {
+                    label: base.to_string(),
+                    url: base.join(spec.dialect.path()),
+                    models_url: base.join("/models"),
+                    limiter: Limiter::new(spec.max_concurrency, spec.max_queue),
+                    health: Health::default(),
+                })
+            })
+            .collect();
+        for replica in &replicas {
+            spawn_probe(
+                Arc::downgrade(replica),
+                client.clone(),
+                key.clone(),
+                spec.timeouts.connect + Duration::from_secs(5),
+            );
+        }
+        Upstream {
+            shared: Arc::new(Shared {
+                name: spec.name.clone(),
+                client,
+                key,
+                replicas,
+                idle: spec.timeouts.idle,
+                retries: spec.retries,
+                metrics,
+            }),
+            dialect: spec.dialect,
+            upstream_model: spec.upstream_model.clone(),
+            router: Mutex::new(Router::default()),
+            spill_per_minute: spec.spill_requests_per_minute,
+            recorder,
+        }
+    }
+
+    pub fn replicas(&self) -> &[Arc<Replica>] {
+        &self.shared.replicas
+    }
+
+    /// The replica for `context`: the routing policy's choice, or the next usable one when that
+    /// one is down and another is not.
+    fn route(&self, context: &Context) -> usize {
+        let replicas = &self.shared.replicas;
+        let chosen = self.router.lock().route(
+            context,
+            replicas.len(),
+            self.spill_per_minute,
+            Instant::now(),
+        );
+        if replicas[chosen].health.usable() {
+            return chosen;
+        }
+        (1..replicas.len())
+            .map(|step| (chosen + step) % replicas.len())
+            .find(|r| replicas[*r].health.usable())
+            .unwrap_or(chosen)
+    }
+}
+
+/// A request's body in `dialect` for `model`, and the decoder of its answer.
+pub fn build(
+    dialect: Dialect,
+    context: &Context,
+    model: &str,
+) -> Result<(serde_json::Value, Box<dyn Decoder>), ApiError> {
+    Ok(match dialect {
+        Dialect::Chat => {
+            let (body, names) = chat::request::body(context, model)?;
+            (body, Box::new(chat::stream::ChatDecoder::new(names)))
+        }
+        Dialect::Responses => (
+            responses::request::body(context, model)?,
+            Box::new(responses::stream::ResponsesDecoder::default()),
+        ),
+    })
+}
+
+/// Refuses what `dialect` cannot carry.
+pub fn check(dialect: Dialect, request: &ResponseCreate) -> Result<(), ApiError> {
+    match dialect {
+        Dialect::Chat => chat::request::check(request),
+        Dialect::Responses => responses::request::check(request),
+    }
+}
+
+impl Model for Upstream {
+    fn generate(&self, context: &Context) -> ModelStream {
+        let model = self
+            .upstream_model
+            .clone()
+            .unwrap_or_else(|| context.request.model.clone());
+        let (body, decoder) = match build(self.dialect, context, &model) {
+            Ok(built) => built,
+            Err(error) => return failed(400, error),
+        };
+        let replica = self.route(context);
+        let recording = self
+            .recorder
+            .as_ref()
+            .map(|recorder| recorder.start(self.dialect, normalise(self.dialect, &body)));
+        let bytes = match serde_json::to_vec(&body) {
+            Ok(bytes) => Bytes::from(bytes),
+            Err(e) => return failed(500, ApiError::server(format!("cannot encode: {e}"))),
+        };
+        let shared = self.shared.clone();
+        spawn_stream(move |tx| run_upstream(shared, replica, bytes, decoder, recording, tx))
+    }
+
+    /// The ids the replicas list (`GET /models`).
+    fn model_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .shared
+            .replicas
+            .iter()
+            .flat_map(|r| r.health.models())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// A listed model; any model when requests are sent as one upstream model, or while no
+    /// replica has listed its models yet.
+    fn serves(&self, model: &str) -> bool {
+        let ids = self.model_ids();
+        self.upstream_model.is_some() || ids.is_empty() || ids.iter().any(|id| id == model)
+    }
+
+    fn check(&self, request: &ResponseCreate) -> Result<(), ApiError> {
+        check(self.dialect, request)
+    }
+
+    fn readiness(&self) -> Result<(), String> {
+        let states: Vec<(String, State)> = self
+            .shared
+            .replicas
+            .iter()
+            .map(|r| (r.label.clone(), r.health.state()))
+            .collect();
+        if states.iter().any(|(_, state)| *state == State::Up) {
+            return Ok(());
+        }
+        let each: Vec<String> = states
+            .into_iter()
+            .map(|(label, state)| match state {
+                State::Unknown => format!("{label} not probed yet"),
+                State::Down(why) => format!("{label} {why}"),
+                State::Up => unreachable!("checked above"),
+            })
+            .collect();
+        Err(format!(
+            "engine {}: no replica answers ({})",
+            self.shared.name,
+            each.join("; ")
+        ))
+    }
+}
