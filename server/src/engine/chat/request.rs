@@ -9,7 +9,8 @@
 //! → functions named `NAMESPACE__NAME`; `tool_choice` (and `allowed_tools`, which keeps only the
 //! tools it names), `parallel_tool_calls`, `max_output_tokens` → `max_tokens`, `temperature`,
 //! `top_p`, `text.format` → `response_format`, `reasoning.effort` → `reasoning_effort`.
-//! Reasoning items are not sent back (engines' chat templates drop earlier reasoning).
+//! Reasoning items are not sent back (engines' chat templates drop earlier reasoning); a
+//! compaction item of this server goes as the summary it stands for, a user message.
 
 use std::collections::HashMap;
 
@@ -315,6 +316,8 @@ fn check_item(item: &Item, param: &str) -> Result<(), ApiError> {
             content(&message.content, message.role, param)?;
             Ok(())
         }
+        // A compaction item of this server reads as the summary it stands for.
+        Item::Unknown(value) if crate::compaction::expanded(value).is_some() => Ok(()),
         Item::Unknown(value) => Err(refuse(
             &format!("{param}.type"),
             format!(
@@ -387,7 +390,15 @@ fn messages(instructions: Option<&str>, items: &[Item]) -> Result<Vec<Value>, Ap
                     Some(&param),
                 ));
             }
-            Item::Unknown(_) => check_item(item, &param)?,
+            Item::Unknown(value) => match crate::compaction::expanded(value) {
+                // The summary goes as the user's (a system message past the first trips some
+                // engines' chat templates).
+                Some(summary) => {
+                    messages.push(json!({"role": "user", "content": summary}));
+                    assistant_open = false;
+                }
+                None => check_item(item, &param)?,
+            },
         }
     }
     Ok(messages)
@@ -617,6 +628,23 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
+    }
+
+    #[test]
+    fn a_compaction_item_goes_as_its_summary() {
+        let sealer = crate::compaction::Sealer::random();
+        let summary = crate::compaction::Summary {
+            items: 2,
+            text: "Summary of the conversation so far (2 items compacted)".into(),
+        };
+        let item = crate::compaction::item("cmp_1".into(), sealer.seal("p", &summary));
+        let request = json!({"model": "m", "input": [item, {"role": "user", "content": "go on"}]});
+        check(&decode_request(request.clone()).unwrap()).unwrap();
+        let (body, _) = body(&context(request), "m").unwrap();
+        assert_eq!(
+            body["messages"][0],
+            json!({"role": "user", "content": summary.text})
+        );
     }
 
     #[test]

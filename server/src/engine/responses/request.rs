@@ -2,10 +2,11 @@
 //! (`POST {base}/responses`, `stream: true`): the same fields, with the conversation Tether
 //! holds sent whole as `input` (`store: false` upstream — Tether keeps the state, the cache
 //! and the store). The items go without their ids: they are Tether's, not the upstream's, and
-//! an engine with a store of its own would look them up.
+//! an engine with a store of its own would look them up; a compaction item goes as the summary
+//! it stands for.
 
-use serde_json::{Map, Value};
-use tether_protocol::{ApiError, ResponseCreate};
+use serde_json::{Map, Value, json};
+use tether_protocol::{ApiError, Item, ResponseCreate};
 
 use crate::model::Context;
 
@@ -51,6 +52,14 @@ pub fn body(context: &Context, model: &str) -> Result<Value, ApiError> {
     body.insert("model".into(), model.into());
     let mut input = Vec::with_capacity(context.items.len());
     for item in &context.items {
+        // A compaction item of this server is sealed with its key: the engine gets the summary
+        // it stands for.
+        if let Item::Unknown(value) = item
+            && let Some(summary) = crate::compaction::expanded(value)
+        {
+            input.push(json!({"type": "message", "role": "user", "content": summary}));
+            continue;
+        }
         let mut value = serde_json::to_value(item)
             .map_err(|e| ApiError::server(format!("cannot encode an item: {e}")))?;
         if let Value::Object(object) = &mut value {
