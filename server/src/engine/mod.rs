@@ -3,7 +3,8 @@
 //! its stream translated to model events as it comes ([`translate`]), through a pooled HTTP
 //! client ([`client`]) with bounded concurrency and a queue per replica ([`limiter`]), health
 //! probes ([`health`]), failures that name the upstream ([`failure`]), the replica policy the
-//! simulator uses, and the call's task cancelled with its stream ([`call`]). Every exchange can
+//! simulator uses, the call's task cancelled with its stream ([`call`]), and each
+//! continuation serializing only its new items after its previous request's ([`prefix`]). Every exchange can
 //! be recorded as JSONL fixtures and replayed as the engine ([`fixture`], [`replay`]); which
 //! engine serves a model is [`dispatch`]'s, what the operator configured [`spec`]'s.
 //!
@@ -20,6 +21,7 @@ pub mod fixture;
 pub mod health;
 pub mod limiter;
 pub mod metrics;
+pub mod prefix;
 pub mod replay;
 pub mod responses;
 pub mod spec;

@@ -18,6 +18,7 @@ use super::fixture::{Recorder, normalise};
 use super::health::{Health, Probed, State, spawn_probe};
 use super::limiter::Limiter;
 use super::metrics::EngineMetrics;
+use super::prefix::{Prefix, Prefixes, continues, fingerprint};
 use super::responses;
 use super::spec::{BaseUrl, Dialect, EngineSpec};
 use super::translate::Decoder;
@@ -65,6 +66,8 @@ pub struct Upstream {
     router: Mutex<Router>,
     spill_per_minute: f64,
     recorder: Option<Arc<Recorder>>,
+    /// The serialized conversations of recent requests, for their continuations.
+    prefixes: Prefixes,
 }
 
 impl Upstream {
@@ -113,6 +116,7 @@ impl Upstream {
             router: Mutex::new(Router::default()),
             spill_per_minute: spec.spill_requests_per_minute,
             recorder,
+            prefixes: Prefixes::default(),
         }
     }
 
@@ -146,16 +150,44 @@ pub fn build(
     context: &Context,
     model: &str,
 ) -> Result<(serde_json::Value, Box<dyn Decoder>), ApiError> {
-    Ok(match dialect {
+    let (bytes, decoder, _) = encode(dialect, context, model, None)?;
+    let body = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::server(format!("the engine request is not JSON: {e}")))?;
+    Ok((body, decoder))
+}
+
+/// An engine request ready to send: its body, the reader of its answer, and its conversation
+/// serialized (for the next request to continue from).
+pub type Encoded = (Vec<u8>, Box<dyn Decoder>, Prefix);
+
+/// A request's body in `dialect` for `model` as it is sent, the decoder of its answer, and its
+/// conversation serialized, continuing `from` ([`super::prefix`]).
+pub fn encode(
+    dialect: Dialect,
+    context: &Context,
+    model: &str,
+    from: Option<&Prefix>,
+) -> Result<Encoded, ApiError> {
+    let (bytes, decoder, mut prefix): (_, Box<dyn Decoder>, _) = match dialect {
         Dialect::Chat => {
-            let (body, names) = chat::request::body(context, model)?;
-            (body, Box::new(chat::stream::ChatDecoder::new(names)))
+            let (bytes, names, prefix) = chat::request::encode(context, model, from)?;
+            (
+                bytes,
+                Box::new(chat::stream::ChatDecoder::new(names)),
+                prefix,
+            )
         }
-        Dialect::Responses => (
-            responses::request::body(context, model)?,
-            Box::new(responses::stream::ResponsesDecoder::default()),
-        ),
-    })
+        Dialect::Responses => {
+            let (bytes, prefix) = responses::request::encode(context, model, from)?;
+            (
+                bytes,
+                Box::new(responses::stream::ResponsesDecoder::default()),
+                prefix,
+            )
+        }
+    };
+    prefix.last = context.items.last().map(fingerprint);
+    Ok((bytes, decoder, prefix))
 }
 
 /// Refuses what `dialect` cannot carry.
@@ -172,19 +204,30 @@ impl Model for Upstream {
             .upstream_model
             .clone()
             .unwrap_or_else(|| context.request.model.clone());
-        let (body, decoder) = match build(self.dialect, context, &model) {
+        // The conversation serialized for this response's earlier engine call (a long-running
+        // response extended) or for the response it continues: only the new items are
+        // serialized now.
+        let from = self
+            .prefixes
+            .get(&context.response_id)
+            .or_else(|| {
+                let previous = context.request.previous_response_id.as_deref()?;
+                self.prefixes.get(previous)
+            })
+            .filter(|prefix| continues(prefix, &context.items));
+        let (bytes, decoder, prefix) = match encode(self.dialect, context, &model, from.as_deref())
+        {
             Ok(built) => built,
             Err(error) => return failed(400, error),
         };
+        self.prefixes
+            .put(context.response_id.clone(), Arc::new(prefix));
         let replica = self.route(context);
-        let recording = self
-            .recorder
-            .as_ref()
-            .map(|recorder| recorder.start(self.dialect, normalise(self.dialect, &body)));
-        let bytes = match serde_json::to_vec(&body) {
-            Ok(bytes) => Bytes::from(bytes),
-            Err(e) => return failed(500, ApiError::server(format!("cannot encode: {e}"))),
-        };
+        let recording = self.recorder.as_ref().and_then(|recorder| {
+            let body = serde_json::from_slice(&bytes).ok()?;
+            Some(recorder.start(self.dialect, normalise(self.dialect, &body)))
+        });
+        let bytes = Bytes::from(bytes);
         let shared = self.shared.clone();
         spawn_stream(move |tx| run_upstream(shared, replica, bytes, decoder, recording, tx))
     }

@@ -19,6 +19,7 @@ use tether_protocol::items::{ContentPart, MessageContent, Role, ToolOutputConten
 use tether_protocol::tools::Tool;
 use tether_protocol::{ApiError, Callable, Input, Item, ResponseCreate, callable_tools};
 
+use crate::engine::prefix::Prefix;
 use crate::model::Context;
 
 /// What a tool the upstream calls by a flattened name really is.
@@ -105,14 +106,26 @@ pub fn check(request: &ResponseCreate) -> Result<(), ApiError> {
 /// The request's body (`stream: true`, usage included) for `model`, and the tool names the
 /// upstream will call.
 pub fn body(context: &Context, model: &str) -> Result<(Value, ToolNames), ApiError> {
+    let (bytes, names, _) = encode(context, model, None)?;
+    let body = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::server(format!("the engine request is not JSON: {e}")))?;
+    Ok((body, names))
+}
+
+/// The request's body as it is sent, its tool names, and its conversation serialized — to
+/// continue from: `from`, when given, is the serialized conversation of an earlier request
+/// whose items this context's begin with, and only the items after them are serialized now.
+pub fn encode(
+    context: &Context,
+    model: &str,
+    from: Option<&Prefix>,
+) -> Result<(Vec<u8>, ToolNames, Prefix), ApiError> {
     let request = &context.request;
     let (tools, names, tool_choice) = tools(&request.tools, request.tool_choice.as_ref())?;
+    let mut prefix = from.cloned().unwrap_or_default();
+    extend(&mut prefix, &context.items)?;
     let mut body = Map::new();
     body.insert("model".into(), model.into());
-    body.insert(
-        "messages".into(),
-        Value::Array(messages(request.instructions.as_deref(), &context.items)?),
-    );
     body.insert("stream".into(), true.into());
     body.insert("stream_options".into(), json!({"include_usage": true}));
     if !tools.is_empty() {
@@ -144,7 +157,20 @@ pub fn body(context: &Context, model: &str) -> Result<(Value, ToolNames), ApiErr
     {
         body.insert("reasoning_effort".into(), effort.into());
     }
-    Ok((Value::Object(body), names))
+    let instructions = request
+        .instructions
+        .as_deref()
+        .filter(|i| !i.is_empty())
+        .map(|i| json!({"role": "system", "content": i}));
+    let rest = serde_json::to_vec(&Value::Object(body))
+        .map_err(|e| ApiError::server(format!("cannot encode the engine request: {e}")))?;
+    let mut out = Vec::with_capacity(rest.len() + prefix.size() + 64);
+    out.extend_from_slice(b"{\"messages\":");
+    prefix.array(instructions.as_ref(), &mut out);
+    out.push(b',');
+    // `rest` is an object with `model` in it: everything after its `{`.
+    out.extend_from_slice(&rest[1..]);
+    Ok((out, names, prefix))
 }
 
 /// `text.format` as `response_format`: `json_schema` and `json_object`; `text` is the default.
@@ -329,15 +355,9 @@ fn check_item(item: &Item, param: &str) -> Result<(), ApiError> {
     }
 }
 
-/// The conversation as `messages`.
-fn messages(instructions: Option<&str>, items: &[Item]) -> Result<Vec<Value>, ApiError> {
-    let mut messages = Vec::with_capacity(items.len() + 1);
-    if let Some(instructions) = instructions.filter(|i| !i.is_empty()) {
-        messages.push(json!({"role": "system", "content": instructions}));
-    }
-    // Whether the last message is the assistant's turn that tool calls may still join.
-    let mut assistant_open = false;
-    for (index, item) in items.iter().enumerate() {
+/// Adds the conversation's items past those `prefix` holds to it as `messages`.
+fn extend(prefix: &mut Prefix, items: &[Item]) -> Result<(), ApiError> {
+    for (index, item) in items.iter().enumerate().skip(prefix.items) {
         let param = format!("input[{index}]");
         match item {
             Item::Message(message) => {
@@ -346,11 +366,17 @@ fn messages(instructions: Option<&str>, items: &[Item]) -> Result<Vec<Value>, Ap
                     Role::Assistant => "assistant",
                     Role::System | Role::Developer => "system",
                 };
-                messages.push(json!({
+                let message = json!({
                     "role": role,
                     "content": content(&message.content, message.role, &param)?,
-                }));
-                assistant_open = message.role == Role::Assistant;
+                });
+                if role == "assistant" {
+                    // Tool calls right after it join it.
+                    prefix.close();
+                    prefix.open = Some(message);
+                } else {
+                    prefix.push(&message);
+                }
             }
             Item::FunctionCall(call) => {
                 let name = match &call.namespace {
@@ -358,8 +384,7 @@ fn messages(instructions: Option<&str>, items: &[Item]) -> Result<Vec<Value>, Ap
                     None => call.name.clone(),
                 };
                 push_call(
-                    &mut messages,
-                    &mut assistant_open,
+                    prefix,
                     json!({"id": call.call_id, "type": "function",
                            "function": {"name": name, "arguments": call.arguments}}),
                 );
@@ -367,19 +392,17 @@ fn messages(instructions: Option<&str>, items: &[Item]) -> Result<Vec<Value>, Ap
             Item::CustomToolCall(call) => {
                 let arguments = json!({"input": call.input}).to_string();
                 push_call(
-                    &mut messages,
-                    &mut assistant_open,
+                    prefix,
                     json!({"id": call.call_id, "type": "function",
                            "function": {"name": call.name, "arguments": arguments}}),
                 );
             }
             Item::FunctionCallOutput(output) | Item::CustomToolCallOutput(output) => {
-                messages.push(json!({
+                prefix.push(&json!({
                     "role": "tool",
                     "tool_call_id": output.call_id,
                     "content": tool_output(&output.output),
                 }));
-                assistant_open = false;
             }
             // Earlier reasoning is not sent back, as the engines' chat templates drop it.
             Item::Reasoning(_) => {}
@@ -393,20 +416,19 @@ fn messages(instructions: Option<&str>, items: &[Item]) -> Result<Vec<Value>, Ap
             Item::Unknown(value) => match crate::compaction::expanded(value) {
                 // The summary goes as the user's (a system message past the first trips some
                 // engines' chat templates).
-                Some(summary) => {
-                    messages.push(json!({"role": "user", "content": summary}));
-                    assistant_open = false;
-                }
+                Some(summary) => prefix.push(&json!({"role": "user", "content": summary})),
                 None => check_item(item, &param)?,
             },
         }
+        prefix.items = index + 1;
     }
-    Ok(messages)
+    prefix.items = prefix.items.max(items.len());
+    Ok(())
 }
 
 /// Adds a tool call to the assistant's open message, or opens one for it.
-fn push_call(messages: &mut Vec<Value>, assistant_open: &mut bool, call: Value) {
-    if *assistant_open && let Some(Value::Object(last)) = messages.last_mut() {
+fn push_call(prefix: &mut Prefix, call: Value) {
+    if let Some(Value::Object(last)) = &mut prefix.open {
         match last.get_mut("tool_calls") {
             Some(Value::Array(calls)) => calls.push(call),
             _ => {
@@ -418,8 +440,8 @@ fn push_call(messages: &mut Vec<Value>, assistant_open: &mut bool, call: Value) 
         }
         return;
     }
-    messages.push(json!({"role": "assistant", "content": null, "tool_calls": [call]}));
-    *assistant_open = true;
+    prefix.close();
+    prefix.open = Some(json!({"role": "assistant", "content": null, "tool_calls": [call]}));
 }
 
 /// A message's content: its text, or parts when it carries images.
@@ -628,6 +650,38 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
+    }
+
+    #[test]
+    fn a_continuation_serializes_only_its_new_items_and_says_the_same() {
+        let turn = |items: Value| {
+            context(
+                json!({"model": "m", "instructions": "Be brief.", "input": items,
+                           "tools": [{"type": "function", "name": "shell"}]}),
+            )
+        };
+        let first = turn(json!([{"role": "user", "content": "hi"},
+                                {"role": "assistant", "content": "Let me look."}]));
+        let (_, _, prefix) = encode(&first, "m", None).unwrap();
+        assert_eq!(prefix.items, 2);
+        assert!(
+            prefix.open.is_some(),
+            "the assistant's message stays open for its calls"
+        );
+        let second = turn(json!([{"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "Let me look."},
+            {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "ok"}]));
+        let (continued, _, prefix) = encode(&second, "m", Some(&prefix)).unwrap();
+        let (whole, _, _) = encode(&second, "m", None).unwrap();
+        let parse = |bytes: &[u8]| serde_json::from_slice::<Value>(bytes).unwrap();
+        assert_eq!(parse(&continued), parse(&whole));
+        assert_eq!(
+            parse(&continued)["messages"][2]["tool_calls"][0]["id"],
+            "c1",
+            "the call joined the assistant's message"
+        );
+        assert_eq!(prefix.items, 4);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 use serde_json::{Map, Value, json};
 use tether_protocol::{ApiError, Item, ResponseCreate};
 
+use crate::engine::prefix::Prefix;
 use crate::model::Context;
 
 /// Refuses what the upstream's Responses cannot be asked for by Tether.
@@ -46,18 +47,28 @@ const PASSED: &[&str] = &[
 
 /// The request's body for `model`.
 pub fn body(context: &Context, model: &str) -> Result<Value, ApiError> {
+    let (bytes, _) = encode(context, model, None)?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::server(format!("the engine request is not JSON: {e}")))
+}
+
+/// The request's body as it is sent and its conversation serialized, continuing `from` (the
+/// serialized conversation of an earlier request whose items this context's begin with).
+pub fn encode(
+    context: &Context,
+    model: &str,
+    from: Option<&Prefix>,
+) -> Result<(Vec<u8>, Prefix), ApiError> {
     let request = serde_json::to_value(&context.request)
         .map_err(|e| ApiError::server(format!("cannot encode the request: {e}")))?;
-    let mut body = Map::new();
-    body.insert("model".into(), model.into());
-    let mut input = Vec::with_capacity(context.items.len());
-    for item in &context.items {
+    let mut prefix = from.cloned().unwrap_or_default();
+    for item in context.items.iter().skip(prefix.items) {
         // A compaction item of this server is sealed with its key: the engine gets the summary
         // it stands for.
         if let Item::Unknown(value) = item
             && let Some(summary) = crate::compaction::expanded(value)
         {
-            input.push(json!({"type": "message", "role": "user", "content": summary}));
+            prefix.push(&json!({"type": "message", "role": "user", "content": summary}));
             continue;
         }
         let mut value = serde_json::to_value(item)
@@ -65,9 +76,11 @@ pub fn body(context: &Context, model: &str) -> Result<Value, ApiError> {
         if let Value::Object(object) = &mut value {
             object.remove("id");
         }
-        input.push(value);
+        prefix.push(&value);
     }
-    body.insert("input".into(), Value::Array(input));
+    prefix.items = context.items.len();
+    let mut body = Map::new();
+    body.insert("model".into(), model.into());
     for key in PASSED {
         if let Some(value) = request.get(*key).filter(|v| !v.is_null()) {
             body.insert((*key).into(), value.clone());
@@ -75,7 +88,14 @@ pub fn body(context: &Context, model: &str) -> Result<Value, ApiError> {
     }
     body.insert("stream".into(), true.into());
     body.insert("store".into(), false.into());
-    Ok(Value::Object(body))
+    let rest = serde_json::to_vec(&Value::Object(body))
+        .map_err(|e| ApiError::server(format!("cannot encode the engine request: {e}")))?;
+    let mut out = Vec::with_capacity(rest.len() + prefix.size() + 16);
+    out.extend_from_slice(b"{\"input\":");
+    prefix.array(None, &mut out);
+    out.push(b',');
+    out.extend_from_slice(&rest[1..]);
+    Ok((out, prefix))
 }
 
 #[cfg(test)]
