@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { metricSamples, startServer } from "../e2e/server.mjs";
+import { engineTestsSkipped, metricSamples, startLlmsim, startServer } from "../e2e/server.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CODEX = join(HERE, "codex", "node_modules", ".bin", "codex");
@@ -53,7 +53,7 @@ async function server(extraArgs = [], tokensPerSecond = 100000) {
  * whose config.toml names Tether as the model provider. Resolves to the exit code, the output,
  * the last message and the work directory; rejects if Codex has not finished in time.
  */
-function codexExec(url, prompt, { config = [], env = {} } = {}) {
+function codexExec(url, prompt, { config = [], root = [], env = {}, model = "codex-smoke" } = {}) {
   assert.ok(existsSync(CODEX), `${CODEX} is missing: run tests/conformance/run.sh (it installs the Codex CLI)`);
   const home = tempDir("tether-codex-home-");
   const work = tempDir("tether-codex-work-");
@@ -61,8 +61,9 @@ function codexExec(url, prompt, { config = [], env = {} } = {}) {
   writeFileSync(
     join(home, "config.toml"),
     [
-      'model = "codex-smoke"',
+      `model = "${model}"`,
       'model_provider = "tether"',
+      ...root,
       "",
       "[model_providers.tether]",
       'name = "Tether"',
@@ -331,5 +332,77 @@ test(
       }
     }
     assert.equal(senders.size, 4, "each response under the request that sent it");
+  },
+);
+
+// --- Through Tether to a real upstream engine: llmsim (crates.io, `cargo xtask setup`) ----------
+
+test(
+  "Codex CLI runs its tool loop through Tether to llmsim, a real upstream, over WebSocket mode with runtime metrics",
+  { skip: engineTestsSkipped() ?? false },
+  async () => {
+    // llmsim knows nothing of Codex: its script calls Codex's exec_command, then answers.
+    const llmsim = await startLlmsim({
+      turns: [
+        { type: "tool_calls", calls: [{ name: "exec_command", arguments: { cmd: "echo tether > proof.txt" } }] },
+        { type: "assistant", text: "Done: proof.txt is written." },
+      ],
+      on_exhausted: "error",
+    });
+    cleanups.push(() => llmsim.stop());
+    const started = await server(["--engine", llmsim.url]);
+    const before = (await metrics(started)).samples;
+    const { endpoint, bodies } = await otlpReceiver();
+    const run = await codexExec(started.url, "Write proof.txt.", {
+      model: "gpt-5",
+      // Codex offers its hosted web_search tool by default, which no engine but OpenAI's can
+      // run; Tether refuses it rather than drop it (docs/engines.md), so it is turned off.
+      root: ['web_search = "disabled"', "suppress_unstable_features_warning = true"],
+      config: [
+        "[features]",
+        "runtime_metrics = true",
+        "[otel]",
+        `metrics_exporter = { otlp-http = { endpoint = "${endpoint}", protocol = "json" } }`,
+      ],
+    });
+    assert.equal(run.code, 0, `codex exec failed; its output:\n${run.output}`);
+    assert.equal(run.last?.trim(), "Done: proof.txt is written.", run.output);
+    assert.equal(readFileSync(join(run.work, "proof.txt"), "utf8"), "tether\n");
+    const metric = await metrics(started, before);
+    assert.equal(metric("tether_ws_connections_total"), 1);
+    assert.equal(metric('tether_responses_total{transport="http"}'), 0);
+    assert.equal(metric('tether_responses_total{transport="sse"}'), 0);
+    // The prewarm (no engine call) and two model turns, both continuations from the cache.
+    assert.equal(metric('tether_responses_total{transport="ws"}'), 3);
+    assert.equal(metric('tether_cache_lookups_total{result="hit"}'), 2);
+    const upstream = llmsim.url;
+    assert.equal(metric(`tether_engine_requests_total{engine="${upstream}",outcome="ok",upstream="${upstream}"}`), 2);
+    // Each response's timing event reached Codex; the engine's part came from llmsim's stream.
+    for (const name of TIMING_HISTOGRAMS) {
+      assert.equal(histogram(bodies, name).count, 3, name);
+    }
+  },
+);
+
+test(
+  "Codex CLI falls back to HTTP in front of llmsim too, each turn the whole conversation",
+  { skip: engineTestsSkipped() ?? false },
+  async () => {
+    const llmsim = await startLlmsim({
+      turns: [
+        { type: "tool_calls", calls: [{ name: "exec_command", arguments: { cmd: "echo tether > proof.txt" } }] },
+        { type: "assistant", text: "Done: proof.txt is written." },
+      ],
+      on_exhausted: "error",
+    });
+    cleanups.push(() => llmsim.stop());
+    const started = await server(["--engine", llmsim.url, "--no-websocket"]);
+    const before = (await metrics(started)).samples;
+    const run = await codexExec(started.url, "Write proof.txt.", { model: "gpt-5", root: ['web_search = "disabled"'] });
+    assert.equal(run.code, 0, `codex exec failed; its output:\n${run.output}`);
+    assert.equal(readFileSync(join(run.work, "proof.txt"), "utf8"), "tether\n");
+    const metric = await metrics(started, before);
+    assert.equal(metric('tether_responses_total{transport="sse"}'), 2);
+    assert.equal(metric("tether_ws_connections_total"), 0);
   },
 );

@@ -13,6 +13,7 @@ each scrape to one replica only.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import queue
@@ -40,19 +41,14 @@ def _server_bin() -> str:
     return value
 
 
-@pytest.fixture(scope="session")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    base_url = os.environ.get("TETHER_BASE_URL")
-    if base_url:
-        yield base_url.rstrip("/")
-        return
-    data_dir = tmp_path_factory.mktemp("tether-data")
+@contextlib.contextmanager
+def running_server(extra_args: list[str]) -> Iterator[str]:
+    """A tether-server on 127.0.0.1 port 0 with `extra_args`; yields its URL, SIGTERMs it after."""
     args = [
         _server_bin(),
         "--addr", "127.0.0.1:0",
         "--static-dir", "/nonexistent",
-        "--tokens-per-second", "100000",
-        "--data-dir", str(data_dir),
+        *extra_args,
     ]
     child = subprocess.Popen(args, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
     lines: "queue.Queue[Optional[str]]" = queue.Queue()
@@ -93,6 +89,17 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 child.kill()
                 child.wait()
                 raise RuntimeError("tether-server ignored SIGTERM for 15 s")
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    base_url = os.environ.get("TETHER_BASE_URL")
+    if base_url:
+        yield base_url.rstrip("/")
+        return
+    data_dir = tmp_path_factory.mktemp("tether-data")
+    with running_server(["--tokens-per-second", "100000", "--data-dir", str(data_dir)]) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -166,3 +173,57 @@ class Metrics:
 @pytest.fixture
 def metrics(server_url: str) -> Metrics:
     return Metrics(metrics_urls(server_url))
+
+
+#: Where `cargo xtask setup` installs llmsim (TETHER_LLMSIM_BIN overrides it).
+LLMSIM_BIN = os.environ.get("TETHER_LLMSIM_BIN") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "target", "tools", "llmsim", "bin", "llmsim"
+)
+
+
+@contextlib.contextmanager
+def running_llmsim(script: dict, workdir: str) -> Iterator[str]:
+    """llmsim (an OpenAI-compatible server nobody here wrote) playing `script`, in its instant
+    latency profile, on a port the OS just handed out; yields its OpenAI base URL."""
+    import json
+    import socket
+    import time
+
+    script_path = os.path.join(workdir, "llmsim-script.json")
+    with open(script_path, "w") as file:
+        json.dump(script, file)
+    for _ in range(5):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        config = os.path.join(workdir, "llmsim.toml")
+        with open(config, "w") as file:
+            file.write(
+                f'[server]\nport = {port}\nhost = "127.0.0.1"\n[latency]\nprofile = "instant"\n'
+                f"[response]\nscript_path = {json.dumps(script_path)}\n"
+            )
+        child = subprocess.Popen(
+            [LLMSIM_BIN, "serve", "--config", config],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 20
+        listening = False
+        while time.monotonic() < deadline and child.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                listening = True
+                break
+            except OSError:
+                time.sleep(0.02)
+        if listening:
+            try:
+                yield f"http://127.0.0.1:{port}/openai/v1"
+            finally:
+                child.terminate()
+                child.wait(timeout=15)
+            return
+        child.kill()
+        child.wait()
+    raise RuntimeError("llmsim did not start listening within 20 s (five ports tried)")

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { ResponsesWS } from "openai/resources/responses/ws";
-import { metricSamples, startServer } from "../e2e/server.mjs";
+import { engineTestsSkipped, metricSamples, startLlmsim, startServer } from "../e2e/server.mjs";
 
 const TIMEOUT_MS = 10_000;
 const MODEL = "tether-conformance";
@@ -305,4 +305,87 @@ test("HTTP: a parameter Tether does not know is refused by name", async () => {
     client.responses.create({ model: MODEL, input: "hi", previous_responce_id: "resp_x" }),
     (error) => error.status === 400 && error.code === "unknown_parameter" && error.param === "previous_responce_id",
   );
+});
+
+// --- Through Tether to a real upstream engine: llmsim (crates.io, `cargo xtask setup`) ----------
+
+const EXEC_TOOL = {
+  type: "function",
+  name: "exec_command",
+  description: "Runs a shell command.",
+  parameters: { type: "object", properties: { cmd: { type: "string" } }, required: ["cmd"] },
+};
+const ENGINE_ANSWER = "Done: the command printed hi.";
+/** llmsim's script: a call of exec_command, then the answer, again and again. */
+const LLMSIM_SCRIPT = {
+  turns: [
+    { type: "tool_calls", calls: [{ name: "exec_command", arguments: { cmd: "echo hi" } }] },
+    { type: "assistant", text: ENGINE_ANSWER },
+  ],
+  on_exhausted: "loop",
+};
+const engineSkip = engineTestsSkipped() ?? false;
+
+/** A fresh llmsim, and Tether in front of it (`--engine`). */
+async function engineServer() {
+  const llmsim = await startLlmsim(LLMSIM_SCRIPT);
+  const tether = await startServer(["--engine", llmsim.url]);
+  return {
+    tether,
+    client: new OpenAI({ baseURL: `${tether.url}/v1`, apiKey: "test", timeout: TIMEOUT_MS, maxRetries: 0 }),
+    async stop() {
+      await tether.stop();
+      await llmsim.stop();
+    },
+  };
+}
+
+test("engine: the tool loop through Tether to llmsim over HTTP, then SSE", { skip: engineSkip }, async () => {
+  const engine = await engineServer();
+  try {
+    const first = await engine.client.responses.create({ model: MODEL, input: "Run `echo hi`.", tools: [EXEC_TOOL] });
+    assert.equal(first.status, "completed");
+    const [call] = first.output;
+    assert.equal(call.type, "function_call");
+    assert.deepEqual(JSON.parse(call.arguments), { cmd: "echo hi" });
+    const stream = engine.client.responses.stream({
+      model: MODEL,
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: call.call_id, output: "hi\n" }],
+      tools: [EXEC_TOOL],
+    });
+    let text = "";
+    for await (const event of stream) {
+      if (event.type === "response.output_text.delta") text += event.delta;
+    }
+    const final = await stream.finalResponse();
+    assert.equal(final.output_text, ENGINE_ANSWER);
+    assert.equal(text, ENGINE_ANSWER);
+  } finally {
+    await engine.stop();
+  }
+});
+
+test("engine: the tool loop through Tether to llmsim over WebSocket mode", { skip: engineSkip }, async () => {
+  const engine = await engineServer();
+  const rws = new ResponsesWS(engine.client);
+  rws.on("error", () => {});
+  try {
+    const events = await turn(rws, { input: "Run `echo hi`.", tools: [EXEC_TOOL], store: false });
+    const first = completed(events);
+    const calls = functionCalls(events);
+    assert.equal(calls.length, 1, JSON.stringify(first.output));
+    const events2 = await turn(rws, {
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: calls[0].call_id, output: "hi\n" }],
+      tools: [EXEC_TOOL],
+      store: false,
+    });
+    assert.equal(outputText(completed(events2)), ENGINE_ANSWER);
+    const samples = await metricSamples(engine.tether, TIMEOUT_MS);
+    assert.equal(samples.get('tether_cache_lookups_total{result="hit"}'), 1, "the continuation came from the cache");
+  } finally {
+    rws.close();
+    await engine.stop();
+  }
 });

@@ -3,7 +3,10 @@
 // line; we read the URL from there.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 /** Flags that keep Chromium off the closed network and working as root. */
@@ -199,4 +202,80 @@ export async function waitFinished(target, timeout = 60_000) {
     null,
     { timeout },
   );
+}
+
+/**
+ * Where `cargo xtask setup` installs llmsim, the OpenAI-compatible server the engine tests put
+ * Tether in front of (TETHER_LLMSIM_BIN overrides it); null when it is not there.
+ */
+export function llmsimBinary() {
+  const path =
+    process.env.TETHER_LLMSIM_BIN ||
+    fileURLToPath(new URL("../../target/tools/llmsim/bin/llmsim", import.meta.url));
+  return existsSync(path) ? path : null;
+}
+
+/**
+ * Why the engine tests cannot run here, or null: llmsim not installed (setup has not run), or
+ * the suite runs against a deployment, whose replicas serve the simulator.
+ */
+export function engineTestsSkipped() {
+  if (process.env.TETHER_BASE_URL) return "against a deployment: its replicas serve the simulator, not an engine";
+  if (!llmsimBinary()) return "llmsim is not installed (target/tools/llmsim): run `cargo xtask setup`";
+  return null;
+}
+
+/**
+ * llmsim playing `script` (its scripted mode: `{turns: [...], on_exhausted}`) in its instant
+ * latency profile, on a port the OS just handed out (tried again if taken meanwhile); resolves
+ * to `{ url, stop }`, `url` its OpenAI base URL as `--engine` takes it.
+ */
+export async function startLlmsim(script) {
+  const binary = llmsimBinary();
+  if (!binary) throw new Error("llmsim is not installed: run `cargo xtask setup`");
+  const dir = mkdtempSync(join(tmpdir(), "tether-llmsim-"));
+  const scriptPath = join(dir, "script.json");
+  writeFileSync(scriptPath, JSON.stringify(script));
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await closedPort();
+    const config = join(dir, "llmsim.toml");
+    writeFileSync(
+      config,
+      `[server]\nport = ${port}\nhost = "127.0.0.1"\n[latency]\nprofile = "instant"\n` +
+        `[response]\nscript_path = ${JSON.stringify(scriptPath)}\n`,
+    );
+    const child = spawn(binary, ["serve", "--config", config], { stdio: "ignore" });
+    const listening = await new Promise((resolve) => {
+      const deadline = Date.now() + 20_000;
+      const poll = async () => {
+        if (child.exitCode !== null) return resolve(false);
+        try {
+          await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) });
+          return resolve(true);
+        } catch {
+          if (Date.now() > deadline) return resolve(false);
+          setTimeout(poll, 20);
+        }
+      };
+      poll();
+    });
+    if (listening) {
+      return {
+        url: `http://127.0.0.1:${port}/openai/v1`,
+        async stop() {
+          if (child.exitCode === null) {
+            child.kill("SIGTERM");
+            await once(child, "exit");
+          }
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    }
+    if (child.exitCode === null) {
+      child.kill("SIGKILL");
+      await once(child, "exit");
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw new Error("llmsim did not start listening within 20 s (five ports tried)");
 }

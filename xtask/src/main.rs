@@ -62,6 +62,7 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
             setup::ensure_fuzzing()?;
             setup::ensure_deployment()?;
             setup::ensure_valgrind()?;
+            setup::ensure_llmsim(&root)?;
             Ok(ExitCode::SUCCESS)
         }
         Task::Dist => {
@@ -79,6 +80,7 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
             setup::ensure_fuzzing()?;
             setup::ensure_deployment()?;
             setup::ensure_valgrind()?;
+            setup::ensure_llmsim(&root)?;
             suites::run_all(&root, &tools)
         }
         Task::Fuzz(args) => {

@@ -2,7 +2,8 @@
 //! the wasm32 target, wasm-bindgen-cli at the version `Cargo.lock` pins, the npm tools of
 //! `package.json` (wasm-opt from the `binaryen` package — never Debian's binaryen, whose wasm-opt
 //! 108 emits wasm that crashes in the browser — and playwright-core), for tests Debian's
-//! Chromium and ChromeDriver, and for fuzzing cargo-fuzz and a C++ compiler (libFuzzer's).
+//! Chromium and ChromeDriver, for fuzzing cargo-fuzz and a C++ compiler (libFuzzer's), and for
+//! the engine tests llmsim, an OpenAI-compatible server to put Tether in front of.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -173,6 +174,43 @@ pub fn ensure_fuzzing() -> Result<()> {
         ])?;
     }
     Ok(())
+}
+
+/// The llmsim release the engine tests run Tether in front of (an OpenAI-compatible server
+/// nobody here wrote; `docs/engines.md`).
+pub const LLMSIM_VERSION: &str = "0.6.0";
+
+/// Where `cargo xtask setup` installs llmsim: a directory of the workspace's `target/` that the
+/// tests own (`cargo clean` removes it; setup puts it back).
+pub fn llmsim_root(root: &Path) -> PathBuf {
+    root.join("target/tools/llmsim")
+}
+
+/// llmsim, built from crates.io's source into [`llmsim_root`] (about two minutes once), unless
+/// that version is there already.
+pub fn ensure_llmsim(root: &Path) -> Result<PathBuf> {
+    let install = llmsim_root(root);
+    let binary = install.join("bin/llmsim");
+    let expected = format!("llmsim {LLMSIM_VERSION}");
+    if output_of(Command::new(&binary).arg("--version")).as_deref() == Some(expected.as_str()) {
+        return Ok(binary);
+    }
+    step(&format!(
+        "installing llmsim {LLMSIM_VERSION} into {} for the engine tests; this takes a few \
+         minutes once",
+        install.display()
+    ));
+    let install_arg = install.to_string_lossy().into_owned();
+    cargo(&[
+        "install",
+        "llmsim",
+        "--version",
+        LLMSIM_VERSION,
+        "--locked",
+        "--root",
+        &install_arg,
+    ])?;
+    Ok(binary)
 }
 
 /// What `cargo xtask deploy` and the PostgreSQL tests need: Debian's PostgreSQL server

@@ -4,6 +4,7 @@
 //! frames) opens a raw tungstenite connection with [`connect_raw`].
 #![allow(dead_code)]
 
+pub mod llmsim;
 pub mod process;
 pub mod upstream;
 
