@@ -1,21 +1,25 @@
-//! One engine call as a model stream: a task drives it — waits for a slot on the replica,
-//! sends the request (again, while nothing has streamed, after a failure another attempt may
-//! cure), reads the event stream through the dialect's decoder and forwards its events — and
-//! the stream the pipeline reads owns that task: dropping the stream (the client disconnected,
-//! cancelled, or steered the response) aborts it, which drops the upstream's response body and
-//! closes its connection, and the engine stops generating.
+//! One engine call as a model stream: it waits for a slot on the replica, sends the request
+//! (again, while nothing has streamed, after a failure another attempt may cure), and reads the
+//! event stream through the dialect's decoder — all inside the stream the pipeline polls, so no
+//! task hop sits between the engine's chunks and the client's events. Dropping the stream (the
+//! client disconnected, cancelled, or steered the response) drops the upstream's response body
+//! and closes its connection, and the engine stops generating. (A replay, which paces itself,
+//! runs as a task its stream owns: [`spawn_stream`].)
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use http_body_util::BodyExt;
+use hyper::body::Incoming;
 use tether_protocol::sse::SseDecoder;
 use tokio::sync::mpsc;
 
+use super::body::Parts;
 use super::failure::UpstreamError;
 use super::fixture::Recording;
+use super::limiter::Slot;
 use super::translate::Decoder;
 use super::upstream::Shared;
 use crate::model::{Admission, ModelEvent, ModelStream};
@@ -84,175 +88,249 @@ fn backoff(attempt: u32, error: &UpstreamError) -> Option<Duration> {
     }
 }
 
-/// One call to a live upstream: `body` posted to replica `replica` of `shared`.
-pub async fn run_upstream(
+/// Where a live call is.
+enum Phase {
+    /// Not sent yet: a slot to wait for, attempts to make.
+    Start,
+    /// The engine answered; its stream is read.
+    Streaming {
+        body: Incoming,
+        sse: SseDecoder,
+        chunks: usize,
+        /// The replica's slot, held while its stream runs.
+        _slot: Slot,
+    },
+    Over,
+}
+
+/// One call to a live upstream, read as a stream by the pipeline's own task (no task of its
+/// own between the engine and the client): dropping the stream drops the engine's response
+/// body, which closes its connection.
+struct Call {
     shared: Arc<Shared>,
     replica: usize,
-    body: Bytes,
-    mut decoder: Box<dyn Decoder>,
-    mut recording: Option<Recording>,
-    tx: Events,
-) {
-    let target = shared.replicas[replica].clone();
-    let fail = |error: &UpstreamError| {
-        shared
-            .metrics
-            .outcome(&shared.name, &target.label, error.outcome());
-        let (status, error) = error.to_api(&target.label, shared.key.as_ref().map(|k| k.expose()));
-        ModelEvent::Fail { status, error }
-    };
-    let (_slot, queued) = match target.limiter.acquire().await {
-        Ok(slot) => slot,
-        Err(full) => {
-            let error = UpstreamError::QueueFull {
-                running: full.running,
-                waiting: full.waiting,
-            };
-            let _ = tx.send(fail(&error)).await;
-            return;
-        }
-    };
-    let mut attempt = 0;
-    let response = loop {
-        let sent = super::client::post(
-            &shared.client,
-            &target.url,
-            body.clone(),
-            shared.key.as_ref(),
-            shared.idle,
-        )
-        .await;
-        target.health.observe(sent.as_ref().map(|_| ()));
-        match sent {
-            Ok(response) => break response,
-            Err(error) => {
-                let wait = (error.retryable() && attempt < shared.retries)
-                    .then(|| backoff(attempt, &error))
-                    .flatten();
-                if let Some(wait) = wait {
-                    shared.metrics.retried(&shared.name, &target.label);
-                    tracing::debug!(
-                        "engine {}: {} failed ({}), attempt {} in {wait:?}",
-                        shared.name,
-                        target.label,
-                        error.outcome(),
-                        attempt + 2
-                    );
-                    tokio::time::sleep(wait).await;
-                    attempt += 1;
-                    continue;
-                }
-                if let (
-                    Some(recording),
-                    UpstreamError::Status {
-                        status,
-                        message,
-                        retry_after,
-                        ..
-                    },
-                ) = (recording.take(), &error)
-                {
-                    recording.error(*status, *retry_after, message);
-                }
-                let _ = tx.send(fail(&error)).await;
-                return;
-            }
-        }
-    };
-    if let Some(recording) = &mut recording {
-        recording.answered(response.status().as_u16());
-    }
-    let admission = Admission {
-        queue_time: queued,
+    body: Parts,
+    decoder: Box<dyn Decoder>,
+    recording: Option<Recording>,
+    phase: Phase,
+    ready: VecDeque<ModelEvent>,
+}
+
+/// The model stream of one call: `body` posted to replica `replica` of `shared`.
+pub fn upstream_stream(
+    shared: Arc<Shared>,
+    replica: usize,
+    body: Parts,
+    decoder: Box<dyn Decoder>,
+    recording: Option<Recording>,
+) -> ModelStream {
+    let call = Call {
+        shared,
         replica,
-        ..Admission::default()
+        body,
+        decoder,
+        recording,
+        phase: Phase::Start,
+        ready: VecDeque::new(),
     };
-    if tx.send(ModelEvent::Started(admission)).await.is_err() {
-        return;
+    Box::pin(futures_util::stream::unfold(call, |mut call| async move {
+        loop {
+            if let Some(event) = call.ready.pop_front() {
+                return Some((event, call));
+            }
+            if matches!(call.phase, Phase::Over) {
+                return None;
+            }
+            call.advance().await;
+        }
+    }))
+}
+
+impl Call {
+    fn target(&self) -> &Arc<super::upstream::Replica> {
+        &self.shared.replicas[self.replica]
     }
-    let mut body = response.into_body();
-    let mut sse = SseDecoder::new();
-    let mut chunks = 0usize;
-    let outcome = loop {
-        let frame = match tokio::time::timeout(shared.idle, body.frame()).await {
-            Err(_) => {
-                break Err(UpstreamError::Timeout {
-                    waited: shared.idle,
-                    streamed: decoder.streamed(),
+
+    /// The response fails with `error` (counted, and recorded as cut when the engine had
+    /// answered).
+    fn fail(&mut self, error: &UpstreamError) {
+        let target = self.target().clone();
+        let key = self.shared.key.as_ref().map(|k| k.expose());
+        self.shared
+            .metrics
+            .outcome(&self.shared.name, &target.label, error.outcome());
+        let (status, api) = error.to_api(&target.label, key);
+        if let Some(recording) = self.recording.take() {
+            recording.finish("cut", Some(&api.message));
+        }
+        self.ready
+            .push_back(ModelEvent::Fail { status, error: api });
+        self.phase = Phase::Over;
+    }
+
+    /// Makes progress: events into `ready`, or the phase moves on.
+    async fn advance(&mut self) {
+        match std::mem::replace(&mut self.phase, Phase::Over) {
+            Phase::Over => {}
+            Phase::Start => self.send().await,
+            Phase::Streaming {
+                body,
+                sse,
+                chunks,
+                _slot,
+            } => self.read(body, sse, chunks, _slot).await,
+        }
+    }
+
+    /// Waits for a slot, posts the request (again, after a failure nothing has streamed in,
+    /// while attempts are left), and starts reading the answer.
+    async fn send(&mut self) {
+        let target = self.target().clone();
+        let shared = self.shared.clone();
+        let (slot, queued) = match target.limiter.acquire().await {
+            Ok(slot) => slot,
+            Err(full) => {
+                // Nothing was exchanged: nothing to record.
+                self.recording = None;
+                return self.fail(&UpstreamError::QueueFull {
+                    running: full.running,
+                    waiting: full.waiting,
                 });
             }
-            Ok(None) => match decoder.end() {
-                Ok(events) => {
-                    if !forward(&tx, events).await {
-                        return;
+        };
+        let mut attempt = 0;
+        let response = loop {
+            let sent = super::client::post(
+                &shared.client,
+                &target.url,
+                self.body.clone(),
+                shared.key.as_ref(),
+                shared.idle,
+            )
+            .await;
+            target.health.observe(sent.as_ref().map(|_| ()));
+            match sent {
+                Ok(response) => break response,
+                Err(error) => {
+                    let wait = (error.retryable() && attempt < shared.retries)
+                        .then(|| backoff(attempt, &error))
+                        .flatten();
+                    if let Some(wait) = wait {
+                        shared.metrics.retried(&shared.name, &target.label);
+                        tracing::debug!(
+                            "engine {}: {} failed ({}), attempt {} in {wait:?}",
+                            shared.name,
+                            target.label,
+                            error.outcome(),
+                            attempt + 2
+                        );
+                        tokio::time::sleep(wait).await;
+                        attempt += 1;
+                        continue;
                     }
-                    break Ok(());
+                    if let (
+                        Some(recording),
+                        UpstreamError::Status {
+                            status,
+                            message,
+                            retry_after,
+                            ..
+                        },
+                    ) = (self.recording.take(), &error)
+                    {
+                        recording.error(*status, *retry_after, message);
+                    }
+                    // A connection refused or a timeout exchanged nothing to record.
+                    self.recording = None;
+                    return self.fail(&error);
                 }
-                Err(error) => break Err(error),
-            },
+            }
+        };
+        if let Some(recording) = &mut self.recording {
+            recording.answered(response.status().as_u16());
+        }
+        self.ready.push_back(ModelEvent::Started(Admission {
+            queue_time: queued,
+            replica: self.replica,
+            ..Admission::default()
+        }));
+        self.phase = Phase::Streaming {
+            body: response.into_body(),
+            sse: SseDecoder::new(),
+            chunks: 0,
+            _slot: slot,
+        };
+    }
+
+    /// Reads the next frame of the answer and decodes what it completes.
+    async fn read(
+        &mut self,
+        mut body: Incoming,
+        mut sse: SseDecoder,
+        mut chunks: usize,
+        slot: Slot,
+    ) {
+        let idle = self.shared.idle;
+        let frame = match tokio::time::timeout(idle, body.frame()).await {
+            Err(_) => {
+                let streamed = self.decoder.streamed();
+                return self.fail(&UpstreamError::Timeout {
+                    waited: idle,
+                    streamed,
+                });
+            }
+            Ok(None) => return self.end(None),
             Ok(Some(Err(error))) => {
-                break Err(UpstreamError::Cut {
+                return self.fail(&UpstreamError::Cut {
                     chunks,
                     reason: error.to_string(),
                 });
             }
             Ok(Some(Ok(frame))) => frame,
         };
-        let Ok(data) = frame.into_data() else {
-            continue;
+        if let Ok(data) = frame.into_data() {
+            for message in sse.push(&data) {
+                chunks += 1;
+                if let Some(recording) = &mut self.recording {
+                    recording.chunk(message.event.as_deref(), &message.data);
+                }
+                match self.decoder.data(message.event.as_deref(), &message.data) {
+                    Ok(events) => self.ready.extend(events),
+                    Err(error) => return self.fail(&error),
+                }
+            }
+        }
+        if self.decoder.finished() {
+            return self.end(Some(body));
+        }
+        self.phase = Phase::Streaming {
+            body,
+            sse,
+            chunks,
+            _slot: slot,
         };
-        let mut failed = None;
-        for message in sse.push(&data) {
-            chunks += 1;
-            if let Some(recording) = &mut recording {
-                recording.chunk(message.event.as_deref(), &message.data);
-            }
-            match decoder.data(message.event.as_deref(), &message.data) {
-                Ok(events) => {
-                    if !forward(&tx, events).await {
-                        return;
-                    }
+    }
+
+    /// The engine said it is done (or its body ended): the closing events; the rest of the
+    /// body, if any, is read apart so that its connection goes back to the pool.
+    fn end(&mut self, body: Option<Incoming>) {
+        match self.decoder.end() {
+            Ok(events) => {
+                self.ready.extend(events);
+                let label = self.target().label.clone();
+                self.shared.metrics.outcome(&self.shared.name, &label, "ok");
+                if let Some(recording) = self.recording.take() {
+                    recording.finish("done", None);
                 }
-                Err(error) => {
-                    failed = Some(error);
-                    break;
-                }
-            }
-        }
-        if let Some(error) = failed {
-            break Err(error);
-        }
-        if decoder.finished() {
-            match decoder.end() {
-                Ok(events) => {
-                    if !forward(&tx, events).await {
-                        return;
-                    }
-                    // The rest of the body (its last chunk) is read apart, so the connection
-                    // goes back to the pool instead of closing with the stream.
+                if let Some(mut body) = body {
                     tokio::spawn(async move {
                         let drain = async { while let Some(Ok(_)) = body.frame().await {} };
                         let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
                     });
-                    break Ok(());
                 }
-                Err(error) => break Err(error),
+                self.phase = Phase::Over;
             }
-        }
-    };
-    match outcome {
-        Ok(()) => {
-            shared.metrics.outcome(&shared.name, &target.label, "ok");
-            if let Some(recording) = recording {
-                recording.finish("done", None);
-            }
-        }
-        Err(error) => {
-            if let Some(recording) = recording {
-                let (_, api) = error.to_api(&target.label, shared.key.as_ref().map(|k| k.expose()));
-                recording.finish("cut", Some(&api.message));
-            }
-            let _ = tx.send(fail(&error)).await;
+            Err(error) => self.fail(&error),
         }
     }
 }

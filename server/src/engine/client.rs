@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 use hyper::{Request, Response};
@@ -15,10 +15,11 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 
+use super::body::Parts;
 use super::failure::{UpstreamError, error_body, retry_after};
 
 /// The client: cheap to clone (one pool).
-pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
+pub type HttpClient = Client<HttpConnector, Parts>;
 
 /// A client whose connections open within `connect_timeout`.
 pub fn http_client(connect_timeout: Duration) -> HttpClient {
@@ -76,7 +77,7 @@ fn describe(error: &(dyn std::error::Error + 'static)) -> String {
 /// into [`UpstreamError::Status`].
 async fn send(
     client: &HttpClient,
-    request: Request<Full<Bytes>>,
+    request: Request<Parts>,
     idle: Duration,
 ) -> Result<Response<Incoming>, UpstreamError> {
     let response = match tokio::time::timeout(idle, client.request(request)).await {
@@ -129,7 +130,7 @@ async fn send(
 pub async fn post(
     client: &HttpClient,
     url: &str,
-    body: Bytes,
+    body: Parts,
     key: Option<&Secret>,
     idle: Duration,
 ) -> Result<Response<Incoming>, UpstreamError> {
@@ -141,7 +142,7 @@ pub async fn post(
         request = request.header(AUTHORIZATION, format!("Bearer {}", key.expose()));
     }
     let request = request
-        .body(Full::new(body))
+        .body(body)
         .map_err(|e| UpstreamError::Connect(format!("invalid URL {url}: {e}")))?;
     send(client, request, idle).await
 }
@@ -160,7 +161,7 @@ pub async fn get(
         request = request.header(AUTHORIZATION, format!("Bearer {}", key.expose()));
     }
     let request = request
-        .body(Full::new(Bytes::new()))
+        .body(Parts::default())
         .map_err(|e| UpstreamError::Connect(format!("invalid URL {url}: {e}")))?;
     let response = send(client, request, idle).await?;
     let body = tokio::time::timeout(

@@ -12,6 +12,7 @@
 //! connection cache, lanes, append/inject/steer and the store work the same in front of a real
 //! engine; `docs/engines.md` says how to put one behind it.
 
+pub mod body;
 pub mod call;
 pub mod chat;
 pub mod client;

@@ -2,11 +2,13 @@
 //! request carries the whole conversation; but a continuation's conversation is its previous
 //! response's plus a few new items, so the serialized `messages` (or `input`) of the previous
 //! request are kept ([`Prefixes`], by response id) and a continuation serializes only its new
-//! items after a copy of them. Tether's work per WebSocket turn stays proportional to the new
+//! items; the kept bytes go out again as they are, shared rather than copied
+//! ([`super::body::Parts`]). Tether's work per WebSocket turn stays proportional to the new
 //! input; only the bytes sent grow with the conversation, as they must.
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use lru::LruCache;
 use parking_lot::Mutex;
 use serde_json::Value;
@@ -15,8 +17,11 @@ use serde_json::Value;
 /// while more may join it (an assistant message that the next tool calls belong to).
 #[derive(Debug, Clone, Default)]
 pub struct Prefix {
-    /// The entries that can no longer change, serialized and joined by commas.
-    closed: Vec<u8>,
+    /// The entries that can no longer change, serialized: segments of comma-joined entries,
+    /// shared (not copied) between a prefix and its continuations.
+    segments: Vec<Bytes>,
+    /// Entries closed since the last segment, serialized and comma-joined.
+    pending: Vec<u8>,
     /// The last entry, while it may still change.
     pub open: Option<Value>,
     /// The conversation items it was built from.
@@ -25,6 +30,10 @@ pub struct Prefix {
     /// differs (a conversation rewritten) does not continue this one.
     pub last: Option<u64>,
 }
+
+/// Segments a prefix holds at most; beyond, they are joined into one (a copy, once in so many
+/// turns).
+const SEGMENTS: usize = 64;
 
 impl Prefix {
     /// Appends a finished entry (closing the open one first).
@@ -41,41 +50,74 @@ impl Prefix {
     }
 
     fn append(&mut self, entry: &Value) {
-        if !self.closed.is_empty() {
-            self.closed.push(b',');
+        if !self.pending.is_empty() {
+            self.pending.push(b',');
         }
         // A `Value` always serializes.
-        let _ = serde_json::to_writer(&mut self.closed, entry);
+        let _ = serde_json::to_writer(&mut self.pending, entry);
     }
 
-    /// The entries as a JSON array, after `head` when given (the instructions' message).
-    pub fn array(&self, head: Option<&Value>, out: &mut Vec<u8>) {
-        out.push(b'[');
-        let mut first = true;
-        if let Some(head) = head {
-            let _ = serde_json::to_writer(&mut *out, head);
-            first = false;
+    /// Seals the entries closed since the last call into a segment of their own.
+    pub fn seal(&mut self) {
+        if !self.pending.is_empty() {
+            self.segments
+                .push(Bytes::from(std::mem::take(&mut self.pending)));
         }
-        if !self.closed.is_empty() {
+        if self.segments.len() > SEGMENTS {
+            let joined = join(&self.segments, b",");
+            self.segments = vec![Bytes::from(joined)];
+        }
+    }
+
+    /// The entries as a JSON array, after `head` when given (the instructions' message), as
+    /// parts of a body: the sealed segments shared, not copied. Seal first.
+    pub fn array(&self, head: Option<&Value>, out: &mut Vec<Bytes>) {
+        const COMMA: Bytes = Bytes::from_static(b",");
+        out.push(Bytes::from_static(b"["));
+        let mut first = true;
+        let mut separate = |out: &mut Vec<Bytes>| {
             if !first {
-                out.push(b',');
+                out.push(COMMA);
             }
-            out.extend_from_slice(&self.closed);
             first = false;
+        };
+        if let Some(head) = head {
+            separate(out);
+            out.push(Bytes::from(serde_json::to_vec(head).unwrap_or_default()));
+        }
+        for segment in &self.segments {
+            separate(out);
+            out.push(segment.clone());
+        }
+        if !self.pending.is_empty() {
+            separate(out);
+            out.push(Bytes::copy_from_slice(&self.pending));
         }
         if let Some(open) = &self.open {
-            if !first {
-                out.push(b',');
-            }
-            let _ = serde_json::to_writer(&mut *out, open);
+            separate(out);
+            out.push(Bytes::from(serde_json::to_vec(open).unwrap_or_default()));
         }
-        out.push(b']');
+        out.push(Bytes::from_static(b"]"));
     }
 
-    /// Bytes it holds, about.
+    /// Bytes it holds, about (segments shared with other prefixes counted again).
     pub fn size(&self) -> usize {
-        self.closed.len() + self.open.as_ref().map_or(0, |o| o.to_string().len())
+        self.segments.iter().map(Bytes::len).sum::<usize>()
+            + self.pending.len()
+            + self.open.as_ref().map_or(0, |o| o.to_string().len())
     }
+}
+
+/// `parts` joined by `separator`.
+fn join(parts: &[Bytes], separator: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(parts.iter().map(Bytes::len).sum::<usize>() + parts.len());
+    for (index, part) in parts.iter().enumerate() {
+        if index > 0 {
+            out.extend_from_slice(separator);
+        }
+        out.extend_from_slice(part);
+    }
+    out
 }
 
 /// A fingerprint of one conversation item (its JSON, hashed).
@@ -151,30 +193,45 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn text(prefix: &Prefix, head: Option<&Value>) -> Value {
+        let mut parts = Vec::new();
+        prefix.array(head, &mut parts);
+        serde_json::from_slice(&join(&parts, b"")).unwrap()
+    }
+
     #[test]
     fn entries_serialize_once_and_the_open_one_last() {
         let mut prefix = Prefix::default();
-        let mut out = Vec::new();
-        prefix.array(None, &mut out);
-        assert_eq!(out, b"[]");
+        assert_eq!(text(&prefix, None), json!([]));
         prefix.push(&json!({"role": "user", "content": "hi"}));
+        prefix.seal();
         prefix.open = Some(json!({"role": "assistant", "content": null}));
-        let mut out = Vec::new();
-        prefix.array(Some(&json!({"role": "system", "content": "s"})), &mut out);
-        let value: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(
-            value,
+            text(&prefix, Some(&json!({"role": "system", "content": "s"}))),
             json!([{"role": "system", "content": "s"}, {"role": "user", "content": "hi"},
                    {"role": "assistant", "content": null}])
         );
-        prefix.push(&json!({"role": "tool", "content": "x"}));
-        assert!(prefix.open.is_none());
-        assert_eq!(
-            String::from_utf8_lossy(&prefix.closed)
-                .matches("role")
-                .count(),
-            3
-        );
+        // A continuation shares the sealed segment and adds its own.
+        let mut next = prefix.clone();
+        next.push(&json!({"role": "tool", "content": "x"}));
+        next.seal();
+        assert!(next.open.is_none());
+        assert_eq!(next.segments.len(), 2);
+        assert_eq!(next.segments[0].as_ptr(), prefix.segments[0].as_ptr());
+        assert_eq!(text(&next, None).as_array().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn many_segments_are_joined_once_in_a_while() {
+        let mut prefix = Prefix::default();
+        for turn in 0..(SEGMENTS + 2) {
+            prefix.push(&json!({"turn": turn}));
+            prefix.seal();
+        }
+        assert!(prefix.segments.len() <= SEGMENTS);
+        let entries = text(&prefix, None);
+        assert_eq!(entries.as_array().unwrap().len(), SEGMENTS + 2);
+        assert_eq!(entries[SEGMENTS + 1], json!({"turn": SEGMENTS + 1}));
     }
 
     #[test]
@@ -182,6 +239,7 @@ mod tests {
         let prefixes = Prefixes::default();
         let mut big = Prefix::default();
         big.push(&json!("x".repeat(BUDGET_BYTES / 5)));
+        big.seal();
         let big = Arc::new(big);
         for id in ["a", "b", "c", "d", "e"] {
             prefixes.put(id.into(), big.clone());

@@ -6,12 +6,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use parking_lot::Mutex;
 use tether_protocol::{ApiError, ResponseCreate};
 use tokio::time::Instant;
 
-use super::call::{failed, run_upstream, spawn_stream};
+use super::body::Parts;
+use super::call::{failed, upstream_stream};
 use super::chat;
 use super::client::{HttpClient, Secret, http_client};
 use super::fixture::{Recorder, normalise};
@@ -150,15 +150,15 @@ pub fn build(
     context: &Context,
     model: &str,
 ) -> Result<(serde_json::Value, Box<dyn Decoder>), ApiError> {
-    let (bytes, decoder, _) = encode(dialect, context, model, None)?;
-    let body = serde_json::from_slice(&bytes)
+    let (parts, decoder, _) = encode(dialect, context, model, None)?;
+    let body = serde_json::from_slice(&parts.to_vec())
         .map_err(|e| ApiError::server(format!("the engine request is not JSON: {e}")))?;
     Ok((body, decoder))
 }
 
 /// An engine request ready to send: its body, the reader of its answer, and its conversation
 /// serialized (for the next request to continue from).
-pub type Encoded = (Vec<u8>, Box<dyn Decoder>, Prefix);
+pub type Encoded = (Parts, Box<dyn Decoder>, Prefix);
 
 /// A request's body in `dialect` for `model` as it is sent, the decoder of its answer, and its
 /// conversation serialized, continuing `from` ([`super::prefix`]).
@@ -187,7 +187,7 @@ pub fn encode(
         }
     };
     prefix.last = context.items.last().map(fingerprint);
-    Ok((bytes, decoder, prefix))
+    Ok((Parts::new(bytes), decoder, prefix))
 }
 
 /// Refuses what `dialect` cannot carry.
@@ -215,8 +215,7 @@ impl Model for Upstream {
                 self.prefixes.get(previous)
             })
             .filter(|prefix| continues(prefix, &context.items));
-        let (bytes, decoder, prefix) = match encode(self.dialect, context, &model, from.as_deref())
-        {
+        let (body, decoder, prefix) = match encode(self.dialect, context, &model, from.as_deref()) {
             Ok(built) => built,
             Err(error) => return failed(400, error),
         };
@@ -224,12 +223,10 @@ impl Model for Upstream {
             .put(context.response_id.clone(), Arc::new(prefix));
         let replica = self.route(context);
         let recording = self.recorder.as_ref().and_then(|recorder| {
-            let body = serde_json::from_slice(&bytes).ok()?;
-            Some(recorder.start(self.dialect, normalise(self.dialect, &body)))
+            let value = serde_json::from_slice(&body.to_vec()).ok()?;
+            Some(recorder.start(self.dialect, normalise(self.dialect, &value)))
         });
-        let bytes = Bytes::from(bytes);
-        let shared = self.shared.clone();
-        spawn_stream(move |tx| run_upstream(shared, replica, bytes, decoder, recording, tx))
+        upstream_stream(self.shared.clone(), replica, body, decoder, recording)
     }
 
     /// The ids the replicas list (`GET /models`).

@@ -14,11 +14,14 @@
 
 use std::collections::HashMap;
 
+use bytes::Bytes;
+
 use serde_json::{Map, Value, json};
 use tether_protocol::items::{ContentPart, MessageContent, Role, ToolOutputContent};
 use tether_protocol::tools::Tool;
 use tether_protocol::{ApiError, Callable, Input, Item, ResponseCreate, callable_tools};
 
+use crate::engine::body::Parts;
 use crate::engine::prefix::Prefix;
 use crate::model::Context;
 
@@ -106,8 +109,8 @@ pub fn check(request: &ResponseCreate) -> Result<(), ApiError> {
 /// The request's body (`stream: true`, usage included) for `model`, and the tool names the
 /// upstream will call.
 pub fn body(context: &Context, model: &str) -> Result<(Value, ToolNames), ApiError> {
-    let (bytes, names, _) = encode(context, model, None)?;
-    let body = serde_json::from_slice(&bytes)
+    let (parts, names, _) = encode(context, model, None)?;
+    let body = serde_json::from_slice(&Parts::new(parts).to_vec())
         .map_err(|e| ApiError::server(format!("the engine request is not JSON: {e}")))?;
     Ok((body, names))
 }
@@ -119,7 +122,7 @@ pub fn encode(
     context: &Context,
     model: &str,
     from: Option<&Prefix>,
-) -> Result<(Vec<u8>, ToolNames, Prefix), ApiError> {
+) -> Result<(Vec<Bytes>, ToolNames, Prefix), ApiError> {
     let request = &context.request;
     let (tools, names, tool_choice) = tools(&request.tools, request.tool_choice.as_ref())?;
     let mut prefix = from.cloned().unwrap_or_default();
@@ -164,13 +167,14 @@ pub fn encode(
         .map(|i| json!({"role": "system", "content": i}));
     let rest = serde_json::to_vec(&Value::Object(body))
         .map_err(|e| ApiError::server(format!("cannot encode the engine request: {e}")))?;
-    let mut out = Vec::with_capacity(rest.len() + prefix.size() + 64);
-    out.extend_from_slice(b"{\"messages\":");
-    prefix.array(instructions.as_ref(), &mut out);
-    out.push(b',');
-    // `rest` is an object with `model` in it: everything after its `{`.
-    out.extend_from_slice(&rest[1..]);
-    Ok((out, names, prefix))
+    prefix.seal();
+    let mut parts = vec![Bytes::from_static(b"{\"messages\":")];
+    prefix.array(instructions.as_ref(), &mut parts);
+    // `rest` is an object with `model` in it: a comma, then everything after its `{`.
+    let mut tail = rest;
+    tail[0] = b',';
+    parts.push(Bytes::from(tail));
+    Ok((parts, names, prefix))
 }
 
 /// `text.format` as `response_format`: `json_schema` and `json_object`; `text` is the default.
@@ -674,11 +678,13 @@ mod tests {
             {"type": "function_call_output", "call_id": "c1", "output": "ok"}]));
         let (continued, _, prefix) = encode(&second, "m", Some(&prefix)).unwrap();
         let (whole, _, _) = encode(&second, "m", None).unwrap();
-        let parse = |bytes: &[u8]| serde_json::from_slice::<Value>(bytes).unwrap();
-        assert_eq!(parse(&continued), parse(&whole));
+        let parse = |parts: Vec<Bytes>| {
+            serde_json::from_slice::<Value>(&Parts::new(parts).to_vec()).unwrap()
+        };
+        let continued = parse(continued);
+        assert_eq!(continued, parse(whole));
         assert_eq!(
-            parse(&continued)["messages"][2]["tool_calls"][0]["id"],
-            "c1",
+            continued["messages"][2]["tool_calls"][0]["id"], "c1",
             "the call joined the assistant's message"
         );
         assert_eq!(prefix.items, 4);

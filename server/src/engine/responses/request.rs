@@ -5,9 +5,11 @@
 //! an engine with a store of its own would look them up; a compaction item goes as the summary
 //! it stands for.
 
+use bytes::Bytes;
 use serde_json::{Map, Value, json};
 use tether_protocol::{ApiError, Item, ResponseCreate};
 
+use crate::engine::body::Parts;
 use crate::engine::prefix::Prefix;
 use crate::model::Context;
 
@@ -47,8 +49,8 @@ const PASSED: &[&str] = &[
 
 /// The request's body for `model`.
 pub fn body(context: &Context, model: &str) -> Result<Value, ApiError> {
-    let (bytes, _) = encode(context, model, None)?;
-    serde_json::from_slice(&bytes)
+    let (parts, _) = encode(context, model, None)?;
+    serde_json::from_slice(&Parts::new(parts).to_vec())
         .map_err(|e| ApiError::server(format!("the engine request is not JSON: {e}")))
 }
 
@@ -58,7 +60,7 @@ pub fn encode(
     context: &Context,
     model: &str,
     from: Option<&Prefix>,
-) -> Result<(Vec<u8>, Prefix), ApiError> {
+) -> Result<(Vec<Bytes>, Prefix), ApiError> {
     let request = serde_json::to_value(&context.request)
         .map_err(|e| ApiError::server(format!("cannot encode the request: {e}")))?;
     let mut prefix = from.cloned().unwrap_or_default();
@@ -90,12 +92,13 @@ pub fn encode(
     body.insert("store".into(), false.into());
     let rest = serde_json::to_vec(&Value::Object(body))
         .map_err(|e| ApiError::server(format!("cannot encode the engine request: {e}")))?;
-    let mut out = Vec::with_capacity(rest.len() + prefix.size() + 16);
-    out.extend_from_slice(b"{\"input\":");
-    prefix.array(None, &mut out);
-    out.push(b',');
-    out.extend_from_slice(&rest[1..]);
-    Ok((out, prefix))
+    prefix.seal();
+    let mut parts = vec![Bytes::from_static(b"{\"input\":")];
+    prefix.array(None, &mut parts);
+    let mut tail = rest;
+    tail[0] = b',';
+    parts.push(Bytes::from(tail));
+    Ok((parts, prefix))
 }
 
 #[cfg(test)]
