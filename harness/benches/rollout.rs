@@ -36,10 +36,16 @@
 //! turns with the load generator's (`tether_harness::load::turn`), and Part 3's conditions ride
 //! on every URL with `Endpoint::with_query`, as the page's do.
 //!
+//! Part 4 puts Tether in front of an upstream engine, llmsim, and measures what it adds to the
+//! time to first token and to each turn over calling the engine directly ([`engine`]).
+//!
 //! Run: `cargo xtask bench` (or `cargo bench -p tether-harness --bench rollout`);
-//! `TETHER_BENCH_PARTS=1` runs Part 1 alone. Only part 3, for chosen conditions:
-//! `cargo xtask bench -- --task triage-ci-log --profile spark --rtt-ms 40 --up-mbit 20
-//! --down-mbit 100 --api-costs hosted --repetitions 5`.
+//! `TETHER_BENCH_PARTS=1` runs Part 1 alone, `TETHER_BENCH_PARTS=4` Part 4 alone. Only part 3,
+//! for chosen conditions: `cargo xtask bench -- --task triage-ci-log --profile spark --rtt-ms 40
+//! --up-mbit 20 --down-mbit 100 --api-costs hosted --repetitions 5`.
+
+#[path = "rollout/engine.rs"]
+mod engine;
 
 use std::time::{Duration, Instant};
 
@@ -145,6 +151,15 @@ async fn run(args: BenchArgs) {
     let scenarios = dir.join("scenarios");
     std::fs::create_dir_all(&scenarios).unwrap();
     std::fs::write(scenarios.join("bench-loop.json"), bench_scenario()).unwrap();
+    let outputs: Vec<String> = (0..TURNS).map(tool_output).collect();
+    // `TETHER_BENCH_PARTS=4`: Part 4 alone (Tether in front of an engine).
+    if std::env::var("TETHER_BENCH_PARTS").as_deref() == Ok("4") {
+        println!("Tether agent-rollout benchmark, Part 4 only");
+        println!("machine: {} cores, {}", cores(), cpu_model());
+        engine::part4(&dir, &scenarios, &outputs).await;
+        let _ = std::fs::remove_dir_all(dir);
+        return;
+    }
     let config = Config::try_parse_from_args(&dir, &scenarios);
     let (addr, server) = start(&config).await;
     // The same, with the HTTP path's token cache, in its own store.
@@ -164,7 +179,6 @@ async fn run(args: BenchArgs) {
          of instructions (a base prompt and an agent guide); per-turn round trip measured by the \
          client from before encoding the request to the decoded terminal event"
     );
-    let outputs: Vec<String> = (0..TURNS).map(tool_output).collect();
 
     println!(
         "\nPart 1 — server overhead per turn (model `instant`: no model time), median of {REPETITIONS} runs, ms"
@@ -340,6 +354,7 @@ async fn run(args: BenchArgs) {
     if std::env::var("TETHER_BENCH_PARTS").as_deref() != Ok("1") {
         end_to_end(&dir, &scenarios, &outputs).await;
         long_task(&dir, &args).await;
+        engine::part4(&dir, &scenarios, &outputs).await;
     }
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -40,8 +40,9 @@ pub enum Task {
     },
     /// Build the playground into dist/ (release, wasm-opt) and print its sizes.
     Dist,
-    /// The agent-rollout benchmark: per-turn overhead over HTTP and WebSocket, and the
-    /// playground's long task as its Compare runs it.
+    /// The agent-rollout benchmark: per-turn overhead over HTTP and WebSocket, the playground's
+    /// long task as its Compare runs it, and what Tether adds in front of an upstream engine
+    /// (TETHER_BENCH_PARTS=1 or 4: that part alone).
     Bench {
         /// Passed to the benchmark: `--task triage-ci-log --profile spark --rtt-ms 40
         /// --up-mbit 20 --down-mbit 100 --api-costs hosted --repetitions 5` runs only the long

@@ -6,7 +6,8 @@
 //! cargo xtask test                  set up (with headless Chromium), run every test suite
 //! cargo xtask setup [--browsers]    install what is missing, nothing else
 //! cargo xtask dist                  build the playground into dist/ (release, wasm-opt)
-//! cargo xtask bench [-- ARGS]       the agent-rollout benchmark (results go in BENCHMARKS.md)
+//! cargo xtask bench [-- ARGS]       the agent-rollout benchmark, with Tether in front of
+//!                                   llmsim (results go in BENCHMARKS.md)
 //! cargo xtask turn-cost             instructions per WebSocket turn at ~6k and ~125k tokens
 //! cargo xtask load [-- ARGS]        tether-load (release) against a running server
 //! cargo xtask link [-- ARGS]        tether-link (release): a TCP proxy adding RTT, bandwidth
@@ -98,6 +99,10 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
             bench_store::bench_store(&root, seconds)
         }
         Task::Bench { args } => {
+            // Part 4 puts Tether in front of llmsim; `--task` runs only part 3.
+            if !args.iter().any(|arg| arg == "--task") {
+                setup::ensure_llmsim(&root)?;
+            }
             // `cargo xtask bench -- --task triage-ci-log --profile spark --rtt-ms 40 …`: only
             // the long task, under those conditions (harness/benches/rollout.rs, part 3).
             step("benchmark: the 40-turn agent rollout over HTTP and WebSocket (release build)");
