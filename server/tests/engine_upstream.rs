@@ -797,3 +797,263 @@ impl TestServerAddr {
         (status, serde_json::from_str(payload).unwrap_or(Value::Null))
     }
 }
+
+/// A router over a fresh in-memory server whose every model is `upstream`.
+fn engine_router(upstream: &ScriptedUpstream) -> axum::Router {
+    let config = engine_config(&[upstream.url()]);
+    tether_server::app(
+        tether_server::AppState::new(&config).unwrap(),
+        std::path::Path::new("does-not-exist"),
+    )
+}
+
+async fn call(router: &axum::Router, method: &str, uri: &str, body: Option<Value>) -> Value {
+    let (status, answer) = common::oneshot_json(router, method, uri, body).await;
+    assert_eq!(status.as_u16(), 200, "{method} {uri} → {answer}");
+    answer
+}
+
+/// Polls response `id` until it leaves `queued` and `in_progress` (20 s at most).
+async fn settled(router: &axum::Router, id: &str) -> Value {
+    let wait = async {
+        loop {
+            let response = call(router, "GET", &format!("/v1/responses/{id}"), None).await;
+            if !matches!(response["status"].as_str(), Some("queued" | "in_progress")) {
+                return response;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), wait)
+        .await
+        .expect("the background response ends within 20 s")
+}
+
+/// The texts of the upstream request's messages.
+fn message_texts(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| format!("{}: {}", m["role"].as_str().unwrap(), m["content"]))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_background_response_runs_on_the_engine_and_its_cancel_stops_the_engine() {
+    let upstream = ScriptedUpstream::start().await;
+    upstream.then([
+        answer("Done in the background.", usage(12, 4, 5)),
+        Reply::Endless,
+    ]);
+    let router = engine_router(&upstream);
+    let queued = call(
+        &router,
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "m", "input": "work", "background": true})),
+    )
+    .await;
+    assert_eq!(queued["status"], "queued");
+    let done = settled(&router, queued["id"].as_str().unwrap()).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["output"][0]["content"][0]["text"],
+        "Done in the background."
+    );
+    assert_eq!(done["usage"]["input_tokens"], 12);
+    assert_eq!(done["usage"]["input_tokens_details"]["cached_tokens"], 4);
+    // A second one streams forever until cancelled: the cancel ends the engine's request too.
+    let queued = call(
+        &router,
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "m", "input": "forever", "background": true})),
+    )
+    .await;
+    let id = queued["id"].as_str().unwrap();
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while upstream.script.open.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the engine is asked within 20 s");
+    let cancelled = call(&router, "POST", &format!("/v1/responses/{id}/cancel"), None).await;
+    assert_eq!(cancelled["status"], "cancelled");
+    upstream.wait_abandoned(1).await;
+    let stored = call(&router, "GET", &format!("/v1/responses/{id}"), None).await;
+    assert_eq!(stored["status"], "cancelled");
+    assert_eq!(upstream.seen().len(), 2);
+}
+
+#[tokio::test]
+async fn a_conversation_goes_to_the_engine_whole_and_gets_its_answers() {
+    let upstream = ScriptedUpstream::start().await;
+    upstream.then([
+        answer("First answer.", usage(5, 0, 2)),
+        answer("Second answer.", usage(9, 5, 2)),
+    ]);
+    let router = engine_router(&upstream);
+    let conversation = call(
+        &router,
+        "POST",
+        "/v1/conversations",
+        Some(json!({"items": [{"type": "message", "role": "user", "content": "earlier"}]})),
+    )
+    .await;
+    let id = conversation["id"].as_str().unwrap();
+    for input in ["one", "two"] {
+        call(
+            &router,
+            "POST",
+            "/v1/responses",
+            Some(json!({"model": "m", "conversation": id, "input": input})),
+        )
+        .await;
+    }
+    let seen = upstream.seen();
+    assert_eq!(
+        message_texts(&seen[0].body),
+        [r#"user: "earlier""#, r#"user: "one""#]
+    );
+    assert_eq!(
+        message_texts(&seen[1].body),
+        [
+            r#"user: "earlier""#,
+            r#"user: "one""#,
+            r#"assistant: "First answer.""#,
+            r#"user: "two""#
+        ]
+    );
+    // The engine's answers are the conversation's items.
+    let items = call(
+        &router,
+        "GET",
+        &format!("/v1/conversations/{id}/items?order=asc"),
+        None,
+    )
+    .await;
+    let last = items["data"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["content"][0]["text"], "Second answer.", "{items}");
+}
+
+#[tokio::test]
+async fn context_management_compacts_before_the_engine_reads_the_context() {
+    let upstream = ScriptedUpstream::start().await;
+    upstream.then([answer("The tests failed.", usage(40, 0, 4))]);
+    let router = engine_router(&upstream);
+    let input = json!([
+        {"type": "message", "role": "user", "content": "run the tests"},
+        {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{\"cmd\":\"cargo test\"}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "test output line ".repeat(1000)},
+        {"type": "message", "role": "user", "content": "what failed?"}
+    ]);
+    let response = call(
+        &router,
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "m", "input": input,
+                    "tools": [{"type": "function", "name": "shell"}],
+                    "context_management": [{"type": "compaction", "compact_threshold": 1000}]})),
+    )
+    .await;
+    assert_eq!(response["output"][0]["type"], "compaction", "{response}");
+    assert_eq!(
+        response["output"][1]["content"][0]["text"],
+        "The tests failed."
+    );
+    // The engine read the user's messages and the summary the compaction item stands for,
+    // not the 3,000-token tool output.
+    let body = &upstream.seen()[0].body;
+    let texts = message_texts(body);
+    assert!(
+        texts.contains(&r#"user: "run the tests""#.to_string()),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&r#"user: "what failed?""#.to_string()),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("Summary of the conversation")),
+        "{texts:?}"
+    );
+    // (The summary quotes the start of the output; the 17,000 bytes of it are not sent.)
+    assert!(body.to_string().len() < 2_000, "{body}");
+}
+
+#[tokio::test]
+async fn an_unknown_parameter_is_refused_before_the_engine_is_asked() {
+    let upstream = ScriptedUpstream::start().await;
+    let router = engine_router(&upstream);
+    let (status, answer) = common::oneshot_json(
+        &router,
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "m", "input": "hi", "frobnicate": true})),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 400, "{answer}");
+    assert_eq!(answer["error"]["code"], "unknown_parameter");
+    assert!(upstream.seen().is_empty());
+}
+
+#[tokio::test]
+async fn an_engines_reasoning_is_sealed_and_the_seal_never_goes_upstream() {
+    let upstream = ScriptedUpstream::start().await;
+    let reasoning = |text: &str| {
+        Reply::Chunks(vec![
+            json!({"type": "response.output_item.added", "output_index": 0,
+                   "item": {"type": "reasoning", "id": "rs_up", "summary": []}}),
+            json!({"type": "response.reasoning_summary_text.delta", "output_index": 0,
+                   "summary_index": 0, "delta": "Thinking it over."}),
+            json!({"type": "response.output_item.added", "output_index": 1,
+                   "item": {"type": "message", "id": "msg_up", "role": "assistant", "content": []}}),
+            json!({"type": "response.output_text.delta", "output_index": 1, "content_index": 0,
+                   "delta": text}),
+            json!({"type": "response.completed", "response": {"usage":
+                   {"input_tokens": 3, "output_tokens": 4}}}),
+        ])
+    };
+    upstream.then([reasoning("Yes."), reasoning("Still yes.")]);
+    let mut config = engine_config(&[upstream.url()]);
+    config.engine_dialect = tether_server::engine::spec::Dialect::Responses;
+    let router = tether_server::app(
+        tether_server::AppState::new(&config).unwrap(),
+        std::path::Path::new("does-not-exist"),
+    );
+    let first = call(
+        &router,
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "m", "input": "think", "store": false,
+                    "include": ["reasoning.encrypted_content"]})),
+    )
+    .await;
+    let item = &first["output"][0];
+    assert_eq!(item["type"], "reasoning", "{first}");
+    assert!(item["encrypted_content"].as_str().is_some(), "{first}");
+    // A stateless client sends it back: the engine gets the reasoning without Tether's seal.
+    let mut input = vec![json!({"type": "message", "role": "user", "content": "think"})];
+    input.extend(first["output"].as_array().unwrap().iter().cloned());
+    input.push(json!({"type": "message", "role": "user", "content": "again"}));
+    let second = call(
+        &router,
+        "POST",
+        "/v1/responses",
+        Some(json!({"model": "m", "input": input, "store": false,
+                    "include": ["reasoning.encrypted_content"]})),
+    )
+    .await;
+    assert_eq!(second["output"][1]["content"][0]["text"], "Still yes.");
+    let body = &upstream.seen()[1].body;
+    assert_eq!(body["input"][1]["type"], "reasoning", "{body}");
+    assert!(
+        body["input"][1].get("encrypted_content").is_none(),
+        "{body}"
+    );
+    assert!(body.get("include").is_none(), "{body}");
+}

@@ -3,7 +3,7 @@
 //! holds sent whole as `input` (`store: false` upstream — Tether keeps the state, the cache
 //! and the store). The items go without their ids: they are Tether's, not the upstream's, and
 //! an engine with a store of its own would look them up; a compaction item goes as the summary
-//! it stands for.
+//! it stands for, a reasoning item without the `encrypted_content` Tether sealed it with.
 
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
@@ -77,6 +77,12 @@ pub fn encode(
             .map_err(|e| ApiError::server(format!("cannot encode an item: {e}")))?;
         if let Value::Object(object) = &mut value {
             object.remove("id");
+            // A reasoning item's `encrypted_content` is Tether's seal of its summary
+            // (`include: ["reasoning.encrypted_content"]`), which no engine can open: the
+            // engine reads the summary.
+            if object.get("type").and_then(Value::as_str) == Some("reasoning") {
+                object.remove("encrypted_content");
+            }
         }
         prefix.push(&value);
     }
