@@ -6,7 +6,7 @@
 //! engine request it builds, the stream it reads and re-frames — to the time to the first text
 //! delta and to the whole turn.
 //!
-//! Two engines, each answering every request at once with the same 25-word text, streamed a
+//! Two engines, each answering every request at once with the same 22-word text (25 tokens), streamed a
 //! word or a space a chunk as llmsim does: (a) a minimal one in this process (it reads and
 //! parses the request, then writes the prepared stream), so that what the engine itself costs
 //! stays small and steady beside the difference measured; (b) llmsim 0.6, an engine nobody here
@@ -34,7 +34,7 @@ use super::{REPORTED_TURNS, TURNS, instructions, median, ms, start};
 /// Rollouts played against each engine; each turn's samples are one per rollout.
 const ROLLOUTS_MINIMAL: usize = 100;
 const ROLLOUTS_LLMSIM: usize = 5;
-/// llmsim's answer every turn (llmsim streams it a word or a space a chunk: 39 chunks).
+/// llmsim's answer every turn (llmsim streams it a word or a space a chunk: 43 chunks).
 const ANSWER: &str = "The build log shows the failing assertion in the pagination helper; the \
                       next step reads its callers and checks the boundary case.";
 
@@ -449,7 +449,7 @@ pub async fn part4(dir: &std::path::Path, scenarios: &std::path::Path, outputs: 
          played by a direct Chat Completions client (the whole conversation, one keep-alive \
          connection) and by a WebSocket-mode client of `tether-server --engine` \
          (previous_response_id and the new message), back to back, the order alternating; the \
-         engine answers at once, the same 25-word text a word or a space a chunk. Added = Tether \
+         engine answers at once, the same 22-word text (25 tokens) a word or a space a chunk. Added = Tether \
          − direct, per turn; its median and p99 over the rollouts; ms"
     );
     let (addr, minimal) = start_minimal().await;
