@@ -1057,3 +1057,27 @@ async fn an_engines_reasoning_is_sealed_and_the_seal_never_goes_upstream() {
     );
     assert!(body.get("include").is_none(), "{body}");
 }
+
+#[tokio::test]
+async fn hosted_api_costs_model_no_engine_hop_in_front_of_a_real_engine() {
+    let upstream = ScriptedUpstream::start().await;
+    upstream.then([answer("Costed.", usage(3, 0, 2))]);
+    let mut config = engine_config(&[upstream.url()]);
+    config.api_costs = tether_server::costs::ApiCostPreset::Hosted;
+    let server = TestServer::start_with(config).await;
+    let mut client = connect_with_headers(server.addr, &[("x-tether-timing", "1")]).await;
+    client
+        .send(&json!({"type": "response.create", "model": "m", "input": "hello there"}).to_string())
+        .await;
+    let events = client.response_events().await;
+    let completed = events.last().unwrap();
+    assert_eq!(completed["type"], "response.completed", "{completed}");
+    let modelled = &completed["tether_timing"]["modelled"];
+    // The classifier is the API's own (modelled) work; the hop to this engine is real.
+    assert!(modelled["classify_us"].as_u64().unwrap() > 0, "{modelled}");
+    assert!(
+        modelled.get("engine_hop_us").is_none_or(|hop| hop == 0),
+        "{modelled}"
+    );
+    server.stop().await;
+}

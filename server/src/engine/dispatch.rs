@@ -61,6 +61,10 @@ impl Model for Dispatch {
         self.pick(&request.model).check(request)
     }
 
+    fn real_engine(&self, model: &str) -> bool {
+        self.pick(model).real_engine(model)
+    }
+
     fn readiness(&self) -> Result<(), String> {
         let problems: Vec<String> = self
             .engines

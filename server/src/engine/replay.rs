@@ -164,6 +164,11 @@ impl Replay {
 }
 
 impl Model for Replay {
+    /// A recording's timing holds the hop to the engine it was recorded from.
+    fn real_engine(&self, _model: &str) -> bool {
+        true
+    }
+
     fn generate(&self, context: &Context) -> ModelStream {
         let model = self
             .upstream_model

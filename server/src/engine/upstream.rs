@@ -199,6 +199,10 @@ pub fn check(dialect: Dialect, request: &ResponseCreate) -> Result<(), ApiError>
 }
 
 impl Model for Upstream {
+    fn real_engine(&self, _model: &str) -> bool {
+        true
+    }
+
     fn generate(&self, context: &Context) -> ModelStream {
         let model = self
             .upstream_model

@@ -123,6 +123,13 @@ pub trait Model: Send + Sync + 'static {
         Ok(())
     }
 
+    /// Whether `model` is answered by a real engine — an upstream, or a recording of one — whose
+    /// hop from the API is real and in its measured time: `--api-costs` then models no engine
+    /// hop on top of it.
+    fn real_engine(&self, _model: &str) -> bool {
+        false
+    }
+
     /// Whether the model can serve now (`/readyz`): a real engine is ready while one of its
     /// replicas answers; the reason it is not, otherwise.
     fn readiness(&self) -> Result<(), String> {

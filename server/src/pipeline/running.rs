@@ -199,11 +199,15 @@ impl Running {
             .saturating_sub(self.tally.output);
         let outputs_before = self.builder.response().output.len();
         let requested = Instant::now();
-        let hop = self
-            .options
-            .conditions
-            .api_costs(&state.api_costs)
-            .engine_hop();
+        // In front of a real engine the hop to it is real, and measured: none is modelled.
+        let hop = if state.model.real_engine(&request.model) {
+            Duration::ZERO
+        } else {
+            self.options
+                .conditions
+                .api_costs(&state.api_costs)
+                .engine_hop()
+        };
         if !hop.is_zero() {
             tokio::time::sleep(hop).await;
             self.timings.record_modelled(Modelled::EngineHop, hop);
