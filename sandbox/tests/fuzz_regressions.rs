@@ -163,3 +163,20 @@ fn a_path_normalises_to_itself_when_nuls_hide_a_dot() {
     assert!(vfs.is_dir("/)txt"));
     assert!(vfs.is_file("/)txt/src."));
 }
+
+/// Found by the `apply_patch` target: a patch that deleted `r.txt`, added `r.txt/a` and then
+/// `r.txt/a/b` (beneath a file: refused) was rolled back in the wrong order — restoring the file
+/// `r.txt` failed while the directory made for `r.txt/a` still stood there, and then that
+/// directory was removed, so the failed patch had deleted `r.txt`. A failed patch leaves the tree
+/// exactly as it was.
+#[test]
+fn a_failed_patch_restores_a_file_where_it_had_made_a_directory() {
+    let mut vfs = Vfs::new();
+    vfs.write("/r.txt", b"kept\n".to_vec()).unwrap();
+    let before = tree(&vfs);
+    let patch = "*** Begin Patch\n*** Delete File: r.txt\n*** Add File: r.txt/a\n+x\n\
+                 *** Add File: r.txt/a/b\n+y\n*** End Patch\n";
+    assert!(apply(&mut vfs, "/", patch).is_err());
+    assert_eq!(tree(&vfs), before);
+    assert_eq!(vfs.read("/r.txt").unwrap(), b"kept\n");
+}

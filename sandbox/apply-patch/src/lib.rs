@@ -157,17 +157,7 @@ fn commit(vfs: &mut Vfs, overlay: BTreeMap<String, Option<Vec<u8>>>) -> Result<(
             None => Ok(()),
         };
         if let Err(source) = result {
-            for (undo_path, undo_content) in undo.into_iter().rev() {
-                let _ = match undo_content {
-                    Some(data) => vfs.write(&undo_path, data),
-                    None => vfs.remove(&undo_path),
-                };
-            }
-            for dir in created.iter().rev() {
-                if vfs.is_dir(dir) {
-                    let _ = vfs.remove(dir);
-                }
-            }
+            roll_back(vfs, undo, &created);
             return Err(PatchError::File {
                 action: "Failed to write",
                 path: path.trim_start_matches('/').to_string(),
@@ -177,6 +167,27 @@ fn commit(vfs: &mut Vfs, overlay: BTreeMap<String, Option<Vec<u8>>>) -> Result<(
         undo.push((path, before));
     }
     Ok(())
+}
+
+/// Takes back what [`commit`] wrote: first the files that did not exist, then the directories
+/// it made (innermost first), and only then the files as they were — a directory made for the
+/// patch may stand where one of them was (`Delete File: r.txt`, `Add File: r.txt/a`).
+fn roll_back(vfs: &mut Vfs, undo: Vec<(String, Option<Vec<u8>>)>, created: &[String]) {
+    for (path, before) in undo.iter().rev() {
+        if before.is_none() {
+            let _ = vfs.remove(path);
+        }
+    }
+    for dir in created.iter().rev() {
+        if vfs.is_dir(dir) {
+            let _ = vfs.remove(dir);
+        }
+    }
+    for (path, before) in undo {
+        if let Some(data) = before {
+            let _ = vfs.write(&path, data);
+        }
+    }
 }
 
 /// Applies an update hunk's chunks to a file's text.
