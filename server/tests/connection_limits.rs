@@ -186,22 +186,10 @@ async fn a_client_that_answers_pings_stays_and_a_silent_one_is_dropped() {
     tokio::time::timeout(Duration::from_secs(5), reading)
         .await
         .expect("three pings");
-    answering
-        .send(Message::Text(create("still here", false, None).into()))
-        .await
-        .unwrap();
-    let completed = async {
-        while let Some(Ok(message)) = answering.next().await {
-            if message
-                .to_text()
-                .is_ok_and(|t| t.contains("response.completed"))
-            {
-                return true;
-            }
-        }
-        false
-    };
-    assert!(completed.await, "the answering connection is served");
+    assert!(
+        served(&mut answering).await,
+        "the answering connection is served"
+    );
 
     // A client that never reads never answers: after two intervals it is gone. (On a loaded
     // machine the server's check may run late, so the test waits for it, up to 10 s, answering
@@ -221,22 +209,28 @@ async fn a_client_that_answers_pings_stays_and_a_silent_one_is_dropped() {
     assert!(seen_both, "the silent connection was counted");
     assert_eq!(active, 1, "only the answering one");
     // The one left is the answering connection: it is still served.
-    answering
+    assert!(
+        served(&mut answering).await,
+        "the answering connection is still served"
+    );
+    drop(silent);
+    server.stop().await;
+}
+
+/// Sends a turn on a raw connection and reads until it completes (false if the connection ends
+/// first).
+async fn served(socket: &mut common::Socket) -> bool {
+    socket
         .send(Message::Text(create("still here", false, None).into()))
         .await
         .unwrap();
-    let completed = async {
-        while let Some(Ok(message)) = answering.next().await {
-            if message
-                .to_text()
-                .is_ok_and(|t| t.contains("response.completed"))
-            {
-                return true;
-            }
+    while let Some(Ok(message)) = socket.next().await {
+        if message
+            .to_text()
+            .is_ok_and(|t| t.contains("response.completed"))
+        {
+            return true;
         }
-        false
-    };
-    assert!(completed.await, "the answering connection is still served");
-    drop(silent);
-    server.stop().await;
+    }
+    false
 }
