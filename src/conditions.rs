@@ -237,24 +237,29 @@ impl Default for Conditions {
 }
 
 impl Conditions {
-    /// The query parameters that ask the server for these conditions (empty when there is
-    /// nothing to ask: loopback, and the server's own API costs).
-    pub fn query(&self) -> String {
+    /// The query parameters that ask the server for these conditions, as name and value (none
+    /// when there is nothing to ask: loopback, and the server's own API costs).
+    pub fn pairs(&self) -> Vec<(&'static str, String)> {
         let mut pairs = Vec::new();
         if !self.link.is_loopback() {
-            pairs.push(format!("tether_rtt_ms={}", number(self.link.rtt_ms)));
-            pairs.push(format!(
-                "tether_up_mbit={}",
-                self.link.up_mbit.map_or_else(|| "0".to_string(), number)
-            ));
-            pairs.push(format!(
-                "tether_down_mbit={}",
-                self.link.down_mbit.map_or_else(|| "0".to_string(), number)
-            ));
+            pairs.push(("tether_rtt_ms", number(self.link.rtt_ms)));
+            let mbit = |limit: Option<f64>| limit.map_or_else(|| "0".to_string(), number);
+            pairs.push(("tether_up_mbit", mbit(self.link.up_mbit)));
+            pairs.push(("tether_down_mbit", mbit(self.link.down_mbit)));
         }
         if self.api_costs != ApiCosts::Server {
-            pairs.push(format!("tether_api_costs={}", self.api_costs.as_str()));
+            pairs.push(("tether_api_costs", self.api_costs.as_str().to_string()));
         }
+        pairs
+    }
+
+    /// [`Conditions::pairs`] as a query string.
+    pub fn query(&self) -> String {
+        let pairs: Vec<String> = self
+            .pairs()
+            .into_iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
         pairs.join("&")
     }
 

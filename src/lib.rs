@@ -24,7 +24,7 @@ use leptos::prelude::*;
 
 use crate::agent::LastRun;
 use crate::components::{AgentView, ChatView, Overview};
-use crate::settings::{ModelChoices, Settings, UrlProfile, models_url};
+use crate::settings::{ModelChoices, Settings, UrlProfile};
 use crate::storage::{Kept, Restored};
 use crate::transport::models::fetch_models;
 use tether_sandbox::Vfs;
@@ -144,7 +144,10 @@ impl PageContext {
             choices.set(ModelChoices::Loading);
             leptos::task::spawn_local(async move {
                 let loaded = match base {
-                    Ok(base) => fetch_models(&models_url(&base), &api_key).await,
+                    Ok(base) => match tether_client::Endpoint::new(&base) {
+                        Ok(endpoint) => fetch_models(&endpoint.with_api_key(api_key.trim())).await,
+                        Err(error) => Err(error.to_string()),
+                    },
                     Err(error) => Err(error),
                 };
                 // The answer of an older source must not replace a newer one.

@@ -174,7 +174,7 @@ pub struct Settings {
     /// The server's base URL (`http://host:port`); empty: the page's own origin.
     pub server_url: String,
     /// Sent as `Authorization: Bearer` over HTTP; a WebSocket upgrade carries a short-lived
-    /// client secret minted with it (`crate::transport::upgrade_auth`). Empty: none.
+    /// client secret minted with it (`tether_client::secrets`). Empty: none.
     pub api_key: String,
     /// The model (simulator profile) every request names.
     pub profile: String,
@@ -590,27 +590,6 @@ pub fn server_base(url: &str) -> Result<String, String> {
         return Err(format!("the server URL {url:?} has no host"));
     }
     Ok(base.trim_end_matches('/').to_string())
-}
-
-/// `POST` endpoint of HTTP turns, from a base made by [`server_base`].
-pub fn http_responses_url(base: &str) -> String {
-    format!("{base}/v1/responses")
-}
-
-/// The model list, from a base made by [`server_base`].
-pub fn models_url(base: &str) -> String {
-    format!("{base}/v1/models")
-}
-
-/// WebSocket endpoint from a base made by [`server_base`]: `http://host` → `ws://host/v1/responses`.
-/// The API key never goes in it: the upgrade carries a client secret minted with the key, as a
-/// subprotocol (`crate::transport::upgrade_auth`).
-pub fn ws_responses_url(base: &str) -> String {
-    let ws = match base.strip_prefix("https://") {
-        Some(rest) => format!("wss://{rest}"),
-        None => format!("ws://{}", base.strip_prefix("http://").unwrap_or(base)),
-    };
-    format!("{ws}/v1/responses")
 }
 
 /// The page's URL parameters the playground reads. `None`: not given.
@@ -1032,10 +1011,10 @@ mod tests {
         .base_url(page)
         .unwrap();
         assert_eq!(base, "https://t.example");
-        assert_eq!(http_responses_url(&base), "https://t.example/v1/responses");
-        assert_eq!(models_url(&base), "https://t.example/v1/models");
-        assert_eq!(ws_responses_url(&base), "wss://t.example/v1/responses");
-        assert_eq!(ws_responses_url(page), "ws://127.0.0.1:8080/v1/responses");
+        // What the requests' URLs are made of it: `tether-client`'s `Endpoint`.
+        let endpoint = tether_client::Endpoint::new(&base).unwrap();
+        assert_eq!(endpoint.responses_url(), "https://t.example/v1/responses");
+        assert_eq!(endpoint.websocket_url(), "wss://t.example/v1/responses");
         assert_eq!(
             server_base("http://h:1/v1/responses").unwrap(),
             "http://h:1"

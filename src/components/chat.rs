@@ -13,9 +13,7 @@ use tether_protocol::{ClientFrame, ResponseCreate};
 
 use crate::agent::{FrameBatch, RunStatus, Turn};
 use crate::components::AnswerView;
-use crate::settings::{models_url, ws_responses_url};
-use crate::transport::upgrade_auth::UpgradeAuth;
-use crate::transport::ws::{ProbeTarget, WsClient};
+use crate::transport::ws::WsClient;
 use crate::{PageContext, now_ms, page_origin_url};
 
 /// The chat view (`data-testid="prompt"`, `send`, and the [`AnswerView`]'s).
@@ -69,17 +67,14 @@ pub fn ChatView() -> impl IntoView {
                 )
             });
             let opened = base.and_then(|base| {
-                let url = ws_responses_url(&base);
-                let auth = UpgradeAuth::new(&base, &key);
-                let probe = ProbeTarget {
-                    models_url: models_url(&base),
-                    api_key: key,
-                };
+                let endpoint = tether_client::Endpoint::new(&base)
+                    .map_err(|error| error.to_string())?
+                    .with_api_key(key.trim());
                 let reader = live.get_value();
-                WsClient::connect(&url, auth, probe, move |incoming| {
+                Ok(WsClient::connect(endpoint, move |incoming| {
                     reader.borrow_mut().on_incoming(incoming, now_ms());
                     changed();
-                })
+                }))
             });
             match opened {
                 Ok(new_client) => client.set_value(Some(new_client)),

@@ -8,18 +8,16 @@
 //! `data`), for the event inspector. The trait is object-safe and not `Send` — wasm is
 //! single-threaded and browser handles cannot cross threads.
 //!
-//! Errors name their cause and where: a WebSocket upgrade the browser reports only as "failed"
-//! is diagnosed over HTTP ([`diagnose`]), a request that got no answer names its URL.
+//! The connections are `tether-client`'s browser backend ([`client`]): its WebSocket mints the
+//! upgrade's client secret and diagnoses a refused upgrade over HTTP (the browser reports only
+//! "failed"), its HTTP client decodes the SSE body and names the URL of a request that got no
+//! answer. Errors keep that cause and place ([`TransportError`]).
 
+pub mod client;
 pub mod decode;
-pub mod diagnose;
-pub mod fetch;
 pub mod http;
 pub mod models;
 pub mod replay;
-pub mod socket;
-pub mod sse;
-pub mod upgrade_auth;
 pub mod ws;
 
 use std::rc::Rc;
@@ -50,7 +48,7 @@ pub enum TransportError {
     /// Nothing answered at `url` (`url` never carries the API key).
     Unreachable { url: String, detail: String },
     /// The server refused the WebSocket upgrade; the text says why, as far as an HTTP probe of
-    /// the same server could tell ([`diagnose::refused_upgrade`]).
+    /// the same server could tell (`tether_client::diagnosis`).
     Refused(String),
 }
 
@@ -160,31 +158,9 @@ pub trait Transport {
     }
 }
 
-/// The HTTP base of the server that served a page at `protocol` (`http:`/`https:`) and `host`.
-pub fn responses_http_url(protocol: &str, host: &str) -> String {
-    let scheme = if protocol == "https:" {
-        "https"
-    } else {
-        "http"
-    };
-    format!("{scheme}://{host}/v1/responses")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn http_urls_follow_the_page() {
-        assert_eq!(
-            responses_http_url("http:", "127.0.0.1:8080"),
-            "http://127.0.0.1:8080/v1/responses"
-        );
-        assert_eq!(
-            responses_http_url("https:", "t.example"),
-            "https://t.example/v1/responses"
-        );
-    }
 
     #[test]
     fn an_append_carries_only_the_new_items() {

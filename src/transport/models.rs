@@ -1,11 +1,9 @@
-//! `GET /v1/models`: the model profiles the server offers, for the settings' profile selector;
-//! and the same request as a [`probe`] of a server whose WebSocket did not open.
+//! `GET /v1/models`: the model profiles the server offers, for the settings' profile selector,
+//! asked with `tether-client`'s [`Http`].
 
 use serde::Deserialize;
-
-use crate::transport::diagnose::Probe;
-use crate::transport::fetch::{bearer, fetch, text};
-use crate::transport::http::error_message;
+use tether_client::diagnosis::error_message;
+use tether_client::{Endpoint, Http};
 
 #[derive(Deserialize)]
 struct ModelList {
@@ -27,44 +25,20 @@ pub fn parse_models(body: &str) -> Result<Vec<String>, String> {
     Ok(list.data.into_iter().map(|m| m.id).collect())
 }
 
-/// `GET url` with `api_key` when set: the status and the body, or why nothing answered.
-async fn get(url: &str, api_key: &str) -> Result<(u16, String), String> {
-    let auth = bearer(api_key);
-    let headers: Vec<(&str, &str)> = auth
-        .iter()
-        .map(|auth| ("Authorization", auth.as_str()))
-        .collect();
-    let response = fetch("GET", url, &headers, None).await?;
-    let body = text(&response)
+/// Fetches the model ids of the server at `endpoint`.
+pub async fn fetch_models(endpoint: &Endpoint) -> Result<Vec<String>, String> {
+    let reply = Http::new(endpoint)
+        .get("/v1/models")
         .await
-        .map_err(|e| format!("cannot read the answer: {e}"))?;
-    Ok((response.status(), body))
-}
-
-/// Fetches the model ids from `url` (`http://host/v1/models`), with `api_key` when set.
-pub async fn fetch_models(url: &str, api_key: &str) -> Result<Vec<String>, String> {
-    let (status, body) = get(url, api_key)
-        .await
-        .map_err(|e| format!("cannot reach {url}: {e}"))?;
-    if !(200..300).contains(&status) {
-        return Err(format!("HTTP {status}: {}", error_message(&body)));
+        .map_err(|e| e.to_string())?;
+    if !reply.is_success() {
+        return Err(format!(
+            "HTTP {}: {}",
+            reply.status,
+            error_message(&reply.text())
+        ));
     }
-    parse_models(&body)
-}
-
-/// What `GET url` answers with `api_key`: a probe of the server behind a failed WebSocket.
-pub async fn probe(url: &str, api_key: &str) -> Probe {
-    match get(url, api_key).await {
-        Ok((status, body)) => Probe::Status {
-            status,
-            message: if (200..300).contains(&status) {
-                String::new()
-            } else {
-                error_message(&body)
-            },
-        },
-        Err(detail) => Probe::Unreachable(detail),
-    }
+    parse_models(&reply.text())
 }
 
 #[cfg(test)]

@@ -1,26 +1,29 @@
-//! WebSocket mode: one connection, reused across turns (the point of the mode), on the page's
-//! own [`Socket`].
+//! WebSocket mode: one connection, reused across turns (the point of the mode), on
+//! `tether-client`'s [`WebSocket`] — which mints the upgrade's client secret from the API key
+//! (never the key in the URL) and, when a socket does not open, asks the same server over HTTP
+//! why (a browser hides it).
 //!
-//! Two clients over the same socket and decoding:
-//! - [`WsClient`], behind the single-turn chat view: a reader task decodes every frame into an
-//!   [`Incoming`] and hands it to the callback given at connect time; a frame sent before the
-//!   socket is open waits for it.
-//! - [`WsTransport`], behind the agent loop: the [`Transport`] trait, pulling one event at a time.
+//! A connection is driven by one task that owns it ([`spawn_driver`]): it reads frames and hands
+//! them on, and sends what is queued for it, whichever comes first. So a frame can be sent while
+//! a turn streams (a `response.steer` from the page, beside the agent loop), and a frame sent
+//! before the socket opened waits for it. Two clients over that driver:
+//! - [`WsClient`], behind the single-turn chat view: every frame, decoded into an [`Incoming`],
+//!   goes to the callback given at connect time;
+//! - [`WsTransport`], behind the agent loop: the [`Transport`] trait, one event at a time.
 //!
-//! A socket that does not open is diagnosed over HTTP before anything is reported
-//! ([`super::diagnose`]): the browser hides why an upgrade failed. With an API key, the upgrade
-//! carries a client secret minted for it, never the key in the URL ([`super::upgrade_auth`]).
+//! The connection closes (1000) when its client is dropped.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use futures::future::LocalBoxFuture;
+use futures::StreamExt;
+use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
+use futures::future::{Either, LocalBoxFuture, select};
+use tether_client::{Endpoint, Error, Frame, WebSocket};
 use tether_protocol::{ResponseCreate, ServerEvent};
 
+use crate::transport::client::received;
 use crate::transport::decode::decode_event;
-use crate::transport::diagnose::{refused_upgrade, shown_url};
-use crate::transport::socket::{Ended, Next, Socket};
-use crate::transport::upgrade_auth::{Credential, UpgradeAuth, credential};
 use crate::transport::{Received, SideChannel, Transport, TransportError, TransportKind};
 
 /// What the connection delivers.
@@ -43,288 +46,232 @@ pub fn decode_incoming(text: &str) -> Incoming {
     }
 }
 
-/// The WebSocket URL for a page served from `protocol` (`http:`/`https:`) and `host`
-/// (`host:port`): clients derive `ws://host/v1/responses` from `http://host/v1`.
-pub fn responses_url(protocol: &str, host: &str) -> String {
-    let scheme = if protocol == "https:" { "wss" } else { "ws" };
-    format!("{scheme}://{host}/v1/responses")
+/// What a connection's driver hands on, in order: `Opened` once, then frames, then at most one
+/// `Ended`.
+#[derive(Debug)]
+pub enum Delivery {
+    /// The upgrade succeeded.
+    Opened,
+    Frame(Frame),
+    /// The connection did not open (the error says why, diagnosed) or ended.
+    Ended(Error),
 }
 
-/// `url` with `tether_timing=1` added to its query: the upgrade's opt-in to the server's
-/// per-stage timing summary (a browser cannot set the `x-tether-timing` header on an upgrade).
-pub fn with_timing(url: &str) -> String {
-    with_param(url, "tether_timing=1")
+/// The driver's next step: a frame read, or a frame to send.
+enum Step {
+    Read(Result<Frame, Error>),
+    Send(Option<String>),
 }
 
-/// The v1 WebSocket beta (`response.append`, docs/protocol.md §9), as the `OpenAI-Beta` header
-/// names it.
-pub const APPEND_BETA: &str = "responses_websockets=2026-02-04";
-
-/// `url` asking for the v1 beta: a browser cannot set `OpenAI-Beta` on an upgrade, so the
-/// server also reads it from `?openai_beta=` (the header's value, URL-encoded).
-pub fn with_append_beta(url: &str) -> String {
-    with_param(url, "openai_beta=responses_websockets%3D2026-02-04")
-}
-
-fn with_param(url: &str, param: &str) -> String {
-    let separator = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{separator}{param}")
-}
-
-/// Where to ask, over HTTP, why a WebSocket did not open: the same server's `GET /v1/models`,
-/// with the same key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProbeTarget {
-    pub models_url: String,
-    pub api_key: String,
-}
-
-impl ProbeTarget {
-    /// Why the socket to `url`, offered `credential`, ended before it opened.
-    async fn explain(&self, url: &str, credential: Option<&Credential>) -> TransportError {
-        let probe = crate::transport::models::probe(&self.models_url, &self.api_key).await;
-        refused_upgrade(
-            url,
-            &self.models_url,
-            !self.api_key.trim().is_empty(),
-            credential.is_some_and(Credential::is_secret),
-            probe,
-        )
-    }
-
-    /// How `ended` is reported: a socket that had opened just closed; one that never did is
-    /// diagnosed.
-    async fn ended(
-        &self,
-        url: &str,
-        credential: Option<&Credential>,
-        ended: Ended,
-    ) -> TransportError {
-        if ended.opened {
-            TransportError::Closed(ended.describe())
-        } else {
-            self.explain(url, credential).await
+/// Opens a connection to `endpoint` on a task of its own, which hands everything it reads to
+/// `deliver` and sends every text `outgoing` yields. The connection closes (1000) once
+/// `outgoing` ends (its senders are dropped) or `deliver` returns `false` (nobody listens).
+pub fn spawn_driver(
+    endpoint: Endpoint,
+    mut outgoing: UnboundedReceiver<String>,
+    deliver: impl Fn(Delivery) -> bool + 'static,
+) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut ws = match WebSocket::connect(&endpoint).await {
+            Ok(ws) => ws,
+            Err(error) => {
+                deliver(Delivery::Ended(error));
+                return;
+            }
+        };
+        if !deliver(Delivery::Opened) {
+            ws.close().await;
+            return;
         }
-    }
-}
-
-/// Opens a socket to `url`, first minting the credential `auth` asks for (none without a key);
-/// returns the socket and the credential it offered.
-async fn open_socket(
-    url: &str,
-    auth: Option<&UpgradeAuth>,
-) -> Result<(Socket, Option<Credential>), TransportError> {
-    let credential = match auth {
-        Some(auth) => Some(credential(auth, url).await?),
-        None => None,
-    };
-    let protocols = credential
-        .as_ref()
-        .map(Credential::subprotocols)
-        .unwrap_or_default();
-    let socket = Socket::open(url, &protocols).map_err(|e| {
-        TransportError::Closed(format!(
-            "cannot open a WebSocket to {}: {e}",
-            shown_url(url)
-        ))
-    })?;
-    Ok((socket, credential))
+        loop {
+            let step = {
+                // Reading is cancel-safe: a frame not yet read stays with the socket.
+                let read = std::pin::pin!(ws.next());
+                match select(read, outgoing.next()).await {
+                    Either::Left((read, _)) => Step::Read(read),
+                    Either::Right((text, _)) => Step::Send(text),
+                }
+            };
+            match step {
+                Step::Read(Ok(frame)) => {
+                    if !deliver(Delivery::Frame(frame)) {
+                        break;
+                    }
+                }
+                Step::Read(Err(error)) => {
+                    deliver(Delivery::Ended(error));
+                    return;
+                }
+                Step::Send(Some(text)) => {
+                    if let Err(error) = ws.send_text(text).await {
+                        deliver(Delivery::Ended(error));
+                        return;
+                    }
+                }
+                Step::Send(None) => break,
+            }
+        }
+        ws.close().await;
+    });
 }
 
 /// An open (or opening) WebSocket-mode connection for the chat view.
 pub struct WsClient {
-    /// `None` while the credential is minted.
-    socket: Rc<RefCell<Option<Rc<Socket>>>>,
-    /// Frames sent before the socket opened, sent once it has; `None` once it opened or failed.
-    waiting: Rc<RefCell<Option<Vec<String>>>>,
-    failed: Rc<std::cell::Cell<bool>>,
+    outgoing: UnboundedSender<String>,
+    ended: Rc<Cell<bool>>,
 }
 
 impl WsClient {
-    /// Opens a connection to `url` (authenticated by `auth`, when there is a key); every frame
-    /// received is passed to `on_incoming`, and a connection that does not open is explained
-    /// (asking `probe`).
-    pub fn connect(
-        url: &str,
-        auth: Option<UpgradeAuth>,
-        probe: ProbeTarget,
-        on_incoming: impl Fn(Incoming) + 'static,
-    ) -> Result<Self, String> {
-        let socket = Rc::new(RefCell::new(None::<Rc<Socket>>));
-        let waiting = Rc::new(RefCell::new(Some(Vec::<String>::new())));
-        let failed = Rc::new(std::cell::Cell::new(false));
-        let slot = socket.clone();
-        let queued = waiting.clone();
-        let lost = failed.clone();
-        let url = url.to_string();
-        wasm_bindgen_futures::spawn_local(async move {
-            let (opened, credential) = match open_socket(&url, auth.as_ref()).await {
-                Ok((socket, credential)) => (Rc::new(socket), credential),
-                Err(error) => {
-                    queued.borrow_mut().take();
-                    lost.set(true);
-                    on_incoming(Incoming::NotOpened(error.to_string()));
-                    return;
-                }
-            };
-            *slot.borrow_mut() = Some(opened.clone());
-            if let Err(ended) = opened.opened().await {
-                queued.borrow_mut().take();
-                lost.set(true);
-                let error = probe.ended(&url, credential.as_ref(), ended).await;
-                on_incoming(Incoming::NotOpened(error.to_string()));
-                return;
-            }
-            for text in queued.borrow_mut().take().unwrap_or_default() {
-                if let Err(error) = opened.send(&text) {
-                    on_incoming(Incoming::Closed(error));
+    /// Opens a connection to `endpoint`; every frame received is passed to `on_incoming`, and
+    /// one that does not open is explained.
+    pub fn connect(endpoint: Endpoint, on_incoming: impl Fn(Incoming) + 'static) -> Self {
+        let (outgoing, queued) = unbounded();
+        let ended = Rc::new(Cell::new(false));
+        let opened = Cell::new(false);
+        let over = ended.clone();
+        spawn_driver(endpoint, queued, move |delivery| {
+            match delivery {
+                Delivery::Opened => opened.set(true),
+                Delivery::Frame(frame) => on_incoming(decode_incoming(frame.text())),
+                Delivery::Ended(error) => {
+                    over.set(true);
+                    let reason = closed_reason(error);
+                    on_incoming(if opened.get() {
+                        Incoming::Closed(reason)
+                    } else {
+                        Incoming::NotOpened(reason)
+                    });
                 }
             }
-            loop {
-                match opened.next().await {
-                    Next::Text(text) => on_incoming(decode_incoming(&text)),
-                    Next::Binary => on_incoming(Incoming::Undecodable("a binary frame".into())),
-                    Next::Ended(ended) => {
-                        lost.set(true);
-                        on_incoming(Incoming::Closed(ended.describe()));
-                        break;
-                    }
-                }
-            }
+            true
         });
-        Ok(WsClient {
-            socket,
-            waiting,
-            failed,
-        })
+        WsClient { outgoing, ended }
     }
 
     /// Sends a text frame (once the socket is open).
     pub fn send(&self, text: String) -> Result<(), String> {
-        if let Some(waiting) = self.waiting.borrow_mut().as_mut() {
-            waiting.push(text);
-            return Ok(());
-        }
-        match self.socket.borrow().as_ref() {
-            Some(socket) => socket.send(&text),
-            None => Err("the WebSocket did not open".into()),
-        }
+        self.outgoing
+            .unbounded_send(text)
+            .map_err(|_| "the WebSocket is closed".to_string())
     }
 
     /// Whether the connection is still usable (open, or opening).
     pub fn is_open(&self) -> bool {
-        !self.failed.get()
-            && self
-                .socket
-                .borrow()
-                .as_ref()
-                .is_none_or(|socket| socket.ended().is_none())
+        !self.ended.get() && !self.outgoing.is_closed()
     }
 }
 
-/// The socket a [`WsTransport`] has open, shared with its [`SideChannel`].
-#[derive(Clone, Default)]
-struct SharedSocket(Rc<RefCell<Option<Rc<Socket>>>>);
+/// How an ended connection is reported: a close by its reason alone, anything else whole.
+fn closed_reason(error: Error) -> String {
+    match TransportError::from(error) {
+        TransportError::Closed(reason) => reason,
+        other => other.to_string(),
+    }
+}
 
-impl SideChannel for SharedSocket {
+/// Where a [`WsTransport`]'s frames go, shared with its [`SideChannel`]: the open connection's
+/// queue, `None` while there is none.
+#[derive(Clone, Default)]
+struct Outgoing(Rc<RefCell<Option<UnboundedSender<String>>>>);
+
+impl SideChannel for Outgoing {
     fn send(&self, text: &str) -> Result<(), String> {
         match self.0.borrow().as_ref() {
-            Some(socket) => socket.send(text),
+            Some(queue) => queue
+                .unbounded_send(text.to_string())
+                .map_err(|_| "the WebSocket is closed".to_string()),
             None => Err("the WebSocket is not open".into()),
         }
     }
 }
 
-/// WebSocket mode as a [`Transport`]: one socket for the whole agent run, closed on drop.
+/// WebSocket mode as a [`Transport`]: one connection for the whole agent run, closed on drop.
 pub struct WsTransport {
-    url: String,
-    auth: Option<UpgradeAuth>,
-    probe: ProbeTarget,
-    socket: SharedSocket,
-    /// What the open socket offered as its credential.
-    credential: Option<Credential>,
-    /// Why the socket is gone, once it is.
+    endpoint: Endpoint,
+    outgoing: Outgoing,
+    /// What the open connection's driver delivers; `None` while there is none.
+    incoming: Option<UnboundedReceiver<Delivery>>,
+    opened: bool,
+    /// Why the connection is gone, once it is.
     error: Option<TransportError>,
 }
 
 impl WsTransport {
-    /// A connection to `url` (`ws://host/v1/responses`), asking for the server's timing summary
-    /// on every terminal event ([`with_timing`]), and for the v1 beta when `append` (the
-    /// long-running design: [`with_append_beta`]); authenticated by `auth` when there is a key.
-    /// It opens at [`Transport::ready`] or the first send.
-    pub fn connect(url: &str, append: bool, auth: Option<UpgradeAuth>, probe: ProbeTarget) -> Self {
-        let mut url = with_timing(url);
-        if append {
-            url = with_append_beta(&url);
-        }
+    /// A connection to `endpoint` (made by [`super::client::endpoint`], which asks for the
+    /// server's timing summary on every terminal event). It opens at [`Transport::ready`] or
+    /// the first send.
+    pub fn new(endpoint: Endpoint) -> Self {
         WsTransport {
-            url,
-            auth,
-            probe,
-            socket: SharedSocket::default(),
-            credential: None,
+            endpoint,
+            outgoing: Outgoing::default(),
+            incoming: None,
+            opened: false,
             error: None,
         }
     }
 
-    /// Ends the socket with `error`, which every later call returns.
+    /// Ends the connection with `error`, which every later call returns.
     fn lose(&mut self, error: TransportError) -> TransportError {
-        self.socket.0.borrow_mut().take();
+        self.drop_connection();
         self.error = Some(error.clone());
         error
     }
 
-    fn current(&self) -> Result<Rc<Socket>, TransportError> {
-        match (self.socket.0.borrow().as_ref(), &self.error) {
-            (Some(socket), _) => Ok(socket.clone()),
-            (None, Some(error)) => Err(error.clone()),
-            (None, None) => Err(TransportError::Closed("the connection is closed".into())),
-        }
+    /// Lets the connection go: its driver closes it.
+    fn drop_connection(&mut self) {
+        self.outgoing.0.borrow_mut().take();
+        self.incoming = None;
+        self.opened = false;
     }
 
-    /// Starts opening a socket (minting its credential first) unless one is open or the
-    /// transport failed.
-    async fn start(&mut self) -> Result<(), TransportError> {
-        if self.socket.0.borrow().is_some() {
+    /// Starts a connection unless one is open or the transport failed.
+    fn start(&mut self) -> Result<(), TransportError> {
+        if self.incoming.is_some() {
             return Ok(());
         }
         if let Some(error) = &self.error {
             return Err(error.clone());
         }
-        let auth = self.auth.clone();
-        match open_socket(&self.url, auth.as_ref()).await {
-            Ok((socket, credential)) => {
-                *self.socket.0.borrow_mut() = Some(Rc::new(socket));
-                self.credential = credential;
-                Ok(())
-            }
-            Err(error) => Err(self.lose(error)),
+        let (outgoing, queued) = unbounded();
+        let (delivered, incoming) = unbounded();
+        spawn_driver(self.endpoint.clone(), queued, move |delivery| {
+            delivered.unbounded_send(delivery).is_ok()
+        });
+        *self.outgoing.0.borrow_mut() = Some(outgoing);
+        self.incoming = Some(incoming);
+        Ok(())
+    }
+
+    /// What the driver delivers next; a driver gone without a word is a closed connection.
+    async fn delivery(&mut self) -> Result<Delivery, TransportError> {
+        let next = match (self.incoming.as_mut(), &self.error) {
+            (Some(incoming), _) => incoming.next().await,
+            (None, Some(error)) => return Err(error.clone()),
+            (None, None) => return Err(TransportError::Closed("the connection is closed".into())),
+        };
+        match next {
+            Some(Delivery::Ended(error)) => Err(self.lose(error.into())),
+            Some(delivery) => Ok(delivery),
+            None => Err(self.lose(TransportError::Closed("the connection is closed".into()))),
         }
     }
 
-    /// Waits for the socket to open; one that does not is diagnosed.
+    /// Waits for the connection to open; one that does not is diagnosed.
     async fn open(&mut self) -> Result<(), TransportError> {
-        self.start().await?;
-        let socket = self.current()?;
-        match socket.opened().await {
-            Ok(()) => Ok(()),
-            Err(ended) => {
-                let error = self
-                    .probe
-                    .ended(&self.url, self.credential.as_ref(), ended)
-                    .await;
-                Err(self.lose(error))
+        self.start()?;
+        while !self.opened {
+            if let Delivery::Opened = self.delivery().await? {
+                self.opened = true;
             }
         }
+        Ok(())
     }
 }
 
 impl Drop for WsTransport {
     fn drop(&mut self) {
-        // The side channel may outlive the transport: the socket closes with the transport.
-        if let Some(socket) = self.socket.0.borrow_mut().take() {
-            socket.close(1000, "run finished");
-        }
+        // The side channel may outlive the transport: the connection closes with the transport.
+        self.drop_connection();
     }
 }
 
@@ -340,26 +287,16 @@ impl Transport for WsTransport {
     ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
             self.open().await?;
-            let sent = self.current()?.send(text);
+            let sent = self.outgoing.send(text);
             sent.map_err(|error| self.lose(TransportError::Closed(error)))
         })
     }
 
     fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
         Box::pin(async move {
-            let socket = self.current()?;
-            match socket.next().await {
-                Next::Text(text) => match decode_event(&text) {
-                    Ok(event) => Ok(Received { event, text }),
-                    Err(error) => Err(TransportError::Undecodable(error.to_string())),
-                },
-                Next::Binary => Err(TransportError::Undecodable("a binary frame".into())),
-                Next::Ended(ended) => {
-                    let error = self
-                        .probe
-                        .ended(&self.url, self.credential.as_ref(), ended)
-                        .await;
-                    Err(self.lose(error))
+            loop {
+                if let Delivery::Frame(frame) = self.delivery().await? {
+                    return received(frame);
                 }
             }
         })
@@ -371,64 +308,21 @@ impl Transport for WsTransport {
 
     fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async move {
-            if let Some(socket) = self.socket.0.borrow_mut().take() {
-                socket.close(1000, "reconnecting");
-            }
+            // A fresh connection, and a fresh client secret: the last one may have expired.
+            self.drop_connection();
             self.error = None;
-            self.credential = None;
-            // A fresh credential: the last secret may have expired.
-            self.start().await
+            self.start()
         })
     }
 
     fn side_channel(&self) -> Option<Rc<dyn SideChannel>> {
-        Some(Rc::new(self.socket.clone()))
+        Some(Rc::new(self.outgoing.clone()))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn urls_follow_the_page() {
-        assert_eq!(
-            responses_url("http:", "127.0.0.1:8080"),
-            "ws://127.0.0.1:8080/v1/responses"
-        );
-        assert_eq!(
-            responses_url("https:", "tether.example"),
-            "wss://tether.example/v1/responses"
-        );
-    }
-
-    #[test]
-    fn the_agent_transport_asks_for_timings_on_the_upgrade_url() {
-        assert_eq!(
-            with_timing("ws://h/v1/responses"),
-            "ws://h/v1/responses?tether_timing=1"
-        );
-        assert_eq!(
-            with_timing("ws://h/v1/responses?x=1"),
-            "ws://h/v1/responses?x=1&tether_timing=1"
-        );
-    }
-
-    #[test]
-    fn the_long_running_transport_asks_for_the_v1_beta_on_the_upgrade_url() {
-        let url = with_append_beta(&with_timing("ws://h/v1/responses"));
-        assert_eq!(
-            url,
-            "ws://h/v1/responses?tether_timing=1&openai_beta=responses_websockets%3D2026-02-04"
-        );
-        let value = url
-            .split("openai_beta=")
-            .nth(1)
-            .unwrap()
-            .replace("%3D", "=");
-        assert_eq!(value, APPEND_BETA);
-        assert!(!url.contains("api_key"));
-    }
 
     #[test]
     fn frames_decode_to_events_or_reasons() {
@@ -438,5 +332,35 @@ mod tests {
         );
         assert!(matches!(event, Incoming::Event(e) if e.sequence_number == Some(3)));
         assert!(matches!(decode_incoming("nope"), Incoming::Undecodable(_)));
+    }
+
+    #[test]
+    fn a_close_is_reported_by_its_reason_and_a_refusal_whole() {
+        assert_eq!(closed_reason(Error::Closed("1006".into())), "1006");
+        let refused = Error::UpgradeRefused {
+            url: "ws://h/v1/responses".into(),
+            status: None,
+            error: None,
+            detail: "401: wrong API key".into(),
+        };
+        assert_eq!(closed_reason(refused), "401: wrong API key");
+    }
+
+    #[test]
+    fn a_side_channel_without_a_connection_says_so() {
+        let outgoing = Outgoing::default();
+        assert_eq!(
+            outgoing.send("{}").unwrap_err(),
+            "the WebSocket is not open"
+        );
+        let (queue, mut queued) = unbounded();
+        *outgoing.0.borrow_mut() = Some(queue);
+        outgoing.send("{\"type\":\"response.steer\"}").unwrap();
+        assert_eq!(
+            queued.try_recv().ok().as_deref(),
+            Some("{\"type\":\"response.steer\"}")
+        );
+        drop(queued);
+        assert_eq!(outgoing.send("{}").unwrap_err(), "the WebSocket is closed");
     }
 }

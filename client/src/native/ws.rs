@@ -188,7 +188,8 @@ impl WebSocket {
     }
 
     /// The next text frame, whatever its lane; `Err(Closed)` once the connection ended. Pings
-    /// are answered on the way.
+    /// are answered on the way. Cancel-safe: dropped before it finished, it leaves any frame
+    /// not yet read to the next call (so it can race a send in a `select`).
     pub async fn next(&mut self) -> Result<Frame, Error> {
         if let Some((_, frame)) = self.parked.pop_front() {
             return Ok(frame);

@@ -10,12 +10,11 @@ use crate::agent::{
 };
 use crate::components::RunView;
 use crate::js::WorkerRuntime;
-use crate::settings::{Settings, http_responses_url, models_url, ws_responses_url};
+use crate::settings::Settings;
 use crate::storage;
-use crate::transport::Transport;
 use crate::transport::http::HttpTransport;
-use crate::transport::upgrade_auth::UpgradeAuth;
-use crate::transport::ws::{ProbeTarget, WsTransport};
+use crate::transport::ws::WsTransport;
+use crate::transport::{self, Transport};
 
 /// The page as the agent view's session sees it. The view's own signals may be gone (a tab
 /// switch) while a run winds down: writes to them are then dropped.
@@ -57,26 +56,16 @@ impl Browser for BrowserPage {
     ) -> Result<Box<dyn Transport>, String> {
         // Both legs ask for the same conditions the same way: on the URL of the upgrade, of
         // every request, and of the model list that warms HTTP or explains a failed upgrade.
-        let base = endpoint.base.as_str();
-        let asking = |url: String| endpoint.conditions.on_url(&url);
+        let client = transport::client::endpoint(&endpoint.base, api_key, &endpoint.conditions)
+            .map_err(|error| error.to_string())?;
         Ok(match mode {
-            ContinuationMode::WebSocket | ContinuationMode::LongRunning => {
-                let probe = ProbeTarget {
-                    models_url: asking(models_url(base)),
-                    api_key: api_key.to_string(),
-                };
-                Box::new(WsTransport::connect(
-                    &asking(ws_responses_url(base)),
-                    mode == ContinuationMode::LongRunning,
-                    UpgradeAuth::new(base, api_key),
-                    probe,
-                ))
+            ContinuationMode::WebSocket => Box::new(WsTransport::new(client)),
+            ContinuationMode::LongRunning => Box::new(WsTransport::new(
+                transport::client::with_append_beta(client),
+            )),
+            ContinuationMode::HttpChained | ContinuationMode::HttpStateless => {
+                Box::new(HttpTransport::new(client))
             }
-            ContinuationMode::HttpChained | ContinuationMode::HttpStateless => Box::new(
-                HttpTransport::new(&asking(http_responses_url(base)))
-                    .with_api_key(api_key)
-                    .with_warm_up(&asking(models_url(base))),
-            ),
         })
     }
 
