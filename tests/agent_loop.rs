@@ -6,8 +6,8 @@ use std::cell::Cell;
 
 use futures::executor::block_on;
 use tether_playground::agent::{
-    AgentConfig, AgentRun, Breakdown, CallKind, ContinuationMode, Direction, Entry, FileBody,
-    Resume, RunStatus, SentAs, SharedRun, StopSignal, run_agent, run_agent_shared,
+    Agent, AgentConfig, AgentRun, Breakdown, CallKind, ContinuationMode, Direction, Entry,
+    FileBody, Resume, RunStatus, SentAs, SharedRun, StopSignal, run_agent, run_agent_shared,
 };
 use tether_playground::transport::TransportKind;
 use tether_playground::transport::replay::{ReplayTransport, Script};
@@ -764,13 +764,16 @@ fn a_shared_run_holds_what_the_loop_returns() {
     let config = AgentConfig::new("tether-sim", ContinuationMode::WebSocket);
     let shared = SharedRun::default();
     let reads = Cell::new(0);
+    let agent = Agent {
+        transport: &mut transport,
+        sandbox: &mut sandbox,
+        config: &config,
+        clock: &|| 0.0,
+        stop: &StopSignal::new(),
+    };
     let run = block_on(run_agent_shared(
-        &mut transport,
-        &mut sandbox,
-        &config,
+        agent,
         TASK,
-        &|| 0.0,
-        &StopSignal::new(),
         &shared,
         // The observer may read the shared state while the loop reports a change.
         &mut |state| {

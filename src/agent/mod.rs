@@ -21,6 +21,7 @@ mod stats;
 mod steer;
 mod stop;
 mod sweep;
+mod thread;
 mod timing;
 mod totals;
 mod turn;
@@ -42,7 +43,7 @@ pub use frames::{
     AppendLog, Direction, DirectionFilter, Frame, FrameFilter, FrameLog, pretty_json,
 };
 pub use record::{AgentRun, CallKind, Entry, Resume, SentAs, ToolCallEntry, TurnRecord};
-pub use run::{AgentConfig, ContinuationMode, SharedRun, run_agent, run_agent_shared};
+pub use run::{Agent, AgentConfig, ContinuationMode, SharedRun, run_agent, run_agent_shared};
 pub use session::{Browser, Endpoint, Memory, Screen, Session, WARM_UP_PROFILE};
 pub use shown::{Opening, Shown};
 pub use snapshot::{LastRun, RunSnapshot, StoredLeg};

@@ -13,8 +13,11 @@
 //! [`super::steer`]): the loop records the server's answers, and when a steer ends a response
 //! (`response.incomplete`, `steered`) it reads the automatic successor as the next turn.
 //!
-//! Nothing here touches the DOM or a clock: time comes from the `clock` argument, state goes out
-//! through `observe`, so the loop runs natively in tests against a replayed transport.
+//! Nothing here touches the DOM or a clock: time comes from the [`Agent`]'s clock, state goes
+//! out through `observe`, so the loop runs natively in tests against a replayed transport. The
+//! loop is a few named steps on a `Runner` — play a turn (sending it again once on a new
+//! connection), decide what follows it, answer its calls — and what it carries from turn to
+//! turn is a [`Thread`](super::thread::Thread), whose rules are tested there.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -33,8 +36,9 @@ use tether_sandbox::{ApplyPatchForm, ChangeKind, ChangeSet, Sandbox, ToolResult}
 
 use crate::agent::files::{FileChangeRecord, FileSnapshot};
 use crate::agent::frames::{Direction, Frame};
-use crate::agent::record::{AgentRun, Entry, Resume, SentAs, TurnRecord};
+use crate::agent::record::{AgentRun, Entry, SentAs, TurnRecord};
 use crate::agent::steer;
+use crate::agent::thread::{Resumed, Thread, TurnEnd};
 use crate::agent::timing::ServerTimings;
 use crate::agent::{RunStatus, StopSignal};
 use crate::transport::{
@@ -220,6 +224,16 @@ impl<F: Future + Unpin> Future for LastPoll<'_, F> {
     }
 }
 
+/// What a run works with: the server, the tools, the settings, the clock (milliseconds on any
+/// monotonic clock) and the stop button.
+pub struct Agent<'a> {
+    pub transport: &'a mut dyn Transport,
+    pub sandbox: &'a mut Sandbox,
+    pub config: &'a AgentConfig,
+    pub clock: &'a dyn Fn() -> f64,
+    pub stop: &'a StopSignal,
+}
+
 /// Runs `task` to the end and returns the final state (also passed to `observe` after every
 /// change). `clock` gives milliseconds on any monotonic clock.
 pub async fn run_agent(
@@ -231,23 +245,21 @@ pub async fn run_agent(
     stop: &StopSignal,
     observe: &mut dyn FnMut(&AgentRun),
 ) -> AgentRun {
-    let shared = SharedRun::default();
-    run_agent_shared(
-        transport, sandbox, config, task, clock, stop, &shared, observe,
-    )
-    .await
+    let agent = Agent {
+        transport,
+        sandbox,
+        config,
+        clock,
+        stop,
+    };
+    run_agent_shared(agent, task, &SharedRun::default(), observe).await
 }
 
 /// [`run_agent`] keeping its state in `shared` (reset at the start), where a view can read it
 /// at its own pace; `observe` still hears of every change.
-#[allow(clippy::too_many_arguments)] // run_agent's arguments and the one place to keep the state
 pub async fn run_agent_shared(
-    transport: &mut dyn Transport,
-    sandbox: &mut Sandbox,
-    config: &AgentConfig,
+    agent: Agent<'_>,
     task: &str,
-    clock: &dyn Fn() -> f64,
-    stop: &StopSignal,
     shared: &SharedRun,
     observe: &mut dyn FnMut(&AgentRun),
 ) -> AgentRun {
@@ -259,141 +271,163 @@ pub async fn run_agent_shared(
         *run = AgentRun {
             status: RunStatus::Running,
             entries: vec![Entry::Task(task.to_string())],
-            files: Arc::new(FileSnapshot::of(sandbox.vfs())),
+            files: Arc::new(FileSnapshot::of(agent.sandbox.vfs())),
             ..AgentRun::default()
         }
     });
-    let tools = match tools_of(sandbox, config.apply_patch_form) {
+    let tools = match tools_of(agent.sandbox, agent.config.apply_patch_form) {
         Ok(tools) => tools,
-        Err(error) => return finish(run, Err(error)),
+        Err(error) => return end(run, Ended::Failed(error)),
     };
-    let mut conversation = vec![Item::user_text(task)];
-    let mut new_items = conversation.clone();
-    let mut previous: Option<String> = None;
-    let long_running = config.mode == ContinuationMode::LongRunning;
-    // How the next turn's response is asked for, and what a long-running response already had.
-    let mut sent_as = SentAs::Create;
-    let mut resumed = Resumed::default();
-    // The steers a successor starts with.
-    let mut steered_inputs = 0;
+    let mut runner = Runner {
+        agent,
+        run,
+        tools,
+        thread: Thread::new(task),
+    };
+    let ended = runner.run().await;
+    end(runner.run, ended)
+}
 
-    for number in 1..=config.max_turns {
-        if stop.is_stopped() {
-            return stopped(run);
-        }
-        let mut request =
-            build_request(config, &tools, previous.clone(), &new_items, &conversation);
-        let entries_before = run.change(|run| {
-            let mut record = TurnRecord::new(number, &request, clock());
-            record.sent_as = sent_as;
-            match sent_as {
-                // The same response, resumed.
-                SentAs::Append => record.response_id = previous.clone(),
-                SentAs::Successor => {
-                    record.input_items = steered_inputs;
-                    record.store = false;
-                }
-                SentAs::Create => {}
+/// How a run ended.
+enum Ended {
+    /// The model answered without a tool call.
+    Done,
+    Failed(String),
+    /// The stop button.
+    Stopped,
+}
+
+/// The loop: a turn, the tools it called, the next turn, until an answer, a failure, the stop
+/// button or the turn limit.
+struct Runner<'a, 'o> {
+    agent: Agent<'a>,
+    run: Observed<'o>,
+    tools: Vec<Tool>,
+    thread: Thread,
+}
+
+impl Runner<'_, '_> {
+    async fn run(&mut self) -> Ended {
+        for number in 1..=self.agent.config.max_turns {
+            if self.agent.stop.is_stopped() {
+                return Ended::Stopped;
             }
+            let turn = match self.play(number).await {
+                Ok(turn) => turn,
+                Err(ended) => return ended,
+            };
+            let TurnOutput {
+                items,
+                end,
+                response,
+            } = turn;
+            let calls = self.thread.take_output(items);
+            if self.is_followed_by_a_successor(&response.id, end, &calls) {
+                let texts = self.run.change(|run| {
+                    // What the steered response called will not run: its successor answers
+                    // instead.
+                    run.stop_pending_calls();
+                    steer::apply_to_successor(run, &response.id, number + 1)
+                });
+                self.thread.succeed_with(&texts);
+                continue;
+            }
+            if calls.is_empty() {
+                return Ended::Done;
+            }
+            let long_running = self.agent.config.mode == ContinuationMode::LongRunning;
+            self.thread.answer_calls_of(&response, end, long_running);
+            if let Err(ended) = self.answer(number, &calls).await {
+                return ended;
+            }
+        }
+        Ended::Failed(format!(
+            "stopped after {} turns without a final answer (max turns)",
+            self.agent.config.max_turns
+        ))
+    }
+
+    /// Plays turn `number`, sending it once more on a new connection if the first one is lost.
+    async fn play(&mut self, number: usize) -> Result<TurnOutput, Ended> {
+        let thread = &self.thread;
+        let mut request = build_request(
+            self.agent.config,
+            &self.tools,
+            thread.previous.clone(),
+            &thread.new_items,
+            &thread.items,
+        );
+        let record = thread.record(number, &request, (self.agent.clock)());
+        let entries_before = self.run.change(|run| {
             run.turns.push(record);
             run.entries.len()
         });
-
         let mut resent = false;
-        let turn = loop {
+        loop {
             let sending = Sending {
                 request: &request,
-                sent_as,
-                new_items: &new_items,
-                resumed,
+                sent_as: self.thread.sent_as,
+                new_items: &self.thread.new_items,
+                resumed: self.thread.resumed,
             };
-            match play_turn(transport, sending, &mut run, clock, stop).await {
-                Ok(turn) => break turn,
-                Err(TurnError::Stopped) => return stopped(run),
+            let played = play_turn(
+                &mut *self.agent.transport,
+                sending,
+                &mut self.run,
+                self.agent.clock,
+                self.agent.stop,
+            )
+            .await;
+            match played {
+                Ok(turn) => {
+                    self.thread.previous = self
+                        .run
+                        .read(|run| run.turns.last().and_then(|t| t.response_id.clone()));
+                    return Ok(turn);
+                }
+                Err(TurnError::Stopped) => return Err(Ended::Stopped),
                 Err(TurnError::Transport(error)) if error.is_disconnect() && !resent => {
                     resent = true;
-                    if let Err(error) = transport.reconnect().await {
-                        let message = format!("{error}; reconnecting failed too");
-                        return finish(run, Err(message));
+                    if let Err(error) = self.agent.transport.reconnect().await {
+                        return Err(Ended::Failed(format!("{error}; reconnecting failed too")));
                     }
-                    // A stored previous response survives the connection; a cached one, a
-                    // paused long-running one or a successor does not.
-                    let resume = if sent_as == SentAs::Create
-                        && request.previous_response_id.is_some()
-                        && request.stores()
-                    {
-                        Resume::PreviousResponse
-                    } else {
-                        request.previous_response_id = None;
-                        request.input = Input::Items(conversation.clone());
-                        Resume::FullContext
-                    };
-                    sent_as = SentAs::Create;
-                    resumed = Resumed::default();
-                    let now = clock();
-                    run.change(|run| {
+                    let resume = self.thread.resend(&mut request);
+                    let now = (self.agent.clock)();
+                    self.run.change(|run| {
                         run.entries.truncate(entries_before);
                         let record = run.turns.last_mut().expect("the turn was pushed");
                         record.restart(&request, now, resume);
                     });
                 }
-                Err(TurnError::Transport(error)) => return finish(run, Err(error.to_string())),
-                Err(TurnError::Response(message)) => return finish(run, Err(message)),
+                Err(TurnError::Transport(error)) => return Err(Ended::Failed(error.to_string())),
+                Err(TurnError::Response(message)) => return Err(Ended::Failed(message)),
             }
-        };
+        }
+    }
 
-        previous = run.read(|run| run.turns.last().and_then(|t| t.response_id.clone()));
-        let TurnOutput {
-            items: output,
-            end,
-            response,
-        } = turn;
-        conversation.extend(output.iter().cloned());
-        let calls: Vec<&Item> = output
-            .iter()
-            .filter(|item| matches!(item, Item::FunctionCall(_) | Item::CustomToolCall(_)))
-            .collect();
-        // A steered response — or one that completed with steers taken and no call to answer —
-        // is followed by an automatic successor with the steers as its input: the next turn,
-        // which sends nothing.
-        let id = response.id.clone();
-        let successor = match end {
+    /// Whether the response `id`, which ended as `end` with `calls`, is followed by an automatic
+    /// successor with the steers as its input (the next turn, which sends nothing): a steered
+    /// response is, and so is one that completed with steers taken and no call to answer.
+    fn is_followed_by_a_successor(&self, id: &str, end: TurnEnd, calls: &[Item]) -> bool {
+        match end {
             TurnEnd::Steered => true,
             TurnEnd::Completed => {
-                calls.is_empty() && run.read(|run| steer::awaits_successor(run, &id))
+                calls.is_empty() && self.run.read(|run| steer::awaits_successor(run, id))
             }
             TurnEnd::Paused => false,
-        };
-        if successor {
-            let texts = run.change(|run| {
-                // What the steered response called will not run: its successor answers instead.
-                run.stop_pending_calls();
-                steer::apply_to_successor(run, &id, number + 1)
-            });
-            conversation.extend(texts.iter().map(Item::user_text));
-            steered_inputs = texts.len();
-            new_items.clear();
-            sent_as = SentAs::Successor;
-            resumed = Resumed::default();
-            continue;
         }
-        if calls.is_empty() {
-            return finish(run, Ok(()));
-        }
-        resumed = match end {
-            TurnEnd::Paused => Resumed::after(&response),
-            _ => Resumed::default(),
-        };
-        sent_as = if long_running && end == TurnEnd::Paused {
-            SentAs::Append
-        } else {
-            SentAs::Create
-        };
-        new_items.clear();
+    }
+
+    /// Runs turn `number`'s tool `calls` in the sandbox, in order; their outputs are the next
+    /// turn's input.
+    async fn answer(&mut self, number: usize, calls: &[Item]) -> Result<(), Ended> {
         for call in calls {
-            if stop.is_stopped() {
-                return stopped(run);
+            if self.agent.stop.is_stopped() {
+                return Err(Ended::Stopped);
             }
+            let clock = self.agent.clock;
+            let sandbox = &mut *self.agent.sandbox;
             let started = clock();
             let (call_id, name, result, reply) = match call {
                 Item::FunctionCall(call) => (
@@ -411,25 +445,19 @@ pub async fn run_agent_shared(
                 _ => unreachable!("filtered to tool calls"),
             };
             let elapsed = clock() - started;
-            run.change(|run| {
+            self.run.change(|run| {
                 show_result(run, call_id, &result, elapsed);
                 record_changes(run, sandbox, number, call_id, name, &result.changes);
             });
-            let item = reply(ToolCallOutput {
+            self.thread.add_tool_output(reply(ToolCallOutput {
                 id: None,
                 call_id: call_id.clone(),
                 output: ToolOutputContent::Text(result.output),
                 status: None,
-            });
-            conversation.push(item.clone());
-            new_items.push(item);
+            }));
         }
+        Ok(())
     }
-    let message = format!(
-        "stopped after {} turns without a final answer (max turns)",
-        config.max_turns
-    );
-    finish(run, Err(message))
 }
 
 /// The sandbox's tool definitions as protocol tools.
@@ -471,29 +499,6 @@ fn build_request(
     request
 }
 
-/// What a long-running response had before this turn resumed it: its output items and its
-/// usage so far (`response.done` reports the whole response's), so that a turn records its own.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct Resumed {
-    output: usize,
-    input_tokens: u64,
-    cached_tokens: u64,
-    output_tokens: u64,
-}
-
-impl Resumed {
-    /// Where `response` paused.
-    fn after(response: &Response) -> Resumed {
-        let usage = response.usage.as_ref();
-        Resumed {
-            output: response.output.len(),
-            input_tokens: usage.map_or(0, |u| u.input_tokens),
-            cached_tokens: usage.map_or(0, |u| u.input_tokens_details.cached_tokens),
-            output_tokens: usage.map_or(0, |u| u.output_tokens),
-        }
-    }
-}
-
 /// What a turn sends.
 #[derive(Clone, Copy)]
 struct Sending<'a> {
@@ -502,17 +507,6 @@ struct Sending<'a> {
     /// What an append carries: the tool outputs.
     new_items: &'a [Item],
     resumed: Resumed,
-}
-
-/// How a turn's response ended, when it did not fail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TurnEnd {
-    /// `response.completed`.
-    Completed,
-    /// `response.done`: the long-running response paused at client tool calls.
-    Paused,
-    /// `response.incomplete`, reason `steered`: a successor follows.
-    Steered,
 }
 
 /// A turn's output items, in `output_index` order, how it ended and the response's snapshot.
@@ -831,23 +825,21 @@ fn show_result(run: &mut AgentRun, call_id: &str, result: &ToolResult, elapsed: 
     }
 }
 
-fn finish(mut run: Observed<'_>, outcome: Result<(), String>) -> AgentRun {
-    run.change(|run| match outcome {
-        Ok(()) => run.status = RunStatus::Done,
-        Err(message) => {
-            run.status = RunStatus::Failed;
-            run.error = Some(message);
-            // A call cut off by the failure will not run either.
+/// The run's last state: `ended` recorded, and a call it cut off marked as not run.
+fn end(mut run: Observed<'_>, ended: Ended) -> AgentRun {
+    run.change(|run| {
+        match ended {
+            Ended::Done => run.status = RunStatus::Done,
+            Ended::Failed(message) => {
+                run.status = RunStatus::Failed;
+                run.error = Some(message);
+            }
+            Ended::Stopped => run.status = RunStatus::Stopped,
+        }
+        // A call cut off by a failure or the stop button will not run either.
+        if run.status != RunStatus::Done {
             run.stop_pending_calls();
         }
-    });
-    run.run.snapshot()
-}
-
-fn stopped(mut run: Observed<'_>) -> AgentRun {
-    run.change(|run| {
-        run.status = RunStatus::Stopped;
-        run.stop_pending_calls();
     });
     run.run.snapshot()
 }

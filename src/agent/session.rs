@@ -24,7 +24,7 @@ use crate::agent::frame_batch::FrameBatch;
 use crate::agent::frames::{Direction, Frame};
 use crate::agent::steer::{record_sent, steer_frame, steer_target};
 use crate::agent::{
-    AgentConfig, AgentRun, Comparison, ContinuationMode, LastRun, RunSnapshot, RunStatus,
+    Agent, AgentConfig, AgentRun, Comparison, ContinuationMode, LastRun, RunSnapshot, RunStatus,
     SharedRun, Shown, StopSignal, StoredLeg, run_agent_shared,
 };
 use crate::conditions::{ApiCosts, Conditions};
@@ -640,22 +640,20 @@ impl<P: Browser + Memory + Screen + 'static> Session<P> {
             refresh.refresh()
         });
         let clock = || self.page.now_ms();
-        let run = run_agent_shared(
-            transport.as_mut(),
-            &mut sandbox,
+        let agent = Agent {
+            transport: transport.as_mut(),
+            sandbox: &mut sandbox,
             config,
-            settings.run_task(),
-            &clock,
+            clock: &clock,
             stop,
-            shared,
-            &mut |state| {
-                if state.status == RunStatus::Running {
-                    batch.changed();
-                } else {
-                    batch.flush();
-                }
-            },
-        )
+        };
+        let run = run_agent_shared(agent, settings.run_task(), shared, &mut |state| {
+            if state.status == RunStatus::Running {
+                batch.changed();
+            } else {
+                batch.flush();
+            }
+        })
         .await;
         if let Some(live) = self.live.borrow_mut().as_mut() {
             live.channel = None;
