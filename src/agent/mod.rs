@@ -5,6 +5,7 @@
 //!
 //! [`Transport`]: crate::transport::Transport
 
+mod announce;
 mod breakdown;
 mod chart;
 mod compare;
@@ -27,6 +28,7 @@ mod totals;
 mod turn;
 mod why;
 
+pub use announce::{announce_comparison, announce_run};
 pub use breakdown::{Breakdown, Part, ServerParts, part_spread};
 pub use chart::{
     BarRect, Chart, ChartSize, Panel, Segment, Tick, TurnBar, nice_ticks, polyline, short_count,

@@ -13,6 +13,9 @@
 //! or the comparison's result — never the stream itself.
 
 mod browser;
+mod focus;
+mod share;
+mod task;
 
 use std::rc::Rc;
 
@@ -20,41 +23,19 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::PageContext;
-use crate::agent::{Comparison, RunStatus, SWEEP_PROFILES, Session, Shown};
+use crate::agent::{
+    Comparison, RunStatus, SWEEP_PROFILES, Session, Shown, announce_comparison, announce_run,
+};
 use crate::components::settings::SettingsPanel;
 use crate::components::steer::SteerBox;
 use crate::components::{
     BreakdownView, CompareView, ConditionsPanel, Conversation, LegsView, RunDetails, RunView,
     Timeline, TimelineDefinitions, TotalsView, TurnChart,
 };
-use crate::settings::{ModelChoices, Settings, TaskLength, TransportChoice};
+use crate::settings::{ModelChoices, Settings, TransportChoice};
 use browser::BrowserPage;
-
-/// Moves the focus to `button` without scrolling, if it is there.
-fn focus(button: NodeRef<html::Button>) {
-    if let Some(button) = button.get_untracked() {
-        let options = web_sys::FocusOptions::new();
-        options.set_prevent_scroll(true);
-        let _ = button.focus_with_options(&options);
-    }
-}
-
-/// Whether the focus is on `button`, on a control that is disabled (the task while a run goes),
-/// or nowhere (on `<body>`, where a disabled control leaves it).
-fn focus_on_or_lost(button: NodeRef<html::Button>) -> bool {
-    let Some(active) = document().active_element() else {
-        return true;
-    };
-    let on_button = button.get_untracked().is_some_and(|button| {
-        let button: &web_sys::Element = &button;
-        *button == active
-    });
-    let disabled = active.matches(":disabled").unwrap_or(false);
-    let body = document()
-        .body()
-        .is_some_and(|body| *AsRef::<web_sys::Element>::as_ref(&body) == active);
-    on_button || disabled || body
-}
+use share::ShareLink;
+use task::{EmbedTitle, TaskField};
 
 /// The agent page: task (`data-testid="task"`), settings ([`SettingsPanel`]), Run (`run`),
 /// Stop (`stop`), Copy link (`copy-link`), Reset (`reset`); status (`run-status`: idle,
@@ -145,31 +126,8 @@ pub fn AgentView() -> impl IntoView {
             share_link.set(None);
         }
     };
-    // Run disables itself when a run starts, Stop when it ends: the focus goes to the other.
-    Effect::new(move |was_running: Option<bool>| {
-        let now_running = running();
-        if was_running.is_some_and(|was| was != now_running) && focus_follows.get_value() {
-            if now_running && focus_on_or_lost(run_button) {
-                focus(stop_button);
-            } else if !now_running && focus_on_or_lost(stop_button) {
-                focus(run_button);
-            }
-        }
-        now_running
-    });
-
-    let copy_link = move || {
-        let query = settings.with_untracked(Settings::share_query);
-        let link = format!("{}?{query}", crate::page_path_url().unwrap_or_default());
-        share_link.set(Some((link.clone(), "Copying…".into())));
-        leptos::task::spawn_local(async move {
-            let outcome = match crate::copy_to_clipboard(&link).await {
-                Ok(()) => "Copied to the clipboard.".to_string(),
-                Err(why) => format!("Copy it from the field ({why})."),
-            };
-            share_link.try_set(Some((link, outcome)));
-        });
-    };
+    focus::follow_the_buttons(status, run_button, stop_button, focus_follows);
+    let copy_link = move || share::copy_link(settings, share_link);
 
     // Leaving the view stops its run (the transport closes when the loop returns).
     on_cleanup(move || {
@@ -202,35 +160,10 @@ pub fn AgentView() -> impl IntoView {
     // What a screen reader is told: the status as it changes, the answer or the result at the
     // end; nothing while the run streams.
     let announcement = Memo::new(move |_| match shown.get() {
-        Shown::Single => run.with(|r| match r.status {
-            RunStatus::Idle => String::new(),
-            RunStatus::Running => "Running.".to_string(),
-            RunStatus::Done => format!(
-                "Done in {} turns. {}",
-                r.turns.len(),
-                r.answer().unwrap_or_default()
-            ),
-            RunStatus::Failed => format!("Failed: {}", r.error.clone().unwrap_or_default()),
-            RunStatus::Stopped => "Stopped.".to_string(),
-        }),
-        Shown::Compare => comparison.with(|c| match (c.status(), c.speedup()) {
-            (RunStatus::Done, _) if c.is_sweep() => format!(
-                "Sweep done. {}",
-                crate::agent::describe_sweep(c).unwrap_or_default()
-            ),
-            (RunStatus::Done, Some(speedup)) => format!(
-                "Comparison done. {}. {}",
-                speedup.describe(),
-                c.explain().unwrap_or_default()
-            ),
-            (RunStatus::Idle, _) => String::new(),
-            (RunStatus::Failed, _) => format!("Failed: {}", c.error().unwrap_or_default()),
-            (status, _) => format!("Comparison {}.", status.as_str()),
-        }),
+        Shown::Single => run.with(announce_run),
+        Shown::Compare => comparison.with(announce_comparison),
     });
 
-    let summary = move || settings.with(Settings::summary);
-    let long_task = move || settings.with(|s| s.task_length == TaskLength::Long);
     // What a steer would steer: the single run shown, over the transport it runs on.
     let steer_mode = Signal::derive(move || match shown.get() {
         Shown::Single => settings.with(|s| s.transport.mode()),
@@ -250,26 +183,8 @@ pub fn AgentView() -> impl IntoView {
             Shown::Single => run.with(|r| crate::agent::run_progress(r, expected)),
         }
     });
-    // A comparison's result, once one the user started is done: into view, and the focus on
-    // it (its speedup is far below the button). A single run's result is where it streamed.
     let result = NodeRef::<html::Div>::new();
-    Effect::new(move |was: Option<RunStatus>| {
-        let now = status.get();
-        if was == Some(RunStatus::Running)
-            && now == RunStatus::Done
-            && shown.get_untracked() == Shown::Compare
-            && focus_follows.get_value()
-            && let Some(result) = result.get_untracked()
-        {
-            let options = web_sys::ScrollIntoViewOptions::new();
-            options.set_block(web_sys::ScrollLogicalPosition::Start);
-            result.scroll_into_view_with_scroll_into_view_options(&options);
-            let focus = web_sys::FocusOptions::new();
-            focus.set_prevent_scroll(true);
-            let _ = result.focus_with_options(&focus);
-        }
-        now
-    });
+    focus::bring_the_result(status, shown, result, focus_follows);
 
     view! {
         <section class="agent-view" class:embed=embed>
@@ -283,69 +198,17 @@ pub fn AgentView() -> impl IntoView {
                     start(true);
                 }
             >
-                {(!embed)
-                    .then(|| {
-                        view! {
-                            <label for="task">"Task"</label>
-                            <textarea
-                                id="task"
-                                data-testid="task"
-                                rows="3"
-                                aria-describedby="task-hint"
-                                prop:disabled=move || running() || long_task()
-                                prop:value=move || settings.with(|s| s.run_task().to_string())
-                                on:input=move |ev| {
-                                    let text = event_target_value(&ev);
-                                    settings.update(|s| s.task = text);
-                                }
-                                on:keydown=move |ev| {
-                                    if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
-                                        ev.prevent_default();
-                                        start(true);
-                                    }
-                                }
-                            ></textarea>
-                            <span id="task-hint" class="hint">
-                                {move || {
-                                    if long_task() {
-                                        "The long rollout's own task (choose the short task to write yours)"
-                                    } else {
-                                        "Ctrl+Enter runs it"
-                                    }
-                                }}
-                            </span>
-                            <ConditionsPanel settings=settings models=models locked=Signal::derive(running) />
-                            <SettingsPanel settings=settings locked=Signal::derive(running) />
-                        }
-                    })}
-                {embed
-                    .then(|| {
-                        let open = move || {
-                            format!(
-                                "{}?{}",
-                                crate::page_path_url().unwrap_or_default(),
-                                settings.with(Settings::settings_query),
-                            )
-                        };
-                        view! {
-                            <h1 class="embed-title">
-                                {move || {
-                                    if settings.with(|s| s.transport == TransportChoice::Compare) {
-                                        "Live: WebSocket mode against HTTP stateless"
-                                    } else {
-                                        "Live: an agent run against this server"
-                                    }
-                                }}
-                            </h1>
-                            <p class="embed-summary" data-testid="embed-summary">
-                                {summary}
-                                " · "
-                                <a href=open target="_blank" rel="noopener" data-testid="open-in-playground">
-                                    "Open in the playground"
-                                </a>
-                            </p>
-                        }
-                    })}
+                {if embed {
+                    view! { <EmbedTitle settings=settings /> }.into_any()
+                } else {
+                    let running = Signal::derive(running);
+                    view! {
+                        <TaskField settings=settings running=running on_run=Callback::new(start) />
+                        <ConditionsPanel settings=settings models=models locked=running />
+                        <SettingsPanel settings=settings locked=running />
+                    }
+                        .into_any()
+                }}
                 <div class="controls">
                     <button type="submit" data-testid="run" node_ref=run_button disabled=running>
                         {move || {
@@ -396,33 +259,7 @@ pub fn AgentView() -> impl IntoView {
                             }
                         })}
                 </div>
-                {move || {
-                    share_link
-                        .get()
-                        .map(|(link, outcome)| {
-                            view! {
-                                <div class="share">
-                                    <label for="share-link">"Link to these settings (no API key)"</label>
-                                    <input
-                                        id="share-link"
-                                        data-testid="share-link"
-                                        readonly
-                                        prop:value=link
-                                        on:focus=move |ev| {
-                                            use wasm_bindgen::JsCast;
-                                            if let Some(input) = ev
-                                                .target()
-                                                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-                                            {
-                                                input.select();
-                                            }
-                                        }
-                                    />
-                                    <span class="field-note" role="status">{outcome}</span>
-                                </div>
-                            }
-                        })
-                }}
+                <ShareLink shared=share_link />
             </form>
             <p class="sr-only" role="status" data-testid="announce">{move || announcement.get()}</p>
             <div class="status-line">
