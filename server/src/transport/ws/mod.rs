@@ -14,6 +14,7 @@ mod lanes;
 mod queue;
 mod quiet;
 mod turn;
+mod undecodable;
 mod writer;
 
 use axum::Extension;
@@ -32,9 +33,10 @@ use crate::error::ApiFailure;
 use crate::lifecycle::ConnectionGuard;
 use crate::pipeline::RequestOptions;
 use crate::tenancy::Project;
-use lanes::{LaneRefusal, Lanes, valid_stream_id};
+use lanes::{LaneRefusal, Lanes};
 use quiet::{Check, Quiet};
 use turn::send_error;
+use undecodable::Undecodable;
 
 /// Bytes tungstenite reads at most per system call. It zeroes that much of its buffer before
 /// every read attempt, so its default (128 KiB) cost several microseconds per frame received;
@@ -202,44 +204,41 @@ pub async fn handle_socket<S, E>(
                     }
                     None
                 }
-                // A malformed steer is handed back (`response.steer.failed`, `invalid_input`).
-                Err(decode_error)
-                    if continuations::frame_type(text.as_str()).as_deref()
-                        == Some("response.steer") =>
-                {
-                    let (target, failed) =
-                        continuations::malformed_steer(text.as_str(), decode_error);
-                    let connection = &lanes.connection;
-                    if continuations::steer_refused(connection, &target, failed, &out_tx)
-                        .await
-                        .is_err()
-                    {
+                // The frame is read once for what the error path needs.
+                Err(decode_error) => match Undecodable::read(text.as_str()) {
+                    // A malformed steer is handed back (`response.steer.failed`,
+                    // `invalid_input`).
+                    frame if frame.frame_type() == Some("response.steer") => {
+                        let (target, failed) = continuations::malformed_steer(frame, decode_error);
+                        let connection = &lanes.connection;
+                        if continuations::steer_refused(connection, &target, failed, &out_tx)
+                            .await
+                            .is_err()
+                        {
+                            break Ending::ClientGone;
+                        }
+                        None
+                    }
+                    // A malformed inject is answered with a 400, then the connection closes (the
+                    // multi-agent beta's rule: its input cannot be handed back).
+                    frame if frame.frame_type() == Some("response.inject") => {
+                        let failure = ApiFailure::new(400, decode_error.to_api_error());
+                        let _ = send_error(&out_tx, failure, None).await;
+                        if let Some(close) = close_tx.take() {
+                            let _ = close.send(CloseFrame {
+                                code: CLOSE_POLICY,
+                                reason: "malformed response.inject".into(),
+                            });
+                        }
                         break Ending::ClientGone;
                     }
-                    None
-                }
-                // A malformed inject is answered with a 400, then the connection closes (the
-                // multi-agent beta's rule: its input cannot be handed back).
-                Err(decode_error)
-                    if continuations::frame_type(text.as_str()).as_deref()
-                        == Some("response.inject") =>
-                {
-                    let failure = ApiFailure::new(400, decode_error.to_api_error());
-                    let _ = send_error(&out_tx, failure, None).await;
-                    if let Some(close) = close_tx.take() {
-                        let _ = close.send(CloseFrame {
-                            code: CLOSE_POLICY,
-                            reason: "malformed response.inject".into(),
-                        });
-                    }
-                    break Ending::ClientGone;
-                }
-                Err(decode_error) => Some(Box::new(LaneRefusal {
-                    failure: ApiFailure::new(400, decode_error.to_api_error()),
-                    // A frame that names a valid lane gets its error on that lane, so a client
-                    // with several requests in flight knows which one was refused.
-                    stream_id: lane_of_undecodable(text.as_str()),
-                })),
+                    frame => Some(Box::new(LaneRefusal {
+                        failure: ApiFailure::new(400, decode_error.to_api_error()),
+                        // A frame that names a valid lane gets its error on that lane, so a
+                        // client with several requests in flight knows which one was refused.
+                        stream_id: frame.lane(),
+                    })),
+                },
             },
             Ok(Message::Binary(_)) => Some(Box::new(LaneRefusal {
                 failure: ApiFailure::bad_request(
@@ -370,14 +369,6 @@ const CLOSE_POLICY: u16 = 1008;
 /// Whether a read error is tungstenite's refusal of a message or frame over the size limit.
 fn is_too_large(error: &str) -> bool {
     error.contains("Message too long") || error.contains("Space limit exceeded")
-}
-
-/// The `stream_id` of a frame that did not decode as a request, when it is JSON naming a valid
-/// lane.
-fn lane_of_undecodable(text: &str) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_str(text).ok()?;
-    let id = value.get("stream_id")?.as_str()?;
-    valid_stream_id(id).then(|| id.to_string())
 }
 
 #[cfg(test)]
