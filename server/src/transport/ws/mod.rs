@@ -124,7 +124,7 @@ pub async fn handle_socket<S, E>(
     place: ConnectionGuard,
 ) where
     S: Stream<Item = Result<Message, E>> + Sink<Message> + Send + 'static,
-    E: std::fmt::Display,
+    E: std::error::Error + 'static,
 {
     state.metrics.ws_connected();
     let (sink, mut stream) = socket.split();
@@ -254,7 +254,7 @@ pub async fn handle_socket<S, E>(
                 tracing::debug!("websocket read failed: {err}");
                 // A message over the size limit cannot be skipped (its bytes are still on the
                 // wire): say why, then close with 1009 (message too big).
-                if is_too_large(&err.to_string()) {
+                if is_too_large(&err) {
                     let max = state.max_frame_bytes;
                     let failure = ApiFailure::bad_request(
                         Some("message_too_large"),
@@ -366,9 +366,15 @@ const CLOSE_TOO_LARGE: u16 = 1009;
 /// The close code for a message that violates the connection's rules (RFC 6455, 7.4.1).
 const CLOSE_POLICY: u16 = 1008;
 
-/// Whether a read error is tungstenite's refusal of a message or frame over the size limit.
-fn is_too_large(error: &str) -> bool {
-    error.contains("Message too long") || error.contains("Space limit exceeded")
+/// Whether a read error is tungstenite's refusal of a message or frame over the size limit
+/// (`Error::Capacity`), found in the error or its sources (`axum::Error` wraps it).
+fn is_too_large(error: &(dyn std::error::Error + 'static)) -> bool {
+    std::iter::successors(Some(error), |error| error.source()).any(|error| {
+        matches!(
+            error.downcast_ref::<tungstenite::Error>(),
+            Some(tungstenite::Error::Capacity(_))
+        )
+    })
 }
 
 #[cfg(test)]
@@ -377,7 +383,6 @@ mod tests {
     //! `testing-websockets` example does): what the reader, the lanes and the writer do together,
     //! without a network.
 
-    use std::convert::Infallible;
     use std::pin::Pin;
     use std::task::{Context, Poll};
 
@@ -389,14 +394,14 @@ mod tests {
     use crate::Config;
 
     /// A socket whose other end is the test: frames the test sends arrive on `incoming`, frames
-    /// the server sends go to `outgoing`.
+    /// the server sends go to `outgoing`. A read fails with the error axum's socket gives.
     struct ChannelSocket {
-        incoming: UnboundedReceiver<Result<Message, Infallible>>,
+        incoming: UnboundedReceiver<Result<Message, axum::Error>>,
         outgoing: UnboundedSender<Message>,
     }
 
     impl Stream for ChannelSocket {
-        type Item = Result<Message, Infallible>;
+        type Item = Result<Message, axum::Error>;
 
         fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
             self.incoming.poll_recv(cx)
@@ -503,5 +508,125 @@ mod tests {
                 .render()
                 .contains("tether_ws_connections_active 0\n")
         );
+    }
+
+    /// The test's end of a connection, and the task serving it.
+    struct Client {
+        state: AppState,
+        to_server: UnboundedSender<Result<Message, axum::Error>>,
+        from_server: UnboundedReceiver<Message>,
+        connection: tokio::task::JoinHandle<()>,
+    }
+
+    /// A connection of a server with `--max-frame-bytes 1024`.
+    fn connect_small() -> Client {
+        let config = Config::parse_from([
+            "tether-server",
+            "--data-dir",
+            ":memory:",
+            "--max-frame-bytes",
+            "1024",
+        ]);
+        let state = AppState::new(&config).unwrap();
+        let (to_server, incoming) = unbounded_channel();
+        let (outgoing, from_server) = unbounded_channel();
+        let connection = tokio::spawn(handle_socket(
+            ChannelSocket { incoming, outgoing },
+            state.clone(),
+            RequestOptions::default(),
+            state.lifecycle.connect().unwrap(),
+        ));
+        Client {
+            state,
+            to_server,
+            from_server,
+            connection,
+        }
+    }
+
+    /// The read error axum gives for a message over the limit.
+    fn too_long() -> axum::Error {
+        axum::Error::new(tungstenite::Error::Capacity(
+            tungstenite::error::CapacityError::MessageTooLong {
+                size: 2048,
+                max_size: 1024,
+            },
+        ))
+    }
+
+    #[tokio::test]
+    async fn a_message_over_the_limit_is_told_then_closed_with_1009() {
+        let Client {
+            state,
+            to_server,
+            mut from_server,
+            connection,
+        } = connect_small();
+        to_server.send(Err(too_long())).unwrap();
+        let error = next_event(&mut from_server).await;
+        assert_eq!(error["type"], "error", "{error}");
+        assert_eq!(error["status"], 400);
+        assert_eq!(error["error"]["code"], "message_too_large");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("(1024 bytes, --max-frame-bytes)"),
+            "{message}"
+        );
+        match from_server.recv().await {
+            Some(Message::Close(Some(close))) => {
+                assert_eq!(close.code, 1009);
+                assert_eq!(close.reason.as_str(), "message larger than 1024 bytes");
+            }
+            other => panic!("expected a close frame with 1009, got {other:?}"),
+        }
+        assert!(from_server.recv().await.is_none(), "then nothing");
+        connection.await.unwrap();
+        assert!(
+            state
+                .metrics
+                .render()
+                .contains("tether_ws_connections_active 0\n")
+        );
+    }
+
+    #[tokio::test]
+    async fn another_read_error_ends_the_connection_without_a_word() {
+        let Client {
+            to_server,
+            mut from_server,
+            connection,
+            ..
+        } = connect_small();
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        to_server
+            .send(Err(axum::Error::new(tungstenite::Error::Io(reset))))
+            .unwrap();
+        assert!(
+            from_server.recv().await.is_none(),
+            "no error frame, no close code"
+        );
+        connection.await.unwrap();
+    }
+
+    #[test]
+    fn a_message_too_large_is_told_by_the_error_type_not_its_text() {
+        use tungstenite::error::CapacityError;
+        // axum's error, tungstenite's own, and its header capacity refusal.
+        assert!(is_too_large(&too_long()));
+        let bare = tungstenite::Error::Capacity(CapacityError::MessageTooLong {
+            size: 2,
+            max_size: 1,
+        });
+        assert!(is_too_large(&bare));
+        assert!(is_too_large(&axum::Error::new(
+            tungstenite::Error::Capacity(CapacityError::TooManyHeaders)
+        )));
+        // Other errors are not, whatever they say.
+        assert!(!is_too_large(&axum::Error::new(
+            tungstenite::Error::ConnectionClosed
+        )));
+        let said = std::io::Error::other("Message too long: Space limit exceeded");
+        assert!(!is_too_large(&said));
+        assert!(!is_too_large(&axum::Error::new(said)));
     }
 }
