@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 
 use super::control::{Found, Resume};
 use super::turn::{Connection, inject_failed_completed, send_error, send_late, steer_failed};
+use super::undecodable::Undecodable;
 use crate::error::ApiFailure;
 use crate::ids::new_id;
 use crate::pipeline::{Disconnected, QueuedSteer, Refused};
@@ -187,29 +188,19 @@ pub async fn steer_refused(
     send_late(out, &connection.control, target, failed).await
 }
 
-/// The frame type of a text that did not decode, when it says one.
-pub fn frame_type(text: &str) -> Option<String> {
-    let value: Value = serde_json::from_str(text).ok()?;
-    value.get("type")?.as_str().map(str::to_string)
-}
-
 /// `response.steer.failed` (`invalid_input`) for a steer that did not decode, handing back
 /// what it sent.
-pub fn malformed_steer(text: &str, error: DecodeError) -> (String, StreamEvent) {
-    let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    let target = value
-        .get("previous_response_id")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let input = value.get("input").cloned().unwrap_or(Value::Null);
+pub fn malformed_steer(frame: Undecodable<'_>, error: DecodeError) -> (String, StreamEvent) {
+    let target = frame.previous_response_id.unwrap_or_default();
+    let input = frame.input.unwrap_or(Value::Null);
     let failed = steer_failed(
         "invalid_input",
         &error.to_api_error().message,
-        target,
+        &target,
         None,
         input,
     );
-    (target.to_string(), failed)
+    (target.into_owned(), failed)
 }
 
 /// Whether `items` can steer: one or more user messages, nothing else.

@@ -14,7 +14,10 @@ mod lanes;
 mod queue;
 mod quiet;
 mod turn;
+mod undecodable;
 mod writer;
+
+use std::ops::ControlFlow;
 
 use axum::Extension;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
@@ -22,19 +25,21 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response as HttpResponse};
 use futures_util::{Sink, Stream, StreamExt};
-use tether_protocol::{ApiError, ClientFrame, ServerEvent, decode_client_frame_with};
-use tokio::sync::mpsc;
+use tether_protocol::{ApiError, ClientFrame, DecodeError, ServerEvent, decode_client_frame_with};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
 
 use super::{options, server_headers, trace_context};
 use crate::AppState;
 use crate::conditions::Conditions;
 use crate::error::ApiFailure;
 use crate::lifecycle::ConnectionGuard;
-use crate::pipeline::RequestOptions;
+use crate::pipeline::{Disconnected, RequestOptions};
 use crate::tenancy::Project;
-use lanes::{LaneRefusal, Lanes, valid_stream_id};
+use lanes::{LaneRefusal, Lanes};
 use quiet::{Check, Quiet};
 use turn::send_error;
+use undecodable::Undecodable;
 
 /// Bytes tungstenite reads at most per system call. It zeroes that much of its buffer before
 /// every read attempt, so its default (128 KiB) cost several microseconds per frame received;
@@ -113,8 +118,8 @@ fn connection_refused(state: &AppState) -> ApiFailure {
 /// Serves one connection until the client closes it: reads and decodes frames, answers a bad one
 /// at once with an error frame, and hands requests to their lanes.
 ///
-/// Generic over the socket so a test can drive it with channels instead of a network (the test
-/// below does).
+/// Generic over the socket so a test can drive it with channels instead of a network (the tests
+/// below do).
 pub async fn handle_socket<S, E>(
     socket: S,
     state: AppState,
@@ -122,199 +127,263 @@ pub async fn handle_socket<S, E>(
     place: ConnectionGuard,
 ) where
     S: Stream<Item = Result<Message, E>> + Sink<Message> + Send + 'static,
-    E: std::fmt::Display,
+    E: std::error::Error + 'static,
 {
     state.metrics.ws_connected();
     let (sink, mut stream) = socket.split();
-    // Events travel boxed: tokio allocates a channel's first block (32 slots) at once, and 32
-    // inline 888-byte `ServerEvent`s made every idle connection ~10 KiB heavier (BENCHMARKS.md,
-    // "Load": 23.9 → 13.8 KiB a connection).
-    let (out_tx, out_rx) = mpsc::channel::<Box<ServerEvent>>(256);
-    // The close frame the writer ends with, when the reader chose one (a message over the size
-    // limit: 1009); otherwise a close frame without a code.
-    let (close_tx, close_rx) = tokio::sync::oneshot::channel::<CloseFrame>();
-    let (ping_tx, ping_rx) = mpsc::channel::<()>(1);
-    let writer = writer::spawn(
-        sink,
-        out_rx,
-        ping_rx,
-        close_rx,
-        options.conditions.meter.clone(),
-    );
-    let mut close_tx = Some(close_tx);
-
-    let mut lanes = Lanes::new(state.clone(), out_tx.clone(), options);
-    // The connection's lifetime is checked between frames; a response already running finishes.
-    let lifetime = tokio::time::sleep(state.ws_lifetime);
-    tokio::pin!(lifetime);
-    let mut quiet = Quiet::new(&state);
-    let ending = loop {
-        let message = tokio::select! {
-            biased;
-            _ = &mut lifetime => break Ending::Expired,
-            () = state.lifecycle.draining() => break Ending::Draining,
-            () = quiet.tick() => match quiet.check(lanes.busy()) {
-                Check::Fine => continue,
-                Check::Ping => {
-                    let _ = ping_tx.try_send(());
-                    continue;
-                }
-                Check::Gone => break Ending::ClientGone,
-                Check::Idle => break Ending::Idle,
-            },
-            message = stream.next() => match message {
-                Some(message) => message,
-                None => break Ending::ClientGone,
-            },
-        };
-        quiet.heard();
-        let refused = match message {
-            Ok(Message::Text(text)) => match decode_client_frame_with(
-                text.as_str(),
-                lanes.options().default_model.as_deref(),
-            ) {
-                Ok(ClientFrame::ResponseCreate(request)) => lanes.submit(*request).err(),
-                Ok(ClientFrame::ResponseAppend(frame)) => {
-                    let append_mode = lanes.options().append_mode;
-                    if continuations::append(&lanes.connection, frame, append_mode, &out_tx)
-                        .await
-                        .is_err()
-                    {
-                        break Ending::ClientGone;
-                    }
-                    None
-                }
-                Ok(ClientFrame::ResponseInject(frame)) => {
-                    if continuations::inject(&lanes.connection, frame, &out_tx)
-                        .await
-                        .is_err()
-                    {
-                        break Ending::ClientGone;
-                    }
-                    None
-                }
-                Ok(ClientFrame::ResponseSteer(frame)) => {
-                    if continuations::steer(&lanes.connection, frame, &out_tx)
-                        .await
-                        .is_err()
-                    {
-                        break Ending::ClientGone;
-                    }
-                    None
-                }
-                // A malformed steer is handed back (`response.steer.failed`, `invalid_input`).
-                Err(decode_error)
-                    if continuations::frame_type(text.as_str()).as_deref()
-                        == Some("response.steer") =>
-                {
-                    let (target, failed) =
-                        continuations::malformed_steer(text.as_str(), decode_error);
-                    let connection = &lanes.connection;
-                    if continuations::steer_refused(connection, &target, failed, &out_tx)
-                        .await
-                        .is_err()
-                    {
-                        break Ending::ClientGone;
-                    }
-                    None
-                }
-                // A malformed inject is answered with a 400, then the connection closes (the
-                // multi-agent beta's rule: its input cannot be handed back).
-                Err(decode_error)
-                    if continuations::frame_type(text.as_str()).as_deref()
-                        == Some("response.inject") =>
-                {
-                    let failure = ApiFailure::new(400, decode_error.to_api_error());
-                    let _ = send_error(&out_tx, failure, None).await;
-                    if let Some(close) = close_tx.take() {
-                        let _ = close.send(CloseFrame {
-                            code: CLOSE_POLICY,
-                            reason: "malformed response.inject".into(),
-                        });
-                    }
-                    break Ending::ClientGone;
-                }
-                Err(decode_error) => Some(Box::new(LaneRefusal {
-                    failure: ApiFailure::new(400, decode_error.to_api_error()),
-                    // A frame that names a valid lane gets its error on that lane, so a client
-                    // with several requests in flight knows which one was refused.
-                    stream_id: lane_of_undecodable(text.as_str()),
-                })),
-            },
-            Ok(Message::Binary(_)) => Some(Box::new(LaneRefusal {
-                failure: ApiFailure::bad_request(
-                    None,
-                    "binary frames are not supported; send JSON text frames",
-                    None,
-                ),
-                stream_id: None,
-            })),
-            Ok(Message::Close(_)) => break Ending::ClientGone,
-            Ok(Message::Ping(_) | Message::Pong(_)) => None,
-            Err(err) => {
-                tracing::debug!("websocket read failed: {err}");
-                // A message over the size limit cannot be skipped (its bytes are still on the
-                // wire): say why, then close with 1009 (message too big).
-                if is_too_large(&err.to_string()) {
-                    let max = state.max_frame_bytes;
-                    let failure = ApiFailure::bad_request(
-                        Some("message_too_large"),
-                        format!(
-                            "The WebSocket message is larger than this server accepts ({max} bytes, --max-frame-bytes); the connection closes. Reconnect and send a smaller message."
-                        ),
-                        None,
-                    );
-                    let _ = send_error(&out_tx, failure, None).await;
-                    if let Some(close) = close_tx.take() {
-                        let _ = close.send(CloseFrame {
-                            code: CLOSE_TOO_LARGE,
-                            reason: format!("message larger than {max} bytes").into(),
-                        });
-                    }
-                }
-                break Ending::ClientGone;
-            }
-        };
-        if let Some(refused) = refused
-            && send_error(&out_tx, refused.failure, refused.stream_id)
-                .await
-                .is_err()
-        {
-            break Ending::ClientGone;
-        }
-    };
-    match ending {
-        Ending::ClientGone => lanes.abort(),
-        Ending::Expired => {
-            // Let queued work finish, then tell the client why the connection ends: it
-            // reconnects and continues with `previous_response_id` (stored) or the full context.
-            lanes.finish().await;
-            let _ = send_error(&out_tx, lifetime_reached(state.ws_lifetime), None).await;
-        }
-        Ending::Idle => {
-            let failure = ApiFailure::bad_request(
-                Some("websocket_idle_timeout"),
-                "This WebSocket connection was idle (no request, nothing running) for longer \
-                 than the server allows (--idle-timeout-seconds). Open a new connection to \
-                 continue.",
-                None,
-            );
-            let _ = send_error(&out_tx, failure, None).await;
-            close(&mut close_tx, CLOSE_GOING_AWAY, "idle timeout");
-            lanes.abort();
-        }
-        Ending::Draining => {
-            // Running responses finish (or are ended at the deadline: the stream fails them);
-            // requests not started yet are refused on their lanes.
-            lanes.finish().await;
-            close(&mut close_tx, CLOSE_GOING_AWAY, "server shutting down");
-        }
-    }
-    drop(out_tx);
-    drop(close_tx);
+    let (mut reader, writer) = Reader::open(&state, options, sink);
+    let ending = reader.read(&mut stream).await;
+    // The reader's end drops its senders: the writer sends what is queued, then the close frame.
+    reader.end(ending).await;
     let _ = writer.await;
     state.metrics.ws_disconnected();
     drop(place);
+}
+
+/// The reading half of a connection: the lanes it hands requests to, the channels to the
+/// writer, and the client's quiet times. Each step of reading is a method; the connection goes
+/// on while one returns `Continue` and ends for the reason a `Break` carries.
+struct Reader {
+    state: AppState,
+    lanes: Lanes,
+    /// Events for the writer. They travel boxed: tokio allocates a channel's first block (32
+    /// slots) at once, and 32 inline 888-byte `ServerEvent`s made every idle connection ~10 KiB
+    /// heavier (BENCHMARKS.md, "Load": 23.9 → 13.8 KiB a connection).
+    out_tx: mpsc::Sender<Box<ServerEvent>>,
+    /// The close frame the writer ends with, when the reader chose one (a message over the size
+    /// limit: 1009); otherwise a close frame without a code.
+    close_tx: Option<oneshot::Sender<CloseFrame>>,
+    /// Asks the writer to ping the client.
+    ping_tx: mpsc::Sender<()>,
+    quiet: Quiet,
+}
+
+impl Reader {
+    /// The reader of a connection, and the writer it starts on `sink`.
+    fn open<K>(state: &AppState, options: RequestOptions, sink: K) -> (Reader, JoinHandle<()>)
+    where
+        K: Sink<Message> + Unpin + Send + 'static,
+    {
+        let (out_tx, out_rx) = mpsc::channel::<Box<ServerEvent>>(256);
+        let (close_tx, close_rx) = oneshot::channel::<CloseFrame>();
+        let (ping_tx, ping_rx) = mpsc::channel::<()>(1);
+        let meter = options.conditions.meter.clone();
+        let writer = writer::spawn(sink, out_rx, ping_rx, close_rx, meter);
+        let reader = Reader {
+            state: state.clone(),
+            lanes: Lanes::new(state.clone(), out_tx.clone(), options),
+            out_tx,
+            close_tx: Some(close_tx),
+            ping_tx,
+            quiet: Quiet::new(state),
+        };
+        (reader, writer)
+    }
+
+    /// Reads `stream` until the connection ends, and says why it ended. The connection's
+    /// lifetime is checked between frames (a response already running finishes), as are the
+    /// server's shutdown and the client's quiet times.
+    async fn read<T, E>(&mut self, stream: &mut T) -> Ending
+    where
+        T: Stream<Item = Result<Message, E>> + Unpin,
+        E: std::error::Error + 'static,
+    {
+        let lifetime = tokio::time::sleep(self.state.ws_lifetime);
+        tokio::pin!(lifetime);
+        loop {
+            let message = tokio::select! {
+                biased;
+                _ = &mut lifetime => return Ending::Expired,
+                () = self.state.lifecycle.draining() => return Ending::Draining,
+                () = self.quiet.tick() => match self.on_quiet() {
+                    ControlFlow::Continue(()) => continue,
+                    ControlFlow::Break(ending) => return ending,
+                },
+                message = stream.next() => match message {
+                    Some(message) => message,
+                    None => return Ending::ClientGone,
+                },
+            };
+            self.quiet.heard();
+            if let ControlFlow::Break(ending) = self.on_message(message).await {
+                return ending;
+            }
+        }
+    }
+
+    /// A quiet time came due: a client silent for a ping interval is pinged; one that did not
+    /// answer is gone; a connection idle for too long ends.
+    fn on_quiet(&mut self) -> ControlFlow<Ending> {
+        match self.quiet.check(self.lanes.busy()) {
+            Check::Fine => ControlFlow::Continue(()),
+            Check::Ping => {
+                let _ = self.ping_tx.try_send(());
+                ControlFlow::Continue(())
+            }
+            Check::Gone => ControlFlow::Break(Ending::ClientGone),
+            Check::Idle => ControlFlow::Break(Ending::Idle),
+        }
+    }
+
+    /// What one read brought: a frame, or the error that ends the connection.
+    async fn on_message<E>(&mut self, message: Result<Message, E>) -> ControlFlow<Ending>
+    where
+        E: std::error::Error + 'static,
+    {
+        match message {
+            Ok(Message::Text(text)) => self.on_text(text.as_str()).await,
+            Ok(Message::Binary(_)) => self.on_binary().await,
+            Ok(Message::Close(_)) => ControlFlow::Break(Ending::ClientGone),
+            Ok(Message::Ping(_) | Message::Pong(_)) => ControlFlow::Continue(()),
+            Err(error) => ControlFlow::Break(self.on_read_error(error).await),
+        }
+    }
+
+    /// A text frame: a request goes to its lane, a continuation to the response it continues,
+    /// and a frame that does not decode is answered.
+    async fn on_text(&mut self, text: &str) -> ControlFlow<Ending> {
+        let default_model = self.lanes.options().default_model.as_deref();
+        let frame = decode_client_frame_with(text, default_model);
+        let connection = &self.lanes.connection;
+        let out = &self.out_tx;
+        let sent = match frame {
+            Ok(ClientFrame::ResponseCreate(request)) => match self.lanes.submit(*request) {
+                Ok(()) => Ok(()),
+                Err(refused) => return self.refuse(*refused).await,
+            },
+            Ok(ClientFrame::ResponseAppend(frame)) => {
+                let append_mode = self.lanes.options().append_mode;
+                continuations::append(connection, frame, append_mode, out).await
+            }
+            Ok(ClientFrame::ResponseInject(frame)) => {
+                continuations::inject(connection, frame, out).await
+            }
+            Ok(ClientFrame::ResponseSteer(frame)) => {
+                continuations::steer(connection, frame, out).await
+            }
+            Err(error) => return self.on_undecodable(text, error).await,
+        };
+        unless_gone(sent)
+    }
+
+    /// A text frame that did not decode, read once for what its answer needs.
+    async fn on_undecodable(&mut self, text: &str, error: DecodeError) -> ControlFlow<Ending> {
+        match Undecodable::read(text) {
+            // A malformed steer is handed back (`response.steer.failed`, `invalid_input`).
+            frame if frame.frame_type() == Some("response.steer") => {
+                let (target, failed) = continuations::malformed_steer(frame, error);
+                let connection = &self.lanes.connection;
+                unless_gone(
+                    continuations::steer_refused(connection, &target, failed, &self.out_tx).await,
+                )
+            }
+            // A malformed inject is answered with a 400, then the connection closes (the
+            // multi-agent beta's rule: its input cannot be handed back).
+            frame if frame.frame_type() == Some("response.inject") => {
+                let failure = ApiFailure::new(400, error.to_api_error());
+                let _ = send_error(&self.out_tx, failure, None).await;
+                close(
+                    &mut self.close_tx,
+                    CLOSE_POLICY,
+                    "malformed response.inject",
+                );
+                ControlFlow::Break(Ending::ClientGone)
+            }
+            frame => {
+                self.refuse(LaneRefusal {
+                    failure: ApiFailure::new(400, error.to_api_error()),
+                    // A frame that names a valid lane gets its error on that lane, so a client
+                    // with several requests in flight knows which one was refused.
+                    stream_id: frame.lane(),
+                })
+                .await
+            }
+        }
+    }
+
+    /// A binary frame: refused; the connection stays open.
+    async fn on_binary(&self) -> ControlFlow<Ending> {
+        self.refuse(LaneRefusal {
+            failure: ApiFailure::bad_request(
+                None,
+                "binary frames are not supported; send JSON text frames",
+                None,
+            ),
+            stream_id: None,
+        })
+        .await
+    }
+
+    /// A read failed: the connection ends. A message over the size limit cannot be skipped (its
+    /// bytes are still on the wire): the client is told why, then the connection closes with
+    /// 1009 (message too big).
+    async fn on_read_error<E>(&mut self, error: E) -> Ending
+    where
+        E: std::error::Error + 'static,
+    {
+        tracing::debug!("websocket read failed: {error}");
+        if is_too_large(&error) {
+            let max = self.state.max_frame_bytes;
+            let failure = ApiFailure::bad_request(
+                Some("message_too_large"),
+                format!(
+                    "The WebSocket message is larger than this server accepts ({max} bytes, --max-frame-bytes); the connection closes. Reconnect and send a smaller message."
+                ),
+                None,
+            );
+            let _ = send_error(&self.out_tx, failure, None).await;
+            let reason = format!("message larger than {max} bytes");
+            close(&mut self.close_tx, CLOSE_TOO_LARGE, &reason);
+        }
+        Ending::ClientGone
+    }
+
+    /// Answers a frame refused before it reached a lane with an error frame, on the lane it
+    /// named.
+    async fn refuse(&self, refused: LaneRefusal) -> ControlFlow<Ending> {
+        unless_gone(send_error(&self.out_tx, refused.failure, refused.stream_id).await)
+    }
+
+    /// Ends the connection for `ending`: the lanes stop at once (the client is gone, or the
+    /// connection idled) or finish what they hold (its lifetime passed, the server shuts down),
+    /// and the client is told why when it can be. Dropping the reader then lets the writer end.
+    async fn end(self, ending: Ending) {
+        let Reader {
+            state,
+            lanes,
+            out_tx,
+            mut close_tx,
+            ..
+        } = self;
+        match ending {
+            Ending::ClientGone => lanes.abort(),
+            Ending::Expired => {
+                // Let queued work finish, then tell the client why the connection ends: it
+                // reconnects and continues with `previous_response_id` (stored) or the full
+                // context.
+                lanes.finish().await;
+                let _ = send_error(&out_tx, lifetime_reached(state.ws_lifetime), None).await;
+            }
+            Ending::Idle => {
+                let failure = ApiFailure::bad_request(
+                    Some("websocket_idle_timeout"),
+                    "This WebSocket connection was idle (no request, nothing running) for longer \
+                     than the server allows (--idle-timeout-seconds). Open a new connection to \
+                     continue.",
+                    None,
+                );
+                let _ = send_error(&out_tx, failure, None).await;
+                close(&mut close_tx, CLOSE_GOING_AWAY, "idle timeout");
+                lanes.abort();
+            }
+            Ending::Draining => {
+                // Running responses finish (or are ended at the deadline: the stream fails
+                // them); requests not started yet are refused on their lanes.
+                lanes.finish().await;
+                close(&mut close_tx, CLOSE_GOING_AWAY, "server shutting down");
+            }
+        }
+    }
 }
 
 /// Why a connection's reader stopped.
@@ -329,8 +398,16 @@ enum Ending {
     Draining,
 }
 
+/// Goes on while the client takes what it is sent; ends the connection when it is gone.
+fn unless_gone(sent: Result<(), Disconnected>) -> ControlFlow<Ending> {
+    match sent {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(Disconnected) => ControlFlow::Break(Ending::ClientGone),
+    }
+}
+
 /// Has the writer end with a close frame of `code`.
-fn close(close_tx: &mut Option<tokio::sync::oneshot::Sender<CloseFrame>>, code: u16, reason: &str) {
+fn close(close_tx: &mut Option<oneshot::Sender<CloseFrame>>, code: u16, reason: &str) {
     if let Some(close) = close_tx.take() {
         let _ = close.send(CloseFrame {
             code,
@@ -367,17 +444,15 @@ const CLOSE_TOO_LARGE: u16 = 1009;
 /// The close code for a message that violates the connection's rules (RFC 6455, 7.4.1).
 const CLOSE_POLICY: u16 = 1008;
 
-/// Whether a read error is tungstenite's refusal of a message or frame over the size limit.
-fn is_too_large(error: &str) -> bool {
-    error.contains("Message too long") || error.contains("Space limit exceeded")
-}
-
-/// The `stream_id` of a frame that did not decode as a request, when it is JSON naming a valid
-/// lane.
-fn lane_of_undecodable(text: &str) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_str(text).ok()?;
-    let id = value.get("stream_id")?.as_str()?;
-    valid_stream_id(id).then(|| id.to_string())
+/// Whether a read error is tungstenite's refusal of a message or frame over the size limit
+/// (`Error::Capacity`), found in the error or its sources (`axum::Error` wraps it).
+fn is_too_large(error: &(dyn std::error::Error + 'static)) -> bool {
+    std::iter::successors(Some(error), |error| error.source()).any(|error| {
+        matches!(
+            error.downcast_ref::<tungstenite::Error>(),
+            Some(tungstenite::Error::Capacity(_))
+        )
+    })
 }
 
 #[cfg(test)]
@@ -386,7 +461,6 @@ mod tests {
     //! `testing-websockets` example does): what the reader, the lanes and the writer do together,
     //! without a network.
 
-    use std::convert::Infallible;
     use std::pin::Pin;
     use std::task::{Context, Poll};
 
@@ -398,14 +472,14 @@ mod tests {
     use crate::Config;
 
     /// A socket whose other end is the test: frames the test sends arrive on `incoming`, frames
-    /// the server sends go to `outgoing`.
+    /// the server sends go to `outgoing`. A read fails with the error axum's socket gives.
     struct ChannelSocket {
-        incoming: UnboundedReceiver<Result<Message, Infallible>>,
+        incoming: UnboundedReceiver<Result<Message, axum::Error>>,
         outgoing: UnboundedSender<Message>,
     }
 
     impl Stream for ChannelSocket {
-        type Item = Result<Message, Infallible>;
+        type Item = Result<Message, axum::Error>;
 
         fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
             self.incoming.poll_recv(cx)
@@ -512,5 +586,259 @@ mod tests {
                 .render()
                 .contains("tether_ws_connections_active 0\n")
         );
+    }
+
+    /// The test's end of a connection, and the task serving it.
+    struct Client {
+        state: AppState,
+        to_server: UnboundedSender<Result<Message, axum::Error>>,
+        from_server: UnboundedReceiver<Message>,
+        connection: tokio::task::JoinHandle<()>,
+    }
+
+    /// A connection of a server started with `args` (and an in-memory store).
+    fn connect(args: &[&str]) -> Client {
+        let config = Config::parse_from(
+            ["tether-server", "--data-dir", ":memory:"]
+                .iter()
+                .chain(args),
+        );
+        let state = AppState::new(&config).unwrap();
+        let (to_server, incoming) = unbounded_channel();
+        let (outgoing, from_server) = unbounded_channel();
+        let connection = tokio::spawn(handle_socket(
+            ChannelSocket { incoming, outgoing },
+            state.clone(),
+            RequestOptions::default(),
+            state.lifecycle.connect().unwrap(),
+        ));
+        Client {
+            state,
+            to_server,
+            from_server,
+            connection,
+        }
+    }
+
+    impl Client {
+        fn send(&self, frame: Value) {
+            let text = frame.to_string();
+            self.to_server.send(Ok(Message::Text(text.into()))).unwrap();
+        }
+
+        /// The close frame that ends the connection (`None`: a close without a code), after
+        /// which the server sends nothing and the connection's task ends.
+        async fn closes(mut self) -> Option<CloseFrame> {
+            let frame = match self.from_server.recv().await {
+                Some(Message::Close(frame)) => frame,
+                None => return None,
+                Some(other) => panic!("expected the close, got {other:?}"),
+            };
+            assert!(self.from_server.recv().await.is_none(), "then nothing");
+            self.connection.await.unwrap();
+            frame
+        }
+    }
+
+    /// Asserts `close` is a close frame of `code` for `reason`.
+    fn assert_close(close: Option<CloseFrame>, code: u16, reason: &str) {
+        let close = close.expect("a close frame with a code");
+        assert_eq!((close.code, close.reason.as_str()), (code, reason));
+    }
+
+    /// The read error axum gives for a message over the limit.
+    fn too_long() -> axum::Error {
+        axum::Error::new(tungstenite::Error::Capacity(
+            tungstenite::error::CapacityError::MessageTooLong {
+                size: 2048,
+                max_size: 1024,
+            },
+        ))
+    }
+
+    #[tokio::test]
+    async fn a_message_over_the_limit_is_told_then_closed_with_1009() {
+        let Client {
+            state,
+            to_server,
+            mut from_server,
+            connection,
+        } = connect(&["--max-frame-bytes", "1024"]);
+        to_server.send(Err(too_long())).unwrap();
+        let error = next_event(&mut from_server).await;
+        assert_eq!(error["type"], "error", "{error}");
+        assert_eq!(error["status"], 400);
+        assert_eq!(error["error"]["code"], "message_too_large");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("(1024 bytes, --max-frame-bytes)"),
+            "{message}"
+        );
+        match from_server.recv().await {
+            Some(Message::Close(Some(close))) => {
+                assert_eq!(close.code, 1009);
+                assert_eq!(close.reason.as_str(), "message larger than 1024 bytes");
+            }
+            other => panic!("expected a close frame with 1009, got {other:?}"),
+        }
+        assert!(from_server.recv().await.is_none(), "then nothing");
+        connection.await.unwrap();
+        assert!(
+            state
+                .metrics
+                .render()
+                .contains("tether_ws_connections_active 0\n")
+        );
+    }
+
+    #[tokio::test]
+    async fn another_read_error_ends_the_connection_without_a_word() {
+        let Client {
+            to_server,
+            mut from_server,
+            connection,
+            ..
+        } = connect(&["--max-frame-bytes", "1024"]);
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        to_server
+            .send(Err(axum::Error::new(tungstenite::Error::Io(reset))))
+            .unwrap();
+        assert!(
+            from_server.recv().await.is_none(),
+            "no error frame, no close code"
+        );
+        connection.await.unwrap();
+    }
+
+    #[test]
+    fn a_message_too_large_is_told_by_the_error_type_not_its_text() {
+        use tungstenite::error::CapacityError;
+        // axum's error, tungstenite's own, and its header capacity refusal.
+        assert!(is_too_large(&too_long()));
+        let bare = tungstenite::Error::Capacity(CapacityError::MessageTooLong {
+            size: 2,
+            max_size: 1,
+        });
+        assert!(is_too_large(&bare));
+        assert!(is_too_large(&axum::Error::new(
+            tungstenite::Error::Capacity(CapacityError::TooManyHeaders)
+        )));
+        // Other errors are not, whatever they say.
+        assert!(!is_too_large(&axum::Error::new(
+            tungstenite::Error::ConnectionClosed
+        )));
+        let said = std::io::Error::other("Message too long: Space limit exceeded");
+        assert!(!is_too_large(&said));
+        assert!(!is_too_large(&axum::Error::new(said)));
+    }
+
+    #[tokio::test]
+    async fn bad_frames_are_answered_each_their_own_way() {
+        let mut client = connect(&[]);
+        // A binary frame: refused, on no lane.
+        client
+            .to_server
+            .send(Ok(Message::Binary(vec![1, 2].into())))
+            .unwrap();
+        let error = next_event(&mut client.from_server).await;
+        assert_eq!(
+            (&error["type"], &error["status"]),
+            (&json!("error"), &json!(400))
+        );
+        assert!(
+            error["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("binary frames")
+        );
+        assert!(error.get("stream_id").is_none(), "{error}");
+        // A request that does not decode: refused on the lane it names.
+        client.send(json!({"type": "response.create", "input": 5, "stream_id": "L1"}));
+        let error = next_event(&mut client.from_server).await;
+        assert_eq!(
+            (&error["type"], &error["stream_id"]),
+            (&json!("error"), &json!("L1"))
+        );
+        // A malformed steer: handed back, naming its target.
+        client.send(
+            json!({"type": "response.steer", "previous_response_id": "resp_x",
+            "input": "hi", "stream_id": "a"}),
+        );
+        let failed = next_event(&mut client.from_server).await;
+        assert_eq!(failed["type"], "response.steer.failed", "{failed}");
+        assert_eq!(failed["error"]["code"], "invalid_input");
+        assert_eq!(failed["steer"]["input"], "hi");
+        assert_eq!(failed["steer"]["previous_response_id"], "resp_x");
+        // Pings and pongs are heard, not answered.
+        let ping = Message::Ping(Default::default());
+        client.to_server.send(Ok(ping)).unwrap();
+        // A malformed inject: a 400, then the connection closes with 1008.
+        client.send(json!({"type": "response.inject", "input": []}));
+        let error = next_event(&mut client.from_server).await;
+        assert_eq!(
+            (&error["type"], &error["status"]),
+            (&json!("error"), &json!(400))
+        );
+        assert_close(client.closes().await, 1008, "malformed response.inject");
+    }
+
+    #[tokio::test]
+    async fn a_close_frame_ends_the_connection() {
+        let client = connect(&[]);
+        client.to_server.send(Ok(Message::Close(None))).unwrap();
+        assert!(client.closes().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_silent_client_is_pinged_then_taken_for_gone() {
+        let mut client = connect(&[
+            "--ping-interval-seconds",
+            "0.1",
+            "--idle-timeout-seconds",
+            "0",
+        ]);
+        let ping = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            client.from_server.recv(),
+        );
+        assert!(matches!(ping.await, Ok(Some(Message::Ping(_)))));
+        // No pong: gone, without a close code.
+        assert!(client.closes().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn an_idle_connection_is_told_then_closed_with_1001() {
+        let mut client = connect(&[
+            "--idle-timeout-seconds",
+            "0.1",
+            "--ping-interval-seconds",
+            "0",
+        ]);
+        let error = next_event(&mut client.from_server).await;
+        assert_eq!(error["error"]["code"], "websocket_idle_timeout", "{error}");
+        assert_close(client.closes().await, 1001, "idle timeout");
+    }
+
+    #[tokio::test]
+    async fn a_connection_at_its_lifetime_is_told_why_it_ends() {
+        let mut client = connect(&[
+            "--ws-lifetime-seconds",
+            "0.1",
+            "--idle-timeout-seconds",
+            "0",
+        ]);
+        let error = next_event(&mut client.from_server).await;
+        assert_eq!(
+            error["error"]["code"], "websocket_connection_limit_reached",
+            "{error}"
+        );
+        assert!(client.closes().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_shutdown_closes_the_connection_with_1001() {
+        let client = connect(&[]);
+        client.state.lifecycle.drain();
+        assert_close(client.closes().await, 1001, "server shutting down");
     }
 }
