@@ -15,6 +15,7 @@
 mod browser;
 mod focus;
 mod share;
+mod status;
 mod task;
 
 use std::rc::Rc;
@@ -23,18 +24,17 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::PageContext;
-use crate::agent::{
-    Comparison, RunStatus, SWEEP_PROFILES, Session, Shown, announce_comparison, announce_run,
-};
+use crate::agent::{Comparison, RunStatus, SWEEP_PROFILES, Session, Shown};
 use crate::components::settings::SettingsPanel;
 use crate::components::steer::SteerBox;
 use crate::components::{
     BreakdownView, CompareView, ConditionsPanel, Conversation, LegsView, RunDetails, RunView,
     Timeline, TimelineDefinitions, TotalsView, TurnChart,
 };
-use crate::settings::{ModelChoices, Settings, TransportChoice};
+use crate::settings::{ModelChoices, TransportChoice};
 use browser::BrowserPage;
 use share::ShareLink;
+use status::RunStatusLine;
 use task::{EmbedTitle, TaskField};
 
 /// The agent page: task (`data-testid="task"`), settings ([`SettingsPanel`]), Run (`run`),
@@ -92,10 +92,6 @@ pub fn AgentView() -> impl IntoView {
         Shown::Compare => comparison.with(Comparison::status),
     });
     let running = move || status.get() == RunStatus::Running;
-    let error = move || match shown.get() {
-        Shown::Single => run.with(|r| r.error.clone()),
-        Shown::Compare => comparison.with(Comparison::error),
-    };
 
     let run_button = NodeRef::<html::Button>::new();
     let stop_button = NodeRef::<html::Button>::new();
@@ -157,13 +153,6 @@ pub fn AgentView() -> impl IntoView {
         });
     }
 
-    // What a screen reader is told: the status as it changes, the answer or the result at the
-    // end; nothing while the run streams.
-    let announcement = Memo::new(move |_| match shown.get() {
-        Shown::Single => run.with(announce_run),
-        Shown::Compare => comparison.with(announce_comparison),
-    });
-
     // What a steer would steer: the single run shown, over the transport it runs on.
     let steer_mode = Signal::derive(move || match shown.get() {
         Shown::Single => settings.with(|s| s.transport.mode()),
@@ -174,15 +163,6 @@ pub fn AgentView() -> impl IntoView {
         session.with_value(|s| s.steer(&text, mode))
     });
     let is_compare = move || shown.get() == Shown::Compare;
-    // How far along: the legs done and the turns of the leg under way, against the task's.
-    let progress = Memo::new(move |_| {
-        let expected = settings.with(Settings::expected_turns);
-        let turns = run.with(|r| r.turns.len());
-        match shown.get() {
-            Shown::Compare => comparison.with(|c| c.progress(turns, expected)),
-            Shown::Single => run.with(|r| crate::agent::run_progress(r, expected)),
-        }
-    });
     let result = NodeRef::<html::Div>::new();
     focus::bring_the_result(status, shown, result, focus_follows);
 
@@ -261,35 +241,13 @@ pub fn AgentView() -> impl IntoView {
                 </div>
                 <ShareLink shared=share_link />
             </form>
-            <p class="sr-only" role="status" data-testid="announce">{move || announcement.get()}</p>
-            <div class="status-line">
-                "Status: "
-                <span
-                    class=move || format!("status status-{}", status.get().as_str())
-                    data-testid="run-status"
-                >
-                    {move || status.get().as_str()}
-                </span>
-                " · Turns: "
-                <span data-testid="turn-count">{move || run.with(|r| r.turns.len())}</span>
-                " · Tool calls: "
-                <span data-testid="tool-call-count">{move || run.with(|r| r.tool_call_count())}</span>
-            </div>
-            // Always there, so nothing moves when a run starts; it says how far along the run is.
-            <div class="progress-line" data-testid="progress">
-                <progress
-                    max="1"
-                    value=move || format!("{:.3}", progress.get().0)
-                    aria-label="How far along the run is"
-                    data-testid="progress-bar"
-                ></progress>
-                <span data-testid="progress-text">{move || progress.get().1}</span>
-            </div>
-            <Show when=move || error().is_some()>
-                <p class="error" role="alert" data-testid="error">
-                    {move || error().unwrap_or_default()}
-                </p>
-            </Show>
+            <RunStatusLine
+                shown=shown
+                run=run
+                comparison=comparison
+                settings=settings
+                status=status
+            />
             <div
                 class="result"
                 class:single=move || !is_compare()
