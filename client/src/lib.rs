@@ -32,6 +32,7 @@ pub mod diagnosis;
 pub mod endpoint;
 pub mod error;
 pub mod frame;
+mod lanes;
 pub mod reply;
 pub mod secrets;
 pub mod session;

@@ -5,8 +5,6 @@
 //! URL ([`crate::secrets`]); a socket that does not open is diagnosed over HTTP before anything
 //! is reported ([`crate::diagnosis`]): the browser hides why an upgrade failed.
 
-use std::collections::VecDeque;
-
 use tether_protocol::{Input, ResponseCreate};
 
 use super::socket::{Next, Socket};
@@ -15,6 +13,7 @@ use crate::diagnosis::{Probe, error_message, refused_upgrade, shown_url, unreach
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::frame::Frame;
+use crate::lanes::Lanes;
 use crate::secrets::{Credential, MINT_PATH, mint_body, read_minted};
 use crate::turn::{Finished, TurnReader};
 use crate::wire;
@@ -23,8 +22,8 @@ use crate::wire;
 pub struct WebSocket {
     socket: Socket,
     url: String,
-    parked: VecDeque<(Option<String>, Frame)>,
-    lanes: bool,
+    /// Frames read for another lane than the one being read.
+    lanes: Lanes,
     close_code: Option<u16>,
 }
 
@@ -32,7 +31,7 @@ impl std::fmt::Debug for WebSocket {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WebSocket")
             .field("url", &self.url)
-            .field("parked", &self.parked.len())
+            .field("parked", &self.lanes.len())
             .field("close_code", &self.close_code)
             .finish_non_exhaustive()
     }
@@ -60,8 +59,7 @@ impl WebSocket {
             Ok(()) => Ok(WebSocket {
                 socket,
                 url,
-                parked: VecDeque::new(),
-                lanes: false,
+                lanes: Lanes::default(),
                 close_code: None,
             }),
             Err(_) => Err(explain(endpoint, &url, credential.as_ref()).await),
@@ -94,7 +92,7 @@ impl WebSocket {
 
     /// Sends `response.create` for `request` (its `stream_id` names its lane).
     pub async fn create(&mut self, request: &ResponseCreate) -> Result<(), Error> {
-        self.lanes |= request.stream_id.is_some();
+        self.lanes.sending(request);
         self.send_text(wire::create_frame(request)).await
     }
 
@@ -117,28 +115,26 @@ impl WebSocket {
     /// Cancel-safe: dropped before it finished, it leaves any frame not yet read to the next
     /// call (so it can race a send in a `select`).
     pub async fn next(&mut self) -> Result<Frame, Error> {
-        if let Some((_, frame)) = self.parked.pop_front() {
-            return Ok(frame);
+        match self.lanes.any() {
+            Some(frame) => Ok(frame),
+            None => self.read().await,
         }
-        self.read().await
     }
 
     /// The next frame of `lane` (`None`: the default lane); other lanes' frames are kept for
     /// their own readers.
     pub async fn next_on(&mut self, lane: Option<&str>) -> Result<Frame, Error> {
-        if !self.lanes {
+        if !self.lanes.named() {
             return self.next().await;
         }
-        if let Some(at) = self.parked.iter().position(|(l, _)| l.as_deref() == lane) {
-            return Ok(self.parked.remove(at).expect("found").1);
+        if let Some(frame) = self.lanes.take(lane) {
+            return Ok(frame);
         }
         loop {
             let frame = self.read().await?;
-            let of = frame.lane();
-            if of.as_deref() == lane {
+            if let Some(frame) = self.lanes.sort(frame, lane) {
                 return Ok(frame);
             }
-            self.parked.push_back((of, frame));
         }
     }
 

@@ -2,11 +2,8 @@
 //! mode), with its frames read one at a time.
 //!
 //! Lanes (`stream_id`) share the connection: a turn on one lane reads its own events and keeps
-//! the other lanes' for their readers ([`WebSocket::next_on`]). A connection that never names a
-//! lane pays nothing for that: only once a `response.create` with a `stream_id` was sent is a
-//! frame's lane looked at.
-
-use std::collections::VecDeque;
+//! the other lanes' for their readers ([`WebSocket::next_on`], `crate::lanes`, as in the
+//! browser backend).
 
 use futures_util::{SinkExt, StreamExt};
 use tether_protocol::{Input, ResponseCreate};
@@ -20,6 +17,7 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, api_error_of};
 use crate::frame::Frame;
+use crate::lanes::Lanes;
 use crate::turn::{Finished, TurnReader};
 use crate::wire;
 
@@ -49,10 +47,8 @@ const READ_BUFFER: usize = 8 * 1024;
 pub struct WebSocket {
     socket: WebSocketStream<TcpStream>,
     url: String,
-    /// Frames read for another lane than the one being read, in order.
-    parked: VecDeque<(Option<String>, Frame)>,
-    /// A `response.create` named a lane: frames must be sorted by lane.
-    lanes: bool,
+    /// Frames read for another lane than the one being read.
+    lanes: Lanes,
     /// The code of the close frame the server sent, once it has.
     close_code: Option<u16>,
     /// The headers of the server's `101 Switching Protocols`.
@@ -63,7 +59,7 @@ impl std::fmt::Debug for WebSocket {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WebSocket")
             .field("url", &self.url)
-            .field("parked", &self.parked.len())
+            .field("parked", &self.lanes.len())
             .field("close_code", &self.close_code)
             .finish_non_exhaustive()
     }
@@ -95,8 +91,7 @@ impl WebSocket {
             Ok((socket, response)) => Ok(WebSocket {
                 socket,
                 url,
-                parked: VecDeque::new(),
-                lanes: false,
+                lanes: Lanes::default(),
                 close_code: None,
                 handshake_headers: response
                     .headers()
@@ -166,7 +161,7 @@ impl WebSocket {
 
     /// Sends `response.create` for `request` (its `stream_id` names its lane).
     pub async fn create(&mut self, request: &ResponseCreate) -> Result<(), Error> {
-        self.lanes |= request.stream_id.is_some();
+        self.lanes.sending(request);
         self.send_text(wire::create_frame(request)).await
     }
 
@@ -191,28 +186,26 @@ impl WebSocket {
     /// are answered on the way. Cancel-safe: dropped before it finished, it leaves any frame
     /// not yet read to the next call (so it can race a send in a `select`).
     pub async fn next(&mut self) -> Result<Frame, Error> {
-        if let Some((_, frame)) = self.parked.pop_front() {
-            return Ok(frame);
+        match self.lanes.any() {
+            Some(frame) => Ok(frame),
+            None => self.read().await,
         }
-        self.read().await
     }
 
     /// The next frame of `lane` (`None`: the default lane); other lanes' frames are kept for
     /// their own readers.
     pub async fn next_on(&mut self, lane: Option<&str>) -> Result<Frame, Error> {
-        if !self.lanes {
+        if !self.lanes.named() {
             return self.next().await;
         }
-        if let Some(at) = self.parked.iter().position(|(l, _)| l.as_deref() == lane) {
-            return Ok(self.parked.remove(at).expect("found").1);
+        if let Some(frame) = self.lanes.take(lane) {
+            return Ok(frame);
         }
         loop {
             let frame = self.read().await?;
-            let of = frame.lane();
-            if of.as_deref() == lane {
+            if let Some(frame) = self.lanes.sort(frame, lane) {
                 return Ok(frame);
             }
-            self.parked.push_back((of, frame));
         }
     }
 
