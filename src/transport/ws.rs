@@ -256,6 +256,18 @@ impl WsTransport {
         }
     }
 
+    /// Why the driver ended the connection, if it said so before it went (what it read before
+    /// that is dropped: the connection is lost either way).
+    fn why_ended(&mut self) -> Option<TransportError> {
+        let incoming = self.incoming.as_mut()?;
+        while let Ok(delivery) = incoming.try_recv() {
+            if let Delivery::Ended(error) = delivery {
+                return Some(error.into());
+            }
+        }
+        None
+    }
+
     /// Waits for the connection to open; one that does not is diagnosed.
     async fn open(&mut self) -> Result<(), TransportError> {
         self.start()?;
@@ -287,8 +299,11 @@ impl Transport for WsTransport {
     ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
             self.open().await?;
-            let sent = self.outgoing.send(text);
-            sent.map_err(|error| self.lose(TransportError::Closed(error)))
+            if let Err(error) = self.outgoing.send(text) {
+                let error = self.why_ended().unwrap_or(TransportError::Closed(error));
+                return Err(self.lose(error));
+            }
+            Ok(())
         })
     }
 
@@ -344,6 +359,31 @@ mod tests {
             detail: "401: wrong API key".into(),
         };
         assert_eq!(closed_reason(refused), "401: wrong API key");
+    }
+
+    #[test]
+    fn a_send_on_a_lost_connection_says_why_the_driver_ended_it() {
+        let mut transport = WsTransport::new(Endpoint::new("http://127.0.0.1:9").unwrap());
+        assert!(
+            transport.why_ended().is_none(),
+            "no connection, nothing said"
+        );
+        let (delivered, incoming) = unbounded();
+        delivered
+            .unbounded_send(Delivery::Frame(Frame::new("{}")))
+            .unwrap();
+        let going_away = Error::Closed("closed by the server (1001: shutting down)".into());
+        delivered
+            .unbounded_send(Delivery::Ended(going_away))
+            .unwrap();
+        transport.incoming = Some(incoming);
+        assert_eq!(
+            transport.why_ended(),
+            Some(TransportError::Closed(
+                "closed by the server (1001: shutting down)".into()
+            ))
+        );
+        assert!(transport.why_ended().is_none());
     }
 
     #[test]
