@@ -24,7 +24,7 @@ use crate::model::routing::Router;
 use crate::model::{Context, PromptCacheUse};
 use diagnostics::{Memory, Remembered};
 use positions::{Granularity, KeyParts, Sizes};
-use store::{Evicted, ReplicaCache};
+use store::{Evicted, ReplicaCache, Write};
 
 /// A profile's prompt cache settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,18 +70,8 @@ pub struct Lookup {
 struct Pending {
     /// The prefix hit, with the lifetime it asks for.
     touched: Option<(u64, Duration)>,
-    /// Prefixes to write, shortest first.
+    /// Prefixes to write, shortest first, each extending the hit or the write before it.
     written: Vec<Write>,
-}
-
-/// A prefix to write: its hash, the prefix it extends (the hit, or the previous write), the
-/// tokens beyond that one, its lifetime.
-#[derive(Debug)]
-struct Write {
-    hash: u64,
-    parent: Option<u64>,
-    tokens: u64,
-    ttl: Duration,
 }
 
 struct State {
@@ -262,15 +252,7 @@ impl PromptCaches {
         let Some(cache) = guard.replicas.get_mut(lookup.replica) else {
             return;
         };
-        if let Some((hash, ttl)) = lookup.pending.touched {
-            cache.touch(hash, now, ttl);
-        }
-        let mut evicted = Evicted::default();
-        for write in &lookup.pending.written {
-            let more = cache.insert(write.hash, write.parent, write.tokens, write.ttl, now);
-            evicted.capacity += more.capacity;
-            evicted.expired += more.expired;
-        }
+        let evicted = cache.write(lookup.pending.touched, &lookup.pending.written, now);
         self.counters.evicted(evicted);
         self.counters
             .written_tokens

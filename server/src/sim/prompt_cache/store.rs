@@ -11,7 +11,7 @@
 //! how radix-tree prefix caches evict (SGLang's, for one), and it keeps a cached prefix's
 //! ancestors cached, as the engine's memory does.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -38,6 +38,16 @@ impl Entry {
     }
 }
 
+/// A prefix to write: its hash, the prefix it extends (if held), the tokens it adds, its
+/// lifetime.
+#[derive(Debug, Clone, Copy)]
+pub struct Write {
+    pub hash: u64,
+    pub parent: Option<u64>,
+    pub tokens: u64,
+    pub ttl: Duration,
+}
+
 /// What a write or a lookup evicted.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Evicted {
@@ -50,7 +60,7 @@ pub struct Evicted {
 /// The prefixes one replica holds.
 #[derive(Debug)]
 pub struct ReplicaCache {
-    entries: HashMap<u64, Entry>,
+    entries: foldhash::HashMap<u64, Entry>,
     /// The leaves, least recently used first.
     by_use: BTreeSet<(Instant, u64, u64)>,
     /// The leaves, soonest to expire first.
@@ -63,7 +73,7 @@ pub struct ReplicaCache {
 impl ReplicaCache {
     pub fn new(capacity_tokens: u64) -> Self {
         ReplicaCache {
-            entries: HashMap::new(),
+            entries: foldhash::HashMap::default(),
             by_use: BTreeSet::new(),
             by_expiry: BTreeSet::new(),
             held_tokens: 0,
@@ -84,26 +94,14 @@ impl ReplicaCache {
     /// Whether prefix `hash` is held and alive at `now` (without using it); what expired by
     /// then is dropped first.
     pub fn contains(&mut self, hash: u64, now: Instant, evicted: &mut Evicted) -> bool {
-        evicted.expired += self.drop_expired(now);
+        evicted.expired += self.drop_expired(now, None);
         self.entries.contains_key(&hash)
     }
 
     /// Marks prefix `hash` used at `now`, and with it every prefix it extends (its time to live
     /// starts again, at least `ttl` from now).
     pub fn touch(&mut self, hash: u64, now: Instant, ttl: Duration) {
-        let tick = self.next_tick();
-        let Some(entry) = self.entries.get(&hash).copied() else {
-            return;
-        };
-        self.unlist(hash, &entry);
-        let entry = Entry {
-            last_used: now.max(entry.last_used),
-            ttl: entry.ttl.max(ttl),
-            tick,
-            ..entry
-        };
-        self.entries.insert(hash, entry);
-        self.list(hash, &entry);
+        self.write(Some((hash, ttl)), &[], now);
     }
 
     /// Holds prefix `hash`, which extends `parent` by `tokens`, for `ttl` of idleness (a prefix
@@ -116,82 +114,176 @@ impl ReplicaCache {
         ttl: Duration,
         now: Instant,
     ) -> Evicted {
-        let mut evicted = Evicted {
-            expired: self.drop_expired(now),
-            ..Evicted::default()
-        };
-        if self.entries.contains_key(&hash) {
-            self.touch(hash, now, ttl);
-        } else {
-            // The prefix it extends is held (a leaf no more), or it starts a tree of its own.
-            let parent = parent.filter(|parent| self.entries.contains_key(parent));
-            if let Some(parent) = parent {
-                let held = self.entries[&parent];
-                if held.children == 0 {
-                    self.unlist(parent, &held);
-                }
-                self.entries.get_mut(&parent).expect("held").children += 1;
-            }
-            let entry = Entry {
+        self.write(
+            None,
+            &[Write {
+                hash,
+                parent,
                 tokens,
                 ttl,
-                last_used: now,
-                parent,
-                children: 0,
-                tick: self.next_tick(),
-            };
-            self.entries.insert(hash, entry);
-            self.list(hash, &entry);
-            self.held_tokens += tokens;
+            }],
+            now,
+        )
+    }
+
+    /// One request's writes at `now`: marks `touched` used (the prefix it hit, as
+    /// [`ReplicaCache::touch`]), then holds each of `writes` in order, making room after each
+    /// (as [`ReplicaCache::insert`]; each usually extends the one before it).
+    ///
+    /// The same as touching and inserting one by one, without the eviction orders' churn: a
+    /// request's chain of prefixes is listed once, at its end, not once for each prefix and
+    /// unlisted again when the next one extends it. The prefix written last is the most
+    /// recently used, so it would leave last: it is out of the orders only while it is.
+    pub fn write(
+        &mut self,
+        touched: Option<(u64, Duration)>,
+        writes: &[Write],
+        now: Instant,
+    ) -> Evicted {
+        // The prefix touched or written last, out of the eviction orders until it is known
+        // whether the next write extends it (then it is no leaf, and is never listed).
+        let mut unlisted: Option<u64> = None;
+        if let Some((hash, ttl)) = touched {
+            unlisted = self.renew(hash, now, ttl);
         }
-        evicted.capacity += self.make_room(now, &mut evicted.expired);
+        let mut evicted = Evicted::default();
+        for write in writes {
+            evicted.expired += self.drop_expired(now, unlisted);
+            if self.entries.contains_key(&write.hash) {
+                self.list_pending(unlisted.take());
+                unlisted = self.renew(write.hash, now, write.ttl);
+            } else {
+                // The prefix it extends is held (a leaf no more), or it starts a tree of its own.
+                let parent = write
+                    .parent
+                    .filter(|parent| self.entries.contains_key(parent));
+                match parent {
+                    // The write before, or the hit: extended, so never listed.
+                    Some(parent) if unlisted == Some(parent) => {}
+                    Some(parent) => {
+                        self.list_pending(unlisted);
+                        let held = self.entries[&parent];
+                        if held.children == 0 {
+                            self.unlist(parent, &held);
+                        }
+                    }
+                    None => self.list_pending(unlisted),
+                }
+                if let Some(parent) = parent {
+                    self.entries.get_mut(&parent).expect("held").children += 1;
+                }
+                let entry = Entry {
+                    tokens: write.tokens,
+                    ttl: write.ttl,
+                    last_used: now,
+                    parent,
+                    children: 0,
+                    tick: self.next_tick(),
+                };
+                self.entries.insert(write.hash, entry);
+                self.held_tokens += write.tokens;
+                unlisted = Some(write.hash);
+            }
+            evicted.capacity += self.make_room(now, &mut evicted.expired, &mut unlisted);
+        }
+        self.list_pending(unlisted);
         evicted
+    }
+
+    /// Marks held prefix `hash` used at `now` for at least `ttl`, taking it out of the eviction
+    /// orders; returns it to be listed again ([`ReplicaCache::list_pending`]).
+    fn renew(&mut self, hash: u64, now: Instant, ttl: Duration) -> Option<u64> {
+        let tick = self.next_tick();
+        let entry = self.entries.get(&hash).copied()?;
+        self.unlist(hash, &entry);
+        let renewed = Entry {
+            last_used: now.max(entry.last_used),
+            ttl: entry.ttl.max(ttl),
+            tick,
+            ..entry
+        };
+        self.entries.insert(hash, renewed);
+        Some(hash)
+    }
+
+    /// Lists `hash` again, taken out by [`ReplicaCache::renew`] or just written, if it is a leaf.
+    fn list_pending(&mut self, hash: Option<u64>) {
+        if let Some(hash) = hash {
+            let entry = self.entries[&hash];
+            self.list(hash, &entry);
+        }
     }
 
     /// A new capacity; evicts what no longer fits.
     pub fn set_capacity(&mut self, capacity_tokens: u64, now: Instant) -> Evicted {
         self.capacity_tokens = capacity_tokens;
         let mut evicted = Evicted::default();
-        evicted.capacity = self.make_room(now, &mut evicted.expired);
+        evicted.capacity = self.make_room(now, &mut evicted.expired, &mut None);
         evicted
     }
 
     /// Evicts least recently used leaves while more than the capacity is held; counts those
     /// that had expired in `expired`, returns the others.
-    fn make_room(&mut self, now: Instant, expired: &mut u64) -> u64 {
+    /// `unlisted`, a write's newest prefix out of the orders, would be the last to leave.
+    fn make_room(&mut self, now: Instant, expired: &mut u64, unlisted: &mut Option<u64>) -> u64 {
         let mut capacity = 0;
+        // A parent the last eviction left a leaf with that leaf's last use: the least recently
+        // used leaf now, so it is evicted next without being listed first.
+        let mut next: Option<u64> = None;
         while self.held_tokens > self.capacity_tokens {
-            let Some(&(_, _, hash)) = self.by_use.first() else {
-                break;
+            let (hash, listed) = match next.take() {
+                Some(hash) => (hash, false),
+                None => match self.by_use.first() {
+                    Some(&(_, _, hash)) => (hash, true),
+                    None => match unlisted.take() {
+                        Some(hash) => (hash, false),
+                        None => break,
+                    },
+                },
             };
-            let entry = self.remove_leaf(hash);
+            let (entry, parent) = self.remove(hash, listed);
             if entry.expires() < now {
                 *expired += 1;
             } else {
                 capacity += 1;
             }
+            if let Some(parent) = parent {
+                let held = self.entries[&parent];
+                if (held.last_used, held.tick) == (entry.last_used, entry.tick) {
+                    next = Some(parent);
+                } else {
+                    self.list(parent, &held);
+                }
+            }
         }
+        self.list_pending(next);
         capacity
     }
 
-    /// Drops the leaves idle past their lifetime at `now` (and their ancestors left so).
-    fn drop_expired(&mut self, now: Instant) -> u64 {
+    /// Drops the leaves idle past their lifetime at `now` (and their ancestors left so), but for
+    /// `unlisted`, which is out of the eviction orders while a write is under way.
+    fn drop_expired(&mut self, now: Instant, unlisted: Option<u64>) -> u64 {
         let mut dropped = 0;
         while let Some(&(expires, _, hash)) = self.by_expiry.first()
             && expires < now
         {
-            self.remove_leaf(hash);
+            let (_, parent) = self.remove(hash, true);
+            self.list_pending(parent.filter(|parent| Some(*parent) != unlisted));
             dropped += 1;
         }
         dropped
     }
 
-    /// Removes leaf `hash`; its parent, a leaf if this was its last extension, takes over its
-    /// last use and lifetime where they are later.
-    fn remove_leaf(&mut self, hash: u64) -> Entry {
-        let entry = self.entries.remove(&hash).expect("a listed leaf is held");
-        self.unlist(hash, &entry);
+    /// Removes leaf `hash` (`listed` in the eviction orders, or a parent just left a leaf); its
+    /// parent, a leaf if this was its last extension, takes over its last use and lifetime
+    /// where they are later, and is returned then, not yet listed.
+    fn remove(&mut self, hash: u64, listed: bool) -> (Entry, Option<u64>) {
+        let entry = self.entries.remove(&hash).expect("a leaf is held");
+        if listed {
+            self.unlist(hash, &entry);
+        }
         self.held_tokens -= entry.tokens;
+        let mut leaf = None;
         if let Some(parent_hash) = entry.parent
             && let Some(parent) = self.entries.get_mut(&parent_hash)
         {
@@ -204,11 +296,10 @@ impl ReplicaCache {
             }
             parent.ttl = parent.ttl.max(entry.ttl);
             if parent.children == 0 {
-                let parent = *parent;
-                self.list(parent_hash, &parent);
+                leaf = Some(parent_hash);
             }
         }
-        entry
+        (entry, leaf)
     }
 
     /// Lists a leaf in the eviction orders (an entry with extensions is not listed).
@@ -325,5 +416,75 @@ mod tests {
         tokio::time::advance(Duration::from_secs(45)).await;
         assert!(!cache.contains(1, Instant::now(), &mut evicted));
         assert_eq!(cache.held_tokens(), 0);
+    }
+
+    /// A request's writes at once are the same as its touch and inserts one by one: the same
+    /// prefixes held in the same orders, the same evicted, over many random requests at and
+    /// past the capacity. (Run against the eviction before its writes were batched, when they
+    /// were, with every entry's fields compared too: the same.)
+    #[tokio::test(start_paused = true)]
+    async fn writing_a_chain_at_once_is_writing_it_one_by_one() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(27);
+        let (mut batched, mut single) = (ReplicaCache::new(15_000), ReplicaCache::new(15_000));
+        let (mut evicted_batched, mut evicted_single) = (Evicted::default(), Evicted::default());
+        let mut next_hash = 1u64;
+        let mut tips: Vec<u64> = Vec::new();
+        for _ in 0..3_000 {
+            tokio::time::advance(Duration::from_millis(rng.random_range(0..6_000))).await;
+            let now = Instant::now();
+            // A continuation of a recent conversation, a branch, or a new one.
+            let hit = if !tips.is_empty() && rng.random_bool(0.8) {
+                tips[rng.random_range(0..tips.len())]
+            } else {
+                0
+            };
+            let held = single.contains(hit, now, &mut evicted_single);
+            assert_eq!(batched.contains(hit, now, &mut evicted_batched), held);
+            let hit = held.then_some(hit);
+            assert_eq!(batched.held_tokens(), single.held_tokens());
+            assert_eq!(batched.entries.len(), single.entries.len());
+            assert_eq!(batched.by_use, single.by_use);
+            assert_eq!(batched.by_expiry, single.by_expiry);
+            assert_eq!(
+                evicted_batched.capacity + evicted_batched.expired,
+                evicted_single.capacity + evicted_single.expired
+            );
+            let ttl = if rng.random_bool(0.9) {
+                MINUTE
+            } else {
+                5 * MINUTE
+            };
+            let mut writes = Vec::new();
+            let mut parent = hit;
+            for _ in 0..rng.random_range(0..6) {
+                let hash = next_hash;
+                next_hash += 1;
+                writes.push(Write {
+                    hash,
+                    parent,
+                    tokens: rng.random_range(1..400),
+                    ttl,
+                });
+                parent = Some(hash);
+            }
+            if let Some(tip) = parent {
+                tips.push(tip);
+            }
+            let touched = hit.map(|hit| (hit, ttl));
+            let more = batched.write(touched, &writes, now);
+            evicted_batched.capacity += more.capacity;
+            evicted_batched.expired += more.expired;
+            if let Some(hit) = hit {
+                single.touch(hit, now, ttl);
+            }
+            for write in &writes {
+                let more = single.insert(write.hash, write.parent, write.tokens, write.ttl, now);
+                evicted_single.capacity += more.capacity;
+                evicted_single.expired += more.expired;
+            }
+        }
+        assert!(evicted_single.capacity > 100, "{evicted_single:?}");
+        assert!(evicted_single.expired > 100, "{evicted_single:?}");
     }
 }
