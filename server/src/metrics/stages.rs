@@ -51,6 +51,13 @@ impl StageHistograms {
         }
     }
 
+    /// How many times `stage` was observed on `path`.
+    pub fn observed(&self, stage: Stage, path: PathKind) -> u64 {
+        self.histograms
+            .with_label_values(&[stage.name(), path.name()])
+            .get_sample_count()
+    }
+
     /// The histograms, for the registry.
     pub(super) fn collector(&self) -> HistogramVec {
         self.histograms.clone()

@@ -31,6 +31,7 @@ pub use write_behind::{Record, WriteBehindStore, WriteMode};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tether_protocol::{Item, Response};
 
@@ -197,6 +198,22 @@ pub struct LedgerEntry {
     pub recorded_at: u64,
 }
 
+/// One response's writes in [`ResponseStore::write_all`]: the response to store, if any, and
+/// its bill.
+#[derive(Debug, Clone, Copy)]
+pub struct Writes<'a> {
+    pub stored: Option<&'a StoredResponse>,
+    pub bill: &'a LedgerEntry,
+}
+
+/// When one response's writes in [`ResponseStore::write_all`] began and how long each took
+/// (its share of a transaction's commit included).
+#[derive(Debug, Clone, Copy)]
+pub struct WriteTimes {
+    pub persist: Option<(Instant, Duration)>,
+    pub bill: (Instant, Duration),
+}
+
 /// Persists responses and the usage ledger — and, as a [`ConversationStore`], conversations, as
 /// a [`BackgroundStore`] the leases of background responses.
 /// Every read is scoped to a project: another project's response is not there.
@@ -208,6 +225,31 @@ pub trait ResponseStore: ConversationStore + BackgroundStore + Send + Sync + 'st
     async fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError>;
     /// The ledger lines of a response, oldest first.
     async fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError>;
+    /// Several responses' writes at once (the write-behind queue's): each one's response put
+    /// (when it has one) and its bill, returning when each write began and took. All or nothing
+    /// is not promised — on an error some may be written — but writing a batch again is safe
+    /// (a put replaces, a bill is once). One by one unless the store can do better (SQLite: one
+    /// transaction).
+    async fn write_all(&self, writes: &[Writes<'_>]) -> Result<Vec<WriteTimes>, StoreError> {
+        let mut times = Vec::with_capacity(writes.len());
+        for write in writes {
+            let persist = match write.stored {
+                Some(stored) => {
+                    let started = Instant::now();
+                    self.put(stored).await?;
+                    Some((started, started.elapsed()))
+                }
+                None => None,
+            };
+            let started = Instant::now();
+            self.bill(write.bill).await?;
+            times.push(WriteTimes {
+                persist,
+                bill: (started, started.elapsed()),
+            });
+        }
+        Ok(times)
+    }
     async fn get(&self, project: &str, id: &str) -> Result<Option<StoredResponse>, StoreError>;
     /// Deletes a response; `false` if there was none (in this project).
     async fn delete(&self, project: &str, id: &str) -> Result<bool, StoreError>;

@@ -7,12 +7,15 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 use parking_lot::Mutex;
 use rusqlite::{Connection, OptionalExtension, params};
 use tether_protocol::Item;
 
-use super::{LedgerEntry, ResponseStore, StoreError, StoredResponse, items_with_ids};
+use super::{
+    LedgerEntry, ResponseStore, StoreError, StoredResponse, WriteTimes, Writes, items_with_ids,
+};
 
 /// The schema migrations, in SQLite's dialect (`super::migrations`); the index + 1 is the version
 /// recorded in `user_version`.
@@ -108,6 +111,94 @@ fn get(
     }))
 }
 
+/// What a stored response's row needs, taken from it on the async side: its JSON and the ids
+/// its items are indexed by.
+struct ResponseRow {
+    id: String,
+    project: String,
+    parent_id: Option<String>,
+    created_at: i64,
+    response_json: String,
+    input_json: String,
+    item_ids: Vec<String>,
+}
+
+impl ResponseRow {
+    fn of(stored: &StoredResponse) -> Result<Self, StoreError> {
+        Ok(ResponseRow {
+            id: stored.response.id.clone(),
+            project: stored.project.clone(),
+            parent_id: stored.parent_id.clone(),
+            created_at: stored.response.created_at as i64,
+            response_json: serde_json::to_string(&stored.response)?,
+            input_json: serde_json::to_string(&stored.added_input)?,
+            item_ids: (stored.added_input.iter().chain(&stored.response.output))
+                .filter_map(|item| item.id().map(str::to_string))
+                .collect(),
+        })
+    }
+
+    /// Writes the row and its items' index entries (inside the caller's transaction).
+    fn insert(&self, connection: &Connection) -> Result<(), StoreError> {
+        // Writing the same response again (a retried write) replaces it; another project's
+        // response with the same id is never overwritten (as in PostgreSQL).
+        let owner: Option<String> = connection
+            .prepare_cached("SELECT project FROM responses WHERE id = ?1")?
+            .query_row(params![self.id], |row| row.get(0))
+            .optional()?;
+        if owner.is_some_and(|owner| owner != self.project) {
+            return Err(StoreError::Database(format!(
+                "response id {} is already stored in another project",
+                self.id
+            )));
+        }
+        let mut index = connection.prepare_cached(
+            "INSERT OR IGNORE INTO items (item_id, response_id, project) VALUES (?1, ?2, ?3)",
+        )?;
+        for item_id in &self.item_ids {
+            index.execute(params![item_id, self.id, self.project])?;
+        }
+        connection
+            .prepare_cached(
+                "INSERT OR REPLACE INTO responses
+                 (id, parent_id, created_at, response_json, added_input_json, project)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                self.id,
+                self.parent_id,
+                self.created_at,
+                self.response_json,
+                self.input_json,
+                self.project
+            ])?;
+        Ok(())
+    }
+}
+
+/// Appends `entry` to the usage ledger, unless its response is billed already.
+fn insert_bill(connection: &Connection, entry: &LedgerEntry) -> Result<(), StoreError> {
+    // Prepared once per connection (a row every turn), not parsed again each time.
+    connection
+        .prepare_cached(
+            "INSERT OR IGNORE INTO usage_ledger (response_id, model, transport, input_tokens,
+             cached_tokens, cache_write_tokens, output_tokens, recorded_at, project)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?
+        .execute(params![
+            entry.response_id,
+            entry.model,
+            entry.transport,
+            entry.input_tokens as i64,
+            entry.cached_tokens as i64,
+            entry.cache_write_tokens as i64,
+            entry.output_tokens as i64,
+            entry.recorded_at as i64,
+            entry.project
+        ])?;
+    Ok(())
+}
+
 fn migrate(connection: &Connection) -> Result<(), StoreError> {
     let version: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
     let applied = usize::try_from(version).unwrap_or(0);
@@ -123,51 +214,51 @@ fn migrate(connection: &Connection) -> Result<(), StoreError> {
 #[async_trait::async_trait]
 impl ResponseStore for SqliteStore {
     async fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
-        let response_json = serde_json::to_string(&stored.response)?;
-        let input_json = serde_json::to_string(&stored.added_input)?;
-        let stored = stored.clone();
+        let row = ResponseRow::of(stored)?;
         self.run(move |connection| {
             let tx = connection.transaction()?;
-            // Writing the same response again (a retried write) replaces it; another project's
-            // response with the same id is never overwritten (as in PostgreSQL).
-            let owner: Option<String> = tx
-                .query_row(
-                    "SELECT project FROM responses WHERE id = ?1",
-                    params![stored.response.id],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            if owner.is_some_and(|owner| owner != stored.project) {
-                return Err(StoreError::Database(format!(
-                    "response id {} is already stored in another project",
-                    stored.response.id
-                )));
-            }
-            {
-                let mut index = tx.prepare(
-                    "INSERT OR IGNORE INTO items (item_id, response_id, project) VALUES (?1, ?2, ?3)",
-                )?;
-                for item in stored.added_input.iter().chain(&stored.response.output) {
-                    if let Some(item_id) = item.id() {
-                        index.execute(params![item_id, stored.response.id, stored.project])?;
-                    }
-                }
-            }
-            tx.execute(
-                "INSERT OR REPLACE INTO responses
-                 (id, parent_id, created_at, response_json, added_input_json, project)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    stored.response.id,
-                    stored.parent_id,
-                    stored.response.created_at as i64,
-                    response_json,
-                    input_json,
-                    stored.project
-                ],
-            )?;
+            row.insert(&tx)?;
             tx.commit()?;
             Ok(())
+        })
+        .await
+    }
+
+    async fn write_all(&self, writes: &[Writes<'_>]) -> Result<Vec<WriteTimes>, StoreError> {
+        let rows = writes
+            .iter()
+            .map(|write| {
+                let row = write.stored.map(ResponseRow::of).transpose()?;
+                Ok((row, write.bill.clone()))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        self.run(move |connection| {
+            let tx = connection.transaction()?;
+            let mut times = Vec::with_capacity(rows.len());
+            for (row, bill) in &rows {
+                let persist = match row {
+                    Some(row) => {
+                        let started = Instant::now();
+                        row.insert(&tx)?;
+                        Some((started, started.elapsed()))
+                    }
+                    None => None,
+                };
+                let started = Instant::now();
+                insert_bill(&tx, bill)?;
+                times.push(WriteTimes {
+                    persist,
+                    bill: (started, started.elapsed()),
+                });
+            }
+            let started = Instant::now();
+            tx.commit()?;
+            // The commit is every write's: each bill carries an equal share of it.
+            let share = started.elapsed() / u32::try_from(times.len().max(1)).unwrap_or(u32::MAX);
+            for time in &mut times {
+                time.bill.1 += share;
+            }
+            Ok(times)
         })
         .await
     }
@@ -227,27 +318,8 @@ impl ResponseStore for SqliteStore {
 
     async fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
         let entry = entry.clone();
-        self.run(move |connection| {
-            // Prepared once per connection (a row every turn), not parsed again each time.
-            connection.prepare_cached(
-                "INSERT OR IGNORE INTO usage_ledger (response_id, model, transport, input_tokens,
-                 cached_tokens, cache_write_tokens, output_tokens, recorded_at, project)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?
-            .execute(params![
-                entry.response_id,
-                entry.model,
-                entry.transport,
-                entry.input_tokens as i64,
-                entry.cached_tokens as i64,
-                entry.cache_write_tokens as i64,
-                entry.output_tokens as i64,
-                entry.recorded_at as i64,
-                entry.project
-            ])?;
-            Ok(())
-        })
-        .await
+        self.run(move |connection| insert_bill(connection, &entry))
+            .await
     }
 
     async fn ledger(&self, response_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {

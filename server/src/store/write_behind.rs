@@ -2,7 +2,9 @@
 //!
 //! Over HTTP a response is final only once it is stored and billed, so those writes happen before
 //! the reply ([`WriteBehindStore::write_now`]). In WebSocket mode `response.completed` goes out
-//! first and the writes are queued to one background writer ([`WriteBehindStore::write_later`]).
+//! first and the writes are queued to one background writer ([`WriteBehindStore::write_later`]),
+//! which writes what arrives within [`GROUP_FOR`] of a record together
+//! ([`ResponseStore::write_all`]: with SQLite, one transaction on one trip to its thread).
 //! Nothing queued is lost or invisible: a queued response is readable at once (reads consult the
 //! queue before the database), a delete cancels its queued write, and on shutdown
 //! [`WriteBehindStore::drain`] writes everything queued before the process exits.
@@ -24,7 +26,7 @@ use tether_protocol::Item;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::{LedgerEntry, ResponseStore, StoreError, StoredResponse, items_with_ids};
+use super::{LedgerEntry, ResponseStore, StoreError, StoredResponse, Writes, items_with_ids};
 use crate::metrics::StageHistograms;
 use crate::timing::{PathKind, Stage, StageTimings};
 use crate::traces::WriteSpans;
@@ -95,6 +97,131 @@ async fn write(
     (result.and(billed), timings)
 }
 
+/// How long the background writer waits after a record arrives for more to write with it, and
+/// how many it writes together at most: at a thousand turns a second, several records to one
+/// SQLite transaction and one hand-off to its thread, instead of one each. The wait lengthens
+/// the time a queued record is not yet on disk by as much (it is readable throughout).
+pub const GROUP_FOR: Duration = Duration::from_millis(5);
+pub const GROUP_MAX: usize = 256;
+
+/// Waits for the next records to write and takes them into `batch`: the first, and whatever
+/// else arrived within [`GROUP_FOR`] of it (up to [`GROUP_MAX`]). `false` once the queue is
+/// closed and empty.
+async fn next_group(
+    jobs: &mut mpsc::UnboundedReceiver<(Record, PathKind)>,
+    batch: &mut Vec<(Record, PathKind)>,
+) -> bool {
+    if jobs.recv_many(batch, GROUP_MAX).await == 0 {
+        return false;
+    }
+    // Sleeping rather than waiting on the queue: the records sent meanwhile do not wake the
+    // writer one by one.
+    tokio::time::sleep(GROUP_FOR).await;
+    while batch.len() < GROUP_MAX {
+        let Ok(job) = jobs.try_recv() else { break };
+        batch.push(job);
+    }
+    true
+}
+
+/// The background writer's state.
+struct Writer {
+    store: Arc<dyn ResponseStore>,
+    pending: Pending,
+    histograms: StageHistograms,
+    /// When the database became unavailable: one outage is retried for RETRY_FOR in all, not
+    /// per record, so a long queue (or a shutdown) is not held up record by record.
+    outage_since: Option<Instant>,
+}
+
+impl Writer {
+    /// Writes `batch` (emptying it): together when the store takes them all, else one by one,
+    /// so a record the database refuses holds up none of the others.
+    async fn write_group(&mut self, batch: &mut Vec<(Record, PathKind)>) {
+        if batch.len() > 1 {
+            // Held across the writes so a concurrent delete either cancels one or deletes what
+            // it wrote, never races it.
+            let mut pending = self.pending.lock().await;
+            let wanted: Vec<bool> = batch
+                .iter()
+                .map(|(record, _)| {
+                    (record.stored.as_ref()).is_some_and(|s| pending.contains_key(&s.response.id))
+                })
+                .collect();
+            let writes: Vec<Writes<'_>> = (batch.iter().zip(&wanted))
+                .map(|((record, _), &wanted)| Writes {
+                    stored: record.stored.as_ref().filter(|_| wanted),
+                    bill: &record.bill,
+                })
+                .collect();
+            match self.store.write_all(&writes).await {
+                Ok(times) => {
+                    self.outage_since = None;
+                    for ((record, path), times) in batch.drain(..).zip(times) {
+                        let mut timings = StageTimings::new(path);
+                        if record.trace.is_some() {
+                            timings.keep_marks();
+                        }
+                        if let Some((started, took)) = times.persist {
+                            timings.record_at(Stage::Persist, started, took);
+                        }
+                        timings.record_at(Stage::Bill, times.bill.0, times.bill.1);
+                        self.histograms.observe(&timings);
+                        if let Some(trace) = &record.trace {
+                            trace.record(&timings);
+                        }
+                        pending.remove(&record.bill.response_id);
+                    }
+                    return;
+                }
+                Err(e) => tracing::debug!("writing {} records at once: {e}", batch.len()),
+            }
+        }
+        for (record, path) in batch.drain(..) {
+            self.write_one(record, path).await;
+        }
+    }
+
+    /// Writes one record, retrying it while the database is unavailable (up to [`RETRY_FOR`]
+    /// from the outage's start).
+    async fn write_one(&mut self, record: Record, path: PathKind) {
+        let id = record.bill.response_id.clone();
+        let mut pause = Duration::from_millis(100);
+        loop {
+            // Held across the write (as above), and released between retries, so readers are
+            // not held up by an outage.
+            let mut pending = self.pending.lock().await;
+            let wanted =
+                (record.stored.as_ref()).is_some_and(|s| pending.contains_key(&s.response.id));
+            let traced = record.trace.is_some();
+            let (result, timings) = write(&*self.store, &record, path, wanted, traced).await;
+            match result {
+                Err(StoreError::Unavailable(e)) => {
+                    let since = *self.outage_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() < RETRY_FOR {
+                        drop(pending);
+                        tracing::warn!("writing {id}: {e}; retrying in {pause:?}");
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(Duration::from_secs(2));
+                        continue;
+                    }
+                    tracing::error!("writing {id}: {e}; given up");
+                }
+                Ok(()) => {
+                    self.outage_since = None;
+                    self.histograms.observe(&timings);
+                    if let Some(trace) = &record.trace {
+                        trace.record(&timings);
+                    }
+                }
+                Err(e) => tracing::error!("writing {id} in the background: {e}"),
+            }
+            pending.remove(&id);
+            return;
+        }
+    }
+}
+
 impl WriteBehindStore {
     /// Wraps `inner` and starts the background writer (needs a tokio runtime), writing the
     /// WebSocket path's records behind the response.
@@ -112,48 +239,15 @@ impl WriteBehindStore {
         let (queue, mut jobs) = mpsc::unbounded_channel::<(Record, PathKind)>();
         let (store, queued, observed) = (inner.clone(), pending.clone(), histograms.clone());
         let writer = tokio::spawn(async move {
-            let histograms = observed;
-            // When the database became unavailable: one outage is retried for RETRY_FOR in all,
-            // not per record, so a long queue (or a shutdown) is not held up record by record.
-            let mut outage_since: Option<Instant> = None;
-            while let Some((record, path)) = jobs.recv().await {
-                let id = record.bill.response_id.clone();
-                let mut pause = Duration::from_millis(100);
-                loop {
-                    // Held across the write so a concurrent delete either cancels it or deletes
-                    // what it wrote, never races it (and released between retries, so readers
-                    // are not held up by an outage).
-                    let mut pending = queued.lock().await;
-                    let wanted = record
-                        .stored
-                        .as_ref()
-                        .is_some_and(|s| pending.contains_key(&s.response.id));
-                    let traced = record.trace.is_some();
-                    let (result, timings) = write(&*store, &record, path, wanted, traced).await;
-                    match result {
-                        Err(StoreError::Unavailable(e)) => {
-                            let since = *outage_since.get_or_insert_with(Instant::now);
-                            if since.elapsed() < RETRY_FOR {
-                                drop(pending);
-                                tracing::warn!("writing {id}: {e}; retrying in {pause:?}");
-                                tokio::time::sleep(pause).await;
-                                pause = (pause * 2).min(Duration::from_secs(2));
-                                continue;
-                            }
-                            tracing::error!("writing {id}: {e}; given up");
-                        }
-                        Ok(()) => {
-                            outage_since = None;
-                            histograms.observe(&timings);
-                            if let Some(trace) = &record.trace {
-                                trace.record(&timings);
-                            }
-                        }
-                        Err(e) => tracing::error!("writing {id} in the background: {e}"),
-                    }
-                    pending.remove(&id);
-                    break;
-                }
+            let mut writer = Writer {
+                store,
+                pending: queued,
+                histograms: observed,
+                outage_since: None,
+            };
+            let mut batch = Vec::with_capacity(GROUP_MAX);
+            while next_group(&mut jobs, &mut batch).await {
+                writer.write_group(&mut batch).await;
             }
         });
         WriteBehindStore {
@@ -474,5 +568,127 @@ mod tests {
             1,
             "it is still billed"
         );
+    }
+
+    /// A SQLite store counting how many records reach it together.
+    struct Grouped {
+        store: SqliteStore,
+        groups: parking_lot::Mutex<Vec<usize>>,
+    }
+
+    crate::store::conversations::delegate_conversation_store!(Grouped, store);
+    crate::store::background::delegate_background_store!(Grouped, store);
+
+    #[async_trait::async_trait]
+    impl ResponseStore for Grouped {
+        async fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
+            self.store.put(stored).await
+        }
+        async fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
+            self.store.bill(entry).await
+        }
+        async fn write_all(
+            &self,
+            writes: &[Writes<'_>],
+        ) -> Result<Vec<super::super::WriteTimes>, StoreError> {
+            self.groups.lock().push(writes.len());
+            self.store.write_all(writes).await
+        }
+        async fn ledger(&self, id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
+            self.store.ledger(id).await
+        }
+        async fn get(&self, project: &str, id: &str) -> Result<Option<StoredResponse>, StoreError> {
+            self.store.get(project, id).await
+        }
+        async fn delete(&self, project: &str, id: &str) -> Result<bool, StoreError> {
+            self.store.delete(project, id).await
+        }
+        async fn find_items(&self, project: &str, ids: &[String]) -> Result<Vec<Item>, StoreError> {
+            self.store.find_items(project, ids).await
+        }
+    }
+
+    // Paused time: the writer's wait ends only once the test has queued everything (the clock
+    // advances only when every task is idle, and not while SQLite's blocking call runs).
+    #[tokio::test(start_paused = true)]
+    async fn records_queued_together_are_written_together_and_one_refused_holds_none_up() {
+        let inner = Arc::new(Grouped {
+            store: SqliteStore::open(std::path::Path::new(":memory:")).unwrap(),
+            groups: Default::default(),
+        });
+        // Another project already holds the id `taken`: storing it in `p` is refused.
+        let mut theirs = record("taken");
+        theirs.stored.as_mut().unwrap().project = "other".into();
+        inner.put(theirs.stored.as_ref().unwrap()).await.unwrap();
+        let histograms = StageHistograms::new();
+        let store = WriteBehindStore::start(inner.clone(), histograms.clone());
+        let ids: Vec<String> = (0..40).map(|i| format!("r{i}")).collect();
+        let queue = |refused: bool| {
+            let (ids, store) = (&ids, &store);
+            async move {
+                // Queued within GROUP_FOR: the writer takes them together.
+                for (i, id) in ids.iter().enumerate() {
+                    let mut record = record(id);
+                    if i % 4 == 3 {
+                        record.stored = None; // `store: false`: billed only
+                    }
+                    store.write_later(record, PathKind::WsHit).await;
+                    // The writer runs in between: without the wait it would take them one by one.
+                    tokio::task::yield_now().await;
+                    if refused && i == 20 {
+                        store
+                            .write_later(self::record("taken"), PathKind::WsHit)
+                            .await;
+                    }
+                }
+            }
+        };
+        let written = |bills: u64| {
+            let histograms = &histograms;
+            async move {
+                while histograms.observed(Stage::Bill, PathKind::WsHit) < bills {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+        };
+        queue(false).await;
+        written(40).await;
+        assert_eq!(*inner.groups.lock(), [40], "one group, one transaction");
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(
+                inner.get("p", id).await.unwrap().is_some(),
+                i % 4 != 3,
+                "{id} is stored when it asked to be"
+            );
+            assert_eq!(inner.ledger(id).await.unwrap().len(), 1, "{id} is billed");
+        }
+        assert_eq!(histograms.observed(Stage::Bill, PathKind::WsHit), 40);
+        assert_eq!(histograms.observed(Stage::Persist, PathKind::WsHit), 30);
+
+        // The same again (a retried write replaces, bills once), with a record the database
+        // refuses among them: the group falls back to one by one and the others land.
+        queue(true).await;
+        written(80).await;
+        // The refused record's stages are not observed: wait for it to be given up.
+        while store.get("p", "taken").await.unwrap().is_some() {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(*inner.groups.lock(), [40, 41]);
+        for id in &ids {
+            assert_eq!(
+                inner.ledger(id).await.unwrap().len(),
+                1,
+                "{id} is billed once"
+            );
+        }
+        assert_eq!(
+            inner.get("other", "taken").await.unwrap().unwrap().project,
+            "other",
+            "the refused write left the other project's response as it was"
+        );
+        assert!(inner.get("p", "taken").await.unwrap().is_none());
+        assert_eq!(histograms.observed(Stage::Bill, PathKind::WsHit), 80);
+        assert_eq!(histograms.observed(Stage::Persist, PathKind::WsHit), 60);
+        store.drain().await;
     }
 }
