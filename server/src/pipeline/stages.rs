@@ -59,7 +59,8 @@ pub fn render(
     }
 }
 
-/// Validate: the cached compiled tools while they are unchanged, else the tools compiled; the
+/// Validate: the cached compiled tools while they are unchanged, else the tools compiled (or
+/// kept from a request that sent the same ones); the
 /// items not yet checked on this connection checked against them.
 pub fn validate(
     request: &ResponseCreate,
@@ -69,7 +70,7 @@ pub fn validate(
 ) -> Result<CompiledTools, ApiFailure> {
     let compiled = match cached {
         Some(compiled) if *compiled.key == tools_key => compiled,
-        _ => validate::compile(&request.tools, tools_key)?,
+        _ => validate::compiled(&request.tools, tools_key)?,
     };
     let (prior, new) = (conversation.prior, conversation.new);
     let total = prior.len() + new.len();

@@ -1,5 +1,6 @@
 //! Validation: every function tool's JSON Schema compiled into a validator (once per connection
-//! while the tools stay the same), and the items checked — sizes, counts, and the arguments of
+//! while the tools stay the same, and kept a while for the next requests that send the same
+//! tools), and the items checked — sizes, counts, and the arguments of
 //! function calls in the conversation against their tool's schema.
 //!
 //! A schema that does not compile refuses the request (`tools[i].parameters`); a function call
@@ -7,7 +8,11 @@
 //! so it is counted, not refused.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, LazyLock};
+
+use lru::LruCache;
+use parking_lot::Mutex;
 
 use serde_json::Value;
 use tether_protocol::{Item, Tool, ToolChoice, callable_tools};
@@ -39,6 +44,31 @@ impl std::fmt::Debug for CompiledTools {
 /// The key `tools` compile under; equal keys mean the validators can be reused.
 pub fn tools_key(tools: &[Tool]) -> String {
     serde_json::to_string(tools).unwrap_or_default()
+}
+
+/// Tool sets compiled lately, by key, kept for the next request that sends the same tools —
+/// a new conversation, an HTTP request — so it does not compile them again.
+const COMPILED_KEPT: usize = 256;
+/// A key longer than this (the serialized tools) is compiled every time rather than kept.
+const LONGEST_KEPT_KEY: usize = 256 * 1024;
+
+static COMPILED: LazyLock<Mutex<LruCache<String, CompiledTools>>> = LazyLock::new(|| {
+    Mutex::new(LruCache::new(
+        NonZeroUsize::new(COMPILED_KEPT).expect("non-zero"),
+    ))
+});
+
+/// The validators for `tools` (`key` is [`tools_key`] of them): kept ones when the same tools
+/// were compiled lately, else [`compile`]d now. A tool set that does not compile is not kept.
+pub fn compiled(tools: &[Tool], key: &str) -> Result<CompiledTools, ApiFailure> {
+    if let Some(compiled) = COMPILED.lock().get(key) {
+        return Ok(compiled.clone());
+    }
+    let compiled = compile(tools, key)?;
+    if key.len() <= LONGEST_KEPT_KEY {
+        COMPILED.lock().put(key.to_string(), compiled.clone());
+    }
+    Ok(compiled)
 }
 
 /// Compiles every function tool's `parameters` (namespaces included); `key` is
@@ -226,6 +256,30 @@ mod tests {
         let refusal = compile(&broken, &tools_key(&broken)).unwrap_err();
         assert_eq!(refusal.status, 400);
         assert_eq!(refusal.error.param.as_deref(), Some("tools[1].parameters"));
+    }
+
+    #[test]
+    fn the_same_tools_are_compiled_once_and_a_broken_set_every_time() {
+        // A name no other test uses: the kept sets are the process's.
+        let tools: Vec<Tool> = serde_json::from_value(json!([{"type": "function",
+            "name": "kept_once", "parameters": {"type": "object"}}]))
+        .unwrap();
+        let key = tools_key(&tools);
+        let first = compiled(&tools, &key).unwrap();
+        let again = compiled(&tools, &key).unwrap();
+        assert!(Arc::ptr_eq(&first.validators, &again.validators), "kept");
+        let fresh = compile(&tools, &key).unwrap();
+        assert!(!Arc::ptr_eq(&first.validators, &fresh.validators));
+
+        let broken: Vec<Tool> = serde_json::from_value(json!([{"type": "function",
+            "name": "kept_never", "parameters": {"type": "no-such-type"}}]))
+        .unwrap();
+        let key = tools_key(&broken);
+        for _ in 0..2 {
+            let refusal = compiled(&broken, &key).unwrap_err();
+            assert_eq!(refusal.error.param.as_deref(), Some("tools[0].parameters"));
+        }
+        assert!(!COMPILED.lock().contains(&key));
     }
 
     #[test]
