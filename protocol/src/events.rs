@@ -39,7 +39,9 @@ impl ServerEvent {
         // Sized up front, so that the text of an event carrying a response (whose instructions
         // are most of it) is not copied again and again as it grows.
         let mut json = Vec::with_capacity(self.json_capacity());
-        serde_json::to_writer(&mut json, self).expect("events always serialize");
+        // A response's instructions from their JSON kept from an earlier event (escaped.rs).
+        crate::escaped::encoding(|| serde_json::to_writer(&mut json, self))
+            .expect("events always serialize");
         String::from_utf8(json).expect("serde_json writes UTF-8")
     }
 

@@ -12,6 +12,7 @@
 
 pub mod builder;
 pub mod error;
+pub mod escaped;
 pub mod events;
 pub mod frames;
 pub mod items;

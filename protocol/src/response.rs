@@ -115,7 +115,7 @@ pub struct Response {
     pub error: Option<ApiError>,
     #[serde(default)]
     pub incomplete_details: Option<IncompleteDetails>,
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::escaped::instructions")]
     pub instructions: Option<String>,
     #[serde(default)]
     pub metadata: Option<Metadata>,
