@@ -459,10 +459,12 @@ mod tests {
         assert!(inner.get("p", "late").await.unwrap().is_some());
     }
 
-    /// A store whose first `failures` puts find the database unavailable.
+    /// A SQLite store whose first `failures` puts find the database unavailable, counting how
+    /// many records reach it together.
     struct Flaky {
         store: SqliteStore,
         failures: std::sync::atomic::AtomicU32,
+        groups: parking_lot::Mutex<Vec<usize>>,
     }
 
     crate::store::conversations::delegate_conversation_store!(Flaky, store);
@@ -480,6 +482,16 @@ mod tests {
                 return Err(StoreError::Unavailable("down for the test".into()));
             }
             self.store.put(stored).await
+        }
+        async fn write_all(
+            &self,
+            writes: &[Writes<'_>],
+        ) -> Result<Vec<super::super::WriteTimes>, StoreError> {
+            self.groups.lock().push(writes.len());
+            if self.failures.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+                return Err(StoreError::Unavailable("down for the test".into()));
+            }
+            self.store.write_all(writes).await
         }
         async fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
             self.store.bill(entry).await
@@ -502,6 +514,7 @@ mod tests {
         Arc::new(Flaky {
             store: SqliteStore::open(std::path::Path::new(":memory:")).unwrap(),
             failures: failures.into(),
+            groups: Default::default(),
         })
     }
 
@@ -570,52 +583,11 @@ mod tests {
         );
     }
 
-    /// A SQLite store counting how many records reach it together.
-    struct Grouped {
-        store: SqliteStore,
-        groups: parking_lot::Mutex<Vec<usize>>,
-    }
-
-    crate::store::conversations::delegate_conversation_store!(Grouped, store);
-    crate::store::background::delegate_background_store!(Grouped, store);
-
-    #[async_trait::async_trait]
-    impl ResponseStore for Grouped {
-        async fn put(&self, stored: &StoredResponse) -> Result<(), StoreError> {
-            self.store.put(stored).await
-        }
-        async fn bill(&self, entry: &LedgerEntry) -> Result<(), StoreError> {
-            self.store.bill(entry).await
-        }
-        async fn write_all(
-            &self,
-            writes: &[Writes<'_>],
-        ) -> Result<Vec<super::super::WriteTimes>, StoreError> {
-            self.groups.lock().push(writes.len());
-            self.store.write_all(writes).await
-        }
-        async fn ledger(&self, id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
-            self.store.ledger(id).await
-        }
-        async fn get(&self, project: &str, id: &str) -> Result<Option<StoredResponse>, StoreError> {
-            self.store.get(project, id).await
-        }
-        async fn delete(&self, project: &str, id: &str) -> Result<bool, StoreError> {
-            self.store.delete(project, id).await
-        }
-        async fn find_items(&self, project: &str, ids: &[String]) -> Result<Vec<Item>, StoreError> {
-            self.store.find_items(project, ids).await
-        }
-    }
-
     // Paused time: the writer's wait ends only once the test has queued everything (the clock
     // advances only when every task is idle, and not while SQLite's blocking call runs).
     #[tokio::test(start_paused = true)]
     async fn records_queued_together_are_written_together_and_one_refused_holds_none_up() {
-        let inner = Arc::new(Grouped {
-            store: SqliteStore::open(std::path::Path::new(":memory:")).unwrap(),
-            groups: Default::default(),
-        });
+        let inner = flaky(0);
         // Another project already holds the id `taken`: storing it in `p` is refused.
         let mut theirs = record("taken");
         theirs.stored.as_mut().unwrap().project = "other".into();
@@ -690,5 +662,24 @@ mod tests {
         assert_eq!(histograms.observed(Stage::Bill, PathKind::WsHit), 80);
         assert_eq!(histograms.observed(Stage::Persist, PathKind::WsHit), 60);
         store.drain().await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_group_refused_as_unavailable_is_retried_one_by_one_and_lands() {
+        let inner = flaky(3);
+        let store = WriteBehindStore::start(inner.clone(), StageHistograms::new());
+        for i in 0..10 {
+            store
+                .write_later(record(&format!("r{i}")), PathKind::WsHit)
+                .await;
+            tokio::task::yield_now().await;
+        }
+        store.drain().await;
+        assert_eq!(*inner.groups.lock(), [10], "tried together first");
+        for i in 0..10 {
+            let id = format!("r{i}");
+            assert!(inner.store.get("p", &id).await.unwrap().is_some(), "{id}");
+            assert_eq!(inner.store.ledger(&id).await.unwrap().len(), 1, "{id}");
+        }
     }
 }
