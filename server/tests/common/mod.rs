@@ -44,7 +44,9 @@ impl TestServer {
     }
 
     pub async fn start_with(config: Config) -> Self {
-        let router = app(AppState::new(&config).unwrap(), Path::new("does-not-exist"));
+        let state = AppState::new(&config).unwrap();
+        let records = state.records.clone();
+        let router = app(state, Path::new("does-not-exist"));
         let listener = tokio::net::TcpListener::bind(config.addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
@@ -57,6 +59,9 @@ impl TestServer {
                 })
                 .await
                 .unwrap();
+            // As `tether_server::serve` does: what was answered and is still queued for the
+            // store and the ledger is written before the server is gone.
+            records.drain().await;
         });
         TestServer {
             addr,
