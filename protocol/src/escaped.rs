@@ -66,8 +66,9 @@ pub(crate) fn instructions<S: Serializer>(
     })
 }
 
-/// How many instructions this thread keeps the JSON of (for tests).
-pub fn kept_on_this_thread() -> usize {
+/// How many instructions this thread keeps the JSON of.
+#[cfg(test)]
+fn kept_on_this_thread() -> usize {
     JSON.with_borrow(Vec::len)
 }
 
