@@ -139,17 +139,32 @@ impl ContentPart {
     }
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum KnownPart {
     InputText {
         text: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         prompt_cache_breakpoint: Option<Value>,
     },
     OutputText(OutputText),
     Refusal {
         refusal: String,
+    },
+}
+
+/// [`KnownPart`] to serialize, borrowed.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum KnownPartRef<'a> {
+    InputText {
+        text: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        prompt_cache_breakpoint: Option<&'a Value>,
+    },
+    OutputText(&'a OutputText),
+    Refusal {
+        refusal: &'a str,
     },
 }
 
@@ -159,18 +174,15 @@ impl Serialize for ContentPart {
             ContentPart::InputText {
                 text,
                 prompt_cache_breakpoint,
-            } => KnownPart::InputText {
-                text: text.clone(),
-                prompt_cache_breakpoint: prompt_cache_breakpoint.clone(),
+            } => KnownPartRef::InputText {
+                text,
+                prompt_cache_breakpoint: prompt_cache_breakpoint.as_ref(),
             }
             .serialize(serializer),
-            ContentPart::OutputText(part) => {
-                KnownPart::OutputText(part.clone()).serialize(serializer)
+            ContentPart::OutputText(part) => KnownPartRef::OutputText(part).serialize(serializer),
+            ContentPart::Refusal { refusal } => {
+                KnownPartRef::Refusal { refusal }.serialize(serializer)
             }
-            ContentPart::Refusal { refusal } => KnownPart::Refusal {
-                refusal: refusal.clone(),
-            }
-            .serialize(serializer),
             ContentPart::Other(value) => value.serialize(serializer),
         }
     }
@@ -295,7 +307,7 @@ pub enum Item {
     Unknown(Value),
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum KnownItem {
     Message(Message),
@@ -305,6 +317,20 @@ enum KnownItem {
     CustomToolCallOutput(ToolCallOutput),
     Reasoning(Reasoning),
     ItemReference { id: String },
+}
+
+/// [`KnownItem`] to serialize, borrowed: an item (a tool output of thousands of tokens) is not
+/// copied to be written.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum KnownItemRef<'a> {
+    Message(&'a Message),
+    FunctionCall(&'a FunctionCall),
+    FunctionCallOutput(&'a ToolCallOutput),
+    CustomToolCall(&'a CustomToolCall),
+    CustomToolCallOutput(&'a ToolCallOutput),
+    Reasoning(&'a Reasoning),
+    ItemReference { id: &'a str },
 }
 
 const KNOWN_ITEM_TYPES: &[&str] = &[
@@ -375,14 +401,14 @@ impl Item {
 
 impl Serialize for Item {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let known = match self.clone() {
-            Item::Message(m) => KnownItem::Message(m),
-            Item::FunctionCall(c) => KnownItem::FunctionCall(c),
-            Item::FunctionCallOutput(o) => KnownItem::FunctionCallOutput(o),
-            Item::CustomToolCall(c) => KnownItem::CustomToolCall(c),
-            Item::CustomToolCallOutput(o) => KnownItem::CustomToolCallOutput(o),
-            Item::Reasoning(r) => KnownItem::Reasoning(r),
-            Item::ItemReference { id } => KnownItem::ItemReference { id },
+        let known = match self {
+            Item::Message(m) => KnownItemRef::Message(m),
+            Item::FunctionCall(c) => KnownItemRef::FunctionCall(c),
+            Item::FunctionCallOutput(o) => KnownItemRef::FunctionCallOutput(o),
+            Item::CustomToolCall(c) => KnownItemRef::CustomToolCall(c),
+            Item::CustomToolCallOutput(o) => KnownItemRef::CustomToolCallOutput(o),
+            Item::Reasoning(r) => KnownItemRef::Reasoning(r),
+            Item::ItemReference { id } => KnownItemRef::ItemReference { id },
             Item::Unknown(value) => return value.serialize(serializer),
         };
         known.serialize(serializer)

@@ -66,7 +66,7 @@ impl Tool {
     }
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum KnownTool {
     Function(FunctionTool),
@@ -74,12 +74,21 @@ enum KnownTool {
     Namespace(NamespaceTool),
 }
 
+/// [`KnownTool`] to serialize, borrowed: a tool's schema is not copied to be written.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum KnownToolRef<'a> {
+    Function(&'a FunctionTool),
+    Custom(&'a CustomTool),
+    Namespace(&'a NamespaceTool),
+}
+
 impl Serialize for Tool {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let known = match self.clone() {
-            Tool::Function(t) => KnownTool::Function(t),
-            Tool::Custom(t) => KnownTool::Custom(t),
-            Tool::Namespace(t) => KnownTool::Namespace(t),
+        let known = match self {
+            Tool::Function(t) => KnownToolRef::Function(t),
+            Tool::Custom(t) => KnownToolRef::Custom(t),
+            Tool::Namespace(t) => KnownToolRef::Namespace(t),
             Tool::Other(value) => return value.serialize(serializer),
         };
         known.serialize(serializer)
