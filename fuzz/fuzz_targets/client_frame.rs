@@ -4,7 +4,8 @@
 //! decodes re-encodes (`ClientFrame::to_json`, what the playground sends) to text that decodes
 //! to the same frame, and re-encoding that is stable. A `response.create`'s unknown top-level
 //! fields are named in `unknown_fields` (the server refuses them) and never encoded, so the
-//! re-decoded frame names none.
+//! re-decoded frame names none. The decoder's direct path for plain frames gives what its
+//! general path (by way of a JSON tree) gives, error or frame.
 
 #![no_main]
 
@@ -30,7 +31,13 @@ fuzz_target!(|data: &[u8]| {
             value.to_string()
         }
     };
-    match decode_client_frame(&text) {
+    let decoded = decode_client_frame(&text);
+    assert_eq!(
+        decoded,
+        tether_protocol::frames::decode_by_value(&text, None),
+        "the direct and the general path differ on {text}"
+    );
+    match decoded {
         Ok(mut frame) => {
             let json = frame.to_json();
             if let ClientFrame::ResponseCreate(request) = &mut frame {

@@ -11,6 +11,7 @@
 //! is an error naming the field, see [`DecodeError`]).
 
 pub mod builder;
+mod direct;
 pub mod error;
 pub mod escaped;
 pub mod events;
