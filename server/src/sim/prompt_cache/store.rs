@@ -10,6 +10,12 @@
 //! one's last use and lifetime, the times it would have had if every hit had touched it. This is
 //! how radix-tree prefix caches evict (SGLang's, for one), and it keeps a cached prefix's
 //! ancestors cached, as the engine's memory does.
+//!
+//! The leaves are listed once, by last use, in one list per lifetime: leaves that share a
+//! lifetime expire in the order they were last used, so the soonest to expire is the head of
+//! one of these few lists (a prefix lives 5 minutes, 30 minutes, 12 or 24 hours), and one
+//! ordered set a leaf, not one by use and another by expiry, is all a write or an eviction
+//! keeps in order.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -57,14 +63,20 @@ pub struct Evicted {
     pub expired: u64,
 }
 
+/// The leaves of one lifetime, least recently used first — and so soonest to expire first.
+#[derive(Debug)]
+struct Leaves {
+    ttl: Duration,
+    /// Last use, the tick ordering uses at one instant, and the prefix.
+    by_use: BTreeSet<(Instant, u64, u64)>,
+}
+
 /// The prefixes one replica holds.
 #[derive(Debug)]
 pub struct ReplicaCache {
     entries: foldhash::HashMap<u64, Entry>,
-    /// The leaves, least recently used first.
-    by_use: BTreeSet<(Instant, u64, u64)>,
-    /// The leaves, soonest to expire first.
-    by_expiry: BTreeSet<(Instant, u64, u64)>,
+    /// The leaves, one list per lifetime (a handful).
+    leaves: Vec<Leaves>,
     held_tokens: u64,
     capacity_tokens: u64,
     tick: u64,
@@ -74,8 +86,7 @@ impl ReplicaCache {
     pub fn new(capacity_tokens: u64) -> Self {
         ReplicaCache {
             entries: foldhash::HashMap::default(),
-            by_use: BTreeSet::new(),
-            by_expiry: BTreeSet::new(),
+            leaves: Vec::new(),
             held_tokens: 0,
             capacity_tokens,
             tick: 0,
@@ -233,8 +244,8 @@ impl ReplicaCache {
         while self.held_tokens > self.capacity_tokens {
             let (hash, listed) = match next.take() {
                 Some(hash) => (hash, false),
-                None => match self.by_use.first() {
-                    Some(&(_, _, hash)) => (hash, true),
+                None => match self.least_recently_used() {
+                    Some(hash) => (hash, true),
                     None => match unlisted.take() {
                         Some(hash) => (hash, false),
                         None => break,
@@ -264,7 +275,7 @@ impl ReplicaCache {
     /// `unlisted`, which is out of the eviction orders while a write is under way.
     fn drop_expired(&mut self, now: Instant, unlisted: Option<u64>) -> u64 {
         let mut dropped = 0;
-        while let Some(&(expires, _, hash)) = self.by_expiry.first()
+        while let Some((expires, hash)) = self.soonest_to_expire()
             && expires < now
         {
             let (_, parent) = self.remove(hash, true);
@@ -304,15 +315,54 @@ impl ReplicaCache {
 
     /// Lists a leaf in the eviction orders (an entry with extensions is not listed).
     fn list(&mut self, hash: u64, entry: &Entry) {
-        if entry.children == 0 {
-            self.by_use.insert((entry.last_used, entry.tick, hash));
-            self.by_expiry.insert((entry.expires(), entry.tick, hash));
+        if entry.children > 0 {
+            return;
+        }
+        let key = (entry.last_used, entry.tick, hash);
+        match self
+            .leaves
+            .iter_mut()
+            .find(|leaves| leaves.ttl == entry.ttl)
+        {
+            Some(leaves) => {
+                leaves.by_use.insert(key);
+            }
+            None => self.leaves.push(Leaves {
+                ttl: entry.ttl,
+                by_use: BTreeSet::from([key]),
+            }),
         }
     }
 
     fn unlist(&mut self, hash: u64, entry: &Entry) {
-        self.by_use.remove(&(entry.last_used, entry.tick, hash));
-        self.by_expiry.remove(&(entry.expires(), entry.tick, hash));
+        if let Some(leaves) = self
+            .leaves
+            .iter_mut()
+            .find(|leaves| leaves.ttl == entry.ttl)
+        {
+            leaves.by_use.remove(&(entry.last_used, entry.tick, hash));
+        }
+    }
+
+    /// The leaf used least recently (the earliest last use; the lower tick at one instant).
+    fn least_recently_used(&self) -> Option<u64> {
+        self.leaves
+            .iter()
+            .filter_map(|leaves| leaves.by_use.first())
+            .min()
+            .map(|&(_, _, hash)| hash)
+    }
+
+    /// The leaf that expires first, and when (the lower tick first at one instant).
+    fn soonest_to_expire(&self) -> Option<(Instant, u64)> {
+        self.leaves
+            .iter()
+            .filter_map(|leaves| {
+                let &(last_used, tick, hash) = leaves.by_use.first()?;
+                Some((last_used + leaves.ttl, tick, hash))
+            })
+            .min()
+            .map(|(expires, _, hash)| (expires, hash))
     }
 
     fn next_tick(&mut self) -> u64 {
@@ -324,6 +374,22 @@ impl ReplicaCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    type Order = BTreeSet<(Instant, u64, u64)>;
+
+    impl ReplicaCache {
+        /// The leaves by use and by expiry, each as one ordered set.
+        fn orders(&self) -> (Order, Order) {
+            let mut orders = (Order::new(), Order::new());
+            for leaves in &self.leaves {
+                for &(last_used, tick, hash) in &leaves.by_use {
+                    orders.0.insert((last_used, tick, hash));
+                    orders.1.insert((last_used + leaves.ttl, tick, hash));
+                }
+            }
+            orders
+        }
+    }
 
     const MINUTE: Duration = Duration::from_secs(60);
 
@@ -444,8 +510,7 @@ mod tests {
             let hit = held.then_some(hit);
             assert_eq!(batched.held_tokens(), single.held_tokens());
             assert_eq!(batched.entries.len(), single.entries.len());
-            assert_eq!(batched.by_use, single.by_use);
-            assert_eq!(batched.by_expiry, single.by_expiry);
+            assert_eq!(batched.orders(), single.orders());
             assert_eq!(
                 evicted_batched.capacity + evicted_batched.expired,
                 evicted_single.capacity + evicted_single.expired
