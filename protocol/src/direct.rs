@@ -19,6 +19,8 @@ use serde::de::{DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visi
 
 use crate::request::ResponseCreate;
 
+const CREATE: &str = "response.create";
+
 /// `text` decoded as `response.create` if it is one and decodes cleanly; `None` sends it the
 /// general way.
 pub fn response_create(text: &str) -> Option<ResponseCreate> {
@@ -30,7 +32,7 @@ pub fn response_create(text: &str) -> Option<ResponseCreate> {
     })
     .ok()?;
     json.end().ok()?;
-    if noted.kind.as_deref() != Some("response.create") {
+    if noted.kind.as_deref() != Some(CREATE) {
         return None;
     }
     // As the general path lists them: its map's keys (sorted, each once), `type` being the
@@ -131,7 +133,11 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for TapMap<'_, A> {
             return self.inner.next_value_seed(seed);
         }
         // The frame's `type` (not a field of the request): kept, and passed on as it was.
+        // Another frame's stops here, to go the general way without reading the rest.
         let kind: String = self.inner.next_value()?;
+        if kind != CREATE {
+            return Err(serde::de::Error::custom("not a response.create frame"));
+        }
         let value = seed.deserialize(kind.as_str().into_deserializer())?;
         self.noted.kind = Some(kind);
         Ok(value)
@@ -167,9 +173,9 @@ mod tests {
                "response":{"model":"nested"},"temperature":1,"metadata":{"k":"v"}}"#,
             r#"{"type":"response.create","model":"m","input":null,"tools":null,
                "conversation":{"id":"conv_1"},"instructions":"be brief"}"#,
-            // Escaped keys and type, a repeated unknown key, a repeated type (the last counts).
+            // Escaped keys and type, a repeated unknown key, a repeated type.
             r#"{"type":"response.cr\u0065ate","mod\u0065l":"m","x":1,"x":2}"#,
-            r#"{"type":"response.append","type":"response.create","model":"m"}"#,
+            r#"{"type":"response.create","type":"response.create","model":"m"}"#,
         ];
         for text in frames {
             let direct = response_create(text).expect("a request");
@@ -192,8 +198,10 @@ mod tests {
             r#"{"type":"response.create","input":"hi"}"#,
             // A repeated field: the general path keeps the last.
             r#"{"type":"response.create","model":"a","model":"b"}"#,
-            // Another frame, or none.
+            // Another frame, or none; a repeated type whose first is another frame's (the
+            // general path keeps the last).
             r#"{"type":"response.append","model":"m","input":[]}"#,
+            r#"{"type":"response.append","type":"response.create","model":"m"}"#,
             r#"{"type":"response.create ","model":"m"}"#,
             r#"{"model":"m"}"#,
             r#"{"type":1,"model":"m"}"#,
