@@ -8,6 +8,8 @@
 //! `_strict_response_validation=True`. Decoding is lenient: a field missing or `null` (an older
 //! stored response, another server) takes its default.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
@@ -147,12 +149,14 @@ pub struct Response {
     pub text: Option<Value>,
     #[serde(default = "default_tool_choice")]
     pub tool_choice: Value,
+    /// Shared: a response's snapshots (`created`, `in_progress`, `completed`) and the
+    /// responses that offer the same tools hold one list, not a copy each.
     #[serde(
         default,
         deserialize_with = "null_as_default",
         serialize_with = "serialize_echoed"
     )]
-    pub tools: Vec<Tool>,
+    pub tools: Arc<[Tool]>,
     #[serde(default)]
     pub truncation: Option<String>,
     #[serde(default)]
@@ -282,6 +286,18 @@ fn echo_cache_options(options: &Value) -> Value {
 impl Response {
     /// A new `in_progress` response for `request`, echoing its settings.
     pub fn in_progress(id: impl Into<String>, created_at: u64, request: &ResponseCreate) -> Self {
+        Self::in_progress_offering(id, created_at, request, request.tools.as_slice().into())
+    }
+
+    /// [`Response::in_progress`] with `tools`, the request's tools as a list already held (an
+    /// earlier response's, when they are the same), so they are not copied again.
+    pub fn in_progress_offering(
+        id: impl Into<String>,
+        created_at: u64,
+        request: &ResponseCreate,
+        tools: Arc<[Tool]>,
+    ) -> Self {
+        debug_assert!(*tools == *request.tools, "the request's tools");
         Response {
             id: id.into(),
             object: response_object(),
@@ -308,7 +324,7 @@ impl Response {
                 .tool_choice
                 .clone()
                 .unwrap_or_else(default_tool_choice),
-            tools: request.tools.clone(),
+            tools,
             truncation: Some(
                 request
                     .truncation

@@ -125,7 +125,16 @@ impl Running {
         } else {
             Steering::default()
         };
-        let response = Response::in_progress(context.response_id.clone(), unix_now(), request);
+        // The previous response's tools when these are the same: one list for a connection's
+        // conversation, not a copy a turn.
+        let tools = match lineage.back() {
+            Some(previous) if *previous.response.tools == *request.tools => {
+                previous.response.tools.clone()
+            }
+            _ => request.tools.as_slice().into(),
+        };
+        let response =
+            Response::in_progress_offering(context.response_id.clone(), unix_now(), request, tools);
         let mut builder = ResponseStreamBuilder::new(response, request.stream_id.clone());
         if let Some((sealer, project)) = reasoning_seal {
             // The summary sealed like a compaction item's: opaque to the client, and all the
