@@ -13,9 +13,9 @@
 //!
 //! The leaves are listed once, by last use, in one list per lifetime: leaves that share a
 //! lifetime expire in the order they were last used, so the soonest to expire is the head of
-//! one of these few lists (a prefix lives 5 minutes, 30 minutes, 12 or 24 hours), and one
-//! ordered set a leaf, not one by use and another by expiry, is all a write or an eviction
-//! keeps in order.
+//! one of these few lists (a prefix lives the profile's idle lifetime, 30 minutes, 12 or 24
+//! hours), and one ordered set a leaf, not one by use and another by expiry, is all a write or
+//! an eviction keeps in order.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
