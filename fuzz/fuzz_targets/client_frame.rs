@@ -5,13 +5,14 @@
 //! to the same frame, and re-encoding that is stable. A `response.create`'s unknown top-level
 //! fields are named in `unknown_fields` (the server refuses them) and never encoded, so the
 //! re-decoded frame names none. The decoder's direct path for plain frames gives what its
-//! general path (by way of a JSON tree) gives, error or frame.
+//! general path (by way of a JSON tree) gives, error or frame, with and without a connection's
+//! default model.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use tether_protocol::{ClientFrame, decode_client_frame};
+use tether_protocol::{ClientFrame, decode_client_frame, decode_client_frame_with};
 
 fuzz_target!(|data: &[u8]| {
     // Text that is JSON goes in as it is; other input half the time too (the "not JSON" path),
@@ -36,6 +37,12 @@ fuzz_target!(|data: &[u8]| {
         decoded,
         tether_protocol::frames::decode_by_value(&text, None),
         "the direct and the general path differ on {text}"
+    );
+    // And with a connection's default model (`?model=`), which only the general path applies.
+    assert_eq!(
+        decode_client_frame_with(&text, Some("fuzz-default")),
+        tether_protocol::frames::decode_by_value(&text, Some("fuzz-default")),
+        "the direct and the general path differ, with a default model, on {text}"
     );
     match decoded {
         Ok(mut frame) => {
