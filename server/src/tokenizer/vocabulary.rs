@@ -4,9 +4,14 @@
 //! space, most of code's names and symbols), and a BPE encodes a token's bytes as that token
 //! (the `bpe` crate checks it for every token when it builds a vocabulary). Looking the word up
 //! is a hash of a few bytes; the crate's encoder, for the same answer, allocates two vectors and
-//! searches its automaton (BENCHMARKS.md, "Server CPU per turn"). The table holds token ids
-//! only and compares against the vocabulary's own bytes: ~1 MiB for 200k tokens, built once
-//! with the tokenizer.
+//! searches its automaton (BENCHMARKS.md, "Server CPU per turn").
+//!
+//! Each slot of the table holds a token's length and first eight bytes beside its id, so a
+//! lookup of a word of up to eight bytes — most words — compares within the slot and reads
+//! nothing else; a longer one compares the rest against the vocabulary's own bytes. Under load
+//! the table is not in the processor's caches: the vocabulary's offsets and bytes were two more
+//! misses a lookup (BENCHMARKS.md, "A fourth round"). ~4 MiB for 200k tokens, built once with
+//! the tokenizer.
 
 use std::hash::BuildHasher;
 use std::sync::LazyLock;
@@ -22,30 +27,55 @@ const HASHER: FixedState = FixedState::with_seed(0x6f32_3030_6b5f_6261);
 
 struct Vocabulary {
     bpe: &'static BytePairEncoding,
-    ids: HashTable<u32>,
+    slots: HashTable<Slot>,
+}
+
+/// A token in the table: its id, its length and its first eight bytes (zero-padded).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    head: u64,
+    id: u32,
+    len: u32,
+}
+
+/// The first eight bytes of `word`, little-endian, zero-padded when it is shorter.
+fn head(word: &[u8]) -> u64 {
+    let mut bytes = [0u8; 8];
+    let n = word.len().min(8);
+    bytes[..n].copy_from_slice(&word[..n]);
+    u64::from_le_bytes(bytes)
 }
 
 static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| {
     let bpe = &tokenizer().bpe;
     let count = bpe.num_tokens();
-    let mut ids = HashTable::with_capacity(count);
+    let mut slots = HashTable::with_capacity(count);
     for id in 0..count as u32 {
-        ids.insert_unique(HASHER.hash_one(bpe.token_bytes(id)), id, |&id| {
-            HASHER.hash_one(bpe.token_bytes(id))
+        let bytes = bpe.token_bytes(id);
+        let slot = Slot {
+            head: head(bytes),
+            id,
+            len: u32::try_from(bytes.len()).expect("a token is short"),
+        };
+        slots.insert_unique(HASHER.hash_one(bytes), slot, |slot| {
+            HASHER.hash_one(bpe.token_bytes(slot.id))
         });
     }
-    Vocabulary { bpe, ids }
+    Vocabulary { bpe, slots }
 });
 
 /// The token whose bytes are `word`, if there is one.
 pub fn token_of(word: &[u8]) -> Option<u32> {
     let vocabulary = &*VOCABULARY;
+    let (wanted_head, wanted_len) = (head(word), word.len());
     vocabulary
-        .ids
-        .find(HASHER.hash_one(word), |&id| {
-            vocabulary.bpe.token_bytes(id) == word
+        .slots
+        .find(HASHER.hash_one(word), |slot| {
+            slot.len as usize == wanted_len
+                && slot.head == wanted_head
+                && (wanted_len <= 8 || vocabulary.bpe.token_bytes(slot.id)[8..] == word[8..])
         })
-        .copied()
+        .map(|slot| slot.id)
 }
 
 /// Builds the table now rather than on the first request.
@@ -72,5 +102,33 @@ mod tests {
         );
         assert_eq!(token_of(b"zqxjkvbw-not-a-token"), None);
         assert_eq!(token_of(b""), None);
+    }
+
+    #[test]
+    fn a_word_that_differs_from_a_token_past_its_head_or_in_length_is_not_that_token() {
+        let bpe = &tokenizer().bpe;
+        let by_scan =
+            |word: &[u8]| (0..bpe.num_tokens() as u32).find(|&id| bpe.token_bytes(id) == word);
+        let long: Vec<u32> = (0..bpe.num_tokens() as u32)
+            .filter(|&id| bpe.token_bytes(id).len() > 9)
+            .step_by(4001)
+            .collect();
+        assert!(long.len() > 3);
+        for id in long {
+            let bytes = bpe.token_bytes(id);
+            // The same first eight bytes, a different last one; one byte shorter; padded.
+            let mut changed = bytes.to_vec();
+            *changed.last_mut().unwrap() ^= 0x01;
+            let shorter = &bytes[..bytes.len() - 1];
+            let mut padded = bytes.to_vec();
+            padded.push(0);
+            for word in [&changed[..], shorter, &padded[..]] {
+                assert_eq!(token_of(word), by_scan(word), "{word:?}");
+            }
+        }
+        // A short word and the same bytes with a zero after them: the lengths tell them apart.
+        let the = token_of(b" the").unwrap();
+        assert_eq!(token_of(b" the\0"), by_scan(b" the\0"));
+        assert_ne!(token_of(b" the\0"), Some(the));
     }
 }
