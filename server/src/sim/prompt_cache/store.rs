@@ -16,6 +16,14 @@
 //! one of these few lists (a prefix lives the profile's idle lifetime, 30 minutes, 12 or 24
 //! hours), and one ordered set a leaf, not one by use and another by expiry, is all a write or
 //! an eviction keeps in order.
+//!
+//! The prefixes live in one vector, in the order they were written (a freed place is taken by
+//! the next write), and a prefix names its parent by its place there; a map finds a prefix's
+//! place by its hash. A request writes its chain of prefixes one after another, so a prefix's
+//! parent is usually beside it, and an eviction — which walks a chain from its leaf up, a
+//! parent after each child — reads neighbouring memory. When prefixes were found by hash alone,
+//! every parent was a cache miss in a table of ~30k 80-byte entries, and those misses were
+//! most of the cache's 14 % of the server's CPU under load (BENCHMARKS.md, "A fourth round").
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -25,16 +33,19 @@ use tokio::time::Instant;
 /// A cached prefix.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
+    /// The prefix's hash (its key in the index).
+    hash: u64,
     /// Tokens it holds (its length minus the prefix it extends).
     tokens: u64,
     /// Idle lifetime: it expires this long after its last use.
     ttl: Duration,
     last_used: Instant,
-    /// The prefix it extends, if that one is cached.
-    parent: Option<u64>,
+    /// The place of the prefix it extends, if that one is cached.
+    parent: Option<u32>,
     /// Cached prefixes that extend it directly.
     children: u32,
-    /// Orders entries used at the same instant (later writes and touches are more recent).
+    /// Orders entries used at the same instant (later writes and touches are more recent). No
+    /// two held entries have the same tick, so it decides every tie of last use.
     tick: u64,
 }
 
@@ -67,14 +78,18 @@ pub struct Evicted {
 #[derive(Debug)]
 struct Leaves {
     ttl: Duration,
-    /// Last use, the tick ordering uses at one instant, and the prefix.
-    by_use: BTreeSet<(Instant, u64, u64)>,
+    /// Last use, the tick ordering uses at one instant, and the prefix's place.
+    by_use: BTreeSet<(Instant, u64, u32)>,
 }
 
 /// The prefixes one replica holds.
 #[derive(Debug)]
 pub struct ReplicaCache {
-    entries: foldhash::HashMap<u64, Entry>,
+    /// Each held prefix's place in `slots`, by its hash.
+    index: foldhash::HashMap<u64, u32>,
+    /// The prefixes, at their places; a place in `free` holds none.
+    slots: Vec<Entry>,
+    free: Vec<u32>,
     /// The leaves, one list per lifetime (a handful).
     leaves: Vec<Leaves>,
     held_tokens: u64,
@@ -85,7 +100,9 @@ pub struct ReplicaCache {
 impl ReplicaCache {
     pub fn new(capacity_tokens: u64) -> Self {
         ReplicaCache {
-            entries: foldhash::HashMap::default(),
+            index: foldhash::HashMap::default(),
+            slots: Vec::new(),
+            free: Vec::new(),
             leaves: Vec::new(),
             held_tokens: 0,
             capacity_tokens,
@@ -106,7 +123,7 @@ impl ReplicaCache {
     /// then is dropped first.
     pub fn contains(&mut self, hash: u64, now: Instant, evicted: &mut Evicted) -> bool {
         evicted.expired += self.drop_expired(now, None);
-        self.entries.contains_key(&hash)
+        self.index.contains_key(&hash)
     }
 
     /// Marks prefix `hash` used at `now`, and with it every prefix it extends (its time to live
@@ -151,29 +168,33 @@ impl ReplicaCache {
         writes: &[Write],
         now: Instant,
     ) -> Evicted {
-        // The prefix touched or written last, out of the eviction orders until it is known
-        // whether the next write extends it (then it is no leaf, and is never listed).
-        let mut unlisted: Option<u64> = None;
-        if let Some((hash, ttl)) = touched {
-            unlisted = self.renew(hash, now, ttl);
+        // The place of the prefix touched or written last, out of the eviction orders until it
+        // is known whether the next write extends it (then it is no leaf, and is never listed).
+        let mut unlisted: Option<u32> = None;
+        if let Some((hash, ttl)) = touched
+            && let Some(&place) = self.index.get(&hash)
+        {
+            self.renew(place, now, ttl);
+            unlisted = Some(place);
         }
         let mut evicted = Evicted::default();
         for write in writes {
             evicted.expired += self.drop_expired(now, unlisted);
-            if self.entries.contains_key(&write.hash) {
+            if let Some(&place) = self.index.get(&write.hash) {
                 self.list_pending(unlisted.take());
-                unlisted = self.renew(write.hash, now, write.ttl);
+                self.renew(place, now, write.ttl);
+                unlisted = Some(place);
             } else {
                 // The prefix it extends is held (a leaf no more), or it starts a tree of its own.
                 let parent = write
                     .parent
-                    .filter(|parent| self.entries.contains_key(parent));
+                    .and_then(|parent| self.index.get(&parent).copied());
                 match parent {
                     // The write before, or the hit: extended, so never listed.
                     Some(parent) if unlisted == Some(parent) => {}
                     Some(parent) => {
                         self.list_pending(unlisted);
-                        let held = self.entries[&parent];
+                        let held = self.slots[parent as usize];
                         if held.children == 0 {
                             self.unlist(parent, &held);
                         }
@@ -181,9 +202,10 @@ impl ReplicaCache {
                     None => self.list_pending(unlisted),
                 }
                 if let Some(parent) = parent {
-                    self.entries.get_mut(&parent).expect("held").children += 1;
+                    self.slots[parent as usize].children += 1;
                 }
                 let entry = Entry {
+                    hash: write.hash,
                     tokens: write.tokens,
                     ttl: write.ttl,
                     last_used: now,
@@ -191,9 +213,10 @@ impl ReplicaCache {
                     children: 0,
                     tick: self.next_tick(),
                 };
-                self.entries.insert(write.hash, entry);
+                let place = self.place(entry);
+                self.index.insert(write.hash, place);
                 self.held_tokens += write.tokens;
-                unlisted = Some(write.hash);
+                unlisted = Some(place);
             }
             evicted.capacity += self.make_room(now, &mut evicted.expired, &mut unlisted);
         }
@@ -201,27 +224,41 @@ impl ReplicaCache {
         evicted
     }
 
-    /// Marks held prefix `hash` used at `now` for at least `ttl`, taking it out of the eviction
-    /// orders; returns it to be listed again ([`ReplicaCache::list_pending`]).
-    fn renew(&mut self, hash: u64, now: Instant, ttl: Duration) -> Option<u64> {
+    /// Puts `entry` in a free place, or a new one at the end.
+    fn place(&mut self, entry: Entry) -> u32 {
+        match self.free.pop() {
+            Some(place) => {
+                self.slots[place as usize] = entry;
+                place
+            }
+            None => {
+                let place = u32::try_from(self.slots.len()).expect("fewer than 2^32 prefixes");
+                self.slots.push(entry);
+                place
+            }
+        }
+    }
+
+    /// Marks the prefix at `place` used at `now` for at least `ttl`, taking it out of the
+    /// eviction orders; it is to be listed again ([`ReplicaCache::list_pending`]).
+    fn renew(&mut self, place: u32, now: Instant, ttl: Duration) {
         let tick = self.next_tick();
-        let entry = self.entries.get(&hash).copied()?;
-        self.unlist(hash, &entry);
-        let renewed = Entry {
+        let entry = self.slots[place as usize];
+        self.unlist(place, &entry);
+        self.slots[place as usize] = Entry {
             last_used: now.max(entry.last_used),
             ttl: entry.ttl.max(ttl),
             tick,
             ..entry
         };
-        self.entries.insert(hash, renewed);
-        Some(hash)
     }
 
-    /// Lists `hash` again, taken out by [`ReplicaCache::renew`] or just written, if it is a leaf.
-    fn list_pending(&mut self, hash: Option<u64>) {
-        if let Some(hash) = hash {
-            let entry = self.entries[&hash];
-            self.list(hash, &entry);
+    /// Lists the prefix at `place` again, taken out by [`ReplicaCache::renew`] or just written,
+    /// if it is a leaf.
+    fn list_pending(&mut self, place: Option<u32>) {
+        if let Some(place) = place {
+            let entry = self.slots[place as usize];
+            self.list(place, &entry);
         }
     }
 
@@ -236,30 +273,30 @@ impl ReplicaCache {
     /// Evicts least recently used leaves while more than the capacity is held; counts those
     /// that had expired in `expired`, returns the others.
     /// `unlisted`, a write's newest prefix out of the orders, would be the last to leave.
-    fn make_room(&mut self, now: Instant, expired: &mut u64, unlisted: &mut Option<u64>) -> u64 {
+    fn make_room(&mut self, now: Instant, expired: &mut u64, unlisted: &mut Option<u32>) -> u64 {
         let mut capacity = 0;
         // A parent the last eviction left a leaf with that leaf's last use: the least recently
         // used leaf now, so it is evicted next without being listed first.
-        let mut next: Option<u64> = None;
+        let mut next: Option<u32> = None;
         while self.held_tokens > self.capacity_tokens {
-            let (hash, listed) = match next.take() {
-                Some(hash) => (hash, false),
+            let (place, listed) = match next.take() {
+                Some(place) => (place, false),
                 None => match self.least_recently_used() {
-                    Some(hash) => (hash, true),
+                    Some(place) => (place, true),
                     None => match unlisted.take() {
-                        Some(hash) => (hash, false),
+                        Some(place) => (place, false),
                         None => break,
                     },
                 },
             };
-            let (entry, parent) = self.remove(hash, listed);
+            let (entry, parent) = self.remove(place, listed);
             if entry.expires() < now {
                 *expired += 1;
             } else {
                 capacity += 1;
             }
             if let Some(parent) = parent {
-                let held = self.entries[&parent];
+                let held = self.slots[parent as usize];
                 if (held.last_used, held.tick) == (entry.last_used, entry.tick) {
                     next = Some(parent);
                 } else {
@@ -273,31 +310,32 @@ impl ReplicaCache {
 
     /// Drops the leaves idle past their lifetime at `now` (and their ancestors left so), but for
     /// `unlisted`, which is out of the eviction orders while a write is under way.
-    fn drop_expired(&mut self, now: Instant, unlisted: Option<u64>) -> u64 {
+    fn drop_expired(&mut self, now: Instant, unlisted: Option<u32>) -> u64 {
         let mut dropped = 0;
-        while let Some((expires, hash)) = self.soonest_to_expire()
+        while let Some((expires, place)) = self.soonest_to_expire()
             && expires < now
         {
-            let (_, parent) = self.remove(hash, true);
+            let (_, parent) = self.remove(place, true);
             self.list_pending(parent.filter(|parent| Some(*parent) != unlisted));
             dropped += 1;
         }
         dropped
     }
 
-    /// Removes leaf `hash` (`listed` in the eviction orders, or a parent just left a leaf); its
-    /// parent, a leaf if this was its last extension, takes over its last use and lifetime
-    /// where they are later, and is returned then, not yet listed.
-    fn remove(&mut self, hash: u64, listed: bool) -> (Entry, Option<u64>) {
-        let entry = self.entries.remove(&hash).expect("a leaf is held");
+    /// Removes the leaf at `place` (`listed` in the eviction orders, or a parent just left a
+    /// leaf); its parent, a leaf if this was its last extension, takes over its last use and
+    /// lifetime where they are later, and is returned then, not yet listed.
+    fn remove(&mut self, place: u32, listed: bool) -> (Entry, Option<u32>) {
+        let entry = self.slots[place as usize];
+        self.index.remove(&entry.hash);
+        self.free.push(place);
         if listed {
-            self.unlist(hash, &entry);
+            self.unlist(place, &entry);
         }
         self.held_tokens -= entry.tokens;
         let mut leaf = None;
-        if let Some(parent_hash) = entry.parent
-            && let Some(parent) = self.entries.get_mut(&parent_hash)
-        {
+        if let Some(at) = entry.parent {
+            let parent = &mut self.slots[at as usize];
             parent.children -= 1;
             if entry.last_used > parent.last_used
                 || (entry.last_used == parent.last_used && entry.tick > parent.tick)
@@ -307,18 +345,18 @@ impl ReplicaCache {
             }
             parent.ttl = parent.ttl.max(entry.ttl);
             if parent.children == 0 {
-                leaf = Some(parent_hash);
+                leaf = Some(at);
             }
         }
         (entry, leaf)
     }
 
     /// Lists a leaf in the eviction orders (an entry with extensions is not listed).
-    fn list(&mut self, hash: u64, entry: &Entry) {
+    fn list(&mut self, place: u32, entry: &Entry) {
         if entry.children > 0 {
             return;
         }
-        let key = (entry.last_used, entry.tick, hash);
+        let key = (entry.last_used, entry.tick, place);
         match self
             .leaves
             .iter_mut()
@@ -334,35 +372,35 @@ impl ReplicaCache {
         }
     }
 
-    fn unlist(&mut self, hash: u64, entry: &Entry) {
+    fn unlist(&mut self, place: u32, entry: &Entry) {
         if let Some(leaves) = self
             .leaves
             .iter_mut()
             .find(|leaves| leaves.ttl == entry.ttl)
         {
-            leaves.by_use.remove(&(entry.last_used, entry.tick, hash));
+            leaves.by_use.remove(&(entry.last_used, entry.tick, place));
         }
     }
 
     /// The leaf used least recently (the earliest last use; the lower tick at one instant).
-    fn least_recently_used(&self) -> Option<u64> {
+    fn least_recently_used(&self) -> Option<u32> {
         self.leaves
             .iter()
             .filter_map(|leaves| leaves.by_use.first())
             .min()
-            .map(|&(_, _, hash)| hash)
+            .map(|&(_, _, place)| place)
     }
 
     /// The leaf that expires first, and when (the lower tick first at one instant).
-    fn soonest_to_expire(&self) -> Option<(Instant, u64)> {
+    fn soonest_to_expire(&self) -> Option<(Instant, u32)> {
         self.leaves
             .iter()
             .filter_map(|leaves| {
-                let &(last_used, tick, hash) = leaves.by_use.first()?;
-                Some((last_used + leaves.ttl, tick, hash))
+                let &(last_used, tick, place) = leaves.by_use.first()?;
+                Some((last_used + leaves.ttl, tick, place))
             })
             .min()
-            .map(|(expires, _, hash)| (expires, hash))
+            .map(|(expires, _, place)| (expires, place))
     }
 
     fn next_tick(&mut self) -> u64 {
@@ -378,11 +416,12 @@ mod tests {
     type Order = BTreeSet<(Instant, u64, u64)>;
 
     impl ReplicaCache {
-        /// The leaves by use and by expiry, each as one ordered set.
+        /// The leaves by use and by expiry, each as one ordered set (of their hashes).
         fn orders(&self) -> (Order, Order) {
             let mut orders = (Order::new(), Order::new());
             for leaves in &self.leaves {
-                for &(last_used, tick, hash) in &leaves.by_use {
+                for &(last_used, tick, place) in &leaves.by_use {
+                    let hash = self.slots[place as usize].hash;
                     orders.0.insert((last_used, tick, hash));
                     orders.1.insert((last_used + leaves.ttl, tick, hash));
                 }
@@ -509,7 +548,7 @@ mod tests {
             assert_eq!(batched.contains(hit, now, &mut evicted_batched), held);
             let hit = held.then_some(hit);
             assert_eq!(batched.held_tokens(), single.held_tokens());
-            assert_eq!(batched.entries.len(), single.entries.len());
+            assert_eq!(batched.index.len(), single.index.len());
             assert_eq!(batched.orders(), single.orders());
             assert_eq!(
                 evicted_batched.capacity + evicted_batched.expired,
