@@ -5,7 +5,7 @@ pub fn new_id(prefix: &str) -> String {
     let a: u64 = rand::random();
     let b: u32 = rand::random();
     // Written digit by digit into a string of the right size: `format!` grew it twice and
-    // formatted through `fmt` (~1 % of the server's CPU under load, five ids a turn).
+    // formatted through `fmt` (~1 % of the server's CPU under load, several ids a turn).
     let mut id = String::with_capacity(prefix.len() + 1 + 24);
     id.push_str(prefix);
     id.push('_');
