@@ -12,11 +12,14 @@
 //! (tether-apply-patch) ← [`commands`] (tether-coreutils: the command table) ← [`shell`] (the
 //! interpreter, here, as it runs on a [`Sandbox`]) ← [`tools`] (the model's tool calls).
 
+#[cfg(feature = "native")]
+pub mod corpus;
 pub mod js;
 pub mod limits;
 mod long_task;
 #[cfg(feature = "native")]
 pub mod native;
+mod plan;
 mod sample;
 mod sandbox;
 pub mod shell;

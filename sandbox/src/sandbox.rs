@@ -11,10 +11,10 @@ use serde::Serialize;
 
 use crate::changes::ChangeSet;
 use crate::js::JsRuntime;
-use crate::limits::{Clock, Limits, SystemClock, truncate_middle};
-use crate::shell::ast::Command;
+use crate::limits::{Clock, Limits, truncate_middle};
+use crate::plan::Plan;
+use crate::shell::ShellState;
 use crate::shell::exec::{Shell, Streams};
-use crate::tools::Plan;
 use crate::vfs::Vfs;
 
 /// What a command line printed and how it ended.
@@ -30,83 +30,61 @@ pub struct ShellOutput {
 /// One agent's machine. Not `Send`: it may hold a browser-side JS runtime, and wasm is
 /// single-threaded anyway.
 pub struct Sandbox {
-    pub(crate) vfs: Vfs,
-    pub(crate) cwd: String,
-    pub(crate) env: BTreeMap<String, String>,
-    pub(crate) limits: Limits,
-    pub(crate) js: Option<Box<dyn JsRuntime>>,
-    pub(crate) clock: Box<dyn Clock>,
+    pub(crate) state: ShellState,
     pub(crate) plan: Plan,
-    /// Shell functions defined so far; like variables, they persist across `run_shell` lines.
-    pub(crate) functions: BTreeMap<String, Command>,
 }
 
 impl Sandbox {
     /// A sandbox over `vfs`, in `/`, with default limits, the system clock and no JS runtime.
     pub fn new(vfs: Vfs) -> Self {
-        let env = [
-            ("HOME", "/"),
-            ("PWD", "/"),
-            ("PATH", "/usr/bin:/bin"),
-            ("USER", "user"),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
         Sandbox {
-            vfs,
-            cwd: "/".into(),
-            env,
-            limits: Limits::default(),
-            js: None,
-            clock: Box::new(SystemClock::default()),
+            state: ShellState::new(vfs),
             plan: Plan::default(),
-            functions: BTreeMap::new(),
         }
     }
 
     pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+        self.state.limits = limits;
         self
     }
 
     pub fn with_js_runtime(mut self, runtime: Box<dyn JsRuntime>) -> Self {
-        self.js = Some(runtime);
+        self.state.js = Some(runtime);
         self
     }
 
     pub fn with_clock(mut self, clock: Box<dyn Clock>) -> Self {
-        self.clock = clock;
+        self.state.clock = clock;
         self
     }
 
     pub fn vfs(&self) -> &Vfs {
-        &self.vfs
+        &self.state.vfs
     }
 
     /// Direct access to the tree (the UI's editor); such edits are not in any change set.
     pub fn vfs_mut(&mut self) -> &mut Vfs {
-        &mut self.vfs
+        &mut self.state.vfs
     }
 
     pub fn into_vfs(self) -> Vfs {
-        self.vfs
+        self.state.vfs
     }
 
     pub fn cwd(&self) -> &str {
-        &self.cwd
+        &self.state.cwd
     }
 
     pub fn limits(&self) -> &Limits {
-        &self.limits
+        &self.state.limits
     }
 
     pub fn env(&self) -> &BTreeMap<String, String> {
-        &self.env
+        &self.state.env
     }
 
     pub fn set_env(&mut self, name: &str, value: &str) {
-        self.env.insert(name.into(), value.into());
+        self.state.env.insert(name.into(), value.into());
     }
 
     /// The plan last sent with `update_plan`.
@@ -116,18 +94,20 @@ impl Sandbox {
 
     /// Runs a command line like a terminal would: `cd` and variables persist afterwards.
     pub async fn run_shell(&mut self, command_line: &str) -> ShellOutput {
-        let budget = self.limits.wall_clock_ms;
+        let budget = self.state.limits.wall_clock_ms;
         self.execute(command_line, budget).await
     }
 
     /// Runs a command line within `wall_clock_ms`, collecting output and changes.
     pub(crate) async fn execute(&mut self, command_line: &str, wall_clock_ms: u64) -> ShellOutput {
-        self.vfs.set_byte_limit(self.limits.max_fs_bytes);
-        self.vfs.take_changes();
+        self.state
+            .vfs
+            .set_byte_limit(self.state.limits.max_fs_bytes);
+        self.state.vfs.take_changes();
         let mut io = Streams::default();
         let exit_code = match crate::shell::parse(command_line) {
             Ok(script) => {
-                let mut shell = Shell::new(self, wall_clock_ms);
+                let mut shell = Shell::new(&mut self.state, wall_clock_ms);
                 shell.run(&script, &mut io).await
             }
             Err(e) => {
@@ -136,12 +116,12 @@ impl Sandbox {
                 2
             }
         };
-        let max = self.limits.max_stream_bytes;
+        let max = self.state.limits.max_stream_bytes;
         ShellOutput {
             stdout: truncate_middle(&String::from_utf8_lossy(&io.out), max),
             stderr: truncate_middle(&String::from_utf8_lossy(&io.err), max),
             exit_code,
-            changes: self.vfs.take_changes(),
+            changes: self.state.vfs.take_changes(),
         }
     }
 }

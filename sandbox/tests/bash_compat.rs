@@ -81,3 +81,35 @@ fn sandbox_matches_bash() {
         mismatches.join("\n")
     );
 }
+
+/// The agent corpus (`bash_compat/agents/`, see its README): command lines coding agents run,
+/// from public sources, each through bash and the sandbox on the same tree. Fails on a *wrong*
+/// line or under 97 % identical, the lines of `allow-list.txt` excused, and on a stale entry of
+/// that list. Prints the per-kind table and every line that is not identical.
+#[test]
+fn agent_corpus_agrees_with_bash() {
+    use tether_sandbox::corpus::{self, Corpus, Gate, Tally};
+
+    for tool in ["jq", "rg", "tree"] {
+        let found = Command::new(tool).arg("--version").output().is_ok();
+        assert!(
+            found,
+            "`{tool}` is missing: `cargo xtask setup` installs it"
+        );
+    }
+    let corpus = Corpus::load(&fixture().join("agents")).expect("the corpus loads");
+    assert!(
+        corpus.cases.len() >= 400,
+        "only {} lines",
+        corpus.cases.len()
+    );
+    let results = corpus::run_all(&corpus, |_| {}).expect("bash runs");
+    let tally = Tally::new(&results);
+    let gate = Gate::new(&results, &corpus.allowed);
+    println!("{}", tally.table("sandbox"));
+    println!(
+        "{}",
+        corpus::describe_disagreements(&results, &corpus.allowed)
+    );
+    assert!(gate.passes(), "{}", gate.problems().join("\n"));
+}

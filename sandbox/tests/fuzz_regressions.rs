@@ -180,3 +180,35 @@ fn a_failed_patch_restores_a_file_where_it_had_made_a_directory() {
     assert_eq!(tree(&vfs), before);
     assert_eq!(vfs.read("/r.txt").unwrap(), b"kept\n");
 }
+
+/// `arith` (through `shell::param::parse`): a multi-byte character right after `${!` or `${#`
+/// was sliced in the middle and panicked; it is a bad substitution, as in bash.
+#[test]
+fn a_multibyte_character_after_bang_or_hash_is_a_bad_substitution() {
+    for line in [
+        "echo ${!é}; echo not reached",
+        "echo ${#é}; echo not reached",
+    ] {
+        let out = run_within(5, line);
+        assert_eq!((out.stdout.as_str(), out.exit_code), ("", 1), "{line}");
+        assert!(
+            out.stderr.contains("bad substitution"),
+            "{line}: {}",
+            out.stderr
+        );
+    }
+}
+
+/// Found by the `jq` target within a minute of its first run: input JSON with a backslash
+/// before a multi-byte character (`"a\é"`) left the parser's position inside the character, and
+/// reporting the invalid escape sliced the text there and panicked.
+#[test]
+fn jq_reports_an_escape_before_a_multibyte_character() {
+    let output = run_within(20, r#"printf '"a\é"' | jq ."#);
+    assert_eq!(output.exit_code, 4, "{}", output.stderr);
+    assert!(
+        output.stderr.contains("parse error: Invalid escape"),
+        "{}",
+        output.stderr
+    );
+}

@@ -81,6 +81,17 @@ pub enum Task {
     Fuzz(FuzzArgs),
     /// PostgreSQL + N replicas + nginx on 127.0.0.1:8080; see docs/deployment.md.
     Deploy(DeployArgs),
+    /// The sandbox beside its peers (just-bash, rust-bash) and bash: agreement on the agent
+    /// corpus and time on 100k-line pipelines (`-- --part 1|2 --runs N`).
+    BenchSandbox {
+        /// Passed to the benchmark (`sandbox/benches/peers.rs`).
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<String>,
+    },
     /// The store benchmark: SQLite against PostgreSQL, 1-3 replicas behind nginx.
     BenchStore {
         /// How long each run lasts.
@@ -210,6 +221,12 @@ mod tests {
             parse(&["turn-cost"]).unwrap(),
             Some(Task::TurnCost)
         ));
+        let Some(Task::BenchSandbox { args }) =
+            parse(&["bench-sandbox", "--", "--part", "2", "--runs", "3"]).unwrap()
+        else {
+            panic!("bench-sandbox");
+        };
+        assert_eq!(args, strings(&["--part", "2", "--runs", "3"]));
         assert!(matches!(
             parse(&["bench-store"]).unwrap(),
             Some(Task::BenchStore { seconds: 8 })
@@ -277,12 +294,15 @@ mod tests {
         let seeds = fuzz(&["all", "10", "--seeds-only"]).unwrap();
         assert_eq!(
             (seeds.targets.len(), seeds.seconds, seeds.seeds_only),
-            (6, 10, true)
+            (FUZZ_TARGETS.len(), 10, true)
         );
         let minutes = fuzz(&["600"]).unwrap();
-        assert_eq!((minutes.targets.len(), minutes.seconds), (6, 600));
+        assert_eq!(
+            (minutes.targets.len(), minutes.seconds),
+            (FUZZ_TARGETS.len(), 600)
+        );
         let suite = fuzz(&["all", "--suite"]).unwrap();
-        assert!(suite.suite && suite.targets.len() == 6);
+        assert!(suite.suite && suite.targets.len() == FUZZ_TARGETS.len());
         for (target, _) in FUZZ_TARGETS {
             assert!(
                 SUITE_RUNS.iter().any(|(name, _)| *name == target),

@@ -569,7 +569,7 @@ impl Deployment {
         let replicas = self.replica_urls().join(",");
         let started = Instant::now();
         step(&format!(
-            "conformance (openai-python, openai-node, Codex CLI) through nginx at {}",
+            "conformance (openai-python, openai-node, the Agents SDKs, Codex CLI) through nginx at {}",
             self.url
         ));
         let conformance = Command::new("bash")

@@ -13,6 +13,7 @@
 //! cargo xtask link [-- ARGS]        tether-link (release): a TCP proxy adding RTT, bandwidth
 //! cargo xtask fuzz [TARGET] [SECS]  run the fuzz targets of fuzz/ (see fuzz/README.md)
 //! cargo xtask deploy [--test]       PostgreSQL, replicas and nginx (see docs/deployment.md)
+//! cargo xtask bench-sandbox [-- ARGS] the sandbox beside just-bash, rust-bash and bash
 //! cargo xtask bench-store [SECS]    the store benchmark, SQLite against PostgreSQL
 //! ```
 //!
@@ -64,6 +65,8 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
             setup::ensure_deployment()?;
             setup::ensure_valgrind()?;
             setup::ensure_llmsim(&root)?;
+            setup::ensure_shell_tools()?;
+            setup::ensure_rust_bash(&root)?;
             Ok(ExitCode::SUCCESS)
         }
         Task::Dist => {
@@ -82,6 +85,7 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
             setup::ensure_deployment()?;
             setup::ensure_valgrind()?;
             setup::ensure_llmsim(&root)?;
+            setup::ensure_shell_tools()?;
             suites::run_all(&root, &tools)
         }
         Task::Fuzz(args) => {
@@ -93,6 +97,28 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
             let options = args.options();
             setup::ensure_deployment()?;
             deploy::run(&root, &options)
+        }
+        Task::BenchSandbox { args } => {
+            // The peers: just-bash from package.json (npm ci), rust-bash built into target/tools.
+            setup::ensure(&root, false)?;
+            setup::ensure_shell_tools()?;
+            setup::ensure_rust_bash(&root)?;
+            step("benchmark: tether-sandbox beside just-bash, rust-bash and bash (release build)");
+            let mut cargo_args = vec![
+                "bench",
+                "-p",
+                "tether-sandbox",
+                "--features",
+                "native",
+                "--bench",
+                "peers",
+            ];
+            if !args.is_empty() {
+                cargo_args.push("--");
+                cargo_args.extend(args.iter().map(String::as_str));
+            }
+            cargo(&cargo_args)?;
+            Ok(ExitCode::SUCCESS)
         }
         Task::BenchStore { seconds } => {
             setup::ensure_deployment()?;

@@ -2,8 +2,10 @@
 //! the wasm32 target, wasm-bindgen-cli at the version `Cargo.lock` pins, the npm tools of
 //! `package.json` (wasm-opt from the `binaryen` package — never Debian's binaryen, whose wasm-opt
 //! 108 emits wasm that crashes in the browser — and playwright-core), for tests Debian's
-//! Chromium and ChromeDriver, for fuzzing cargo-fuzz and a C++ compiler (libFuzzer's), and for
-//! the engine tests llmsim, an OpenAI-compatible server to put Tether in front of.
+//! Chromium and ChromeDriver, for fuzzing cargo-fuzz and a C++ compiler (libFuzzer's), for
+//! the engine tests llmsim, an OpenAI-compatible server to put Tether in front of, for the
+//! sandbox's bash comparison the commands its agent corpus runs in real bash (jq, rg, tree), and
+//! for the sandbox's peers benchmark a runner of rust-bash (just-bash comes with the npm tools).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -110,6 +112,7 @@ fn ensure_npm_tools(root: &Path) -> Result<PathBuf> {
     let stamp = root.join("node_modules/.package-lock.json");
     let fresh = wasm_opt.exists()
         && root.join("node_modules/playwright-core").exists()
+        && root.join("node_modules/just-bash").exists()
         && modified(&stamp)
             .zip(modified(&lock))
             .is_some_and(|(s, l)| s >= l);
@@ -117,10 +120,12 @@ fn ensure_npm_tools(root: &Path) -> Result<PathBuf> {
         if output_of(Command::new("npm").arg("--version")).is_none() {
             bail!("npm is not available: install Node.js 20 (with npm)");
         }
-        step("installing npm tools (binaryen's wasm-opt, playwright-core)");
+        step("installing npm tools (binaryen's wasm-opt, playwright-core, just-bash)");
+        // --omit=optional: just-bash's optional compression add-ons are not needed, and one of
+        // them (@mongodb-js/zstd) would fetch a prebuilt binary from outside the registry.
         check(
             Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund"])
+                .args(["ci", "--omit=optional", "--no-audit", "--no-fund"])
                 .current_dir(root),
         )?;
     }
@@ -232,6 +237,71 @@ pub fn ensure_deployment() -> Result<()> {
         apt_install(&missing)?;
     }
     Ok(())
+}
+
+/// The commands the agent corpus (`sandbox/tests/bash_compat/agents`) runs in real bash beyond
+/// coreutils: Debian's `jq`, `ripgrep` and `tree`. Left alone when present.
+pub fn ensure_shell_tools() -> Result<()> {
+    let missing: Vec<&str> = [("jq", "jq"), ("rg", "ripgrep"), ("tree", "tree")]
+        .into_iter()
+        .filter(|(command, _)| which(command).is_none())
+        .map(|(_, package)| package)
+        .collect();
+    if !missing.is_empty() {
+        step(&format!(
+            "installing {} for the bash comparison (apt-get)",
+            missing.join(", ")
+        ));
+        apt_install(&missing)?;
+    }
+    Ok(())
+}
+
+/// The rust-bash release the sandbox's peers benchmark runs (`sandbox/benches/peers.rs`).
+pub const RUST_BASH_VERSION: &str = "0.3.0";
+
+/// Where `cargo xtask setup` installs the benchmark's rust-bash runner.
+pub fn rust_bash_root(root: &Path) -> PathBuf {
+    root.join("target/tools/rust-bash")
+}
+
+/// The peers benchmark's rust-bash runner (`sandbox/benches/peers/rust-bash`: rust-bash
+/// [`RUST_BASH_VERSION`] from crates.io behind a small JSON driver, its own Cargo.lock),
+/// built into [`rust_bash_root`] — a few minutes once — unless it is there and newer than its
+/// source.
+pub fn ensure_rust_bash(root: &Path) -> Result<PathBuf> {
+    let install = rust_bash_root(root);
+    let binary = install.join("bin/rust-bash-runner");
+    let source = root.join("sandbox/benches/peers/rust-bash");
+    let newest_source = ["Cargo.toml", "Cargo.lock", "src/main.rs"]
+        .iter()
+        .filter_map(|file| modified(&source.join(file)))
+        .max();
+    if modified(&binary)
+        .zip(newest_source)
+        .is_some_and(|(b, s)| b >= s)
+    {
+        return Ok(binary);
+    }
+    step(&format!(
+        "building the rust-bash {RUST_BASH_VERSION} runner into {} for the sandbox's peers \
+         benchmark; this takes a few minutes once",
+        install.display()
+    ));
+    let install_arg = install.to_string_lossy().into_owned();
+    let target_dir = install.join("build").to_string_lossy().into_owned();
+    let source_arg = source.to_string_lossy().into_owned();
+    cargo(&[
+        "install",
+        "--locked",
+        "--path",
+        &source_arg,
+        "--root",
+        &install_arg,
+        "--target-dir",
+        &target_dir,
+    ])?;
+    Ok(binary)
 }
 
 /// What the turn-cost check (`harness/benches/turn_cost.rs`) needs: Debian's valgrind, whose

@@ -131,7 +131,7 @@ pub fn run_all(root: &Path, tools: &Tools) -> Result<ExitCode> {
     results.push((e2e, e2e_result));
 
     // The official SDKs against the same server build; run.sh keeps the venv current.
-    let conformance_name = "conformance (openai-python, openai-node, Codex CLI)";
+    let conformance_name = "conformance (openai-python, openai-node, the Agents SDKs, Codex CLI)";
     let conformance_result = if server_built.is_ok() {
         let mut command = Command::new("bash");
         command
@@ -230,27 +230,31 @@ fn fuzz_suite() -> Result<Command> {
 
 /// The fuzz targets of `fuzz/` (cargo-fuzz's layout, libFuzzer), each with the dictionary of
 /// `fuzz/dicts/` it runs with. `fuzz/README.md` says what each one checks.
-pub const FUZZ_TARGETS: [(&str, &str); 6] = [
+pub const FUZZ_TARGETS: [(&str, &str); 8] = [
     ("client_frame", "json"),
     ("request", "json"),
     ("sse", "sse"),
     ("apply_patch", "apply_patch"),
     ("shell", "shell"),
+    ("arith", "arith"),
     ("awk", "awk"),
+    ("jq", "jq"),
 ];
 
 /// How many inputs each target runs in `cargo xtask test` (`--suite`): about 10 seconds each on
-/// this kind of machine, a minute for all six. A fixed count from a fixed seed: the same amount
-/// of work on any machine, the committed seeds replayed first, and mostly the same inputs (not
-/// exactly: what libFuzzer keeps follows coverage, which hash-map order and the clock move).
+/// this kind of machine, about 80 s for all eight. A fixed count from a fixed seed: the same
+/// amount of work on any machine, the committed seeds replayed first, and mostly the same inputs
+/// (not exactly: what libFuzzer keeps follows coverage, which hash-map order and the clock move).
 /// Exploring is `cargo xtask fuzz`'s job, with libFuzzer's random seeds.
-pub(crate) const SUITE_RUNS: [(&str, u64); 6] = [
+pub(crate) const SUITE_RUNS: [(&str, u64); 8] = [
     ("client_frame", 250_000),
     ("request", 400_000),
     ("sse", 45_000),
     ("apply_patch", 400_000),
     ("shell", 60_000),
+    ("arith", 100_000),
     ("awk", 40_000),
+    ("jq", 50_000),
 ];
 
 /// libFuzzer's `-seed` in the suite.

@@ -1,6 +1,7 @@
 //! `diff` between two files: the normal format, `-u` unified (headers carry the file names
 //! without timestamps — the VFS has none), `-q` brief. Exit 0 when equal, 1 when different,
-//! 2 on trouble, as GNU diff.
+//! 2 on trouble, as GNU diff. Other options (-w, -b, -r, -y, …) and directory operands are
+//! refused by name.
 
 use similar::DiffOp;
 
@@ -82,9 +83,16 @@ pub fn diff(ctx: &mut Ctx, args: &[String]) -> i32 {
         Ok(o) => o,
         Err(e) => return usage_error(ctx, &e, 2),
     };
+    if let Err(refusal) = opts.refuse_unknown("diff", "uqU") {
+        return usage_error(ctx, &refusal, 2);
+    }
     let [a, b] = opts.operands.as_slice() else {
         return usage_error(ctx, "diff: missing operand", 2);
     };
+    if [a, b].iter().any(|name| ctx.vfs.is_dir(&ctx.resolve(name))) {
+        let what = format!("diff: comparing directories{}", super::REFUSAL);
+        return usage_error(ctx, &what, 2);
+    }
     let mut texts = Vec::new();
     for name in [a, b] {
         match ctx.read_operand(name) {

@@ -1,5 +1,5 @@
-//! Commands over files and directories: `ls`, `cat`, `mkdir`, `rm`, `mv`, `cp`, `touch`,
-//! `tree`, `find`, `pwd`, `basename`, `dirname`. Messages follow GNU coreutils under `LC_ALL=C`.
+//! Commands over files and directories: `ls`, `mkdir`, `rm`, `mv`, `cp`, `touch`,
+//! `tee`, `tree`, `pwd`, `basename`, `dirname`. Messages follow GNU coreutils under `LC_ALL=C`.
 
 use super::{Ctx, parse_opts, usage_error};
 use tether_vfs::glob;
@@ -46,37 +46,6 @@ pub fn dirname(ctx: &mut Ctx, args: &[String]) -> i32 {
     0
 }
 
-pub fn cat(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let opts = match parse_opts("cat", args, "", &[("number", 'n')], None) {
-        Ok(o) => o,
-        Err(e) => return usage_error(ctx, &e, 1),
-    };
-    let files = if opts.operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        opts.operands.clone()
-    };
-    let mut status = 0;
-    let mut number = 0;
-    for name in files {
-        match ctx.read_operand(&name) {
-            Ok(data) if opts.has('n') => {
-                for line in data.split_inclusive(|b| *b == b'\n') {
-                    number += 1;
-                    ctx.print(&format!("{number:>6}\t"));
-                    ctx.write(line);
-                }
-            }
-            Ok(data) => ctx.write(&data),
-            Err(e) => {
-                ctx.warn(&format!("cat: {name}: {e}"));
-                status = 1;
-            }
-        }
-    }
-    status
-}
-
 pub fn mkdir(ctx: &mut Ctx, args: &[String]) -> i32 {
     let opts = match parse_opts("mkdir", args, "m", &[("parents", 'p')], None) {
         Ok(o) => o,
@@ -120,6 +89,40 @@ pub fn touch(ctx: &mut Ctx, args: &[String]) -> i32 {
             status = 1;
         }
     }
+    status
+}
+
+/// `tee [-a] FILE…`: stdin to stdout and to each file (appended with `-a`); `/dev/null`
+/// and `/dev/stderr` are the devices. `-i` and `-p` concern signals and pipes, which the
+/// sandbox's commands do not meet, and change nothing.
+pub fn tee(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let long = [("append", 'a'), ("ignore-interrupts", 'i')];
+    let opts = match parse_opts("tee", args, "", &long, None) {
+        Ok(o) => o,
+        Err(e) => return usage_error(ctx, &e, 1),
+    };
+    if let Err(refusal) = opts.refuse_unknown("tee", "aip") {
+        return usage_error(ctx, &refusal, 1);
+    }
+    let data = ctx.stdin.take_all();
+    let mut status = 0;
+    for name in &opts.operands {
+        let path = ctx.resolve(name);
+        let written = match path.as_str() {
+            "/dev/null" => Ok(()),
+            "/dev/stderr" => {
+                ctx.err.extend_from_slice(&data);
+                Ok(())
+            }
+            _ if opts.has('a') => ctx.vfs.append(&path, &data),
+            _ => ctx.vfs.write(&path, data.clone()),
+        };
+        if let Err(e) = written {
+            ctx.warn(&format!("tee: {name}: {e}"));
+            status = 1;
+        }
+    }
+    ctx.write(&data);
     status
 }
 
@@ -263,10 +266,24 @@ fn copy_tree(ctx: &mut Ctx, from: &str, to: &str) -> Result<(), VfsError> {
 }
 
 pub fn ls(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let opts = match parse_opts("ls", args, "", &[("all", 'a'), ("recursive", 'R')], None) {
+    let long = [
+        ("all", 'a'),
+        ("almost-all", 'A'),
+        ("recursive", 'R'),
+        ("directory", 'd'),
+        ("reverse", 'r'),
+        ("ignore", 'I'),
+        ("classify", 'F'),
+    ];
+    let opts = match parse_opts("ls", args, "I", &long, None) {
         Ok(o) => o,
         Err(e) => return usage_error(ctx, &e, 2),
     };
+    // -t and -U: every entry has the same time here, so name order is GNU's order too.
+    if let Err(refusal) = opts.refuse_unknown("ls", "aARdrIlhFp1tU") {
+        return usage_error(ctx, &refusal, 2);
+    }
+    let ignored = |name: &str| opts.all('I').any(|pattern| glob::matches(pattern, name));
     let operands = if opts.operands.is_empty() {
         vec![".".to_string()]
     } else {
@@ -283,15 +300,23 @@ pub fn ls(ctx: &mut Ctx, args: &[String]) -> i32 {
                 ));
                 status = 2;
             }
-            Some(EntryKind::File) => files.push(name.clone()),
-            Some(EntryKind::Dir) => dirs.push(name.clone()),
+            Some(EntryKind::Dir) if !opts.has('d') => dirs.push(name.clone()),
+            Some(_) => files.push(name.clone()),
         }
     }
     files.sort();
     dirs.sort();
-    let long = opts.has('l');
+    if opts.has('r') {
+        files.reverse();
+        dirs.reverse();
+    }
     let rows: Vec<(String, String)> = files.iter().map(|f| (f.clone(), ctx.resolve(f))).collect();
-    print_entries(ctx, &rows, long, false, opts.has('F') || opts.has('p'));
+    let style = Style {
+        long: opts.has('l'),
+        human: opts.has('h'),
+        classify: opts.has('F') || opts.has('p'),
+    };
+    print_entries(ctx, &rows, &style, false);
     let headers = operands.len() > 1 || opts.has('R');
     let mut first = files.is_empty();
     let mut queue: Vec<String> = dirs;
@@ -306,14 +331,17 @@ pub fn ls(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
         let path = ctx.resolve(&dir);
         let mut rows = Vec::new();
-        if opts.has('a') {
+        if opts.has('a') && !opts.has('r') {
             rows.push((".".to_string(), path.clone()));
             rows.push(("..".to_string(), vfs::parent(&path).to_string()));
         }
-        let entries = ctx.vfs.list(&path).unwrap_or_default();
+        let mut entries = ctx.vfs.list(&path).unwrap_or_default();
+        if opts.has('r') {
+            entries.reverse();
+        }
         let mut subdirs = Vec::new();
         for (name, kind) in entries {
-            if name.starts_with('.') && !opts.has('a') && !opts.has('A') {
+            if (name.starts_with('.') && !opts.has('a') && !opts.has('A')) || ignored(&name) {
                 continue;
             }
             if kind == EntryKind::Dir {
@@ -326,7 +354,11 @@ pub fn ls(ctx: &mut Ctx, args: &[String]) -> i32 {
             }
             rows.push((name.clone(), vfs::join(&path, &name)));
         }
-        print_entries(ctx, &rows, long, true, opts.has('F') || opts.has('p'));
+        if opts.has('a') && opts.has('r') {
+            rows.push(("..".to_string(), vfs::parent(&path).to_string()));
+            rows.push((".".to_string(), path.clone()));
+        }
+        print_entries(ctx, &rows, &style, true);
         if opts.has('R') {
             for sub in subdirs.into_iter().rev() {
                 queue.push(sub);
@@ -336,13 +368,45 @@ pub fn ls(ctx: &mut Ctx, args: &[String]) -> i32 {
     status
 }
 
-fn print_entries(
-    ctx: &mut Ctx,
-    rows: &[(String, String)],
+/// How `ls` prints entries: `-l`, `-h` and `-F`/`-p`.
+struct Style {
     long: bool,
-    total: bool,
+    human: bool,
     classify: bool,
-) {
+}
+
+/// A size as `ls -h` and `du -h` print it: bytes below 1024, else one decimal below 10 and
+/// none above, rounded up, with the unit (`4.0K`, `16K`, `1.5M`).
+pub(crate) fn human_size(bytes: u64) -> String {
+    let mut value = bytes as f64;
+    let mut unit = "";
+    for next in ["K", "M", "G", "T"] {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = next;
+    }
+    if unit.is_empty() {
+        bytes.to_string()
+    } else if value < 10.0 {
+        let tenths = (value * 10.0).ceil() / 10.0;
+        if tenths >= 10.0 {
+            format!("10{unit}")
+        } else {
+            format!("{tenths:.1}{unit}")
+        }
+    } else {
+        format!("{}{unit}", value.ceil())
+    }
+}
+
+fn print_entries(ctx: &mut Ctx, rows: &[(String, String)], style: &Style, total: bool) {
+    let Style {
+        long,
+        human,
+        classify,
+    } = *style;
     if long {
         let sizes: Vec<usize> = rows
             .iter()
@@ -353,12 +417,30 @@ fn print_entries(
             .collect();
         if total {
             let blocks: usize = sizes.iter().map(|s| s.div_ceil(4096) * 4).sum();
+            let blocks = if human {
+                human_size(blocks as u64 * 1024)
+            } else {
+                blocks.to_string()
+            };
             ctx.print(&format!("total {blocks}\n"));
         }
-        let width = sizes.iter().map(|s| s.to_string().len()).max().unwrap_or(1);
+        let sizes: Vec<String> = sizes
+            .iter()
+            .map(|s| {
+                if human {
+                    human_size(*s as u64)
+                } else {
+                    s.to_string()
+                }
+            })
+            .collect();
+        let width = sizes.iter().map(String::len).max().unwrap_or(1);
         for ((name, path), size) in rows.iter().zip(sizes) {
             let (mode, links) = if ctx.vfs.is_dir(path) {
-                ("drwxr-xr-x", 2)
+                // A directory's links: its name, its `.`, and each subdirectory's `..`.
+                let list = ctx.vfs.list(path).unwrap_or_default();
+                let subdirs = list.iter().filter(|(_, k)| *k == EntryKind::Dir).count();
+                ("drwxr-xr-x", 2 + subdirs)
             } else {
                 ("-rw-r--r--", 1)
             };
@@ -460,169 +542,6 @@ fn tree_level(
             *counts.1 += 1;
         }
     }
-}
-
-/// A `find` expression: `-o` of implicit-`-a` chains of (possibly negated) tests.
-enum Test {
-    Name(String, bool),
-    Path(String),
-    Type(EntryKind),
-    Empty,
-    True,
-    Not(Box<Test>),
-    And(Vec<Test>),
-    Or(Vec<Test>),
-}
-
-struct FindEntry<'a> {
-    shown: &'a str,
-    kind: EntryKind,
-    empty: bool,
-}
-
-impl Test {
-    fn eval(&self, entry: &FindEntry) -> bool {
-        match self {
-            Test::Name(pattern, fold) => {
-                let name = entry.shown.rsplit('/').next().unwrap_or(entry.shown);
-                if *fold {
-                    glob::matches(&pattern.to_lowercase(), &name.to_lowercase())
-                } else {
-                    glob::matches(pattern, name)
-                }
-            }
-            Test::Path(pattern) => glob::matches(pattern, entry.shown),
-            Test::Type(kind) => entry.kind == *kind,
-            Test::Empty => entry.empty,
-            Test::True => true,
-            Test::Not(inner) => !inner.eval(entry),
-            Test::And(all) => all.iter().all(|t| t.eval(entry)),
-            Test::Or(any) => any.iter().any(|t| t.eval(entry)),
-        }
-    }
-}
-
-struct FindExpr {
-    test: Test,
-    min_depth: usize,
-    max_depth: usize,
-}
-
-fn parse_find(args: &[String]) -> Result<FindExpr, String> {
-    let mut min_depth = 0;
-    let mut max_depth = usize::MAX;
-    let mut alternatives = Vec::new();
-    let mut chain = Vec::new();
-    let mut negate = false;
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        let mut value = |name: &str| {
-            iter.next()
-                .cloned()
-                .ok_or_else(|| format!("find: missing argument to `{name}'"))
-        };
-        let test = match arg.as_str() {
-            "!" | "-not" => {
-                negate = !negate;
-                continue;
-            }
-            "-o" | "-or" => {
-                alternatives.push(Test::And(std::mem::take(&mut chain)));
-                continue;
-            }
-            "-a" | "-and" | "-print" => continue,
-            "-name" => Test::Name(value("-name")?, false),
-            "-iname" => Test::Name(value("-iname")?, true),
-            "-path" | "-wholename" => Test::Path(value(arg)?),
-            "-type" => match value("-type")?.as_str() {
-                "f" => Test::Type(EntryKind::File),
-                "d" => Test::Type(EntryKind::Dir),
-                other => return Err(format!("find: Unknown argument to -type: {other}")),
-            },
-            "-empty" => Test::Empty,
-            "-maxdepth" | "-mindepth" => {
-                let raw = value(arg)?;
-                let n: usize = raw.parse().map_err(|_| {
-                    format!("find: Expected a positive decimal integer argument to {arg}, but got `{raw}'")
-                })?;
-                if arg == "-maxdepth" {
-                    max_depth = n;
-                } else {
-                    min_depth = n;
-                }
-                Test::True
-            }
-            other => return Err(format!("find: unknown predicate `{other}'")),
-        };
-        chain.push(if std::mem::take(&mut negate) {
-            Test::Not(Box::new(test))
-        } else {
-            test
-        });
-    }
-    alternatives.push(Test::And(chain));
-    Ok(FindExpr {
-        test: Test::Or(alternatives),
-        min_depth,
-        max_depth,
-    })
-}
-
-pub fn find(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let split = args
-        .iter()
-        .position(|a| a.starts_with('-') || a == "!" || a == "(")
-        .unwrap_or(args.len());
-    let (roots, expr) = args.split_at(split);
-    let roots = if roots.is_empty() {
-        vec![".".to_string()]
-    } else {
-        roots.to_vec()
-    };
-    let expr = match parse_find(expr) {
-        Ok(expr) => expr,
-        Err(e) => return usage_error(ctx, &e, 1),
-    };
-    let mut status = 0;
-    for root in roots {
-        let path = ctx.resolve(&root);
-        let Some(kind) = ctx.vfs.kind(&path) else {
-            ctx.warn(&format!("find: '{root}': No such file or directory"));
-            status = 1;
-            continue;
-        };
-        let mut found = vec![(root.clone(), kind, 0usize, path.clone())];
-        if kind == EntryKind::Dir {
-            for (descendant, kind) in ctx.vfs.descendants(&path) {
-                let rel = &descendant[path.len()..].trim_start_matches('/');
-                let depth = rel.split('/').count();
-                let shown = if root.ends_with('/') {
-                    format!("{root}{rel}")
-                } else {
-                    format!("{root}/{rel}")
-                };
-                found.push((shown, kind, depth, descendant));
-            }
-        }
-        for (shown, kind, depth, real) in found {
-            if depth < expr.min_depth || depth > expr.max_depth {
-                continue;
-            }
-            let empty = match kind {
-                EntryKind::Dir => ctx.vfs.list(&real).map(|l| l.is_empty()).unwrap_or(true),
-                EntryKind::File => ctx.vfs.read(&real).map(|d| d.is_empty()).unwrap_or(true),
-            };
-            let entry = FindEntry {
-                shown: &shown,
-                kind,
-                empty,
-            };
-            if expr.test.eval(&entry) {
-                ctx.print(&format!("{shown}\n"));
-            }
-        }
-    }
-    status
 }
 
 #[cfg(test)]

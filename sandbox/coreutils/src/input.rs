@@ -33,4 +33,44 @@ impl Input {
         self.pos += end.map_or(rest.len(), |e| e + 1);
         Some((text, end.is_some()))
     }
+
+    /// The next record for the shell's `read`: up to `delimiter` (consumed, not returned) or
+    /// after `max_chars` characters, whichever comes first, and whether the delimiter ended
+    /// it; `None` at end of input.
+    pub fn read_record(
+        &mut self,
+        delimiter: Option<u8>,
+        max_chars: Option<usize>,
+    ) -> Option<(String, bool)> {
+        let rest = self.data.get(self.pos..)?;
+        if rest.is_empty() {
+            return None;
+        }
+        let mut end = 0;
+        let mut chars = 0;
+        while end < rest.len() && max_chars.is_none_or(|max| chars < max) {
+            if Some(rest[end]) == delimiter {
+                let text = String::from_utf8_lossy(&rest[..end]).into_owned();
+                self.pos += end + 1;
+                return Some((text, true));
+            }
+            let width = match rest[end] {
+                b if b < 0x80 => 1,
+                b if b >= 0xf0 => 4,
+                b if b >= 0xe0 => 3,
+                b if b >= 0xc0 => 2,
+                _ => 1,
+            };
+            end = (end + width).min(rest.len());
+            chars += 1;
+        }
+        let text = String::from_utf8_lossy(&rest[..end]).into_owned();
+        self.pos += end;
+        Some((text, max_chars.is_some_and(|max| chars >= max)))
+    }
+
+    /// Whether everything has been read.
+    pub fn is_empty(&self) -> bool {
+        self.pos >= self.data.len()
+    }
 }

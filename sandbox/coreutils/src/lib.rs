@@ -1,19 +1,31 @@
 //! The command table: every program the shell can run besides the interpreter's own builtins
 //! (`cd`, `export`, `read`, `node`, …). A command gets a [`Ctx`] — the VFS, the working
 //! directory, the environment and its streams — and returns its exit status. Each file holds one
-//! family: files and directories, text filters, search, `sed`, `awk`, `diff`, `test`,
-//! `apply_patch`. The crate knows nothing of the shell that calls it: no I/O, no clock, no
-//! processes — it compiles for wasm32 and native alike.
+//! family: files and directories, `cat`, `find`, `du`, line filters, `sort`, columns, `tr`, printers, search, `sed`,
+//! `awk`, `jq`, `diff`, `expr`, `test`, `apply_patch`. The crate knows nothing of the shell that calls
+//! it: no I/O, no clock, no processes — it compiles for wasm32 and native alike.
 
 mod apply_patch;
 mod awk;
+mod cat;
+mod cformat;
+mod clock;
+mod columns;
 mod diff;
+mod du;
+mod encoding;
+mod expr;
 mod files;
+mod find;
 mod input;
+mod jq;
+mod print;
 pub mod search;
 mod sed;
+mod sort;
 mod test;
 mod text;
+mod tr;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -37,37 +49,52 @@ pub struct Ctx<'a> {
 
 pub type Command = fn(&mut Ctx, &[String]) -> i32;
 
+/// How a refusal ends: a command that meets a construct or option it lacks exits non-zero
+/// with `NAME: CONSTRUCT: not supported in this sandbox` on stderr, and the shell then ends the
+/// script (`sandbox/README.md`, "Refusals").
+pub const REFUSAL: &str = ": not supported in this sandbox";
+
 const TABLE: &[(&str, Command)] = &[
     ("apply_patch", apply_patch::apply_patch),
     ("awk", awk::awk),
     ("applypatch", apply_patch::apply_patch),
     ("basename", files::basename),
-    ("cat", files::cat),
+    ("cat", cat::cat),
+    ("comm", columns::comm),
     ("cp", files::cp),
-    ("cut", text::cut),
+    ("cut", columns::cut),
     ("diff", diff::diff),
+    ("du", du::du),
     ("dirname", files::dirname),
-    ("echo", text::echo),
+    ("echo", print::echo),
+    ("egrep", search::egrep),
+    ("expr", expr::expr),
     ("false", |_, _| 1),
-    ("find", files::find),
+    ("fgrep", search::fgrep),
+    ("find", find::find),
     ("grep", search::grep),
     ("head", text::head),
+    ("jq", jq::jq),
     ("ls", files::ls),
     ("mkdir", files::mkdir),
     ("mv", files::mv),
     ("nl", text::nl),
-    ("printf", text::printf),
+    ("paste", columns::paste),
+    ("printf", print::printf),
     ("pwd", files::pwd),
+    ("rev", text::rev),
     ("rg", search::rg),
     ("rm", files::rm),
     ("sed", sed::sed),
-    ("seq", text::seq),
-    ("sort", text::sort),
+    ("seq", print::seq),
+    ("sort", sort::sort),
+    ("tac", text::tac),
     ("tail", text::tail),
+    ("tee", files::tee),
     ("test", test::test),
     ("[", test::bracket),
     ("touch", files::touch),
-    ("tr", text::tr),
+    ("tr", tr::tr),
     ("tree", files::tree),
     ("true", |_, _| 0),
     (":", |_, _| 0),
@@ -78,8 +105,40 @@ const TABLE: &[(&str, Command)] = &[
 
 /// Names the interpreter handles itself (listed so `which` knows them).
 const BUILTINS: &[&str] = &[
-    "cd", "export", "unset", "set", "read", "exit", "node", "bash", "sh", "eval", "source", ".",
-    "break", "continue", "xargs", "env", "return", "local", "shift",
+    "cd",
+    "export",
+    "unset",
+    "set",
+    "read",
+    "exit",
+    "node",
+    "bash",
+    "sh",
+    "eval",
+    "source",
+    ".",
+    "break",
+    "continue",
+    "xargs",
+    "env",
+    "return",
+    "local",
+    "shift",
+    "declare",
+    "typeset",
+    "readonly",
+    "let",
+    "trap",
+    "mapfile",
+    "readarray",
+    "shopt",
+    "command",
+    "type",
+    "getopts",
+    "pushd",
+    "popd",
+    "dirs",
+    "exec",
 ];
 
 pub fn lookup(name: &str) -> Option<Command> {
@@ -184,6 +243,17 @@ impl Opts {
             .iter()
             .filter(move |(f, _)| *f == flag)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The refusal for the first option given that is not in `known` (flags and options with
+    /// values alike), for a command that would otherwise run as if it had not been given:
+    /// `sort: -V: not supported in this sandbox`.
+    pub fn refuse_unknown(&self, cmd: &str, known: &str) -> Result<(), String> {
+        let given = self.flags.iter().chain(self.values.iter().map(|(f, _)| f));
+        match given.into_iter().find(|flag| !known.contains(**flag)) {
+            Some(flag) => Err(format!("{cmd}: -{flag}{REFUSAL}")),
+            None => Ok(()),
+        }
     }
 }
 

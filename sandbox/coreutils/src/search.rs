@@ -9,8 +9,33 @@ use super::{Ctx, Opts, lines, parse_opts, usage_error};
 use tether_vfs::glob;
 use tether_vfs::{self as vfs, EntryKind};
 
+/// Why a POSIX regular expression has no translation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PatternError {
+    /// Not a valid expression: GNU's message.
+    Invalid(String),
+    /// Valid, but beyond the `regex` crate (back-references): what it is.
+    Refused(String),
+}
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PatternError::Invalid(message) => f.write_str(message),
+            PatternError::Refused(what) => write!(f, "{what}: not supported in this sandbox"),
+        }
+    }
+}
+
+impl From<PatternError> for String {
+    fn from(error: PatternError) -> Self {
+        error.to_string()
+    }
+}
+
 /// Translates a POSIX regular expression (basic when `extended` is false) to `regex` syntax.
-pub fn translate_posix(pattern: &str, extended: bool) -> Result<String, String> {
+/// GNU's `` \` `` and `\'` become `\A` and `\z`; back-references are refused.
+pub fn translate_posix(pattern: &str, extended: bool) -> Result<String, PatternError> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut out = String::new();
     let mut i = 0;
@@ -21,8 +46,9 @@ pub fn translate_posix(pattern: &str, extended: bool) -> Result<String, String> 
         at_start = false;
         match c {
             '[' => {
-                let (class, len) = bracket(&chars[i..])
-                    .ok_or_else(|| "Unmatched [, [^, [:, [., or [=".to_string())?;
+                let (class, len) = bracket(&chars[i..]).ok_or_else(|| {
+                    PatternError::Invalid("Unmatched [, [^, [:, [., or [=".to_string())
+                })?;
                 out.push_str(&class);
                 i += len;
                 continue;
@@ -36,6 +62,13 @@ pub fn translate_posix(pattern: &str, extended: bool) -> Result<String, String> 
                         at_start = next == '(' || next == '|';
                     }
                     '<' | '>' => out.push_str("\\b"),
+                    '`' => out.push_str("\\A"),
+                    '\'' => out.push_str("\\z"),
+                    '1'..='9' => {
+                        return Err(PatternError::Refused(format!(
+                            "back-reference \\{next} in a regular expression"
+                        )));
+                    }
                     'w' | 'W' | 's' | 'S' | 'b' | 'B' => {
                         out.push('\\');
                         out.push(next);
@@ -190,6 +223,8 @@ struct Report {
     after: usize,
     /// Whether any line was printed yet, so context groups get their `--` separators.
     printed: std::cell::Cell<bool>,
+    /// `-m NUM`: the selected lines to stop after, in each file.
+    max: usize,
 }
 
 /// Searches one file's content; returns whether anything matched.
@@ -217,6 +252,9 @@ fn search(ctx: &mut Ctx, name: &str, data: &[u8], matcher: &Matcher, report: &Re
     }
     let mut count = 0;
     for (index, line) in lines(data).iter().enumerate() {
+        if count >= report.max {
+            break;
+        }
         if !matcher.is_match(line) {
             continue;
         }
@@ -302,9 +340,14 @@ fn search_with_context(
         *last = Some(index);
         report.printed.set(true);
     };
+    let mut found = 0;
     for (index, line) in all.iter().enumerate() {
-        if matcher.is_match(line) {
+        if found >= report.max && after_left == 0 {
+            break;
+        }
+        if found < report.max && matcher.is_match(line) {
             matched = true;
+            found += 1;
             let start = index
                 .saturating_sub(report.before)
                 .max(last_printed.map_or(0, |l| l + 1));
@@ -417,10 +460,22 @@ pub fn grep(ctx: &mut Ctx, args: &[String]) -> i32 {
         ("after-context", 'A'),
         ("before-context", 'B'),
         ("context", 'C'),
+        ("max-count", 'm'),
     ];
     let opts = match parse_opts("grep", args, "e\u{1}\u{2}\u{3}\u{4}fmABC", &long, None) {
         Ok(o) => o,
         Err(e) => return usage_error(ctx, &e, 2),
+    };
+    if let Err(refusal) =
+        opts.refuse_unknown("grep", "rRniylLvEFPcewxoqshHfmABC\u{1}\u{2}\u{3}\u{4}")
+    {
+        return usage_error(ctx, &refusal, 2);
+    }
+    let max = match opts.value('m').map(str::parse::<i64>) {
+        None => usize::MAX,
+        // As GNU grep: a negative count is no limit.
+        Some(Ok(n)) => usize::try_from(n).unwrap_or(usize::MAX),
+        Some(Err(_)) => return usage_error(ctx, "grep: invalid max count", 2),
     };
     let mut operands = opts.operands.clone();
     let mut patterns: Vec<String> = opts.all('e').map(str::to_string).collect();
@@ -509,8 +564,15 @@ pub fn grep(ctx: &mut Ctx, args: &[String]) -> i32 {
             }
         }
     }
+    // As GNU grep: file names prefix the lines when there are several operands, or when -r
+    // walks a directory — not for -r over a single file.
+    let walks_a_directory = recursive
+        && (operands.is_empty()
+            || operands
+                .iter()
+                .any(|operand| ctx.vfs.kind(&ctx.resolve(operand)) == Some(EntryKind::Dir)));
     let report = Report {
-        names: !opts.has('h') && (opts.has('H') || recursive || operands.len() > 1),
+        names: !opts.has('h') && (opts.has('H') || walks_a_directory || operands.len() > 1),
         numbers: opts.has('n'),
         count: opts.has('c'),
         files_with: opts.has('l'),
@@ -520,6 +582,7 @@ pub fn grep(ctx: &mut Ctx, args: &[String]) -> i32 {
         before: count_option(opts.value('B').or(opts.value('C'))),
         after: count_option(opts.value('A').or(opts.value('C'))),
         printed: std::cell::Cell::new(false),
+        max,
     };
     let mut matched = false;
     for (shown, real) in targets {
@@ -537,6 +600,15 @@ pub fn grep(ctx: &mut Ctx, args: &[String]) -> i32 {
         (false, true) => 0,
         (false, false) => 1,
     }
+}
+
+/// `egrep` and `fgrep`: `grep -E` and `grep -F`, as the scripts GNU ships.
+pub fn egrep(ctx: &mut Ctx, args: &[String]) -> i32 {
+    grep(ctx, &[&["-E".to_string()], args].concat())
+}
+
+pub fn fgrep(ctx: &mut Ctx, args: &[String]) -> i32 {
+    grep(ctx, &[&["-F".to_string()], args].concat())
 }
 
 pub fn rg(ctx: &mut Ctx, args: &[String]) -> i32 {
@@ -559,11 +631,15 @@ pub fn rg(ctx: &mut Ctx, args: &[String]) -> i32 {
         ("no-heading", '\u{2}'),
         ("with-filename", 'H'),
         ("no-filename", 'I'),
+        ("files-without-match", '\u{3}'),
     ];
     let opts: Opts = match parse_opts("rg", args, "egt", &long, None) {
         Ok(o) => o,
         Err(e) => return usage_error(ctx, &format!("error: {e}"), 2),
     };
+    if let Err(refusal) = opts.refuse_unknown("rg", "nNilvFcewoqgt.HIS\u{1}\u{2}\u{3}") {
+        return usage_error(ctx, &refusal, 2);
+    }
     let mut operands = opts.operands.clone();
     let mut include: Vec<&str> = opts.all('g').filter(|g| !g.starts_with('!')).collect();
     for file_type in opts.all('t') {
@@ -657,12 +733,13 @@ pub fn rg(ctx: &mut Ctx, args: &[String]) -> i32 {
         numbers: opts.has('n') && !opts.has('N'),
         count: opts.has('c'),
         files_with: opts.has('l'),
-        files_without: false,
+        files_without: opts.has('\u{3}'),
         only: opts.has('o'),
         quiet: opts.has('q'),
         before: 0,
         after: 0,
         printed: std::cell::Cell::new(false),
+        max: usize::MAX,
     };
     let mut matched = false;
     for (shown, real) in targets {

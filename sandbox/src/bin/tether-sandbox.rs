@@ -7,17 +7,22 @@
 //! tether-sandbox --root DIR [--write-back] --tool NAME --args JSON
 //! tether-sandbox --root DIR [--write-back] --tool NAME --input TEXT   (freeform tool)
 //! tether-sandbox --sample -c 'node test/run.js'                       (the sample project)
+//! tether-sandbox --corpus DIR                       (every line of an agent corpus, against bash)
 //! ```
+//!
+//! `--corpus` runs each line of the corpus in DIR (`sandbox/tests/bash_compat/agents`) through
+//! real bash and through the sandbox, prints the per-kind table and every line that does not
+//! agree, and exits 1 when the corpus's gate fails (see `tether_sandbox::corpus`).
 //!
 //! `node` runs through `NodeProcessRuntime` (the real `node` binary).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use tether_sandbox::native::{NodeProcessRuntime, block_on, load_dir, write_back};
 use tether_sandbox::{Sandbox, Vfs, sample_project};
 
-const USAGE: &str = "usage: tether-sandbox (--root DIR | --sample) [--write-back] (-c 'COMMAND LINE' | --tool NAME (--args JSON | --input TEXT))";
+const USAGE: &str = "usage: tether-sandbox (--root DIR | --sample) [--write-back] (-c 'COMMAND LINE' | --tool NAME (--args JSON | --input TEXT))\n       tether-sandbox --corpus DIR";
 
 enum Action {
     Shell(String),
@@ -81,6 +86,11 @@ fn parse_args(args: &[String]) -> Result<Invocation, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, dir] = args.as_slice()
+        && flag == "--corpus"
+    {
+        return run_corpus(Path::new(dir));
+    }
     let invocation = match parse_args(&args) {
         Ok(invocation) => invocation,
         Err(message) => {
@@ -132,4 +142,45 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1))
+}
+
+/// `--corpus DIR`: the agent corpus against bash, the table and the disagreements printed.
+fn run_corpus(dir: &Path) -> ExitCode {
+    use tether_sandbox::corpus::{self, Corpus, Gate, Tally};
+    let corpus = match Corpus::load(dir) {
+        Ok(corpus) => corpus,
+        Err(e) => {
+            eprintln!("tether-sandbox: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let total = corpus.cases.len();
+    let mut done = 0;
+    let results = corpus::run_all(&corpus, |id| {
+        done += 1;
+        eprint!("\r{done}/{total} {id:<32}");
+    });
+    eprintln!();
+    let results = match results {
+        Ok(results) => results,
+        Err(e) => {
+            eprintln!("tether-sandbox: cannot run bash: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    print!(
+        "{}",
+        corpus::describe_disagreements(&results, &corpus.allowed)
+    );
+    println!("{}", Tally::new(&results).table("sandbox"));
+    let gate = Gate::new(&results, &corpus.allowed);
+    if gate.passes() {
+        println!("the gate passes");
+        ExitCode::SUCCESS
+    } else {
+        for problem in gate.problems() {
+            println!("{problem}");
+        }
+        ExitCode::FAILURE
+    }
 }

@@ -29,7 +29,7 @@ pub struct Pipeline {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Simple {
-        assigns: Vec<(String, Word)>,
+        assigns: Vec<Assign>,
         words: Vec<Word>,
         redirects: Vec<Redirect>,
     },
@@ -62,10 +62,44 @@ pub enum Compound {
     /// `case WORD in PATTERN|PATTERN) BODY ;; … esac`.
     Case {
         word: Word,
-        arms: Vec<(Vec<Word>, Script)>,
+        arms: Vec<(Vec<Word>, Script, CaseEnd)>,
     },
     /// `{ …; }` and `( … )`; a subshell restores the working directory and variables afterwards.
     Group { subshell: bool, body: Script },
+    /// `(( EXPR ))`: the raw expression, expanded like `$(( ))` before it is evaluated.
+    Arith(String),
+    /// `for (( INIT; CONDITION; STEP )); do BODY; done`, each part raw as in [`Compound::Arith`].
+    ArithFor {
+        init: String,
+        condition: String,
+        step: String,
+        body: Script,
+    },
+}
+
+/// How a `case` arm ends: `;;` (done), `;&` (run the next arm's body too), `;;&` (go on
+/// testing the next patterns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaseEnd {
+    Break,
+    FallThrough,
+    TestNext,
+}
+
+/// `NAME=VALUE`, `NAME+=VALUE`, `NAME[SUBSCRIPT]=VALUE`, `NAME=(…)`, `NAME+=(…)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assign {
+    pub name: String,
+    pub subscript: Option<Word>,
+    pub append: bool,
+    pub value: AssignValue,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssignValue {
+    Scalar(Word),
+    /// The items of `(…)`, each with its `[KEY]=` if it had one.
+    Array(Vec<(Option<Word>, Word)>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -114,6 +148,10 @@ pub enum WordPart {
     Arithmetic(String),
     /// `~` at the start of a word.
     Tilde,
+    /// `<(…)` (`output` false) or `>(…)`: the raw command text.
+    ProcessSubstitution { text: String, output: bool },
+    /// The `(…)` of `NAME=(…)` given to `declare`, `local` and the like: its items' words.
+    ArrayLiteral(Vec<Word>),
 }
 
 impl Word {

@@ -3,8 +3,9 @@
 //! The synchronous ones are dispatched by [`Shell::builtin`]; the ones that await (nested
 //! scripts, `xargs`, `find -exec`, `node`) are called from [`Shell::invoke`].
 
-use super::Input;
-use super::exec::{Abort, Shell, Streams, report};
+use super::assign::DeclArg;
+use super::exec::{Abort, Shell, Streams, report, unsupported};
+use super::variables::Mode;
 use crate::js::{JsEntry, JsRequest, is_script_file};
 use crate::limits::LIMIT_EXIT_CODE;
 use crate::vfs;
@@ -28,22 +29,33 @@ impl Shell<'_> {
     pub(super) fn builtin(&mut self, name: &str, args: &[String], io: &mut Streams) -> i32 {
         match name {
             "return" => self.return_(args, io),
-            "local" => self.local(args, io),
-            "shift" => self.shift(args),
-            "cd" => self.cd(args, io),
-            "export" => self.export(args, io),
-            "unset" => {
-                for arg in args.iter().filter(|a| !a.starts_with('-')) {
-                    self.sandbox.env.remove(arg);
-                }
+            "local" | "declare" | "typeset" | "export" | "readonly" => {
+                let args = args.iter().cloned().map(DeclArg::Word).collect();
+                self.declaration(name, args, io)
+            }
+            "let" => self.let_(args, io),
+            "trap" => self.trap(args, io),
+            "mapfile" | "readarray" => self.mapfile(name, args, io),
+            "printf" if args.first().is_some_and(|a| a == "-v") => self.printf_to_var(args, io),
+            "shopt" => self.shopt(args, io),
+            "type" => self.type_(args, io),
+            "getopts" => self.getopts(args, io),
+            "pushd" => self.pushd(args, io),
+            "popd" => self.popd(io),
+            "dirs" => {
+                self.print_stack(io);
                 0
             }
+            "exec" => 0,
+            "shift" => self.shift(args),
+            "cd" => self.cd(args, io),
+            "unset" => self.unset(args, io),
             "set" => self.set(args, io),
-            "read" => self.read(args, &mut io.stdin),
+            "read" => self.read(args, io),
             "exit" => self.exit(args, io),
             "break" | "continue" => self.break_continue(name, args, io),
             "env" => {
-                let mut env = self.sandbox.env.clone();
+                let mut env = self.state.env.clone();
                 env.extend(args.iter().filter_map(|a| {
                     a.split_once('=')
                         .map(|(n, v)| (n.to_string(), v.to_string()))
@@ -62,8 +74,8 @@ impl Shell<'_> {
     /// What bash says of a name that is no command: a path to a file it cannot execute (the
     /// VFS has no execute bits), a missing path, or an unknown command.
     fn not_found(&self, name: &str, io: &mut Streams) -> i32 {
-        let path = vfs::normalize(&self.sandbox.cwd, name);
-        if name.contains('/') && self.sandbox.vfs.is_file(&path) {
+        let path = vfs::normalize(&self.state.cwd, name);
+        if name.contains('/') && self.state.vfs.is_file(&path) {
             report(&mut io.err, format!("{name}: Permission denied"));
             126
         } else if name.contains('/') {
@@ -89,26 +101,6 @@ impl Shell<'_> {
             .map_or(self.status, |c| c & 0xff);
         self.abort = Some(Abort::Return(code));
         code
-    }
-
-    fn local(&mut self, args: &[String], io: &mut Streams) -> i32 {
-        let Some(frame) = self.locals.last_mut() else {
-            report(&mut io.err, "local: can only be used in a function");
-            return 1;
-        };
-        for arg in args.iter().filter(|a| !a.starts_with('-')) {
-            let (var, value) = arg.split_once('=').unwrap_or((arg.as_str(), ""));
-            if !super::parse::is_name(var) {
-                report(
-                    &mut io.err,
-                    format!("local: `{arg}': not a valid identifier"),
-                );
-                return 1;
-            }
-            frame.push((var.to_string(), self.sandbox.env.get(var).cloned()));
-            self.sandbox.env.insert(var.to_string(), value.to_string());
-        }
-        0
     }
 
     fn shift(&mut self, args: &[String]) -> i32 {
@@ -163,25 +155,25 @@ impl Shell<'_> {
     fn cd(&mut self, args: &[String], io: &mut Streams) -> i32 {
         let target = match args.first().map(String::as_str) {
             None => self
-                .sandbox
+                .state
                 .env
                 .get("HOME")
                 .cloned()
                 .unwrap_or_else(|| "/".into()),
             Some("-") => self
-                .sandbox
+                .state
                 .env
                 .get("OLDPWD")
                 .cloned()
-                .unwrap_or_else(|| self.sandbox.cwd.clone()),
+                .unwrap_or_else(|| self.state.cwd.clone()),
             Some(dir) => dir.to_string(),
         };
-        let path = vfs::normalize(&self.sandbox.cwd, &target);
-        match self.sandbox.vfs.kind(&path) {
+        let path = vfs::normalize(&self.state.cwd, &target);
+        match self.state.vfs.kind(&path) {
             Some(vfs::EntryKind::Dir) => {
-                let old = std::mem::replace(&mut self.sandbox.cwd, path.clone());
-                self.sandbox.env.insert("OLDPWD".into(), old);
-                self.sandbox.env.insert("PWD".into(), path);
+                let old = std::mem::replace(&mut self.state.cwd, path.clone());
+                self.state.env.insert("OLDPWD".into(), old);
+                self.state.env.insert("PWD".into(), path);
                 0
             }
             Some(vfs::EntryKind::File) => {
@@ -198,52 +190,46 @@ impl Shell<'_> {
         }
     }
 
-    fn export(&mut self, args: &[String], io: &mut Streams) -> i32 {
-        for arg in args.iter().filter(|a| !a.starts_with('-')) {
-            match arg.split_once('=') {
-                Some((var, value)) if super::parse::is_name(var) => {
-                    self.sandbox.env.insert(var.into(), value.into());
-                }
-                None if super::parse::is_name(arg) => {
-                    self.sandbox.env.entry(arg.clone()).or_default();
-                }
-                _ => {
-                    report(
-                        &mut io.err,
-                        format!("export: `{arg}': not a valid identifier"),
-                    );
-                    return 1;
-                }
-            }
-        }
-        if args.is_empty() {
-            for (var, value) in &self.sandbox.env {
-                io.out
-                    .extend_from_slice(format!("declare -x {var}=\"{value}\"\n").as_bytes());
-            }
-        }
-        0
-    }
-
     /// `set -e`, `-u`, `-o pipefail` (and their long names), `+` to turn one off.
     fn set(&mut self, args: &[String], io: &mut Streams) -> i32 {
         let mut args = args.iter();
         while let Some(arg) = args.next() {
+            if arg == "--" || arg == "-" {
+                self.positional = args.cloned().collect();
+                return 0;
+            }
             let (on, flags) = match arg.strip_prefix('-') {
                 Some(flags) => (true, flags),
                 None => match arg.strip_prefix('+') {
                     Some(flags) => (false, flags),
-                    None => continue,
+                    None => {
+                        let mut positional = vec![arg.clone()];
+                        positional.extend(args.cloned());
+                        self.positional = positional;
+                        return 0;
+                    }
                 },
             };
             for flag in flags.chars() {
                 match flag {
                     'e' => self.options.errexit = on,
                     'u' => self.options.nounset = on,
+                    'x' => self.options.xtrace = on,
+                    // Hashing, brace expansion and `!` history are no-ops or always on here, and
+                    // every variable is already in the environment (`-a`, allexport).
+                    'h' | 'B' | 'H' | 'a' => {}
                     'o' => match args.next().map(String::as_str) {
                         Some("pipefail") => self.options.pipefail = on,
                         Some("errexit") => self.options.errexit = on,
                         Some("nounset") => self.options.nounset = on,
+                        Some("xtrace") => self.options.xtrace = on,
+                        Some("allexport" | "braceexpand" | "hashall") => {}
+                        Some(
+                            name @ ("noglob" | "noclobber" | "posix" | "errtrace" | "functrace"
+                            | "noexec"),
+                        ) => {
+                            return unsupported(self, &mut io.err, format!("set: -o {name}"));
+                        }
                         other => {
                             report(
                                 &mut io.err,
@@ -252,6 +238,9 @@ impl Shell<'_> {
                             return 2;
                         }
                     },
+                    'f' | 'C' | 'n' | 'E' | 'T' | 'k' | 'm' | 'b' | 'v' | 'p' | 't' => {
+                        return unsupported(self, &mut io.err, format!("set: -{flag}"));
+                    }
                     other => {
                         report(&mut io.err, format!("set: -{other}: invalid option"));
                         return 2;
@@ -262,48 +251,60 @@ impl Shell<'_> {
         0
     }
 
-    fn read(&mut self, args: &[String], stdin: &mut Input) -> i32 {
-        let raw = args.iter().any(|a| a == "-r");
-        let names: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        let Some((line, terminated)) = stdin.read_line() else {
-            for name in &names {
-                self.sandbox.env.insert((*name).clone(), String::new());
-            }
-            return 1;
+    /// `printf -v NAME FORMAT [ARGS]`: the output goes into NAME.
+    fn printf_to_var(&mut self, args: &[String], io: &mut Streams) -> i32 {
+        let Some(name) = args.get(1) else {
+            report(&mut io.err, "printf: -v: option requires an argument");
+            return 2;
         };
-        let line = if raw {
-            line
-        } else {
-            let mut text = String::new();
-            let mut chars = line.chars();
-            while let Some(c) = chars.next() {
-                if c == '\\' {
-                    text.extend(chars.next());
-                } else {
-                    text.push(c);
-                }
+        let mut inner = Streams::default();
+        let status = self.invoke_command("printf", &args[2..], &mut inner);
+        io.err.append(&mut inner.err);
+        let value = String::from_utf8_lossy(&inner.out).into_owned();
+        let result = match name.split_once('[') {
+            Some((array, rest)) if rest.ends_with(']') => {
+                self.assign_element(array, &rest[..rest.len() - 1], value, Mode::Set)
             }
-            text
+            _ if super::parse::is_name(name) => self.assign(name, value, Mode::Set),
+            _ => {
+                report(
+                    &mut io.err,
+                    format!("printf: `{name}': not a valid identifier"),
+                );
+                return 2;
+            }
         };
-        if names.is_empty() {
-            self.sandbox.env.insert("REPLY".into(), line);
-        } else {
-            let mut rest = line.trim_start_matches([' ', '\t']);
-            for (index, name) in names.iter().enumerate() {
-                let value = if index + 1 == names.len() {
-                    let value = rest.trim_end_matches([' ', '\t']);
-                    rest = "";
-                    value
-                } else {
-                    let end = rest.find([' ', '\t']).unwrap_or(rest.len());
-                    let value = &rest[..end];
-                    rest = rest[end..].trim_start_matches([' ', '\t']);
-                    value
-                };
-                self.sandbox.env.insert((*name).clone(), value.to_string());
+        match result {
+            Ok(()) => status,
+            Err(e) => {
+                report(&mut io.err, format!("printf: {e}"));
+                1
             }
         }
-        i32::from(!terminated)
+    }
+
+    /// `shopt`: the options that change nothing here are accepted; the ones that would change
+    /// globbing or expansion are refused by name rather than ignored.
+    fn shopt(&mut self, args: &[String], io: &mut Streams) -> i32 {
+        let setting = args.iter().any(|a| a == "-s" || a == "-u");
+        for option in args.iter().filter(|a| !a.starts_with('-')) {
+            let harmless = matches!(
+                option.as_str(),
+                "checkwinsize"
+                    | "expand_aliases"
+                    | "histappend"
+                    | "cmdhist"
+                    | "lithist"
+                    | "interactive_comments"
+                    | "sourcepath"
+                    | "promptvars"
+                    | "progcomp"
+            );
+            if setting && !harmless {
+                return unsupported(self, &mut io.err, format!("shopt: {option}"));
+            }
+        }
+        0
     }
 
     /// `find … -exec CMD {} ;` and `-exec CMD {} +`: the search runs as the `find` command,
@@ -317,7 +318,10 @@ impl Shell<'_> {
         };
         let template = &args[exec_at + 1..exec_at + end];
         let batch = args[exec_at + end] == "+";
+        // The search prints where the `-exec` stood, so only its branch of the expression
+        // (`-path X -prune -o … -exec`) names the paths.
         let mut search: Vec<String> = args[..exec_at].to_vec();
+        search.push("-print".into());
         search.extend(args[exec_at + end + 1..].iter().cloned());
         let out = std::mem::take(&mut io.out);
         let status = self.invoke_command("find", &search, io);
@@ -542,8 +546,8 @@ impl Shell<'_> {
     }
 
     fn script_file(&self, file: &str) -> Result<String, String> {
-        let path = vfs::normalize(&self.sandbox.cwd, file);
-        self.sandbox
+        let path = vfs::normalize(&self.state.cwd, file);
+        self.state
             .vfs
             .read_text(&path)
             .map_err(|e| format!("{file}: {e}"))
@@ -551,7 +555,7 @@ impl Shell<'_> {
 
     /// `node FILE [ARGS]` and `node -e CODE`, through the attached [`JsRuntime`](crate::JsRuntime).
     pub(super) async fn node(&mut self, args: &[String], io: &mut Streams) -> i32 {
-        let cwd = self.sandbox.cwd.clone();
+        let cwd = self.state.cwd.clone();
         let (entry_path, code, script_args) = match args.first().map(String::as_str) {
             None => {
                 io.err.extend_from_slice(
@@ -568,9 +572,9 @@ impl Shell<'_> {
             },
             Some(file) => {
                 let path = vfs::normalize(&cwd, file);
-                let path = if self.sandbox.vfs.is_file(&path) {
+                let path = if self.state.vfs.is_file(&path) {
                     path
-                } else if self.sandbox.vfs.is_file(&format!("{path}.js")) {
+                } else if self.state.vfs.is_file(&format!("{path}.js")) {
                     format!("{path}.js")
                 } else {
                     io.err.extend_from_slice(
@@ -582,7 +586,7 @@ impl Shell<'_> {
             }
         };
         let remaining = (self.wall_clock_ms as f64 - self.elapsed_ms()).max(0.0) as u64;
-        let sandbox = &*self.sandbox;
+        let sandbox = &*self.state;
         let Some(runtime) = sandbox.js.as_deref() else {
             io.err
                 .extend_from_slice(b"node: no JavaScript runtime is attached to this sandbox\n");
@@ -660,7 +664,7 @@ fn xargs_items(input: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use crate::Vfs;
-    use crate::sandbox::Sandbox;
+    use crate::shell::ShellState;
     use crate::shell::exec::Shell;
 
     fn args(list: &[&str]) -> Vec<String> {
@@ -669,8 +673,8 @@ mod tests {
 
     #[test]
     fn nested_scripts_take_their_source_name_and_arguments() {
-        let mut sandbox = Sandbox::new(Vfs::from_files([("/s.sh", b"echo $1".as_slice())]));
-        let shell = Shell::new(&mut sandbox, 1000);
+        let mut state = ShellState::new(Vfs::from_files([("/s.sh", b"echo $1".as_slice())]));
+        let shell = Shell::new(&mut state, 1000);
 
         let inline = shell
             .nested_script("bash", &args(&["-e", "-c", "echo hi", "name", "a", "b"]))

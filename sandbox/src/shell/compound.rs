@@ -2,9 +2,10 @@
 //! method each. Loops count every iteration against the call's limit and take the `break`
 //! and `continue` aimed at them; conditions run with `set -e` suspended, as in bash.
 
-use super::ast::{Compound, ConditionalPart, Script, Word};
+use super::ast::{CaseEnd, Compound, ConditionalPart, Script, Word};
 use super::conditional::{self, CondToken, Scope};
 use super::exec::{Abort, Local, Shell, Streams, fail, report};
+use super::variables::Mode;
 
 /// What a loop does after its body ran.
 enum LoopStep {
@@ -41,6 +42,16 @@ impl Shell<'_> {
                         self.script(body, io).await
                     }
                 }
+                Compound::Arith(text) => match self.arithmetic(text, io).await {
+                    Some(value) => i32::from(value == 0),
+                    None => 1,
+                },
+                Compound::ArithFor {
+                    init,
+                    condition,
+                    step,
+                    body,
+                } => self.arith_for(init, condition, step, body, io).await,
             }
         })
     }
@@ -55,7 +66,7 @@ impl Shell<'_> {
     ) -> i32 {
         let values = match self.expand_words(items, io).await {
             Ok(values) => values,
-            Err(e) => return fail(&mut io.err, e),
+            Err(e) => return self.expansion_failed(e, io),
         };
         let mut status = 0;
         self.loop_depth += 1;
@@ -63,9 +74,85 @@ impl Shell<'_> {
             if !self.tick_iteration() {
                 break;
             }
-            self.sandbox.env.insert(var.to_string(), value);
+            if let Err(e) = self.assign(var, value, Mode::Set) {
+                status = fail(&mut io.err, e);
+                break;
+            }
             status = self.script(body, io).await;
             if let LoopStep::Stop = self.after_body() {
+                break;
+            }
+        }
+        self.loop_depth -= 1;
+        status
+    }
+
+    /// Expands `text` like `$(( ))` and evaluates it; `None` after an error (reported, the
+    /// command failing with 1 but the shell going on, as for `(( ))` in bash).
+    pub(super) async fn arithmetic(&mut self, text: &str, io: &mut Streams) -> Option<i64> {
+        let expr = if text.contains(['$', '`', '\\']) {
+            match self
+                .expand_quoted_parts(&super::parse::expandable_text(text), io)
+                .await
+            {
+                Ok(expr) => expr,
+                Err(e) => {
+                    self.expansion_failed(e, io);
+                    return None;
+                }
+            }
+        } else {
+            text.to_string()
+        };
+        match self.eval_arith(&expr) {
+            Ok(value) => Some(value),
+            Err(e) => {
+                report(&mut io.err, format!("((: {e}"));
+                None
+            }
+        }
+    }
+
+    /// `for (( INIT; CONDITION; STEP )); do BODY; done`; an empty condition is true.
+    async fn arith_for(
+        &mut self,
+        init: &str,
+        condition: &str,
+        step: &str,
+        body: &Script,
+        io: &mut Streams,
+    ) -> i32 {
+        if self.arithmetic(init, io).await.is_none() {
+            return 1;
+        }
+        let mut status = 0;
+        self.loop_depth += 1;
+        loop {
+            if !self.tick_iteration() {
+                break;
+            }
+            let go = if condition.trim().is_empty() {
+                Some(1)
+            } else {
+                self.arithmetic(condition, io).await
+            };
+            match go {
+                None => {
+                    status = 1;
+                    break;
+                }
+                Some(0) => break,
+                Some(_) => {}
+            }
+            if self.abort.is_some() {
+                break;
+            }
+            status = self.script(body, io).await;
+            if let LoopStep::Stop = self.after_body() {
+                break;
+            }
+            if self.arithmetic(step, io).await.is_none() {
+                status = 1;
                 break;
             }
         }
@@ -140,21 +227,16 @@ impl Shell<'_> {
                 ConditionalPart::Word(word) => {
                     let text = match self.expand_single(word, io).await {
                         Ok(text) => text,
-                        Err(e) => return fail(&mut io.err, e),
+                        Err(e) => return self.expansion_failed(e, io),
                     };
                     match self.expand_pattern(word, io).await {
                         Ok(pattern) => CondToken::Word { text, pattern },
-                        Err(e) => return fail(&mut io.err, e),
+                        Err(e) => return self.expansion_failed(e, io),
                     }
                 }
             });
         }
-        let scope = Scope {
-            vfs: &self.sandbox.vfs,
-            cwd: &self.sandbox.cwd,
-            env: &self.sandbox.env,
-        };
-        match conditional::evaluate(&tokens, &scope) {
+        match conditional::evaluate(&tokens, self) {
             Ok(true) => 0,
             Ok(false) => 1,
             Err(message) => {
@@ -165,23 +247,46 @@ impl Shell<'_> {
     }
 
     /// `case WORD in PATTERN|PATTERN) BODY;; … esac`: the first arm with a matching pattern.
-    async fn case(&mut self, word: &Word, arms: &[(Vec<Word>, Script)], io: &mut Streams) -> i32 {
+    async fn case(
+        &mut self,
+        word: &Word,
+        arms: &[(Vec<Word>, Script, CaseEnd)],
+        io: &mut Streams,
+    ) -> i32 {
         let value = match self.expand_single(word, io).await {
             Ok(value) => value,
-            Err(e) => return fail(&mut io.err, e),
+            Err(e) => return self.expansion_failed(e, io),
         };
-        for (patterns, body) in arms {
-            for pattern in patterns {
-                let pattern = match self.expand_pattern(pattern, io).await {
-                    Ok(pattern) => pattern,
-                    Err(e) => return fail(&mut io.err, e),
-                };
-                if super::glob::matches(&pattern, &value) {
-                    return self.script(body, io).await;
+        let mut status = 0;
+        let mut falling = false;
+        for (patterns, body, end) in arms {
+            if !falling {
+                let mut matched = false;
+                for pattern in patterns {
+                    let pattern = match self.expand_pattern(pattern, io).await {
+                        Ok(pattern) => pattern,
+                        Err(e) => return self.expansion_failed(e, io),
+                    };
+                    if super::glob::matches(&pattern, &value) {
+                        matched = true;
+                        break;
+                    }
+                }
+                if !matched {
+                    continue;
                 }
             }
+            status = self.script(body, io).await;
+            match end {
+                CaseEnd::Break => return status,
+                CaseEnd::FallThrough => falling = true,
+                CaseEnd::TestNext => falling = false,
+            }
+            if self.abort.is_some() {
+                return status;
+            }
         }
-        0
+        status
     }
 
     /// Consumes a pending `break`/`continue` aimed at this loop and says whether to go on.
@@ -202,5 +307,34 @@ impl Shell<'_> {
             }
             Some(_) => LoopStep::Stop,
         }
+    }
+}
+
+impl Scope for Shell<'_> {
+    fn vfs(&self) -> &crate::vfs::Vfs {
+        &self.state.vfs
+    }
+
+    fn cwd(&self) -> &str {
+        &self.state.cwd
+    }
+
+    fn is_set(&mut self, operand: &str) -> bool {
+        match operand.split_once('[') {
+            Some((name, rest)) if rest.ends_with(']') => self
+                .element(name, &rest[..rest.len() - 1])
+                .is_ok_and(|value| value.is_some()),
+            _ => Shell::is_set(self, operand),
+        }
+    }
+
+    fn number(&mut self, text: &str) -> Result<i64, String> {
+        self.eval_arith(text).map_err(|e| e.to_string())
+    }
+
+    fn matched(&mut self, groups: Vec<String>) {
+        let _ = self.unset_var("BASH_REMATCH");
+        let items = groups.into_iter().map(|g| (None, g)).collect();
+        let _ = self.assign_array("BASH_REMATCH", items, Mode::Set);
     }
 }

@@ -3,10 +3,8 @@
 //! expression; `&&`, `||`, `!` and parentheses combine tests. Evaluation happens after every
 //! word has been expanded, so command substitutions on a short-circuited side still run.
 
-use std::collections::BTreeMap;
-
 use crate::commands::search::translate_posix;
-use crate::shell::{arith, glob};
+use crate::shell::glob;
 use crate::vfs::{self, EntryKind, Vfs};
 
 /// One expanded element between `[[` and `]]`.
@@ -18,14 +16,19 @@ pub enum CondToken {
     Op(&'static str),
 }
 
-/// What the expression can see.
-pub struct Scope<'a> {
-    pub vfs: &'a Vfs,
-    pub cwd: &'a str,
-    pub env: &'a BTreeMap<String, String>,
+/// What the expression can see and set.
+pub trait Scope {
+    fn vfs(&self) -> &Vfs;
+    fn cwd(&self) -> &str;
+    /// `-v NAME` or `-v NAME[SUBSCRIPT]`.
+    fn is_set(&mut self, operand: &str) -> bool;
+    /// An operand of `-eq` and the other numeric tests, evaluated as arithmetic.
+    fn number(&mut self, text: &str) -> Result<i64, String>;
+    /// After `=~` matched: the match and its groups, for `BASH_REMATCH`.
+    fn matched(&mut self, groups: Vec<String>);
 }
 
-pub fn evaluate(tokens: &[CondToken], scope: &Scope) -> Result<bool, String> {
+pub fn evaluate(tokens: &[CondToken], scope: &mut dyn Scope) -> Result<bool, String> {
     let mut parser = Cond {
         tokens,
         pos: 0,
@@ -41,7 +44,7 @@ pub fn evaluate(tokens: &[CondToken], scope: &Scope) -> Result<bool, String> {
 struct Cond<'a> {
     tokens: &'a [CondToken],
     pos: usize,
-    scope: &'a Scope<'a>,
+    scope: &'a mut dyn Scope,
 }
 
 impl Cond<'_> {
@@ -121,18 +124,18 @@ impl Cond<'_> {
         Ok(!first.is_empty())
     }
 
-    fn unary(&self, op: &str, operand: &str) -> Result<bool, String> {
-        let path = vfs::normalize(self.scope.cwd, operand);
-        let kind = self.scope.vfs.kind(&path);
+    fn unary(&mut self, op: &str, operand: &str) -> Result<bool, String> {
+        let path = vfs::normalize(self.scope.cwd(), operand);
+        let kind = self.scope.vfs().kind(&path);
         Ok(match op {
             "-e" | "-a" | "-r" | "-w" => kind.is_some(),
             "-f" => kind == Some(EntryKind::File),
             "-d" | "-x" => kind == Some(EntryKind::Dir),
-            "-s" => self.scope.vfs.read(&path).is_ok_and(|d| !d.is_empty()),
+            "-s" => self.scope.vfs().read(&path).is_ok_and(|d| !d.is_empty()),
             "-z" => operand.is_empty(),
             "-n" => !operand.is_empty(),
             "-L" | "-h" => false,
-            "-v" => self.scope.env.contains_key(operand),
+            "-v" => self.scope.is_set(operand),
             _ => {
                 return Err(format!(
                     "unexpected argument `{op}' to conditional unary operator"
@@ -141,25 +144,43 @@ impl Cond<'_> {
         })
     }
 
-    fn binary(&self, left: &str, op: &str, right: &str, pattern: &str) -> Result<bool, String> {
-        let number = |side: &str| arith::evaluate(side, self.scope.env).map_err(|e| e.to_string());
+    fn binary(&mut self, left: &str, op: &str, right: &str, pattern: &str) -> Result<bool, String> {
+        if op.starts_with('-') {
+            let left = self.scope.number(left)?;
+            let right = self.scope.number(right)?;
+            return Ok(match op {
+                "-eq" => left == right,
+                "-ne" => left != right,
+                "-lt" => left < right,
+                "-le" => left <= right,
+                "-gt" => left > right,
+                _ => left >= right,
+            });
+        }
         Ok(match op {
             "==" | "=" => glob::matches(pattern, left),
             "!=" => !glob::matches(pattern, left),
             "=~" => {
                 let translated = translate_posix(right, true)?;
-                regex::Regex::new(&translated)
-                    .map_err(|_| format!("invalid regular expression `{right}'"))?
-                    .is_match(left)
+                let regex = regex::Regex::new(&translated)
+                    .map_err(|_| format!("invalid regular expression `{right}'"))?;
+                match regex.captures(left) {
+                    Some(captures) => {
+                        let groups = captures
+                            .iter()
+                            .map(|g| g.map_or(String::new(), |m| m.as_str().to_string()))
+                            .collect();
+                        self.scope.matched(groups);
+                        true
+                    }
+                    None => {
+                        self.scope.matched(Vec::new());
+                        false
+                    }
+                }
             }
             "<" => left < right,
-            ">" => left > right,
-            "-eq" => number(left)? == number(right)?,
-            "-ne" => number(left)? != number(right)?,
-            "-lt" => number(left)? < number(right)?,
-            "-le" => number(left)? <= number(right)?,
-            "-gt" => number(left)? > number(right)?,
-            _ => number(left)? >= number(right)?,
+            _ => left > right,
         })
     }
 }

@@ -18,10 +18,14 @@ use std::pin::Pin;
 
 use super::Input;
 use super::ast::*;
+use super::expand::ExpandError;
+use super::parse::is_declaration;
+use super::procsub::Substituted;
+use super::state::ShellState;
+use super::traps::Traps;
+use super::variables::SavedVar;
 use crate::commands::{self, Ctx};
 use crate::limits::{LIMIT_EXIT_CODE, LimitExceeded};
-use crate::sandbox::Sandbox;
-use crate::vfs;
 
 pub(crate) type Local<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
@@ -36,6 +40,9 @@ pub(crate) enum Abort {
     /// `return N` from a function.
     Return(i32),
 }
+
+/// `$RANDOM`'s seed: the sandbox is deterministic, so every call draws the same sequence.
+const RANDOM_SEED: u32 = 0x2545_f491;
 
 /// How deeply functions, subshells and nested scripts may nest. Execution recurses on the
 /// native stack, so this bounds it well below what a browser or a test thread allows.
@@ -55,19 +62,12 @@ pub(super) struct Options {
     pub(super) errexit: bool,
     pub(super) nounset: bool,
     pub(super) pipefail: bool,
-}
-
-/// Where fd 1 or fd 2 of a command goes.
-#[derive(Debug, Clone, PartialEq)]
-enum Sink {
-    Out,
-    Err,
-    File(String),
-    Null,
+    /// `set -x`: each simple command is echoed to stderr with a `+ ` before it runs.
+    pub(super) xtrace: bool,
 }
 
 pub(crate) struct Shell<'s> {
-    pub(crate) sandbox: &'s mut Sandbox,
+    pub(crate) state: &'s mut ShellState,
     started_ms: f64,
     pub(super) wall_clock_ms: u64,
     commands: usize,
@@ -85,14 +85,27 @@ pub(crate) struct Shell<'s> {
     /// `$0`: `bash`, or the name of the running script.
     pub(crate) arg0: String,
     /// Variables declared `local` in each active function call, with their outer values.
-    pub(super) locals: Vec<Vec<(String, Option<String>)>>,
+    pub(super) locals: Vec<Vec<(String, SavedVar)>>,
+    /// The files of the process substitutions of the commands being run.
+    pub(super) substituted: Vec<Substituted>,
+    /// The status of the last command substitution, for `x=$(cmd)`'s own status.
+    pub(super) substitution_status: Option<i32>,
+    /// `trap` actions.
+    pub(super) traps: Traps,
+    /// `$RANDOM`'s generator state.
+    pub(super) random: u32,
+    /// `getopts`' place inside a group of flags: (OPTIND, character offset).
+    pub(super) getopts_place: Option<(usize, usize)>,
+    /// Arithmetic expressions parsed in this call, by their text.
+    pub(super) arith_cache:
+        std::collections::HashMap<String, std::rc::Rc<Option<super::arith::Expr>>>,
 }
 
 impl<'s> Shell<'s> {
-    pub(crate) fn new(sandbox: &'s mut Sandbox, wall_clock_ms: u64) -> Self {
-        let started_ms = sandbox.clock.now_ms();
+    pub(crate) fn new(state: &'s mut ShellState, wall_clock_ms: u64) -> Self {
+        let started_ms = state.clock.now_ms();
         Shell {
-            sandbox,
+            state,
             started_ms,
             wall_clock_ms,
             commands: 0,
@@ -106,11 +119,17 @@ impl<'s> Shell<'s> {
             positional: Vec::new(),
             arg0: "bash".into(),
             locals: Vec::new(),
+            substituted: Vec::new(),
+            substitution_status: None,
+            traps: Traps::default(),
+            random: RANDOM_SEED,
+            getopts_place: None,
+            arith_cache: std::collections::HashMap::new(),
         }
     }
 
     pub(super) fn elapsed_ms(&self) -> f64 {
-        self.sandbox.clock.now_ms() - self.started_ms
+        self.state.clock.now_ms() - self.started_ms
     }
 
     fn out_of_time(&mut self) -> bool {
@@ -123,7 +142,7 @@ impl<'s> Shell<'s> {
     /// Counts one command; false when the call must stop.
     fn tick_command(&mut self) -> bool {
         self.commands += 1;
-        let max = self.sandbox.limits.max_commands;
+        let max = self.state.limits.max_commands;
         if self.commands > max && self.abort.is_none() {
             self.abort = Some(Abort::Limit(LimitExceeded::Commands(max)));
         }
@@ -133,16 +152,16 @@ impl<'s> Shell<'s> {
     /// Counts one loop iteration; false when the call must stop.
     pub(super) fn tick_iteration(&mut self) -> bool {
         self.iterations += 1;
-        let max = self.sandbox.limits.max_loop_iterations;
+        let max = self.state.limits.max_loop_iterations;
         if self.iterations > max && self.abort.is_none() {
             self.abort = Some(Abort::Limit(LimitExceeded::LoopIterations(max)));
         }
         !self.out_of_time()
     }
 
-    fn pipe_overflow(&mut self) {
+    pub(super) fn pipe_overflow(&mut self) {
         if self.abort.is_none() {
-            let max = self.sandbox.limits.max_pipe_bytes;
+            let max = self.state.limits.max_pipe_bytes;
             self.abort = Some(Abort::Limit(LimitExceeded::PipeBytes(max)));
         }
     }
@@ -165,7 +184,7 @@ impl<'s> Shell<'s> {
     }
 
     pub(crate) fn value_too_large(&mut self, len: usize) -> bool {
-        let max = self.sandbox.limits.max_stream_bytes.max(1024 * 1024);
+        let max = self.state.limits.max_stream_bytes.max(1024 * 1024);
         if len > max && self.abort.is_none() {
             self.abort = Some(Abort::Limit(LimitExceeded::ValueSize(max)));
         }
@@ -174,7 +193,8 @@ impl<'s> Shell<'s> {
 
     /// Runs a whole script and returns its exit status, applying `exit` and limits.
     pub(crate) async fn run(&mut self, script: &Script, io: &mut Streams) -> i32 {
-        let status = self.script(script, io).await;
+        self.script(script, io).await;
+        let status = self.finish(io).await;
         match &self.abort {
             None => status,
             Some(Abort::Exit(code)) => *code,
@@ -184,6 +204,34 @@ impl<'s> Shell<'s> {
                 io.err
                     .extend_from_slice(format!("tether-sandbox: {limit}\n").as_bytes());
                 LIMIT_EXIT_CODE
+            }
+        }
+    }
+
+    /// The status a script ends with (its last command's, or `exit`'s), after the `EXIT` trap
+    /// ran; an `exit` inside the trap sets the status instead.
+    pub(super) async fn finish(&mut self, io: &mut Streams) -> i32 {
+        let status = match self.abort {
+            Some(Abort::Exit(code) | Abort::Return(code)) => code,
+            _ => self.status,
+        };
+        let Some(action) = self.traps.exit.take() else {
+            return status;
+        };
+        if matches!(self.abort, Some(Abort::Limit(_))) {
+            return status;
+        }
+        self.abort = None;
+        self.status = status;
+        if let Ok(script) = super::parse::parse(&action) {
+            self.script(&script, io).await;
+        }
+        match self.abort {
+            Some(Abort::Exit(code)) => code,
+            Some(Abort::Limit(_)) => status,
+            _ => {
+                self.abort = Some(Abort::Exit(status));
+                status
             }
         }
     }
@@ -235,14 +283,23 @@ impl<'s> Shell<'s> {
         }
         self.status = status;
         let last_pipeline = list.rest.last().map_or(&list.first, |(_, p)| p);
-        if self.options.errexit
-            && status != 0
+        let failed = status != 0
             && self.condition_depth == 0
             && last_ran == list.rest.len()
             && !last_pipeline.negated
-            && self.abort.is_none()
-        {
-            self.abort = Some(Abort::Exit(status));
+            && self.abort.is_none();
+        if failed {
+            // The ERR trap runs where `set -e` would act, and not again inside itself.
+            if let Some(action) = self.traps.err.take() {
+                if let Ok(script) = super::parse::parse(&action) {
+                    self.script(&script, io).await;
+                }
+                self.traps.err.get_or_insert(action);
+                self.status = status;
+            }
+            if self.options.errexit && self.abort.is_none() {
+                self.abort = Some(Abort::Exit(status));
+            }
         }
     }
 
@@ -251,7 +308,9 @@ impl<'s> Shell<'s> {
             self.condition_depth += 1;
         }
         let mut status = if pipeline.commands.len() == 1 {
-            self.command(&pipeline.commands[0], io).await
+            let status = self.command(&pipeline.commands[0], io).await;
+            self.set_pipestatus(vec![status]);
+            status
         } else {
             let mut input: Option<Input> = None;
             let mut statuses = Vec::new();
@@ -267,17 +326,14 @@ impl<'s> Shell<'s> {
                     err: Vec::new(),
                 };
                 // Each stage of a multi-command pipeline is a subshell, as in bash.
-                let (cwd, env, options) = (
-                    self.sandbox.cwd.clone(),
-                    self.sandbox.env.clone(),
-                    self.options,
-                );
+                let (scope, options, traps) = (self.state.save(), self.options, self.traps.clone());
                 let mut status = self.command(command, &mut stage).await;
                 if let Some(Abort::Exit(code)) = self.abort {
                     self.abort = None;
                     status = code;
                 }
-                (self.sandbox.cwd, self.sandbox.env, self.options) = (cwd, env, options);
+                self.state.restore(scope);
+                (self.options, self.traps) = (options, traps);
                 statuses.push(status);
                 if index == 0 {
                     io.stdin = std::mem::take(&mut stage.stdin);
@@ -293,6 +349,7 @@ impl<'s> Shell<'s> {
                 }
             }
             let last_status = statuses.last().copied().unwrap_or(0);
+            self.set_pipestatus(statuses.clone());
             if self.options.pipefail {
                 statuses
                     .iter()
@@ -314,16 +371,17 @@ impl<'s> Shell<'s> {
 
     fn command<'a>(&'a mut self, command: &'a Command, io: &'a mut Streams) -> Local<'a, i32> {
         Box::pin(async move {
+            let mark = self.substituted.len();
             let status = match command {
                 Command::Simple {
                     assigns,
                     words,
                     redirects,
                 } => self.simple(assigns, words, redirects, io).await,
-                Command::Compound { body, redirects } => {
+                Command::Compound { body, redirects } => 'compound: {
                     let (stdin, sinks) = match self.redirects(redirects, io).await {
                         Ok(setup) => setup,
-                        Err(message) => return fail(&mut io.err, message),
+                        Err(message) => break 'compound fail(&mut io.err, message),
                     };
                     let mut inner = Streams {
                         stdin: stdin.unwrap_or_else(|| std::mem::take(&mut io.stdin)),
@@ -338,12 +396,14 @@ impl<'s> Shell<'s> {
                     if delivered { status } else { status.max(1) }
                 }
                 Command::Function { name, body } => {
-                    self.sandbox
-                        .functions
-                        .insert(name.clone(), (**body).clone());
+                    std::rc::Rc::make_mut(&mut self.state.functions)
+                        .insert(name.clone(), std::rc::Rc::new((**body).clone()));
                     0
                 }
             };
+            if self.substituted.len() > mark {
+                self.close_substitutions(mark, io).await;
+            }
             self.status = status;
             status
         })
@@ -371,26 +431,24 @@ impl<'s> Shell<'s> {
         if !self.enter() {
             return self.status;
         }
-        let cwd = self.sandbox.cwd.clone();
-        let env = self.sandbox.env.clone();
-        let functions = self.sandbox.functions.clone();
+        let scope = self.state.save();
         let options = self.options;
-        let mut status = self.script(script, io).await;
-        if let Some(Abort::Exit(code)) = self.abort {
+        let traps = std::mem::take(&mut self.traps);
+        self.script(script, io).await;
+        let status = self.finish(io).await;
+        if let Some(Abort::Exit(_)) = self.abort {
             self.abort = None;
-            status = code;
         }
-        self.sandbox.cwd = cwd;
-        self.sandbox.env = env;
-        self.sandbox.functions = functions;
+        self.state.restore(scope);
         self.options = options;
+        self.traps = traps;
         self.leave();
         status
     }
 
     async fn simple(
         &mut self,
-        assigns: &[(String, Word)],
+        assigns: &[Assign],
         words: &[Word],
         redirects: &[Redirect],
         io: &mut Streams,
@@ -398,36 +456,75 @@ impl<'s> Shell<'s> {
         if !self.tick_command() {
             return self.status;
         }
-        let argv = match self.expand_words(words, io).await {
-            Ok(argv) => argv,
-            Err(e) => return fail(&mut io.err, e),
+        self.substitution_status = None;
+        let declaration = words
+            .first()
+            .and_then(Word::as_literal)
+            .filter(|name| is_declaration(name) && !self.state.functions.contains_key(*name));
+        let (argv, declared) = match declaration {
+            Some(name) => match self.declaration_args(&words[1..], io).await {
+                Ok(args) => (vec![name.to_string()], Some(args)),
+                Err(e) => return self.expansion_failed(e, io),
+            },
+            None => match self.expand_words(words, io).await {
+                Ok(argv) => (argv, None),
+                Err(e) => return self.expansion_failed(e, io),
+            },
         };
+        if argv.is_empty() {
+            // Alone, assignments happen one after another (`IFS=, a=($x)` splits on commas).
+            for assign in assigns {
+                let value = match self.evaluate_assign(assign, io).await {
+                    Ok(value) => value,
+                    Err(e) => return self.expansion_failed(e, io),
+                };
+                if let Err(e) = self.store(value) {
+                    report(&mut io.err, e);
+                    self.abort.get_or_insert(Abort::Exit(1));
+                    return 1;
+                }
+            }
+            if self.abort.is_some() {
+                return self.status;
+            }
+            return match self.redirects(redirects, io).await {
+                Ok(_) => self.substitution_status.unwrap_or(0),
+                Err(message) => fail(&mut io.err, message),
+            };
+        }
         let mut values = Vec::new();
-        for (name, word) in assigns {
-            match self.expand_single(word, io).await {
-                Ok(value) => values.push((name.clone(), value)),
-                Err(e) => return fail(&mut io.err, e),
+        for assign in assigns {
+            match self.evaluate_assign(assign, io).await {
+                Ok(value) => values.push(value),
+                Err(e) => return self.expansion_failed(e, io),
             }
         }
         if self.abort.is_some() {
             return self.status;
         }
+        if argv.len() == 1 && argv[0] == "exec" && !redirects.is_empty() {
+            return unsupported(
+                self,
+                &mut io.err,
+                "exec with redirections (persistent descriptors)",
+            );
+        }
+        if self.options.xtrace {
+            io.err
+                .extend_from_slice(format!("+ {}\n", argv.join(" ")).as_bytes());
+        }
         let (stdin, sinks) = match self.redirects(redirects, io).await {
             Ok(setup) => setup,
             Err(message) => return fail(&mut io.err, message),
         };
-        if argv.is_empty() {
-            for (name, value) in values {
-                self.sandbox.env.insert(name, value);
-            }
-            return 0;
-        }
-        let saved: Vec<(String, Option<String>)> = values
+        let saved: Vec<(String, SavedVar)> = values
             .iter()
-            .map(|(name, _)| (name.clone(), self.sandbox.env.get(name).cloned()))
+            .map(|value| (value.name.clone(), self.save_var(&value.name)))
             .collect();
-        for (name, value) in values {
-            self.sandbox.env.insert(name, value);
+        for value in values {
+            if let Err(e) = self.store(value) {
+                report(&mut io.err, e);
+            }
         }
         let redirected = stdin.is_some();
         let mut own = Streams {
@@ -435,148 +532,31 @@ impl<'s> Shell<'s> {
             out: Vec::new(),
             err: Vec::new(),
         };
-        let status = self.invoke(&argv, &mut own).await;
+        let status = match declared {
+            Some(args) => self.declaration(&argv[0], args, &mut own),
+            None => self.invoke(&argv, &mut own).await,
+        };
         if !redirected {
             io.stdin = std::mem::take(&mut own.stdin);
         }
-        for (name, old) in saved {
-            match old {
-                Some(value) => self.sandbox.env.insert(name, value),
-                None => self.sandbox.env.remove(&name),
-            };
+        for (name, old) in saved.into_iter().rev() {
+            self.restore_var(&name, old);
         }
         let delivered = self.route(&sinks, own.out, own.err, io);
         if delivered { status } else { status.max(1) }
     }
 
-    /// Applies redirections in order: returns the replacement stdin, if any, and the sinks of
-    /// fd 1 and fd 2. Files named by `>` are truncated here, before the command runs.
-    async fn redirects(
-        &mut self,
-        redirects: &[Redirect],
-        io: &mut Streams,
-    ) -> Result<(Option<Input>, [Sink; 2]), String> {
-        let mut sinks = [Sink::Out, Sink::Err];
-        let mut stdin = None;
-        for redirect in redirects {
-            let fd = redirect.fd as usize;
-            match &redirect.op {
-                RedirectOp::Read(word) => {
-                    let target = self
-                        .expand_single(word, io)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    if target == "/dev/null" {
-                        stdin = Some(Input::default());
-                        continue;
-                    }
-                    let path = vfs::normalize(&self.sandbox.cwd, &target);
-                    match self.sandbox.vfs.read(&path) {
-                        Ok(data) => stdin = Some(Input::new(data.to_vec())),
-                        Err(e) => return Err(format!("{target}: {e}")),
-                    }
-                }
-                RedirectOp::Write(word)
-                | RedirectOp::Append(word)
-                | RedirectOp::WriteBoth { target: word, .. } => {
-                    let target = self
-                        .expand_single(word, io)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    let truncate = matches!(
-                        redirect.op,
-                        RedirectOp::Write(_) | RedirectOp::WriteBoth { append: false, .. }
-                    );
-                    let sink = match target.as_str() {
-                        "/dev/null" => Sink::Null,
-                        "/dev/stdout" => Sink::Out,
-                        "/dev/stderr" => Sink::Err,
-                        "" => return Err(": No such file or directory".to_string()),
-                        _ => {
-                            let path = vfs::normalize(&self.sandbox.cwd, &target);
-                            let result = if truncate || !self.sandbox.vfs.exists(&path) {
-                                self.sandbox.vfs.write(&path, Vec::new())
-                            } else if self.sandbox.vfs.is_dir(&path) {
-                                Err(vfs::VfsError::IsADirectory)
-                            } else {
-                                Ok(())
-                            };
-                            result.map_err(|e| format!("{target}: {e}"))?;
-                            Sink::File(path)
-                        }
-                    };
-                    if let RedirectOp::WriteBoth { .. } = redirect.op {
-                        sinks = [sink.clone(), sink];
-                    } else if (1..=2).contains(&fd) {
-                        sinks[fd - 1] = sink;
-                    }
-                }
-                RedirectOp::Duplicate(word) => {
-                    let target = self
-                        .expand_single(word, io)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    if fd == 0 || fd > 2 {
-                        continue;
-                    }
-                    sinks[fd - 1] = match target.as_str() {
-                        "1" => sinks[0].clone(),
-                        "2" => sinks[1].clone(),
-                        "-" => Sink::Null,
-                        other => return Err(format!("{other}: Bad file descriptor")),
-                    };
-                }
-                RedirectOp::HereDoc { body, expand } => {
-                    let text = if *expand {
-                        let parts = super::parse::expandable_text(body);
-                        self.expand_quoted_parts(&parts, io)
-                            .await
-                            .map_err(|e| e.to_string())?
-                    } else {
-                        body.clone()
-                    };
-                    stdin = Some(Input::new(text.into_bytes()));
-                }
-                RedirectOp::HereString(word) => {
-                    let mut text = self
-                        .expand_single(word, io)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    text.push('\n');
-                    stdin = Some(Input::new(text.into_bytes()));
-                }
-            }
+    /// Reports an expansion error. Most end the shell, as in a non-interactive bash: bad
+    /// arithmetic, a bad substitution, an unset variable under `set -u`, an unsupported
+    /// construct.
+    pub(super) fn expansion_failed(&mut self, error: ExpandError, io: &mut Streams) -> i32 {
+        if let ExpandError::Limit = error {
+            return self.status;
         }
-        Ok((stdin, sinks))
-    }
-
-    /// Delivers a command's output to its sinks; false when a file write failed (the command
-    /// then fails, as a write error does in bash).
-    fn route(&mut self, sinks: &[Sink; 2], out: Vec<u8>, err: Vec<u8>, io: &mut Streams) -> bool {
-        let mut delivered = true;
-        for (sink, data) in sinks.iter().zip([out, err]) {
-            if data.is_empty() {
-                continue;
-            }
-            match sink {
-                Sink::Out | Sink::Err
-                    if io.out.len() + io.err.len() + data.len()
-                        > self.sandbox.limits.max_pipe_bytes =>
-                {
-                    self.pipe_overflow();
-                }
-                Sink::Out => io.out.extend_from_slice(&data),
-                Sink::Err => io.err.extend_from_slice(&data),
-                Sink::Null => {}
-                Sink::File(path) => {
-                    if let Err(e) = self.sandbox.vfs.append(path, &data) {
-                        report(&mut io.err, format!("{path}: write error: {e}"));
-                        delivered = false;
-                    }
-                }
-            }
-        }
-        delivered
+        report(&mut io.err, &error);
+        let status = error.exit_status();
+        self.abort.get_or_insert(Abort::Exit(status));
+        status
     }
 
     /// Runs one command. The arms that await (functions, `node`, nested scripts, `xargs`,
@@ -585,8 +565,8 @@ impl<'s> Shell<'s> {
     async fn invoke(&mut self, argv: &[String], io: &mut Streams) -> i32 {
         let name = argv[0].as_str();
         let args = &argv[1..];
-        if let Some(body) = self.sandbox.functions.get(name).cloned() {
-            return Box::pin(self.call_function(&body, args, io)).await;
+        if let Some(body) = self.state.functions.get(name).cloned() {
+            return Box::pin(self.call_function(name, &body, args, io)).await;
         }
         match name {
             "node" => Box::pin(self.node(args, io)).await,
@@ -607,28 +587,58 @@ impl<'s> Shell<'s> {
                 Box::pin(self.run_argv(assigns, &args[split..], io)).await
             }
             "bash" | "sh" | "eval" | "source" | "." => Box::pin(self.nested(name, args, io)).await,
+            "command" => match args.first().map(String::as_str) {
+                Some(flag @ ("-v" | "-V")) => self.command_lookup(flag == "-V", &args[1..], io),
+                Some(_) if self.state.functions.contains_key(&args[0]) => {
+                    self.builtin(&args[0], &args[1..], io)
+                }
+                Some(_) => Box::pin(self.run_argv(Vec::new(), args, io)).await,
+                None => 0,
+            },
+            "exec" if !args.is_empty() => {
+                let status = Box::pin(self.run_argv(Vec::new(), args, io)).await;
+                self.abort.get_or_insert(Abort::Exit(status));
+                status
+            }
             _ => self.builtin(name, args, io),
         }
     }
 
     /// Calls a shell function: `$1…` become its arguments, `local` variables are restored and
     /// `return` ends it.
-    async fn call_function(&mut self, body: &Command, args: &[String], io: &mut Streams) -> i32 {
+    async fn call_function(
+        &mut self,
+        name: &str,
+        body: &Command,
+        args: &[String],
+        io: &mut Streams,
+    ) -> i32 {
         if !self.enter() {
             return self.status;
         }
         let outer = std::mem::replace(&mut self.positional, args.to_vec());
-        self.locals.push(Vec::new());
+        // `FUNCNAME`: this function, then its callers; restored with the locals.
+        let mut funcname = vec![name.to_string()];
+        funcname.extend(
+            self.state
+                .arrays
+                .get("FUNCNAME")
+                .map(|a| a.values())
+                .unwrap_or_default(),
+        );
+        self.locals
+            .push(vec![("FUNCNAME".to_string(), self.save_var("FUNCNAME"))]);
+        self.state.env.remove("FUNCNAME");
+        self.state
+            .arrays
+            .insert("FUNCNAME".into(), super::vars::Array::indexed(funcname));
         let mut status = self.command(body, io).await;
         if let Some(Abort::Return(code)) = self.abort {
             self.abort = None;
             status = code;
         }
-        for (name, value) in self.locals.pop().unwrap_or_default().into_iter().rev() {
-            match value {
-                Some(value) => self.sandbox.env.insert(name, value),
-                None => self.sandbox.env.remove(&name),
-            };
+        for (name, saved) in self.locals.pop().unwrap_or_default().into_iter().rev() {
+            self.restore_var(&name, saved);
         }
         self.positional = outer;
         self.leave();
@@ -646,7 +656,12 @@ impl<'s> Shell<'s> {
         let command = Command::Simple {
             assigns: assigns
                 .into_iter()
-                .map(|(name, value)| (name, Word::literal(&value)))
+                .map(|(name, value)| Assign {
+                    name,
+                    subscript: None,
+                    append: false,
+                    value: AssignValue::Scalar(Word::literal(&value)),
+                })
                 .collect(),
             words: argv.iter().map(|a| Word::literal(a)).collect(),
             redirects: Vec::new(),
@@ -657,16 +672,26 @@ impl<'s> Shell<'s> {
         status
     }
 
+    /// `PIPESTATUS`: the statuses of the last pipeline's commands.
+    fn set_pipestatus(&mut self, statuses: Vec<i32>) {
+        self.state.env.remove("PIPESTATUS");
+        self.state.arrays.insert(
+            "PIPESTATUS".into(),
+            super::vars::Array::indexed(statuses.into_iter().map(|s| s.to_string())),
+        );
+    }
+
     /// Runs a command from the table directly (no expansion, no redirection).
     pub(super) fn invoke_command(&mut self, name: &str, args: &[String], io: &mut Streams) -> i32 {
         let Some(command) = commands::lookup(name) else {
             return 127;
         };
-        let max_output = self.sandbox.limits.max_pipe_bytes;
+        let max_output = self.state.limits.max_pipe_bytes;
+        let err_before = io.err.len();
         let mut ctx = Ctx {
-            vfs: &mut self.sandbox.vfs,
-            cwd: &self.sandbox.cwd,
-            env: &self.sandbox.env,
+            vfs: &mut self.state.vfs,
+            cwd: &self.state.cwd,
+            env: &self.state.env,
             stdin: &mut io.stdin,
             out: std::mem::take(&mut io.out),
             err: std::mem::take(&mut io.err),
@@ -680,6 +705,14 @@ impl<'s> Shell<'s> {
         if overflowed {
             self.pipe_overflow();
         }
+        // A command that refused what it was asked (its own stderr says so) ends the script
+        // like the shell's own refusals ([`unsupported`]): later commands would run on a
+        // different answer (`sort -V f; echo $?`).
+        let refused = String::from_utf8_lossy(&io.err[err_before.min(io.err.len())..])
+            .contains(commands::REFUSAL);
+        if status != 0 && refused {
+            self.abort.get_or_insert(Abort::Exit(status));
+        }
         status
     }
 
@@ -691,6 +724,15 @@ impl<'s> Shell<'s> {
 /// Writes `bash: MESSAGE` and a newline to `err`, as bash reports its own errors.
 pub(super) fn report(err: &mut Vec<u8>, message: impl Display) {
     err.extend_from_slice(format!("bash: {message}\n").as_bytes());
+}
+
+/// The one form of "this sandbox does not do that": `bash: WHAT: not supported in this
+/// sandbox` on stderr; the script ends with status 2, so no later command runs on a wrong
+/// premise.
+pub(super) fn unsupported(shell: &mut Shell<'_>, err: &mut Vec<u8>, what: impl Display) -> i32 {
+    report(err, format!("{what}: not supported in this sandbox"));
+    shell.abort.get_or_insert(Abort::Exit(2));
+    2
 }
 
 /// [`report`]s `message` and returns 1, the status of a command that failed before it ran.

@@ -1,22 +1,56 @@
 //! Word expansion, in bash's order: braces (see [`brace`](super::brace)), then tilde,
-//! parameters, command substitution and arithmetic;
-//! then field splitting of unquoted results on blanks; then pathname expansion of unquoted glob
-//! characters (a pattern that matches nothing stays as written).
+//! parameters (see [`super::parameter`]), command substitution, arithmetic and process
+//! substitution; then field splitting of unquoted results by `IFS` (see [`super::ifs`]); then
+//! pathname expansion of unquoted glob characters (a pattern that matches nothing stays as
+//! written). `"$@"` and `"${a[@]}"` make one field per element.
 
-use super::ast::{Word, WordPart};
+use super::ast::{Command, Redirect, RedirectOp, Script, Word, WordPart};
 use super::exec::{Local, Shell, Streams};
+use super::ifs::{Ifs, Piece};
+use super::variables::VarError;
 use super::{arith, glob, parse};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExpandError {
     #[error("{0}: unbound variable")]
     Unbound(String),
+    /// `${x?message}` on an unset `x`.
+    #[error("{0}: {1}")]
+    Unset(String, String),
     #[error("${{{0}}}: bad substitution")]
     BadSubstitution(String),
     #[error("{0}")]
     Arithmetic(#[from] arith::ArithError),
+    #[error("{0}")]
+    Variable(#[from] VarError),
+    /// A construct bash has and this shell does not.
+    #[error("{0}: not supported in this sandbox")]
+    Unsupported(String),
+    #[error("{0}")]
+    Syntax(String),
+    #[error("{0}")]
+    File(String),
     #[error("expansion stopped: a limit was exceeded")]
     Limit,
+}
+
+impl ExpandError {
+    /// The status a non-interactive bash exits with after this error.
+    pub fn exit_status(&self) -> i32 {
+        match self {
+            ExpandError::Unbound(_) | ExpandError::Unset(..) => 127,
+            ExpandError::Unsupported(_) | ExpandError::Syntax(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// What a parameter expansion produced: one string, or a list (`$@`, `${a[@]}`; `star` for
+/// `$*` and `${a[*]}`, which quoted join into one field).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Expansion {
+    Scalar(String),
+    List { items: Vec<String>, star: bool },
 }
 
 /// One field under construction: its text, and the same text as a glob pattern in which
@@ -32,6 +66,8 @@ struct Field {
 struct Fields {
     done: Vec<Field>,
     current: Option<Field>,
+    /// Unquoted expansions are not split (patterns, assignment-like contexts).
+    no_split: bool,
 }
 
 impl Fields {
@@ -64,24 +100,29 @@ impl Fields {
         }
     }
 
-    /// Ends the current field and starts another (`"$@"`).
-    fn next_field(&mut self) {
+    /// Ends the current field, if one has begun.
+    fn end_field(&mut self) {
         if let Some(field) = self.current.take() {
             self.done.push(field);
         }
-        self.field();
     }
 
-    /// An unquoted expansion result: blanks separate fields.
-    fn split(&mut self, text: &str) {
-        for (index, piece) in text.split([' ', '\t', '\n']).enumerate() {
-            if index > 0
-                && let Some(field) = self.current.take()
-            {
-                self.done.push(field);
-            }
-            if !piece.is_empty() {
-                self.literal(piece);
+    /// An unquoted expansion result: IFS separates fields.
+    fn split(&mut self, text: &str, ifs: &Ifs) {
+        if self.no_split {
+            self.literal(text);
+            return;
+        }
+        for piece in ifs.pieces(text) {
+            match piece {
+                Piece::Text(text) => self.literal(&text),
+                Piece::Separator { hard } => {
+                    if self.current.is_some() {
+                        self.end_field();
+                    } else if hard {
+                        self.done.push(Field::default());
+                    }
+                }
             }
         }
     }
@@ -93,6 +134,10 @@ impl Fields {
 }
 
 impl Shell<'_> {
+    pub(crate) fn ifs(&self) -> Ifs {
+        Ifs::new(self.var("IFS").as_deref())
+    }
+
     /// Expands command words into argv.
     pub(crate) fn expand_words<'a>(
         &'a mut self,
@@ -107,7 +152,7 @@ impl Shell<'_> {
                     .await?;
                 for field in fields.finish() {
                     let matches = if field.globbing {
-                        glob::expand(&self.sandbox.vfs, &self.sandbox.cwd, &field.pattern)
+                        glob::expand(&self.state.vfs, &self.state.cwd, &field.pattern)
                     } else {
                         Vec::new()
                     };
@@ -129,8 +174,12 @@ impl Shell<'_> {
         word: &Word,
         io: &mut Streams,
     ) -> Result<String, ExpandError> {
-        let mut fields = Fields::default();
-        self.expand_into(&word.parts, true, &mut fields, io).await?;
+        let mut fields = Fields {
+            no_split: true,
+            ..Fields::default()
+        };
+        self.expand_into(&word.parts, false, &mut fields, io)
+            .await?;
         Ok(fields
             .finish()
             .into_iter()
@@ -140,15 +189,25 @@ impl Shell<'_> {
     }
 
     /// Expands a word into a glob pattern in which quoted characters match literally (the
-    /// patterns of `case`).
+    /// patterns of `case`, `[[ == ]]` and `${x#pattern}`).
     pub(crate) async fn expand_pattern(
         &mut self,
         word: &Word,
         io: &mut Streams,
     ) -> Result<String, ExpandError> {
-        let mut fields = Fields::default();
-        self.expand_into(&word.parts, false, &mut fields, io)
-            .await?;
+        self.pattern_of(&word.parts, io).await
+    }
+
+    pub(crate) async fn pattern_of(
+        &mut self,
+        parts: &[WordPart],
+        io: &mut Streams,
+    ) -> Result<String, ExpandError> {
+        let mut fields = Fields {
+            no_split: true,
+            ..Fields::default()
+        };
+        self.expand_into(parts, false, &mut fields, io).await?;
         Ok(fields
             .finish()
             .into_iter()
@@ -190,141 +249,98 @@ impl Shell<'_> {
                         fields.quoted(text);
                         continue;
                     }
-                    WordPart::DoubleQuoted(inner)
-                        if self.positional.is_empty()
-                            && matches!(inner.as_slice(), [WordPart::Parameter(p)] if p == "@") =>
-                    {
-                        continue;
-                    }
                     WordPart::DoubleQuoted(inner) => {
+                        if let [WordPart::Parameter(text)] = inner.as_slice() {
+                            let expansion = self.parameter(text, io).await?;
+                            if matches!(&expansion, Expansion::List { items, star: false } if items.is_empty())
+                            {
+                                continue;
+                            }
+                            fields.field();
+                            self.push_expansion(expansion, true, fields)?;
+                            continue;
+                        }
                         fields.field();
                         self.expand_into(inner, true, fields, io).await?;
                         continue;
                     }
-                    WordPart::Tilde => self
-                        .sandbox
-                        .env
-                        .get("HOME")
-                        .cloned()
-                        .unwrap_or_else(|| "/".into()),
-                    WordPart::Parameter(text) if quoted && text == "@" => {
-                        for (index, arg) in self.positional.iter().enumerate() {
-                            if index > 0 {
-                                fields.next_field();
-                            }
-                            fields.quoted(arg);
-                        }
+                    WordPart::Tilde => self.var("HOME").unwrap_or_else(|| "/".into()),
+                    WordPart::Parameter(text) => {
+                        let expansion = self.parameter(text, io).await?;
+                        self.push_expansion(expansion, quoted, fields)?;
                         continue;
                     }
-                    WordPart::Parameter(text) => self.parameter(text, io).await?,
                     WordPart::CommandSubstitution(text) => self.substitute(text, io).await,
                     WordPart::Arithmetic(text) => {
-                        let expr = self
-                            .expand_quoted_parts(&parse::expandable_text(text), io)
-                            .await?;
-                        arith::evaluate(&expr, &self.sandbox.env)?.to_string()
+                        let expr = if text.contains(['$', '`', '\\']) {
+                            self.expand_quoted_parts(&parse::expandable_text(text), io)
+                                .await?
+                        } else {
+                            text.clone()
+                        };
+                        self.eval_arith(&expr)?.to_string()
+                    }
+                    WordPart::ProcessSubstitution { text, output } => {
+                        let path = self.process_substitution(text, *output, io).await?;
+                        fields.quoted(&path);
+                        continue;
+                    }
+                    WordPart::ArrayLiteral(_) => {
+                        return Err(ExpandError::Syntax(
+                            "syntax error near unexpected token `('".into(),
+                        ));
                     }
                 };
-                if self.value_too_large(value.len()) {
-                    return Err(ExpandError::Limit);
-                }
-                if quoted {
-                    fields.quoted(&value);
-                } else {
-                    fields.split(&value);
-                }
+                self.push_expansion(Expansion::Scalar(value), quoted, fields)?;
             }
             Ok(())
         })
     }
 
-    fn lookup(&self, name: &str) -> Option<String> {
-        match name {
-            "?" => Some(self.status.to_string()),
-            "#" => Some(self.positional.len().to_string()),
-            "$" => Some("1".into()),
-            "0" => Some(self.arg0.clone()),
-            "@" | "*" => Some(self.positional.join(" ")),
-            _ if name.chars().all(|c| c.is_ascii_digit()) => name
-                .parse::<usize>()
-                .ok()
-                .and_then(|n| self.positional.get(n.checked_sub(1)?).cloned()),
-            _ => self.sandbox.env.get(name).cloned(),
-        }
-    }
-
-    async fn parameter(&mut self, text: &str, io: &mut Streams) -> Result<String, ExpandError> {
-        if let Some(name) = text.strip_prefix('#')
-            && !name.is_empty()
-        {
-            return Ok(self
-                .lookup(name)
-                .unwrap_or_default()
-                .chars()
-                .count()
-                .to_string());
-        }
-        let name_len =
-            if text.chars().next().is_some_and(|c| {
-                matches!(c, '?' | '#' | '$' | '@' | '*' | '!') || c.is_ascii_digit()
-            }) {
-                1
-            } else {
-                text.find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-                    .unwrap_or(text.len())
-            };
-        let (name, op) = text.split_at(name_len);
-        if name.is_empty() {
-            return Err(ExpandError::BadSubstitution(text.into()));
-        }
-        let value = self.lookup(name);
-        let operator_len = if op.starts_with(":-")
-            || op.starts_with(":=")
-            || op.starts_with(":+")
-            || op.starts_with("%%")
-            || op.starts_with("##")
-        {
-            2
-        } else {
-            op.chars().next().map_or(0, char::len_utf8)
+    /// Adds an expansion's result to the fields: quoted as is (a list one field per item, or
+    /// joined by IFS's first character for `*`), unquoted split by IFS.
+    fn push_expansion(
+        &mut self,
+        expansion: Expansion,
+        quoted: bool,
+        fields: &mut Fields,
+    ) -> Result<(), ExpandError> {
+        let size = match &expansion {
+            Expansion::Scalar(value) => value.len(),
+            Expansion::List { items, .. } => items.iter().map(String::len).sum(),
         };
-        let (operator, argument) = op.split_at(operator_len);
-        let mut word = async |shell: &mut Self| {
-            shell
-                .expand_quoted_parts(&parse::expandable_text(argument), io)
-                .await
-        };
-        Ok(match operator {
-            "" => match value {
-                Some(value) => value,
-                None if self.nounset() && name != "@" && name != "*" => {
-                    return Err(ExpandError::Unbound(name.into()));
-                }
-                None => String::new(),
-            },
-            ":-" | "-" => match value {
-                Some(v) if !(v.is_empty() && operator == ":-") => v,
-                _ => word(self).await?,
-            },
-            ":=" | "=" => match value {
-                Some(v) if !(v.is_empty() && operator == ":=") => v,
-                _ => {
-                    let v = word(self).await?;
-                    self.sandbox.env.insert(name.into(), v.clone());
-                    v
-                }
-            },
-            ":+" | "+" => match value {
-                Some(v) if !(v.is_empty() && operator == ":+") => word(self).await?,
-                _ => String::new(),
-            },
-            "%" | "%%" | "#" | "##" => {
-                let value = value.unwrap_or_default();
-                let pattern = word(self).await?;
-                remove_affix(&value, &pattern, operator)
+        if self.value_too_large(size) {
+            return Err(ExpandError::Limit);
+        }
+        let ifs = self.ifs();
+        match expansion {
+            Expansion::Scalar(value) if quoted => fields.quoted(&value),
+            Expansion::Scalar(value) => fields.split(&value, &ifs),
+            Expansion::List { items, star: true } if quoted => {
+                fields.quoted(&items.join(&ifs.joiner()));
             }
-            _ => return Err(ExpandError::BadSubstitution(text.into())),
-        })
+            Expansion::List { items, .. } if quoted => {
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        fields.end_field();
+                        fields.field();
+                    }
+                    fields.quoted(item);
+                }
+            }
+            Expansion::List { items, .. } if fields.no_split => {
+                fields.literal(&items.join(" "));
+            }
+            Expansion::List { items, .. } => {
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        fields.end_field();
+                    }
+                    fields.split(item, &ifs);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `$(…)`: runs the text in a subshell and returns its output minus trailing newlines.
@@ -335,11 +351,34 @@ impl Shell<'_> {
                 io.err
                     .extend_from_slice(format!("bash: command substitution: {e}\n").as_bytes());
                 self.status = 2;
+                self.substitution_status = Some(2);
                 return String::new();
             }
         };
+        if let Some(file) = read_only_redirect(&script) {
+            // `$(< FILE)`: the file's content, without running anything.
+            let path = match self.expand_single(file, io).await {
+                Ok(target) => crate::vfs::normalize(&self.state.cwd, &target),
+                Err(e) => {
+                    super::exec::report(&mut io.err, e);
+                    self.substitution_status = Some(1);
+                    return String::new();
+                }
+            };
+            let (text, status) = match self.state.vfs.read(&path) {
+                Ok(data) => (String::from_utf8_lossy(data).into_owned(), 0),
+                Err(e) => {
+                    super::exec::report(&mut io.err, format!("{path}: {e}"));
+                    (String::new(), 1)
+                }
+            };
+            self.status = status;
+            self.substitution_status = Some(status);
+            return text.trim_end_matches('\n').to_string();
+        }
         let mut inner = Streams::default();
         self.status = self.subshell(&script, &mut inner).await;
+        self.substitution_status = Some(self.status);
         io.err.append(&mut inner.err);
         let mut out = String::from_utf8_lossy(&inner.out).into_owned();
         while out.ends_with('\n') {
@@ -349,31 +388,30 @@ impl Shell<'_> {
     }
 }
 
-/// `${v%pat}`, `${v%%pat}`, `${v#pat}`, `${v##pat}`.
-fn remove_affix(value: &str, pattern: &str, operator: &str) -> String {
-    let bounds: Vec<usize> = value
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([value.len()])
-        .collect();
-    match operator {
-        "%" => bounds
-            .iter()
-            .rev()
-            .find(|i| glob::matches(pattern, &value[**i..]))
-            .map_or(value.into(), |i| value[..*i].into()),
-        "%%" => bounds
-            .iter()
-            .find(|i| glob::matches(pattern, &value[**i..]))
-            .map_or(value.into(), |i| value[..*i].into()),
-        "#" => bounds
-            .iter()
-            .find(|i| glob::matches(pattern, &value[..**i]))
-            .map_or(value.into(), |i| value[*i..].into()),
-        _ => bounds
-            .iter()
-            .rev()
-            .find(|i| glob::matches(pattern, &value[..**i]))
-            .map_or(value.into(), |i| value[*i..].into()),
+/// The file of `$(< FILE)`: a script that is one command of nothing but `< FILE`.
+fn read_only_redirect(script: &Script) -> Option<&Word> {
+    let [item] = script.items.as_slice() else {
+        return None;
+    };
+    if !item.rest.is_empty() || item.first.negated {
+        return None;
+    }
+    match item.first.commands.as_slice() {
+        [
+            Command::Simple {
+                assigns,
+                words,
+                redirects,
+            },
+        ] if assigns.is_empty() && words.is_empty() => match redirects.as_slice() {
+            [
+                Redirect {
+                    fd: 0,
+                    op: RedirectOp::Read(file),
+                },
+            ] => Some(file),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -11,6 +11,7 @@ pub use specs::{ApplyPatchForm, tool_specs};
 
 use crate::changes::ChangeSet;
 use crate::limits::truncate_middle;
+pub use crate::plan::{Plan, PlanStep, StepStatus};
 use crate::sandbox::{Sandbox, ShellOutput};
 use crate::shell::glob;
 use crate::vfs::{self, EntryKind};
@@ -22,20 +23,6 @@ pub struct ToolResult {
     pub output: String,
     pub success: bool,
     pub changes: ChangeSet,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepStatus {
-    Pending,
-    InProgress,
-    Completed,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlanStep {
-    pub step: String,
-    pub status: StepStatus,
 }
 
 #[derive(Deserialize)]
@@ -77,15 +64,6 @@ struct GrepFilesArgs {
     include: Option<String>,
     path: Option<String>,
     limit: Option<usize>,
-}
-
-/// The task plan the model keeps with `update_plan`, for the UI.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Plan {
-    #[serde(default)]
-    pub explanation: Option<String>,
-    #[serde(rename = "plan")]
-    pub steps: Vec<PlanStep>,
 }
 
 /// Quotes one argument for the shell (single quotes, `'\''` for embedded quotes).
@@ -151,7 +129,7 @@ impl Sandbox {
 
     /// Runs a function tool call: `arguments` is the raw JSON string the model sent.
     pub async fn call_tool(&mut self, name: &str, arguments: &str) -> ToolResult {
-        let max = self.limits.max_output_bytes;
+        let max = self.state.limits.max_output_bytes;
         let mut result = match self.dispatch(name, arguments).await {
             Ok(result) | Err(result) => result,
         };
@@ -222,31 +200,29 @@ impl Sandbox {
         workdir: Option<&str>,
         timeout_ms: Option<u64>,
     ) -> Result<ToolResult, ToolResult> {
-        let saved_cwd = self.cwd.clone();
-        let saved_env = self.env.clone();
-        let saved_functions = self.functions.clone();
+        let saved = self.state.save();
         if let Some(dir) = workdir {
-            let path = vfs::normalize(&self.cwd, dir);
-            if !self.vfs.is_dir(&path) {
+            let path = vfs::normalize(&self.state.cwd, dir);
+            if !self.state.vfs.is_dir(&path) {
                 return Err(error(format!("workdir '{dir}' is not a directory")));
             }
-            self.cwd = path;
+            self.state.cwd = path;
         }
-        let budget = timeout_ms.map_or(self.limits.wall_clock_ms, |t| {
-            t.min(self.limits.wall_clock_ms)
+        let budget = timeout_ms.map_or(self.state.limits.wall_clock_ms, |t| {
+            t.min(self.state.limits.wall_clock_ms)
         });
         let output = self.execute(line, budget).await;
-        self.cwd = saved_cwd;
-        self.env = saved_env;
-        self.functions = saved_functions;
-        Ok(shell_result(output, self.limits.max_output_bytes))
+        self.state.restore(saved);
+        Ok(shell_result(output, self.state.limits.max_output_bytes))
     }
 
     fn apply_patch(&mut self, patch: &str) -> ToolResult {
-        self.vfs.set_byte_limit(self.limits.max_fs_bytes);
-        self.vfs.take_changes();
-        let result = crate::patch::apply(&mut self.vfs, &self.cwd, patch);
-        let changes = self.vfs.take_changes();
+        self.state
+            .vfs
+            .set_byte_limit(self.state.limits.max_fs_bytes);
+        self.state.vfs.take_changes();
+        let result = crate::patch::apply(&mut self.state.vfs, &self.state.cwd, patch);
+        let changes = self.state.vfs.take_changes();
         match result {
             Ok(summary) => ToolResult {
                 output: summary.report(),
@@ -262,13 +238,13 @@ impl Sandbox {
     }
 
     fn read_file(&self, args: ReadFileArgs) -> ToolResult {
-        let path = vfs::normalize(&self.cwd, &args.file_path);
+        let path = vfs::normalize(&self.state.cwd, &args.file_path);
         let offset = args.offset.unwrap_or(1);
         let limit = args.limit.unwrap_or(2000);
         if offset == 0 || limit == 0 {
             return error("offset and limit must be 1 or greater".into());
         }
-        let text = match self.vfs.read(&path) {
+        let text = match self.state.vfs.read(&path) {
             Ok(data) => String::from_utf8_lossy(data).into_owned(),
             Err(e) => return error(format!("failed to read file {}: {e}", args.file_path)),
         };
@@ -295,11 +271,11 @@ impl Sandbox {
     }
 
     fn list_dir(&self, args: ListDirArgs) -> ToolResult {
-        let path = vfs::normalize(&self.cwd, &args.dir_path);
+        let path = vfs::normalize(&self.state.cwd, &args.dir_path);
         let offset = args.offset.unwrap_or(1).max(1);
         let limit = args.limit.unwrap_or(25);
         let depth = args.depth.unwrap_or(2).max(1);
-        if !self.vfs.is_dir(&path) {
+        if !self.state.vfs.is_dir(&path) {
             return error(format!(
                 "failed to read directory {}: Not a directory or missing",
                 args.dir_path
@@ -325,9 +301,10 @@ impl Sandbox {
             Ok(r) => r,
             Err(e) => return error(format!("invalid pattern: {e}")),
         };
-        let root = vfs::normalize(&self.cwd, args.path.as_deref().unwrap_or("."));
+        let root = vfs::normalize(&self.state.cwd, args.path.as_deref().unwrap_or("."));
         let limit = args.limit.unwrap_or(100).clamp(1, 2000);
         let matches: Vec<String> = self
+            .state
             .vfs
             .descendants(&root)
             .into_iter()
@@ -340,7 +317,8 @@ impl Sandbox {
                     .is_none_or(|g| include_matches(g, vfs::file_name(path)))
             })
             .filter(|(path, _)| {
-                self.vfs
+                self.state
+                    .vfs
                     .read(path)
                     .is_ok_and(|data| regex.is_match(&String::from_utf8_lossy(data)))
             })
@@ -384,7 +362,7 @@ fn collect_entries(
     depth: usize,
     out: &mut Vec<String>,
 ) {
-    for (name, kind) in sandbox.vfs.list(dir).unwrap_or_default() {
+    for (name, kind) in sandbox.state.vfs.list(dir).unwrap_or_default() {
         let indent = "  ".repeat(level);
         match kind {
             EntryKind::Dir => {

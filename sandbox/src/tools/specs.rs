@@ -58,14 +58,20 @@ Show 3 lines of context above and below each change. If that is not enough to lo
 
 File references must be relative, NEVER ABSOLUTE."#;
 
-fn function(name: &str, description: &str, parameters: Value) -> Value {
+fn function(name: &str, description: &str, parameters: &str) -> Value {
     json!({
         "type": "function",
         "name": name,
         "description": description,
         "strict": false,
-        "parameters": parameters,
+        "parameters": schema(parameters),
     })
+}
+
+/// A parameter schema, written as JSON text: parsing it at run time takes far less wasm than
+/// the `json!` macro's code building the same value field by field.
+fn schema(text: &str) -> Value {
+    serde_json::from_str(text).expect("a tool's parameter schema is valid JSON")
 }
 
 /// Every tool definition, with `apply_patch` in the requested form.
@@ -74,14 +80,14 @@ pub fn tool_specs(form: ApplyPatchForm) -> Vec<Value> {
         ApplyPatchForm::Function => function(
             "apply_patch",
             APPLY_PATCH_DESCRIPTION,
-            json!({
+            r#"{
                 "type": "object",
                 "properties": {
                     "input": {"type": "string", "description": "The entire contents of the apply_patch command"}
                 },
                 "required": ["input"],
                 "additionalProperties": false
-            }),
+            }"#,
         ),
         ApplyPatchForm::Freeform => json!({
             "type": "custom",
@@ -94,7 +100,7 @@ pub fn tool_specs(form: ApplyPatchForm) -> Vec<Value> {
         function(
             "shell",
             "Runs a shell command and returns its output. The command is an argv array, typically [\"bash\", \"-lc\", \"<script>\"]. Output is returned as `Exit code: N` followed by `Output:` and the command's stdout then stderr.",
-            json!({
+            r#"{
                 "type": "object",
                 "properties": {
                     "command": {"type": "array", "items": {"type": "string"}, "description": "The command to execute"},
@@ -103,12 +109,12 @@ pub fn tool_specs(form: ApplyPatchForm) -> Vec<Value> {
                 },
                 "required": ["command"],
                 "additionalProperties": false
-            }),
+            }"#,
         ),
         function(
             "exec_command",
             "Runs a command line in the shell and returns its exit code and output.",
-            json!({
+            r#"{
                 "type": "object",
                 "properties": {
                     "cmd": {"type": "string", "description": "Shell command to execute."},
@@ -116,13 +122,13 @@ pub fn tool_specs(form: ApplyPatchForm) -> Vec<Value> {
                 },
                 "required": ["cmd"],
                 "additionalProperties": false
-            }),
+            }"#,
         ),
         apply_patch,
         function(
             "read_file",
             "Reads a local file with 1-indexed line numbers, returning lines as `L<n>: <text>`.",
-            json!({
+            r#"{
                 "type": "object",
                 "properties": {
                     "file_path": {"type": "string", "description": "Absolute path to the file"},
@@ -131,12 +137,12 @@ pub fn tool_specs(form: ApplyPatchForm) -> Vec<Value> {
                 },
                 "required": ["file_path"],
                 "additionalProperties": false
-            }),
+            }"#,
         ),
         function(
             "list_dir",
             "Lists entries in a local directory with 1-indexed entry numbers and simple type labels (directories end with /).",
-            json!({
+            r#"{
                 "type": "object",
                 "properties": {
                     "dir_path": {"type": "string", "description": "Absolute path to the directory to list."},
@@ -146,12 +152,12 @@ pub fn tool_specs(form: ApplyPatchForm) -> Vec<Value> {
                 },
                 "required": ["dir_path"],
                 "additionalProperties": false
-            }),
+            }"#,
         ),
         function(
             "grep_files",
             "Finds files whose contents match the pattern and lists them, one path per line.",
-            json!({
+            r#"{
                 "type": "object",
                 "properties": {
                     "pattern": {"type": "string", "description": "Regular expression pattern to search for."},
@@ -161,12 +167,12 @@ pub fn tool_specs(form: ApplyPatchForm) -> Vec<Value> {
                 },
                 "required": ["pattern"],
                 "additionalProperties": false
-            }),
+            }"#,
         ),
         function(
             "update_plan",
             "Updates the task plan. Provide an optional explanation and a list of plan items, each with a step and status. At most one step can be in_progress at a time.",
-            json!({
+            r#"{
                 "type": "object",
                 "properties": {
                     "explanation": {"type": "string"},
@@ -186,7 +192,7 @@ pub fn tool_specs(form: ApplyPatchForm) -> Vec<Value> {
                 },
                 "required": ["plan"],
                 "additionalProperties": false
-            }),
+            }"#,
         ),
     ]
 }

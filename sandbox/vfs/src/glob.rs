@@ -68,7 +68,14 @@ fn class(p: &[char], c: char) -> Option<(bool, usize)> {
             return Some((matched != negate, i + 1));
         }
         first = false;
-        if i + 2 < p.len() && p[i + 1] == '-' && p[i + 2] != ']' {
+        if p[i] == '['
+            && p.get(i + 1) == Some(&':')
+            && let Some(len) = p[i + 2..].windows(2).position(|w| w == [':', ']'])
+        {
+            let name: String = p[i + 2..i + 2 + len].iter().collect();
+            matched |= posix_class(&name, c);
+            i += len + 4;
+        } else if i + 2 < p.len() && p[i + 1] == '-' && p[i + 2] != ']' {
             if p[i] <= c && c <= p[i + 2] {
                 matched = true;
             }
@@ -81,6 +88,27 @@ fn class(p: &[char], c: char) -> Option<(bool, usize)> {
         }
     }
     None
+}
+
+/// `[:alpha:]` and the other POSIX classes inside a bracket expression (ASCII, as under
+/// `LC_ALL=C`).
+fn posix_class(name: &str, c: char) -> bool {
+    match name {
+        "alpha" => c.is_ascii_alphabetic(),
+        "digit" => c.is_ascii_digit(),
+        "alnum" => c.is_ascii_alphanumeric(),
+        "upper" => c.is_ascii_uppercase(),
+        "lower" => c.is_ascii_lowercase(),
+        "space" => matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c'),
+        "blank" => matches!(c, ' ' | '\t'),
+        "punct" => c.is_ascii_punctuation(),
+        "xdigit" => c.is_ascii_hexdigit(),
+        "cntrl" => c.is_ascii_control(),
+        "print" => c.is_ascii_graphic() || c == ' ',
+        "graph" => c.is_ascii_graphic(),
+        "word" => c.is_ascii_alphanumeric() || c == '_',
+        _ => false,
+    }
 }
 
 /// Whether a word has unescaped glob characters.
@@ -189,6 +217,11 @@ mod tests {
             ("\\*", "*", true),
             ("\\*", "a", false),
             ("[", "[", true),
+            ("[![:space:]]*", "t x", true),
+            ("[![:space:]]*", " x", false),
+            ("[[:digit:]_]", "_", true),
+            ("[[:upper:][:digit:]]", "7", true),
+            ("[[:alpha:]]", "1", false),
         ];
         for (p, n, want) in cases {
             assert_eq!(matches(p, n), want, "{p} vs {n}");

@@ -1,155 +1,306 @@
-//! awk's evaluator: a [`Machine`] runs parsed [`Rule`]s over the input records. A program is
-//! stopped after [`MAX_STEPS`] statements, or once it has moved [`MAX_TEXT_WORK`] bytes of
-//! text (compiling a run-time regular expression counts as [`REGEX_COMPILE_WORK`] of them), so
-//! neither an endless loop nor one that copies ever longer strings or compiles a regex every
-//! step can hang the sandbox; no string may grow past [`MAX_STRING_BYTES`]. `x = x …` appends
-//! to `x` in place, so building a string piece by piece stays linear, and run-time regexes
-//! are compiled once.
+//! awk's evaluator: a [`Machine`] runs a parsed [`Program`] — `BEGIN` rules, every other rule
+//! on each record of the input, then `END` rules — within its budgets: [`MAX_STEPS`]
+//! statements, [`MAX_TEXT_WORK`] bytes of text moved (a run-time regex compile counts
+//! [`REGEX_COMPILE_WORK`]), strings of at most [`MAX_STRING_BYTES`], [`MAX_ELEMENTS`] array
+//! elements, user functions [`MAX_CALL_DEPTH`] deep. `x = x …` appends in place, so building a
+//! string piece by piece stays linear. Records, fields and I/O are in [`super::io`], builtin
+//! functions and `printf` in [`super::builtins`].
+//!
+//! `next`, `nextfile` and `exit` unwind through expressions (a function may call them) as a
+//! [`Stop`], the error side of every evaluation, beside real errors.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
 use std::rc::Rc;
 
-use regex::Regex;
+use super::array::{Array, Key};
+use super::ast::*;
+use super::error::{AwkError, AwkErrorKind};
+use super::io::Io;
+use super::value::{NumFormat, Value};
+use crate::Ctx;
 
-use super::ast::{Arith, Builtin, Cmp, Expr, Pattern, Redirect, Rule, Stmt, Var, compile};
-use super::value::{Value, format_number, sprintf};
-
-/// Statements one `awk` run may execute.
-const MAX_STEPS: u64 = 2_000_000;
+/// Statements (and records) one `awk` run may execute.
+pub const MAX_STEPS: u64 = 2_000_000;
 
 /// The longest string a value or the record may hold.
-const MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
+pub const MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
 
 /// Bytes of text one run may move in total — every string value read or built, every record
 /// split or rebuilt — so that a few steps on long strings cannot take as long as billions.
-const MAX_TEXT_WORK: u64 = 1 << 30;
+pub const MAX_TEXT_WORK: u64 = 1 << 30;
 
-/// What compiling a regular expression computed at run time (`$0 ~ s`, `gsub(s, …)`, a regex
-/// `FS`) counts against [`MAX_TEXT_WORK`], beyond its length: a compile costs about as much as
-/// moving this many bytes, so a program may compile some 16000 different ones.
-const REGEX_COMPILE_WORK: usize = 64 * 1024;
+/// What compiling a regular expression computed at run time counts against
+/// [`MAX_TEXT_WORK`], beyond its length: about what moving this many bytes costs.
+pub const REGEX_COMPILE_WORK: usize = 64 * 1024;
 
-/// How many compiled run-time regular expressions are kept for reuse.
-const REGEX_CACHE: usize = 64;
+/// Array elements alive at once, over all arrays (about 100 bytes each).
+pub const MAX_ELEMENTS: usize = 1_000_000;
 
-/// The most output (stdout, stderr and files together) one run may write.
-const MAX_OUTPUT_BYTES: usize = 64 * 1024 * 1024;
+/// User functions calling each other (or themselves) at most this deep: each level is a few
+/// frames of the evaluator's recursion, and the browser's stack is small.
+pub const MAX_CALL_DEPTH: usize = 200;
 
-/// The highest field number a program may assign to (or `NF` may be set to).
-const MAX_FIELDS: usize = 100_000;
+/// Expressions and statements being evaluated inside one another, calls included: each is a
+/// frame or two of the evaluator's recursion (about 300 bytes in a release build), so this
+/// keeps the evaluator within about half of the browser's 1 MiB stack whatever the program.
+pub const MAX_NESTING: usize = 1500;
 
-/// What a statement asks of the rule loop.
-pub enum Flow {
-    Normal,
+/// Why evaluation is unwinding: an error, or a statement that leaves the rule.
+#[derive(Debug)]
+pub enum Stop {
+    Error(AwkError),
     Next,
+    NextFile,
     Exit,
 }
 
-pub struct Machine {
-    vars: BTreeMap<String, Value>,
-    record: String,
-    fields: Vec<String>,
-    nr: usize,
-    steps: u64,
-    /// Bytes of text moved so far (see [`MAX_TEXT_WORK`]).
-    work: u64,
-    /// Regular expressions computed at run time, compiled (or refused), by source text.
-    regexes: BTreeMap<String, Result<Rc<Regex>, String>>,
-    pub exit_code: i32,
-    pub out: Vec<u8>,
-    pub err: Vec<u8>,
-    /// Output for `print > FILE`, per file name: whether the first redirect appended, and the
-    /// text. Written to the VFS when the program ends.
-    pub files: BTreeMap<String, (bool, String)>,
+impl From<AwkError> for Stop {
+    fn from(error: AwkError) -> Self {
+        Stop::Error(error)
+    }
 }
 
-impl Machine {
-    /// A machine with the `-v` and operand assignments in `vars`, ending with `exit_code`
-    /// unless the program says otherwise.
-    pub fn new(vars: BTreeMap<String, Value>, exit_code: i32) -> Self {
-        Machine {
-            vars,
-            record: String::new(),
-            fields: Vec::new(),
-            nr: 0,
+impl From<AwkErrorKind> for Stop {
+    fn from(kind: AwkErrorKind) -> Self {
+        Stop::Error(kind.into())
+    }
+}
+
+pub type Run<T> = Result<T, Stop>;
+
+/// What a statement asks of the enclosing loop or function.
+pub enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return(Value),
+}
+
+/// A variable's storage: a scalar, or an array shared by reference with the functions it is
+/// passed to.
+#[derive(Debug)]
+pub enum Cell {
+    Val(Value),
+    Arr(Rc<RefCell<Array>>),
+}
+
+pub struct Machine<'p, 'c, 'a> {
+    pub(super) program: &'p Program,
+    pub(super) ctx: &'c mut Ctx<'a>,
+    pub(super) globals: Vec<Cell>,
+    /// Every active function's parameters, the innermost last; `frame` is where it starts.
+    pub(super) locals: Vec<Cell>,
+    pub(super) frame: usize,
+    pub(super) calls: usize,
+    /// Evaluations in progress inside one another (see [`MAX_NESTING`]).
+    pub(super) nesting: usize,
+    pub(super) io: Io,
+    pub(super) steps: u64,
+    pub(super) work: u64,
+    pub(super) elements: usize,
+    /// The program line of the statement running, for errors.
+    pub(super) line: usize,
+    pub exit_code: i32,
+}
+
+impl<'p, 'c, 'a> Machine<'p, 'c, 'a> {
+    /// A machine for `program` with the operands `args` (files and assignments, becoming
+    /// `ARGV`) and the `-v` assignments already made in `assigned`.
+    pub fn new(
+        program: &'p Program,
+        ctx: &'c mut Ctx<'a>,
+        args: &[String],
+        assigned: Vec<(String, String)>,
+    ) -> Self {
+        let mut globals: Vec<Cell> = program
+            .globals
+            .iter()
+            .map(|(_, is_array)| {
+                if *is_array {
+                    Cell::Arr(Rc::default())
+                } else {
+                    Cell::Val(Value::Uninit)
+                }
+            })
+            .collect();
+        let defaults = [
+            (FS, " "),
+            (OFS, " "),
+            (ORS, "\n"),
+            (RS, "\n"),
+            (SUBSEP, "\x1c"),
+            (CONVFMT, "%.6g"),
+            (OFMT, "%.6g"),
+        ];
+        for (slot, text) in defaults {
+            globals[slot as usize] = Cell::Val(Value::Str(text.into()));
+        }
+        globals[RSTART as usize] = Cell::Val(Value::Num(0.0));
+        globals[RLENGTH as usize] = Cell::Val(Value::Num(-1.0));
+        globals[ARGC as usize] = Cell::Val(Value::Num((args.len() + 1) as f64));
+        let mut machine = Machine {
+            program,
+            ctx,
+            globals,
+            locals: Vec::new(),
+            frame: 0,
+            calls: 0,
+            nesting: 0,
+            io: Io::default(),
             steps: 0,
             work: 0,
-            regexes: BTreeMap::new(),
-            exit_code,
-            out: Vec::new(),
-            err: Vec::new(),
-            files: BTreeMap::new(),
+            elements: 0,
+            line: 0,
+            exit_code: 0,
+        };
+        let environ: Vec<(String, String)> = machine
+            .ctx
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if let Cell::Arr(array) = &machine.globals[ENVIRON as usize] {
+            let mut array = array.borrow_mut();
+            for (name, value) in environ {
+                *array.entry(Key::Str(&name)) = Value::Data(value);
+            }
+        }
+        if let Cell::Arr(array) = &machine.globals[ARGV as usize] {
+            let mut array = array.borrow_mut();
+            *array.entry(Key::Int(0)) = Value::Str("awk".into());
+            for (i, arg) in args.iter().enumerate() {
+                *array.entry(Key::Int(i as i32 + 1)) = Value::Data(arg.clone());
+            }
+        }
+        for (name, value) in assigned {
+            machine.assign_by_name(&name, value);
+        }
+        machine
+    }
+
+    /// A command-line assignment (`-v name=value` or a `name=value` operand).
+    pub(super) fn assign_by_name(&mut self, name: &str, value: String) {
+        let slot = self.program.globals.iter().position(|(n, _)| n == name);
+        let value = Value::Data(value);
+        match (name, slot) {
+            ("NR", _) => self.io.nr = value.number(),
+            ("FNR", _) => self.io.fnr = value.number(),
+            ("NF", _) => {
+                let _ = self.set_nf(value.number());
+            }
+            (_, Some(slot)) => {
+                if let Cell::Val(v) = &mut self.globals[slot] {
+                    *v = value;
+                }
+            }
+            _ => {}
         }
     }
 
-    /// Runs the BEGIN rules, then every other rule on each record of `inputs`, then the END
-    /// rules. `exit` skips the remaining input but END rules still run, as in awk.
-    pub fn execute(&mut self, rules: &[Rule], inputs: &[(String, Vec<u8>)]) -> Result<(), String> {
+    /// Runs the program: `BEGIN`, the records, `END`. An error ends it (and is returned);
+    /// `exit` skips to `END` (or, within `END`, ends it).
+    pub fn execute(&mut self) -> Result<(), AwkError> {
+        let program = self.program;
         let mut exited = false;
-        for rule in rules.iter().filter(|r| matches!(r.pattern, Pattern::Begin)) {
-            if let Some(action) = &rule.action
-                && let Flow::Exit = self.run(action)?
-            {
-                exited = true;
-                break;
+        for rule in &program.rules {
+            if let (Pattern::Begin, Some(action)) = (&rule.pattern, &rule.action) {
+                match self.run_action(action) {
+                    Ok(()) => {}
+                    Err(Stop::Exit) => {
+                        exited = true;
+                        break;
+                    }
+                    Err(Stop::Next | Stop::NextFile) => {
+                        return Err(self.error(AwkErrorKind::NotSupported(
+                            "`next' in a BEGIN action".into(),
+                        )));
+                    }
+                    Err(Stop::Error(e)) => return Err(e),
+                }
             }
         }
-        let has_main = rules.iter().any(|r| !matches!(r.pattern, Pattern::Begin));
-        if !exited && has_main {
-            self.records(rules, inputs)?;
-        }
-        for rule in rules.iter().filter(|r| matches!(r.pattern, Pattern::End)) {
-            if let Some(action) = &rule.action
-                && let Flow::Exit = self.run(action)?
-            {
-                break;
+        let reads_input = program
+            .rules
+            .iter()
+            .any(|r| !matches!(r.pattern, Pattern::Begin));
+        if !exited && reads_input {
+            match self.records() {
+                Ok(()) => {}
+                Err(Stop::Exit) => {}
+                Err(Stop::Next | Stop::NextFile) => {}
+                Err(Stop::Error(e)) => return Err(e),
             }
         }
-        Ok(())
-    }
-
-    /// The main rules over every record, until the input ends or `exit`.
-    fn records(&mut self, rules: &[Rule], inputs: &[(String, Vec<u8>)]) -> Result<(), String> {
-        let mut in_range = vec![false; rules.len()];
-        for (_, data) in inputs {
-            let text = String::from_utf8_lossy(data);
-            for line in text.lines() {
-                self.tick()?;
-                self.nr += 1;
-                self.record = line.to_string();
-                self.split_record()?;
-                for (index, rule) in rules.iter().enumerate() {
-                    if !self.selects(&rule.pattern, &mut in_range[index])? {
-                        continue;
+        for rule in &program.rules {
+            if let (Pattern::End, Some(action)) = (&rule.pattern, &rule.action) {
+                match self.run_action(action) {
+                    Ok(()) => {}
+                    Err(Stop::Exit) => break,
+                    Err(Stop::Next | Stop::NextFile) => {
+                        return Err(self
+                            .error(AwkErrorKind::NotSupported("`next' in an END action".into())));
                     }
-                    let flow = match &rule.action {
-                        Some(action) => self.run(action)?,
-                        None => {
-                            let line = format!("{}\n", self.record);
-                            self.write_to(None, &line)?;
-                            Flow::Normal
-                        }
-                    };
-                    match flow {
-                        Flow::Normal => {}
-                        Flow::Next => break,
-                        Flow::Exit => return Ok(()),
-                    }
+                    Err(Stop::Error(e)) => return Err(e),
                 }
             }
         }
         Ok(())
     }
 
+    fn error(&self, kind: AwkErrorKind) -> AwkError {
+        AwkError {
+            kind,
+            line: self.line,
+        }
+    }
+
+    fn run_action(&mut self, action: &[Stmt]) -> Run<()> {
+        match self.run(action)? {
+            Flow::Normal | Flow::Return(_) | Flow::Break | Flow::Continue => Ok(()),
+        }
+    }
+
+    /// The main rules over every record, until the input ends or `exit`.
+    fn records(&mut self) -> Run<()> {
+        let program = self.program;
+        let mut in_range = vec![false; program.rules.len()];
+        while self.next_main_record()? {
+            self.tick()?;
+            for (index, rule) in program.rules.iter().enumerate() {
+                if !self.selects(&rule.pattern, &mut in_range[index])? {
+                    continue;
+                }
+                let result = match &rule.action {
+                    Some(action) => self.run_action(action),
+                    None => self.print_record(),
+                };
+                match result {
+                    Ok(()) => {}
+                    Err(Stop::Next) => break,
+                    Err(Stop::NextFile) => {
+                        self.io.skip_file();
+                        break;
+                    }
+                    Err(other) => return Err(other),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn print_record(&mut self) -> Run<()> {
+        self.print(&[], None)
+    }
+
     /// Whether `pattern` selects the current record; `in_range` is a range pattern's state.
-    fn selects(&mut self, pattern: &Pattern, in_range: &mut bool) -> Result<bool, String> {
+    fn selects(&mut self, pattern: &Pattern, in_range: &mut bool) -> Run<bool> {
         Ok(match pattern {
             Pattern::Begin | Pattern::End => false,
             Pattern::All => true,
-            Pattern::When(expr) => self.eval(expr)?.truthy(),
+            Pattern::When(expr) => self.condition(expr)?,
             Pattern::Range(start, end) => {
-                if *in_range || self.eval(start)?.truthy() {
-                    *in_range = !self.eval(end)?.truthy();
+                if *in_range || self.condition(start)? {
+                    *in_range = !self.condition(end)?;
                     true
                 } else {
                     false
@@ -158,373 +309,72 @@ impl Machine {
         })
     }
 
-    fn var(&self, var: &Var) -> Value {
-        match var {
-            Var::RecordNumber => Value::Num(self.nr as f64),
-            Var::FieldCount => Value::Num(self.fields.len() as f64),
-            Var::Named(name) => self
-                .vars
-                .get(name)
-                .cloned()
-                .unwrap_or(Value::Str(String::new())),
+    /// An expression as a condition: a regex literal alone matches `$0`.
+    pub(super) fn condition(&mut self, expr: &Expr) -> Run<bool> {
+        Ok(self.eval(expr)?.truthy())
+    }
+
+    /// Counts one level of nesting (pair with `self.nesting -= 1`); an error past
+    /// [`MAX_NESTING`].
+    pub(super) fn enter(&mut self) -> Run<()> {
+        if self.nesting >= MAX_NESTING {
+            return Err(self.error(AwkErrorKind::Nesting(MAX_NESTING)).into());
         }
-    }
-
-    /// A variable of the table that the machine itself reads, with awk's default.
-    fn setting(&self, name: &str, default: &str) -> String {
-        self.vars.get(name).map_or(default.into(), Value::text)
-    }
-
-    fn split_record(&mut self) -> Result<(), String> {
-        let fs = self.setting("FS", " ");
-        self.charge(self.record.len() + fs.len())?;
-        self.fields = if fs == " " {
-            self.record.split_whitespace().map(str::to_string).collect()
-        } else if self.record.is_empty() {
-            Vec::new()
-        } else if fs.chars().count() == 1 && fs != "\\" {
-            self.record.split(fs.as_str()).map(str::to_string).collect()
-        } else {
-            match self.regex(&fs)? {
-                Ok(re) => re.split(&self.record).map(str::to_string).collect(),
-                Err(_) => vec![self.record.clone()],
-            }
-        };
+        self.nesting += 1;
         Ok(())
     }
 
-    fn rebuild_record(&mut self) -> Result<(), String> {
-        let ofs = self.setting("OFS", " ");
-        let size = self.fields.iter().map(String::len).sum::<usize>()
-            + ofs.len() * self.fields.len().saturating_sub(1);
-        check_size(size)?;
-        self.charge(size)?;
-        self.record = self.fields.join(&ofs);
+    pub(super) fn tick(&mut self) -> Run<()> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Err(self.error(AwkErrorKind::Steps(MAX_STEPS)).into());
+        }
         Ok(())
-    }
-
-    /// `source` compiled as a regular expression (the outer error: the work budget is used
-    /// up; the inner one: `source` does not compile). Compiled once per distinct source while
-    /// it stays among the last [`REGEX_CACHE`] ones: compiling takes far longer than a step.
-    fn regex(&mut self, source: &str) -> Result<Result<Rc<Regex>, String>, String> {
-        if let Some(compiled) = self.regexes.get(source) {
-            return Ok(compiled.clone());
-        }
-        self.charge(REGEX_COMPILE_WORK + source.len())?;
-        let compiled = compile(source).map(Rc::new);
-        if self.regexes.len() >= REGEX_CACHE {
-            self.regexes.clear();
-        }
-        self.regexes.insert(source.to_string(), compiled.clone());
-        Ok(compiled)
     }
 
     /// Counts `bytes` of text moved against [`MAX_TEXT_WORK`].
-    fn charge(&mut self, bytes: usize) -> Result<(), String> {
+    pub(super) fn charge(&mut self, bytes: usize) -> Run<()> {
         self.work = self.work.saturating_add(bytes as u64);
         if self.work > MAX_TEXT_WORK {
-            return Err(format!(
-                "program stopped after moving {} MiB of text (sandbox limit)",
-                MAX_TEXT_WORK >> 20
-            ));
+            return Err(self.error(AwkErrorKind::Work(MAX_TEXT_WORK >> 20)).into());
         }
         Ok(())
     }
 
-    fn field(&self, index: usize) -> Value {
-        if index == 0 {
-            Value::Data(self.record.clone())
-        } else {
-            Value::Data(self.fields.get(index - 1).cloned().unwrap_or_default())
-        }
-    }
-
-    fn set_field(&mut self, index: usize, value: String) -> Result<(), String> {
-        if index == 0 {
-            check_size(value.len())?;
-            self.record = value;
-            self.split_record()?;
-        } else {
-            if index > MAX_FIELDS {
-                return Err(format!("field index {index} too large"));
-            }
-            if self.fields.len() < index {
-                self.fields.resize(index, String::new());
-            }
-            self.fields[index - 1] = value;
-            self.rebuild_record()?;
+    /// Counts a change in the number of array elements against [`MAX_ELEMENTS`].
+    pub(super) fn count_elements(&mut self, before: usize, after: usize) -> Run<()> {
+        self.elements = (self.elements + after).saturating_sub(before);
+        if self.elements > MAX_ELEMENTS {
+            return Err(self.error(AwkErrorKind::Elements(MAX_ELEMENTS)).into());
         }
         Ok(())
     }
 
-    fn assign(&mut self, target: &Expr, value: Value) -> Result<(), String> {
-        match target {
-            Expr::Var(Var::FieldCount) => {
-                let n = value.number().max(0.0) as usize;
-                self.fields.resize(n.min(MAX_FIELDS), String::new());
-                self.rebuild_record()
-            }
-            Expr::Var(Var::RecordNumber) => {
-                self.nr = value.number().max(0.0) as usize;
-                Ok(())
-            }
-            Expr::Var(Var::Named(name)) => {
-                self.vars.insert(name.clone(), value);
-                Ok(())
-            }
-            Expr::Field(index) => {
-                let index = self.eval(index)?.number().max(0.0) as usize;
-                self.set_field(index, value.text())
-            }
-            _ => Err("assignment to a non-variable".into()),
+    pub(super) fn convfmt(&self) -> NumFormat<'_> {
+        match &self.globals[CONVFMT as usize] {
+            Cell::Val(Value::Str(s) | Value::Data(s)) => NumFormat::of(s),
+            _ => NumFormat::G6,
         }
     }
 
-    /// Evaluates `expr` for its effects only: `x = x …` then appends to `x` in place rather
-    /// than copying it (its value, a copy, is not needed).
-    fn eval_for_effect(&mut self, expr: &Expr) -> Result<(), String> {
-        let Expr::Assign {
-            target,
-            op: None,
-            value,
-        } = expr
-        else {
-            return self.eval(expr).map(drop);
-        };
-        let (Expr::Var(Var::Named(name)), Some(operands)) =
-            (target.as_ref(), appended_to(target, value))
-        else {
-            return self.eval(expr).map(drop);
-        };
-        // The operands cannot change `name`, so evaluating them first is what awk does.
-        let mut tail = String::new();
-        for operand in operands {
-            tail.push_str(&self.eval(operand)?.text());
-            check_size(tail.len())?;
-        }
-        let mut text = match self.vars.remove(name) {
-            Some(Value::Str(text) | Value::Data(text)) => text,
-            Some(Value::Num(n)) => format_number(n),
-            None => String::new(),
-        };
-        let size = text.len() + tail.len();
-        let fits = check_size(size).and_then(|()| self.charge(tail.len()));
-        if fits.is_ok() {
-            text.push_str(&tail);
-        }
-        self.vars.insert(name.clone(), Value::Str(text));
-        fits
+    /// A value as text, numbers through `CONVFMT`.
+    pub(super) fn text(&self, value: &Value) -> String {
+        self.convfmt().text(value)
     }
 
-    /// Evaluates `expr`; every string it reads or builds counts against [`MAX_TEXT_WORK`].
-    fn eval(&mut self, expr: &Expr) -> Result<Value, String> {
-        let value = self.eval_uncounted(expr)?;
-        if let Value::Str(text) | Value::Data(text) = &value {
-            self.charge(text.len())?;
-        }
-        Ok(value)
+    pub(super) fn take_text(&self, value: Value) -> String {
+        self.convfmt().take_text(value)
     }
 
-    fn eval_uncounted(&mut self, expr: &Expr) -> Result<Value, String> {
-        Ok(match expr {
-            Expr::Num(n) => Value::Num(*n),
-            Expr::Str(s) => Value::Str(s.clone()),
-            Expr::Regex(re) => {
-                self.charge(self.record.len())?;
-                Value::from_bool(re.is_match(&self.record))
-            }
-            Expr::Field(index) => {
-                let index = self.eval(index)?.number();
-                if index < 0.0 {
-                    return Err(format!("trying to access out of range field {index}"));
-                }
-                self.field(index as usize)
-            }
-            Expr::Var(var) => self.var(var),
-            Expr::Assign { target, op, value } => {
-                let value = self.eval(value)?;
-                let value = match op {
-                    None => value,
-                    Some(op) => {
-                        let current = self.eval(target)?.number();
-                        Value::Num(arithmetic(*op, current, value.number())?)
-                    }
-                };
-                self.assign(target, value.clone())?;
-                value
-            }
-            Expr::Step {
-                target,
-                delta,
-                prefix,
-            } => {
-                let old = self.eval(target)?.number();
-                self.assign(target, Value::Num(old + delta))?;
-                Value::Num(if *prefix { old + delta } else { old })
-            }
-            Expr::Neg(inner) => Value::Num(-self.eval(inner)?.number()),
-            Expr::Not(inner) => Value::from_bool(!self.eval(inner)?.truthy()),
-            Expr::And(left, right) => {
-                Value::from_bool(self.eval(left)?.truthy() && self.eval(right)?.truthy())
-            }
-            Expr::Or(left, right) => {
-                Value::from_bool(self.eval(left)?.truthy() || self.eval(right)?.truthy())
-            }
-            Expr::Compare(cmp, left, right) => {
-                let (a, b) = (self.eval(left)?, self.eval(right)?);
-                let order = if a.is_numeric() && b.is_numeric() {
-                    a.number().total_cmp(&b.number())
-                } else {
-                    a.text().cmp(&b.text())
-                };
-                Value::from_bool(match cmp {
-                    Cmp::Eq => order.is_eq(),
-                    Cmp::Ne => order.is_ne(),
-                    Cmp::Lt => order.is_lt(),
-                    Cmp::Le => order.is_le(),
-                    Cmp::Gt => order.is_gt(),
-                    Cmp::Ge => order.is_ge(),
-                })
-            }
-            Expr::Arith(op, left, right) => {
-                let (a, b) = (self.eval(left)?.number(), self.eval(right)?.number());
-                Value::Num(arithmetic(*op, a, b)?)
-            }
-            Expr::Concat(left, right) => {
-                let left = self.eval(left)?.text();
-                let right = self.eval(right)?.text();
-                check_size(left.len() + right.len())?;
-                Value::Str(left + &right)
-            }
-            Expr::Match {
-                text,
-                pattern,
-                negate,
-            } => {
-                let text = self.eval(text)?.text();
-                let matched = match pattern.as_ref() {
-                    Expr::Regex(re) => re.is_match(&text),
-                    other => {
-                        let source = self.eval(other)?.text();
-                        self.regex(&source)??.is_match(&text)
-                    }
-                };
-                Value::from_bool(matched != *negate)
-            }
-            Expr::Cond(condition, yes, no) => {
-                if self.eval(condition)?.truthy() {
-                    self.eval(yes)?
-                } else {
-                    self.eval(no)?
-                }
-            }
-            Expr::Call(builtin, args) => self.call(*builtin, args)?,
-        })
+    /// A special global's text (`FS`, `OFS`, `ORS`, `SUBSEP`, …).
+    pub(super) fn text_of_global(&self, slot: u32) -> String {
+        match &self.globals[slot as usize] {
+            Cell::Val(value) => self.text(value),
+            Cell::Arr(_) => String::new(),
+        }
     }
 
-    fn call(&mut self, builtin: Builtin, args: &[Expr]) -> Result<Value, String> {
-        // `sub` and `gsub` evaluate their arguments themselves: the third is assigned to.
-        let mut values = Vec::new();
-        if !matches!(builtin, Builtin::Sub | Builtin::Gsub) {
-            for arg in args {
-                values.push(self.eval(arg)?);
-            }
-        }
-        let text = |i: usize| values.get(i).map(Value::text).unwrap_or_default();
-        Ok(match builtin {
-            Builtin::Length => Value::Num(match values.first() {
-                Some(v) => v.text().chars().count(),
-                None => {
-                    self.charge(self.record.len())?;
-                    self.record.chars().count()
-                }
-            } as f64),
-            Builtin::Substr => {
-                let chars: Vec<char> = text(0).chars().collect();
-                let start = values.get(1).map_or(1.0, Value::number).round();
-                let length = values.get(2).map_or(f64::INFINITY, Value::number).round();
-                let first = start.max(1.0);
-                let last = (start + length).min(chars.len() as f64 + 1.0);
-                if last <= first {
-                    Value::Str(String::new())
-                } else {
-                    Value::Str(
-                        chars[first as usize - 1..last as usize - 1]
-                            .iter()
-                            .collect(),
-                    )
-                }
-            }
-            Builtin::Index => Value::Num(
-                text(0)
-                    .find(&text(1))
-                    .map_or(0, |byte| text(0)[..byte].chars().count() + 1) as f64,
-            ),
-            Builtin::ToLower => Value::Str(text(0).to_lowercase()),
-            Builtin::ToUpper => Value::Str(text(0).to_uppercase()),
-            Builtin::Int => Value::Num(values.first().map_or(0.0, Value::number).trunc()),
-            Builtin::Sprintf => Value::Str(sprintf(&values)?),
-            Builtin::Sub => self.substitute(false, args)?,
-            Builtin::Gsub => self.substitute(true, args)?,
-        })
-    }
-
-    /// `sub(re, replacement [, target])` and `gsub`: replaces the first (or every) match in
-    /// the target (`$0` by default), `&` standing for the match, `\&` for itself.
-    fn substitute(&mut self, global: bool, args: &[Expr]) -> Result<Value, String> {
-        let mut values = Vec::new();
-        for arg in args.iter().take(2) {
-            values.push(self.eval(arg)?);
-        }
-        let text = |i: usize| values.get(i).map(Value::text).unwrap_or_default();
-        let pattern = match args.first() {
-            Some(Expr::Regex(re)) => re.clone(),
-            _ => self.regex(&text(0))??,
-        };
-        let target = args
-            .get(2)
-            .cloned()
-            .unwrap_or(Expr::Field(Box::new(Expr::Num(0.0))));
-        let current = self.eval(&target)?.text();
-        let replacement = text(1);
-        let mut count = 0;
-        let mut result = String::new();
-        let mut last = 0;
-        let literal = !replacement.contains(['&', '\\']);
-        for found in pattern.find_iter(&current) {
-            result.push_str(&current[last..found.start()]);
-            if literal {
-                result.push_str(&replacement);
-            } else {
-                let mut chars = replacement.chars().peekable();
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' if chars.peek() == Some(&'&') => {
-                            result.push('&');
-                            chars.next();
-                        }
-                        '&' => result.push_str(found.as_str()),
-                        _ => result.push(c),
-                    }
-                    check_size(result.len())?;
-                }
-            }
-            check_size(result.len() + current.len() - found.end())?;
-            last = found.end();
-            count += 1;
-            if !global {
-                break;
-            }
-        }
-        if count > 0 {
-            result.push_str(&current[last..]);
-            self.charge(result.len())?;
-            self.assign(&target, Value::Str(result))?;
-        }
-        Ok(Value::Num(count as f64))
-    }
-
-    fn run(&mut self, statements: &[Stmt]) -> Result<Flow, String> {
+    pub(super) fn run(&mut self, statements: &[Stmt]) -> Run<Flow> {
         for statement in statements {
             match self.exec(statement)? {
                 Flow::Normal => {}
@@ -534,97 +384,72 @@ impl Machine {
         Ok(Flow::Normal)
     }
 
-    fn tick(&mut self) -> Result<(), String> {
-        self.steps += 1;
-        if self.steps > MAX_STEPS {
-            return Err(format!(
-                "program stopped after {MAX_STEPS} steps (sandbox limit)"
-            ));
-        }
-        Ok(())
-    }
-
-    fn write_to(&mut self, redirect: Option<&Redirect>, text: &str) -> Result<(), String> {
-        let total =
-            self.out.len() + self.err.len() + self.files.values().map(|f| f.1.len()).sum::<usize>();
-        if total + text.len() > MAX_OUTPUT_BYTES {
-            return Err("output grew past 64 MiB".into());
-        }
-        let Some(redirect) = redirect else {
-            self.out.extend_from_slice(text.as_bytes());
-            return Ok(());
-        };
-        let target = self.eval(&redirect.target)?.text();
-        match target.as_str() {
-            "/dev/stdout" | "-" => self.out.extend_from_slice(text.as_bytes()),
-            "/dev/stderr" => self.err.extend_from_slice(text.as_bytes()),
-            _ => self
-                .files
-                .entry(target)
-                .or_insert_with(|| (redirect.append, String::new()))
-                .1
-                .push_str(text),
-        }
-        Ok(())
-    }
-
-    fn exec(&mut self, statement: &Stmt) -> Result<Flow, String> {
+    fn exec(&mut self, statement: &Stmt) -> Run<Flow> {
+        self.line = statement.line;
         self.tick()?;
-        match statement {
-            Stmt::Print(args, redirect) => {
-                let line = if args.is_empty() {
-                    self.record.clone()
-                } else {
-                    let ofs = self.setting("OFS", " ");
-                    let mut parts = Vec::new();
-                    for arg in args {
-                        parts.push(self.eval(arg)?.text());
-                        self.charge(ofs.len())?;
-                    }
-                    parts.join(&ofs)
-                };
-                let ors = self.setting("ORS", "\n");
-                self.charge(line.len() + ors.len())?;
-                self.write_to(redirect.as_ref(), &format!("{line}{ors}"))?;
+        self.enter()?;
+        let result = self.exec_kind(&statement.kind);
+        self.nesting -= 1;
+        if let Err(Stop::Error(e)) = &result
+            && e.line == 0
+        {
+            let kind = e.kind.clone();
+            return Err(AwkError {
+                kind,
+                line: statement.line,
             }
-            Stmt::Printf(args, redirect) => {
-                let mut values = Vec::new();
-                for arg in args {
-                    values.push(self.eval(arg)?);
-                }
-                let text = sprintf(&values)?;
-                self.write_to(redirect.as_ref(), &text)?;
-            }
-            Stmt::Eval(expr) => self.eval_for_effect(expr)?,
-            Stmt::If(condition, then, otherwise) => {
-                if self.eval(condition)?.truthy() {
+            .into());
+        }
+        result
+    }
+
+    fn exec_kind(&mut self, kind: &StmtKind) -> Run<Flow> {
+        match kind {
+            StmtKind::Print(args, output) => self.print(args, output.as_ref())?,
+            StmtKind::Printf(args, output) => self.printf(args, output.as_ref())?,
+            StmtKind::Eval(expr) => self.eval_for_effect(expr)?,
+            StmtKind::If(condition, then, otherwise) => {
+                if self.condition(condition)? {
                     return self.exec(then);
                 } else if let Some(otherwise) = otherwise {
                     return self.exec(otherwise);
                 }
             }
-            Stmt::While(condition, body) => {
-                while self.eval(condition)?.truthy() {
+            StmtKind::While(condition, body) => {
+                while self.condition(condition)? {
                     self.tick()?;
                     match self.exec(body)? {
-                        Flow::Normal => {}
+                        Flow::Break => break,
+                        Flow::Normal | Flow::Continue => {}
                         other => return Ok(other),
                     }
                 }
             }
-            Stmt::For(init, condition, step, body) => {
+            StmtKind::DoWhile(body, condition) => loop {
+                self.tick()?;
+                match self.exec(body)? {
+                    Flow::Break => break,
+                    Flow::Normal | Flow::Continue => {}
+                    other => return Ok(other),
+                }
+                if !self.condition(condition)? {
+                    break;
+                }
+            },
+            StmtKind::For(init, condition, step, body) => {
                 if let Some(init) = init {
                     self.eval_for_effect(init)?;
                 }
                 loop {
                     self.tick()?;
                     if let Some(condition) = condition
-                        && !self.eval(condition)?.truthy()
+                        && !self.condition(condition)?
                     {
                         break;
                     }
                     match self.exec(body)? {
-                        Flow::Normal => {}
+                        Flow::Break => break,
+                        Flow::Normal | Flow::Continue => {}
                         other => return Ok(other),
                     }
                     if let Some(step) = step {
@@ -632,75 +457,65 @@ impl Machine {
                     }
                 }
             }
-            Stmt::Block(statements) => return self.run(statements),
-            Stmt::Next => return Ok(Flow::Next),
-            Stmt::Exit(code) => {
+            StmtKind::ForIn(var, array, body) => {
+                let keys = self.array(*array)?.borrow_mut().keys();
+                self.charge(keys.iter().map(String::len).sum())?;
+                for key in keys {
+                    self.tick()?;
+                    self.set_slot(*var, Value::Str(key))?;
+                    match self.exec(body)? {
+                        Flow::Break => break,
+                        Flow::Normal | Flow::Continue => {}
+                        other => return Ok(other),
+                    }
+                }
+            }
+            StmtKind::Block(statements) => return self.run(statements),
+            StmtKind::Delete(array, subscripts) => {
+                let array = self.array(*array)?;
+                let before = array.borrow().len();
+                match subscripts {
+                    None => array.borrow_mut().clear(),
+                    Some(subscripts) => {
+                        let key = self.subscript(subscripts)?;
+                        array.borrow_mut().remove(key.as_key());
+                    }
+                }
+                let after = array.borrow().len();
+                self.count_elements(before, after)?;
+            }
+            StmtKind::Next => return Err(Stop::Next),
+            StmtKind::NextFile => return Err(Stop::NextFile),
+            StmtKind::Exit(code) => {
                 if let Some(code) = code {
                     self.exit_code = self.eval(code)?.number() as i32;
                 }
-                return Ok(Flow::Exit);
+                return Err(Stop::Exit);
             }
+            StmtKind::Return(value) => {
+                let value = match value {
+                    Some(value) => self.eval(value)?,
+                    None => Value::Uninit,
+                };
+                return Ok(Flow::Return(value));
+            }
+            StmtKind::Break => return Ok(Flow::Break),
+            StmtKind::Continue => return Ok(Flow::Continue),
         }
         Ok(Flow::Normal)
     }
 }
 
+impl Default for Cell {
+    fn default() -> Self {
+        Cell::Val(Value::Uninit)
+    }
+}
+
 /// Refuses a string longer than [`MAX_STRING_BYTES`] before it is built.
-fn check_size(bytes: usize) -> Result<(), String> {
+pub fn check_size(bytes: usize) -> Run<()> {
     if bytes > MAX_STRING_BYTES {
-        return Err(format!("string grew past {} MiB", MAX_STRING_BYTES >> 20));
+        return Err(AwkErrorKind::StringSize(MAX_STRING_BYTES >> 20).into());
     }
     Ok(())
-}
-
-/// For `name = name a b …` (a variable assigned itself with more appended), the appended
-/// operands — when evaluating them cannot change the variable (no assignment, `++`, `sub` or
-/// `gsub` among them), so appending them in place gives what copying would.
-fn appended_to<'e>(target: &Expr, value: &'e Expr) -> Option<Vec<&'e Expr>> {
-    let Expr::Var(Var::Named(name)) = target else {
-        return None;
-    };
-    let mut operands = Vec::new();
-    let mut left = value;
-    while let Expr::Concat(inner, right) = left {
-        operands.push(right.as_ref());
-        left = inner;
-    }
-    let appends = matches!(left, Expr::Var(Var::Named(first)) if first == name);
-    if !appends || operands.is_empty() || !operands.iter().all(|e| pure(e)) {
-        return None;
-    }
-    operands.reverse();
-    Some(operands)
-}
-
-/// Whether evaluating `expr` changes no variable, field or record.
-fn pure(expr: &Expr) -> bool {
-    match expr {
-        Expr::Num(_) | Expr::Str(_) | Expr::Regex(_) | Expr::Var(_) => true,
-        Expr::Field(inner) | Expr::Neg(inner) | Expr::Not(inner) => pure(inner),
-        Expr::Arith(_, a, b)
-        | Expr::Compare(_, a, b)
-        | Expr::And(a, b)
-        | Expr::Or(a, b)
-        | Expr::Concat(a, b) => pure(a) && pure(b),
-        Expr::Match { text, pattern, .. } => pure(text) && pure(pattern),
-        Expr::Cond(a, b, c) => pure(a) && pure(b) && pure(c),
-        Expr::Call(builtin, args) => {
-            !matches!(builtin, Builtin::Sub | Builtin::Gsub) && args.iter().all(pure)
-        }
-        Expr::Assign { .. } | Expr::Step { .. } => false,
-    }
-}
-
-fn arithmetic(op: Arith, a: f64, b: f64) -> Result<f64, String> {
-    Ok(match op {
-        Arith::Add => a + b,
-        Arith::Sub => a - b,
-        Arith::Mul => a * b,
-        Arith::Pow => a.powf(b),
-        Arith::Div | Arith::Mod if b == 0.0 => return Err("division by zero".into()),
-        Arith::Div => a / b,
-        Arith::Mod => a % b,
-    })
 }

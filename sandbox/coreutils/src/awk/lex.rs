@@ -1,39 +1,10 @@
 //! awk's lexer: program text to [`Token`]s, each with the [`Pos`] it starts at. Operators are
 //! [`Punct`] variants, decided here once; a character that starts no token is an error naming
 //! where it is. Whether `/` opens a regular expression or divides depends on the token before
-//! it, as in every awk: after an operand it divides.
+//! it, as in every awk: after an operand it divides. A name written right against `(` is a
+//! [`TokenKind::FuncName`]: a call, where `f (x)` would concatenate a variable.
 
-use std::fmt;
-
-/// Where a token starts: 1-based line and column, the column counted in characters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pos {
-    pub line: usize,
-    pub column: usize,
-}
-
-/// A mistake in the program text, found before it runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SyntaxError {
-    pub pos: Pos,
-    pub message: String,
-}
-
-impl SyntaxError {
-    pub fn new(pos: Pos, message: impl Into<String>) -> Self {
-        SyntaxError {
-            pos,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for SyntaxError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Pos { line, column } = self.pos;
-        write!(f, "line {line}, column {column}: {}", self.message)
-    }
-}
+use super::error::{Pos, SyntaxError, SyntaxErrorKind as E};
 
 /// An operator or a piece of punctuation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +22,7 @@ pub enum Punct {
     MulAssign,
     DivAssign,
     ModAssign,
+    PowAssign,
     Increment,
     Decrement,
     LeftBrace,
@@ -74,11 +46,13 @@ pub enum Punct {
     Dollar,
     Caret,
     Pipe,
+    LeftBracket,
+    RightBracket,
 }
 
 impl Punct {
     /// Every operator, the two-character ones first so the lexer takes the longest match.
-    const ALL: [Punct; 36] = [
+    const ALL: [Punct; 39] = [
         Punct::AppendTo,
         Punct::And,
         Punct::Or,
@@ -92,6 +66,7 @@ impl Punct {
         Punct::MulAssign,
         Punct::DivAssign,
         Punct::ModAssign,
+        Punct::PowAssign,
         Punct::Increment,
         Punct::Decrement,
         Punct::LeftBrace,
@@ -115,6 +90,8 @@ impl Punct {
         Punct::Dollar,
         Punct::Caret,
         Punct::Pipe,
+        Punct::LeftBracket,
+        Punct::RightBracket,
     ];
 
     /// How the operator is spelled.
@@ -133,6 +110,7 @@ impl Punct {
             Punct::MulAssign => "*=",
             Punct::DivAssign => "/=",
             Punct::ModAssign => "%=",
+            Punct::PowAssign => "^=",
             Punct::Increment => "++",
             Punct::Decrement => "--",
             Punct::LeftBrace => "{",
@@ -156,6 +134,8 @@ impl Punct {
             Punct::Dollar => "$",
             Punct::Caret => "^",
             Punct::Pipe => "|",
+            Punct::LeftBracket => "[",
+            Punct::RightBracket => "]",
         }
     }
 
@@ -174,6 +154,8 @@ pub enum TokenKind {
     Str(String),
     Regex(String),
     Name(String),
+    /// A name written right against `(`: a function call.
+    FuncName(String),
     Punct(Punct),
     Newline,
 }
@@ -207,7 +189,7 @@ pub fn lex(src: &str) -> Result<(Vec<Token>, Pos), SyntaxError> {
         };
     }
     positions.push(here);
-    let error = |at: usize, message: &str| SyntaxError::new(positions[at], message);
+    let error = |at: usize, kind: E| SyntaxError::new(positions[at], kind);
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -219,7 +201,11 @@ pub fn lex(src: &str) -> Result<(Vec<Token>, Pos), SyntaxError> {
                     | TokenKind::Str(_)
                     | TokenKind::Name(_)
                     | TokenKind::Punct(
-                        Punct::RightParen | Punct::Dollar | Punct::Increment | Punct::Decrement
+                        Punct::RightParen
+                            | Punct::RightBracket
+                            | Punct::Dollar
+                            | Punct::Increment
+                            | Punct::Decrement
                     )
             )
         );
@@ -230,6 +216,10 @@ pub fn lex(src: &str) -> Result<(Vec<Token>, Pos), SyntaxError> {
             }
             '\\' if chars.get(i + 1) == Some(&'\n') => {
                 i += 2;
+                continue;
+            }
+            '\\' if chars.get(i + 1) == Some(&'\r') && chars.get(i + 2) == Some(&'\n') => {
+                i += 3;
                 continue;
             }
             '#' => {
@@ -243,89 +233,44 @@ pub fn lex(src: &str) -> Result<(Vec<Token>, Pos), SyntaxError> {
                 TokenKind::Newline
             }
             '"' => {
-                let mut text = String::new();
-                i += 1;
-                loop {
-                    match chars.get(i) {
-                        None => return Err(error(start, "runaway string constant")),
-                        Some('"') => break,
-                        Some('\\') => {
-                            i += 1;
-                            match chars.get(i) {
-                                Some('n') => text.push('\n'),
-                                Some('t') => text.push('\t'),
-                                Some('\\') => text.push('\\'),
-                                Some('"') => text.push('"'),
-                                Some('/') => text.push('/'),
-                                Some(other) => {
-                                    text.push('\\');
-                                    text.push(*other);
-                                }
-                                None => return Err(error(start, "runaway string constant")),
-                            }
-                        }
-                        Some(other) => text.push(*other),
-                    }
-                    i += 1;
-                }
-                i += 1;
+                let (text, end) =
+                    string(&chars, i + 1).ok_or_else(|| error(start, E::RunawayString))?;
+                i = end;
                 TokenKind::Str(text)
             }
             '/' if !operand_before => {
-                let mut text = String::new();
-                i += 1;
-                loop {
-                    match chars.get(i) {
-                        None | Some('\n') => {
-                            return Err(error(start, "runaway regular expression"));
-                        }
-                        Some('/') => break,
-                        Some('\\') if chars.get(i + 1) == Some(&'/') => {
-                            text.push('/');
-                            i += 1;
-                        }
-                        Some(other) => text.push(*other),
-                    }
-                    i += 1;
-                }
-                i += 1;
+                let (text, end) =
+                    regex(&chars, i + 1).ok_or_else(|| error(start, E::RunawayRegex))?;
+                i = end;
                 TokenKind::Regex(text)
             }
             _ if c.is_ascii_digit()
                 || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) =>
             {
-                while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
-                    i += 1;
-                }
+                i = number_end(&chars, i);
                 let text: String = chars[start..i].iter().collect();
                 match text.parse() {
                     Ok(n) => TokenKind::Num(n),
-                    Err(_) => return Err(error(start, &format!("bad number {text}"))),
+                    Err(_) => return Err(error(start, E::BadNumber(text))),
                 }
             }
             _ if c.is_ascii_alphabetic() || c == '_' => {
                 while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
                     i += 1;
                 }
-                TokenKind::Name(chars[start..i].iter().collect())
+                let name = chars[start..i].iter().collect();
+                if chars.get(i) == Some(&'(') {
+                    TokenKind::FuncName(name)
+                } else {
+                    TokenKind::Name(name)
+                }
             }
             _ => match Punct::at_start_of(&chars[i..]) {
                 Some(punct) => {
                     i += punct.text().len();
                     TokenKind::Punct(punct)
                 }
-                None if c == '[' => {
-                    return Err(error(
-                        start,
-                        "arrays are not supported in the sandbox's awk",
-                    ));
-                }
-                None => {
-                    return Err(error(
-                        start,
-                        &format!("syntax error: unexpected character '{c}'"),
-                    ));
-                }
+                None => return Err(error(start, E::UnexpectedChar(c))),
             },
         };
         tokens.push(Token {
@@ -334,6 +279,142 @@ pub fn lex(src: &str) -> Result<(Vec<Token>, Pos), SyntaxError> {
         });
     }
     Ok((tokens, here))
+}
+
+/// A string constant from just after its `"`: its text with escapes resolved, and the index
+/// after the closing `"`; `None` if it never closes.
+fn string(chars: &[char], mut i: usize) -> Option<(String, usize)> {
+    let mut text = String::new();
+    loop {
+        match *chars.get(i)? {
+            '"' => return Some((text, i + 1)),
+            '\n' => return None,
+            '\\' => {
+                i += 1;
+                let c = *chars.get(i)?;
+                match c {
+                    'n' => text.push('\n'),
+                    't' => text.push('\t'),
+                    'r' => text.push('\r'),
+                    'a' => text.push('\x07'),
+                    'b' => text.push('\x08'),
+                    'f' => text.push('\x0c'),
+                    'v' => text.push('\x0b'),
+                    '\\' | '"' | '/' => text.push(c),
+                    '\n' => {}
+                    '0'..='7' => {
+                        let mut value = 0;
+                        let mut digits = 0;
+                        while digits < 3 {
+                            match chars.get(i).and_then(|c| c.to_digit(8)) {
+                                Some(d) => value = value * 8 + d,
+                                None => break,
+                            }
+                            i += 1;
+                            digits += 1;
+                        }
+                        i -= 1;
+                        text.extend(char::from_u32(value));
+                    }
+                    'x' if chars.get(i + 1).is_some_and(char::is_ascii_hexdigit) => {
+                        let mut value = 0;
+                        let mut digits = 0;
+                        while digits < 2 {
+                            match chars.get(i + 1).and_then(|c| c.to_digit(16)) {
+                                Some(d) => value = value * 16 + d,
+                                None => break,
+                            }
+                            i += 1;
+                            digits += 1;
+                        }
+                        text.extend(char::from_u32(value));
+                    }
+                    other => {
+                        text.push('\\');
+                        text.push(other);
+                    }
+                }
+            }
+            other => text.push(other),
+        }
+        i += 1;
+    }
+}
+
+/// A regular-expression literal from just after its `/`: its text (`\/` becomes `/`; a `/`
+/// inside a bracket expression does not end it) and the index after the closing `/`.
+fn regex(chars: &[char], mut i: usize) -> Option<(String, usize)> {
+    let mut text = String::new();
+    let mut in_bracket = false;
+    loop {
+        let c = *chars.get(i)?;
+        match c {
+            '\n' => return None,
+            '/' if !in_bracket => return Some((text, i + 1)),
+            '\\' if chars.get(i + 1) == Some(&'/') => {
+                text.push('/');
+                i += 1;
+            }
+            '\\' => {
+                text.push('\\');
+                i += 1;
+                text.push(*chars.get(i)?);
+            }
+            '[' if !in_bracket => {
+                in_bracket = true;
+                text.push(c);
+                // `]` right after `[` or `[^` is a member, not the end.
+                if chars.get(i + 1) == Some(&'^') {
+                    i += 1;
+                    text.push('^');
+                }
+                if chars.get(i + 1) == Some(&']') {
+                    i += 1;
+                    text.push(']');
+                }
+            }
+            '[' if chars.get(i + 1) == Some(&':') => {
+                // A class such as `[:alpha:]` inside the bracket.
+                let close = (i + 2..chars.len().saturating_sub(1))
+                    .find(|&j| chars[j] == ':' && chars[j + 1] == ']')?;
+                text.extend(&chars[i..close + 2]);
+                i = close + 1;
+            }
+            ']' if in_bracket => {
+                in_bracket = false;
+                text.push(c);
+            }
+            _ => text.push(c),
+        }
+        i += 1;
+    }
+}
+
+/// The end of the number starting at `i`: digits, a point, digits, and an exponent only when
+/// digits follow it (`1e` is the number 1 and the name `e`).
+fn number_end(chars: &[char], mut i: usize) -> usize {
+    while i < chars.len() && chars[i].is_ascii_digit() {
+        i += 1;
+    }
+    if chars.get(i) == Some(&'.') {
+        i += 1;
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if matches!(chars.get(i), Some('e' | 'E')) {
+        let mut e = i + 1;
+        if matches!(chars.get(e), Some('+' | '-')) {
+            e += 1;
+        }
+        if chars.get(e).is_some_and(char::is_ascii_digit) {
+            while e < chars.len() && chars[e].is_ascii_digit() {
+                e += 1;
+            }
+            i = e;
+        }
+    }
+    i
 }
 
 #[cfg(test)]

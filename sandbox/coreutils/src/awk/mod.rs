@@ -1,114 +1,111 @@
-//! `awk`: the one-liner subset — `-F`, `-v`, `BEGIN`/`END`, `/regex/` and expression patterns
-//! and ranges, `print`/`printf`, fields (`$0`, `$N`, `NF`, `$NF`), `NR`, `FS`, `OFS`,
-//! variables, arithmetic, comparisons (numeric when both sides look numeric), `~`, `!~`,
-//! `&&`, `||`, `!`, `?:`, string concatenation, assignments (`=`, `+=`, …, `++`, `--`), `if`,
-//! `while`, `for (;;)`, `next`, `exit`, and the functions `length`, `substr`, `index`,
-//! `tolower`, `toupper`, `int`, `sprintf`, `sub`, `gsub`. No arrays or user functions.
-//! Numbers print as integers when whole, otherwise with `%.6g`, as awk's `OFMT`. Regular
-//! expressions are POSIX extended, translated like `grep -E`.
+//! `awk`: POSIX awk — patterns and actions, `BEGIN`/`END`, ranges, fields, associative arrays
+//! (`a[i]`, `a[i,j]`, `in`, `delete`, `for (k in a)` in mawk's order), user functions (arrays
+//! by reference), `getline` in all forms, `printf` as C does it, output to files and to
+//! commands of the sandbox's own table, and every POSIX builtin. The program is parsed whole
+//! before it runs: a construct the sandbox lacks is an error naming it, with its line and
+//! column.
 //!
-//! Three steps, a file each: [`lex`] cuts the program into tokens with their positions,
-//! [`parse`] builds the [`ast`] with every operator and builtin resolved (an unknown one is
-//! an error naming its line and column, before anything runs), and [`eval`] runs it within
-//! its step and text budgets; [`value`] is what it computes with.
+//! Steps, a file each: [`lex`] cuts the program into tokens, [`parse`] (statements) and
+//! [`parse_expr`] (expressions) build the [`ast`], resolving names through [`symbols`];
+//! [`eval`] runs it, with records and I/O in [`io`], builtins in [`builtins`], commands in
+//! [`command`], arrays in [`array`], values in [`value`], errors as types in [`error`].
 
+mod array;
 mod ast;
+mod builtins;
+mod command;
+mod error;
 mod eval;
+mod expr;
+mod io;
 mod lex;
 mod parse;
+mod parse_expr;
+mod symbols;
 mod value;
 
-use std::collections::BTreeMap;
-
 use self::eval::Machine;
-use self::value::Value;
 use super::{Ctx, usage_error};
 
+const USAGE: &str = "usage: awk [-F fs] [-v var=value] [-f progfile | 'program'] [file ...]";
+
 pub fn awk(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let mut vars: BTreeMap<String, Value> = BTreeMap::new();
+    let mut assigned = Vec::new();
+    let mut sources: Vec<String> = Vec::new();
     let mut rest = args.iter();
-    let mut program = None;
-    let mut files = Vec::new();
+    let mut operands = Vec::new();
+    let mut fs = None;
     while let Some(arg) = rest.next() {
-        if program.is_some() {
-            if let Some((name, value)) = arg.split_once('=')
-                && crate::is_name(name)
-            {
-                vars.insert(name.into(), Value::Data(value.into()));
-                continue;
+        let mut value_of = |inline: &str, option: &str| -> Result<String, String> {
+            if inline.is_empty() {
+                rest.next()
+                    .cloned()
+                    .ok_or_else(|| format!("awk: option requires an argument -- {option}"))
+            } else {
+                Ok(inline.to_string())
             }
-            files.push(arg.clone());
-            continue;
-        }
-        if let Some(fs) = arg.strip_prefix("-F") {
-            let fs = if fs.is_empty() {
-                rest.next().cloned().unwrap_or_default()
-            } else {
-                fs.to_string()
-            };
-            let fs = if fs == "t" || fs == "\\t" {
-                "\t".to_string()
-            } else {
-                fs
-            };
-            vars.insert("FS".into(), Value::Str(fs));
-        } else if let Some(assignment) = arg.strip_prefix("-v") {
-            let assignment = if assignment.is_empty() {
-                rest.next().cloned().unwrap_or_default()
-            } else {
-                assignment.to_string()
-            };
-            match assignment.split_once('=') {
-                Some((name, value)) => {
-                    vars.insert(name.into(), Value::Data(crate::text::unescape(value)));
+        };
+        let parsed = if arg == "--" {
+            operands.extend(rest.by_ref().cloned());
+            break;
+        } else if let Some(inline) = arg.strip_prefix("-F") {
+            value_of(inline, "F").map(|v| fs = Some(crate::print::unescape(&v)))
+        } else if let Some(inline) = arg.strip_prefix("-v") {
+            value_of(inline, "v").and_then(|v| match v.split_once('=') {
+                Some((name, value)) if crate::is_name(name) => {
+                    assigned.push((name.to_string(), crate::print::unescape(value)));
+                    Ok(())
                 }
-                None => {
-                    return usage_error(
-                        ctx,
-                        &format!("awk: improper assignment: -v {assignment}"),
-                        2,
-                    );
+                _ => Err(format!("awk: improper assignment: -v {v}")),
+            })
+        } else if let Some(inline) = arg.strip_prefix("-f") {
+            value_of(inline, "f").and_then(|name| match ctx.read_operand(&name) {
+                Ok(data) => {
+                    sources.push(String::from_utf8_lossy(&data).into_owned());
+                    Ok(())
                 }
-            }
-        } else if arg == "--" {
-            program = rest.next().cloned();
+                Err(e) => Err(format!("awk: cannot open {name} ({e})")),
+            })
         } else if arg.starts_with('-') && arg.len() > 1 {
-            return usage_error(ctx, &format!("awk: not an option: {arg}"), 2);
+            Err(format!("awk: not an option: {arg}"))
         } else {
-            program = Some(arg.clone());
+            operands.push(arg.clone());
+            operands.extend(rest.by_ref().cloned());
+            break;
+        };
+        if let Err(message) = parsed {
+            return usage_error(ctx, &message, 2);
         }
     }
-    let Some(program) = program else {
-        return usage_error(
-            ctx,
-            "usage: awk [-F value] [-v var=value] 'program' [file ...]",
-            2,
-        );
+    let program_text = if sources.is_empty() {
+        if operands.is_empty() {
+            return usage_error(ctx, USAGE, 2);
+        }
+        operands.remove(0)
+    } else {
+        sources.join("\n")
     };
-    let rules = match parse::parse(&program) {
-        Ok(rules) => rules,
+    let program = match parse::parse(&program_text) {
+        Ok(program) => program,
         Err(e) => return usage_error(ctx, &format!("awk: {e}"), 2),
     };
-    let (inputs, failed) = ctx.inputs("awk", &files);
-    let mut machine = Machine::new(vars, i32::from(failed) * 2);
-    let result = machine.execute(&rules, &inputs);
-    let out = std::mem::take(&mut machine.out);
-    ctx.write(&out);
-    ctx.err.append(&mut machine.err);
-    for (name, (append, text)) in std::mem::take(&mut machine.files) {
-        let path = ctx.resolve(&name);
-        let written = if append {
-            ctx.vfs.append(&path, text.as_bytes())
-        } else {
-            ctx.vfs.write(&path, text.into_bytes())
-        };
-        if let Err(e) = written {
-            ctx.warn(&format!("awk: cannot write {name}: {e}"));
-            machine.exit_code = 2;
-        }
+    if let Some(fs) = fs {
+        assigned.insert(0, ("FS".to_string(), fs));
     }
-    match result {
-        Ok(()) => machine.exit_code,
-        Err(e) => usage_error(ctx, &format!("awk: {e}"), 2),
+    let mut machine = Machine::new(&program, ctx, &operands, assigned);
+    let result = machine.execute();
+    let finished = machine.finish_outputs();
+    let exit_code = machine.exit_code;
+    let error = match (result, finished) {
+        (Err(e), _) => Some(e.to_string()),
+        (Ok(()), Err(eval::Stop::Error(e))) => Some(e.to_string()),
+        _ => None,
+    };
+    match error {
+        Some(message) => usage_error(ctx, &format!("awk: {message}"), 2),
+        None => exit_code,
     }
 }
+
+#[cfg(test)]
+mod tests;

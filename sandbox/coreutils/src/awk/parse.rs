@@ -1,62 +1,111 @@
-//! awk's parser: tokens to [`Rule`]s, by recursive descent in awk's precedence order
-//! (`?:`, assignment, `||`, `&&`, `~`, comparison, concatenation, `+ -`, `* / %`, unary,
-//! `^`, `++ --`, `$`). Names are resolved here: an operator becomes an [`Arith`] or a [`Cmp`],
-//! a call a [`Builtin`] with its arity checked, a special variable a [`Var`] variant. A call
-//! of any other function, or a construct the sandbox's awk lacks, is a [`SyntaxError`] at the
-//! token where it stands.
+//! awk's parser, program and statement level: rules (`BEGIN`, `END`, patterns, ranges),
+//! function definitions, and statements. Expressions are in [`super::parse_expr`]; names go
+//! through [`Symbols`], which numbers them and settles which are arrays once the whole program
+//! is read. A construct the sandbox's awk lacks is a [`SyntaxError`] naming it, at the token
+//! where it stands, before anything runs.
 
-use std::rc::Rc;
+use super::ast::{
+    ArrayRef, Expr, Function, Output, OutputMode, Pattern, Program, Rule, Slot, Stmt, StmtKind,
+};
+use super::error::{Pos, SyntaxError, SyntaxErrorKind as E};
+use super::lex::{Punct, Token, TokenKind, lex};
+use super::symbols::Symbols;
 
-use super::ast::{Arith, Builtin, Cmp, Expr, Pattern, Redirect, Rule, Stmt, Var, compile};
-use super::lex::{Pos, Punct, SyntaxError, Token, TokenKind, lex};
+/// How deeply blocks and parentheses may nest: each level is a few frames of recursion in the
+/// parser and the evaluator, and the browser's stack is small.
+const MAX_DEPTH: usize = 100;
+
+pub type Parsed<T> = Result<T, SyntaxError>;
 
 /// Parses a whole program.
-pub fn parse(src: &str) -> Result<Vec<Rule>, SyntaxError> {
+pub fn parse(src: &str) -> Parsed<Program> {
     let (tokens, end) = lex(src)?;
-    Parser {
+    let mut parser = Parser {
         tokens,
         pos: 0,
         end,
+        symbols: Symbols::new(),
+        depth: 0,
+        loops: 0,
+        in_rule: false,
+    };
+    let mut rules = Vec::new();
+    let mut bodies = Vec::new();
+    loop {
+        parser.skip_terminators();
+        if parser.peek().is_none() {
+            break;
+        }
+        if parser.is_name("function") || parser.is_name("func") {
+            bodies.push(parser.function()?);
+        } else {
+            rules.push(parser.rule()?);
+        }
     }
-    .program()
+    let (globals, kinds) = parser.symbols.finish()?;
+    let mut functions: Vec<Function> = kinds
+        .into_iter()
+        .map(|(name, arrays)| Function {
+            name,
+            params: arrays.len(),
+            arrays,
+            body: Vec::new(),
+        })
+        .collect();
+    for (index, body) in bodies {
+        functions[index as usize].body = body;
+    }
+    Ok(Program {
+        rules,
+        functions,
+        globals,
+    })
 }
 
-/// awk's builtin functions and statements that the sandbox's awk does not have: named, they
-/// are refused rather than taken for variables.
-const UNSUPPORTED: &[&str] = &[
-    "getline", "function", "func", "delete", "in", "split", "system", "break", "continue", "do",
-    "return", "nextfile", "match", "close", "fflush", "srand", "rand", "sqrt", "exp", "log", "sin",
-    "cos", "atan2",
-];
-
-type Parsed<T> = Result<T, SyntaxError>;
-
-struct Parser {
-    tokens: Vec<Token>,
-    pos: usize,
+pub struct Parser {
+    pub(super) tokens: Vec<Token>,
+    pub(super) pos: usize,
     /// Where the program ends, for errors there.
     end: Pos,
+    pub(super) symbols: Symbols,
+    pub(super) depth: usize,
+    /// Loops around the statement being parsed (for `break` and `continue`).
+    loops: usize,
+    /// Whether a rule's action (not `BEGIN`/`END`, not a function) is being parsed.
+    in_rule: bool,
 }
 
 impl Parser {
-    fn peek(&self) -> Option<&TokenKind> {
+    pub(super) fn peek(&self) -> Option<&TokenKind> {
         self.tokens.get(self.pos).map(|t| &t.kind)
     }
 
+    pub(super) fn peek_at(&self, offset: usize) -> Option<&TokenKind> {
+        self.tokens.get(self.pos + offset).map(|t| &t.kind)
+    }
+
     /// Where the next token starts (the end of the program if there is none).
-    fn here(&self) -> Pos {
+    pub(super) fn here(&self) -> Pos {
         self.tokens.get(self.pos).map_or(self.end, |t| t.pos)
     }
 
-    fn error(&self, message: impl Into<String>) -> SyntaxError {
-        SyntaxError::new(self.here(), message)
+    pub(super) fn error(&self, kind: E) -> SyntaxError {
+        SyntaxError::new(self.here(), kind)
     }
 
-    fn is(&self, punct: Punct) -> bool {
+    /// An error at the next token: the program ends early, or the token cannot stand here.
+    pub(super) fn unexpected(&self) -> SyntaxError {
+        match self.peek() {
+            None => self.error(E::UnexpectedEnd),
+            Some(token) => self.error(E::Unexpected(describe(token))),
+        }
+    }
+
+    pub(super) fn is(&self, punct: Punct) -> bool {
         self.peek() == Some(&TokenKind::Punct(punct))
     }
 
-    fn eat(&mut self, punct: Punct) -> bool {
+    pub(super) fn eat(&mut self, punct: Punct) -> bool {
         if self.is(punct) {
             self.pos += 1;
             true
@@ -65,16 +114,25 @@ impl Parser {
         }
     }
 
-    fn expect(&mut self, punct: Punct) -> Parsed<()> {
+    pub(super) fn expect(&mut self, punct: Punct) -> Parsed<()> {
         if self.eat(punct) {
             Ok(())
         } else {
-            Err(self.error(format!("syntax error: expected `{}'", punct.text())))
+            Err(self.error(E::Expected(punct.text())))
         }
     }
 
-    fn is_name(&self, name: &str) -> bool {
+    pub(super) fn is_name(&self, name: &str) -> bool {
         matches!(self.peek(), Some(TokenKind::Name(n)) if n == name)
+    }
+
+    /// Counts one level of nesting; an error past [`MAX_DEPTH`]. Pair with `self.depth -= 1`.
+    pub(super) fn nest(&mut self) -> Parsed<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error(E::TooDeep));
+        }
+        Ok(())
     }
 
     /// Whether the statement ends here (nothing, a newline, `;` or `}` follows).
@@ -87,6 +145,15 @@ impl Parser {
         )
     }
 
+    /// Requires the end of a simple statement: what follows must not continue it.
+    fn end_statement(&mut self) -> Parsed<()> {
+        if self.at_statement_end() {
+            Ok(())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
     fn skip_terminators(&mut self) {
         while matches!(
             self.peek(),
@@ -96,611 +163,429 @@ impl Parser {
         }
     }
 
-    fn skip_newlines(&mut self) {
+    pub(super) fn skip_newlines(&mut self) {
         while self.peek() == Some(&TokenKind::Newline) {
             self.pos += 1;
         }
     }
 
-    fn program(&mut self) -> Parsed<Vec<Rule>> {
-        let mut rules = Vec::new();
-        loop {
-            self.skip_terminators();
-            let start = self.here();
-            let pattern = match self.peek() {
-                None => return Ok(rules),
-                Some(TokenKind::Name(n)) if n == "BEGIN" => {
-                    self.pos += 1;
-                    Pattern::Begin
-                }
-                Some(TokenKind::Name(n)) if n == "END" => {
-                    self.pos += 1;
-                    Pattern::End
-                }
-                Some(TokenKind::Punct(Punct::LeftBrace)) => Pattern::All,
-                _ => {
-                    let first = self.expr()?;
-                    if self.eat(Punct::Comma) {
-                        self.skip_newlines();
-                        Pattern::Range(first, self.expr()?)
-                    } else {
-                        Pattern::When(first)
-                    }
-                }
-            };
-            let action = if self.is(Punct::LeftBrace) {
-                Some(self.block()?)
+    fn rule(&mut self) -> Parsed<Rule> {
+        let start = self.here();
+        let pattern = if self.is_name("BEGIN") {
+            self.pos += 1;
+            Pattern::Begin
+        } else if self.is_name("END") {
+            self.pos += 1;
+            Pattern::End
+        } else if self.is(Punct::LeftBrace) {
+            Pattern::All
+        } else {
+            let first = self.expr()?;
+            if self.eat(Punct::Comma) {
+                self.skip_newlines();
+                Pattern::Range(first, self.expr()?)
             } else {
-                None
-            };
-            if action.is_none() && matches!(pattern, Pattern::Begin | Pattern::End) {
-                return Err(SyntaxError::new(
-                    start,
-                    "syntax error: BEGIN and END need an action",
-                ));
+                Pattern::When(first)
             }
-            rules.push(Rule { pattern, action });
+        };
+        let begin_or_end = matches!(pattern, Pattern::Begin | Pattern::End);
+        if begin_or_end {
+            self.skip_newlines();
         }
+        let action = if self.is(Punct::LeftBrace) {
+            self.in_rule = !begin_or_end;
+            let block = self.block();
+            self.in_rule = false;
+            Some(block?)
+        } else if begin_or_end {
+            return Err(SyntaxError::new(start, E::NeedsAction));
+        } else {
+            self.end_statement()?;
+            None
+        };
+        Ok(Rule { pattern, action })
+    }
+
+    /// `function name(params) { body }`: the function's index and body.
+    fn function(&mut self) -> Parsed<(u32, Vec<Stmt>)> {
+        self.pos += 1;
+        let at = self.here();
+        let name = match self.peek() {
+            Some(TokenKind::Name(n) | TokenKind::FuncName(n)) => n.clone(),
+            _ => return Err(self.unexpected()),
+        };
+        self.pos += 1;
+        self.expect(Punct::LeftParen)?;
+        let mut params = Vec::new();
+        while !self.eat(Punct::RightParen) {
+            self.skip_newlines();
+            let param_at = self.here();
+            match self.peek() {
+                Some(TokenKind::Name(p)) => params.push((p.clone(), param_at)),
+                _ => return Err(self.unexpected()),
+            }
+            self.pos += 1;
+            self.skip_newlines();
+            if !self.is(Punct::RightParen) {
+                self.expect(Punct::Comma)?;
+            }
+        }
+        self.skip_newlines();
+        let index = self.symbols.begin_function(&name, &params, at)?;
+        let body = self.block();
+        self.symbols.end_function();
+        Ok((index, body?))
     }
 
     fn block(&mut self) -> Parsed<Vec<Stmt>> {
         self.expect(Punct::LeftBrace)?;
+        self.nest()?;
         let mut statements = Vec::new();
         loop {
             self.skip_terminators();
             if self.eat(Punct::RightBrace) {
+                self.depth -= 1;
                 return Ok(statements);
             }
             if self.peek().is_none() {
-                return Err(self.error("syntax error: missing `}'"));
+                return Err(self.error(E::Expected("}")));
             }
             statements.push(self.statement()?);
         }
     }
 
-    fn simple_or_block(&mut self) -> Parsed<Stmt> {
+    /// The body of `if`, `else`, a loop: one statement (a block, or `;` alone for none).
+    fn body(&mut self) -> Parsed<Stmt> {
         self.skip_newlines();
-        if self.is(Punct::LeftBrace) {
-            Ok(Stmt::Block(self.block()?))
-        } else {
-            self.statement()
+        let line = self.here().line;
+        if self.eat(Punct::Semicolon) {
+            return Ok(Stmt {
+                line,
+                kind: StmtKind::Block(Vec::new()),
+            });
         }
+        self.statement()
+    }
+
+    fn loop_body(&mut self) -> Parsed<Stmt> {
+        self.loops += 1;
+        let body = self.body();
+        self.loops -= 1;
+        body
     }
 
     fn statement(&mut self) -> Parsed<Stmt> {
+        let line = self.here().line;
+        let kind = self.statement_kind()?;
+        Ok(Stmt { line, kind })
+    }
+
+    fn statement_kind(&mut self) -> Parsed<StmtKind> {
+        if self.is(Punct::LeftBrace) {
+            return Ok(StmtKind::Block(self.block()?));
+        }
         let keyword = match self.peek() {
-            Some(TokenKind::Name(n)) => n.clone(),
-            Some(TokenKind::Punct(Punct::LeftBrace)) => return Ok(Stmt::Block(self.block()?)),
+            Some(TokenKind::Name(n) | TokenKind::FuncName(n)) => n.clone(),
             _ => String::new(),
         };
-        match keyword.as_str() {
-            "print" | "printf" => self.print(keyword == "printf"),
+        let at = self.here();
+        let simple = match keyword.as_str() {
+            "print" | "printf" => self.print(keyword == "printf")?,
             "if" => {
                 self.pos += 1;
                 let condition = self.condition()?;
-                let then = self.simple_or_block()?;
+                let then = self.body()?;
                 let save = self.pos;
                 self.skip_terminators();
                 if self.is_name("else") {
                     self.pos += 1;
-                    let otherwise = self.simple_or_block()?;
-                    Ok(Stmt::If(
+                    let otherwise = self.body()?;
+                    return Ok(StmtKind::If(
                         condition,
                         Box::new(then),
                         Some(Box::new(otherwise)),
-                    ))
-                } else {
-                    self.pos = save;
-                    Ok(Stmt::If(condition, Box::new(then), None))
+                    ));
                 }
+                self.pos = save;
+                return Ok(StmtKind::If(condition, Box::new(then), None));
             }
             "while" => {
                 self.pos += 1;
                 let condition = self.condition()?;
-                Ok(Stmt::While(condition, Box::new(self.simple_or_block()?)))
+                return Ok(StmtKind::While(condition, Box::new(self.loop_body()?)));
             }
-            "for" => self.for_loop(),
-            "next" => {
+            "do" => {
                 self.pos += 1;
-                Ok(Stmt::Next)
+                let body = self.loop_body()?;
+                self.skip_terminators();
+                if !self.is_name("while") {
+                    return Err(self.error(E::Expected("while")));
+                }
+                self.pos += 1;
+                let condition = self.condition()?;
+                StmtKind::DoWhile(Box::new(body), condition)
+            }
+            "for" => return self.for_loop(),
+            "next" | "nextfile" => {
+                self.pos += 1;
+                if !self.in_rule {
+                    let word = if keyword == "next" {
+                        "next"
+                    } else {
+                        "nextfile"
+                    };
+                    return Err(SyntaxError::new(at, E::OutOfPlace(word)));
+                }
+                if keyword == "next" {
+                    StmtKind::Next
+                } else {
+                    StmtKind::NextFile
+                }
+            }
+            "break" | "continue" => {
+                self.pos += 1;
+                if self.loops == 0 {
+                    let word = if keyword == "break" {
+                        "break"
+                    } else {
+                        "continue"
+                    };
+                    return Err(SyntaxError::new(at, E::OutOfPlace(word)));
+                }
+                if keyword == "break" {
+                    StmtKind::Break
+                } else {
+                    StmtKind::Continue
+                }
             }
             "exit" => {
                 self.pos += 1;
-                let code = if self.at_statement_end() {
-                    None
-                } else {
-                    Some(self.expr()?)
-                };
-                Ok(Stmt::Exit(code))
+                StmtKind::Exit(self.optional_expr()?)
             }
-            _ => Ok(Stmt::Eval(self.expr()?)),
+            "return" => {
+                self.pos += 1;
+                if !self.symbols.in_function() {
+                    return Err(SyntaxError::new(at, E::OutOfPlace("return")));
+                }
+                StmtKind::Return(self.optional_expr()?)
+            }
+            "delete" => self.delete()?,
+            "in" | "else" | "function" | "func" | "BEGIN" | "END" => return Err(self.unexpected()),
+            _ => StmtKind::Eval(self.expr()?),
+        };
+        self.end_statement()?;
+        Ok(simple)
+    }
+
+    fn optional_expr(&mut self) -> Parsed<Option<Expr>> {
+        if self.at_statement_end() {
+            Ok(None)
+        } else {
+            Ok(Some(self.expr()?))
         }
     }
 
-    /// `( expr )` after `if` or `while`.
+    /// `( expr )` after `if` or `while`, and the newlines after it.
     fn condition(&mut self) -> Parsed<Expr> {
         self.expect(Punct::LeftParen)?;
+        self.skip_newlines();
         let condition = self.expr()?;
+        self.skip_newlines();
         self.expect(Punct::RightParen)?;
+        self.skip_newlines();
         Ok(condition)
     }
 
-    fn print(&mut self, formatted: bool) -> Parsed<Stmt> {
-        let at = self.here();
+    /// `delete a[i]` or `delete a`.
+    fn delete(&mut self) -> Parsed<StmtKind> {
         self.pos += 1;
-        let parenthesised = self.is(Punct::LeftParen);
-        let mut args = Vec::new();
-        if !self.at_statement_end() {
-            if parenthesised {
-                self.pos += 1;
-            }
-            args.push(self.expr_no_gt(parenthesised)?);
-            while self.eat(Punct::Comma) {
-                self.skip_newlines();
-                args.push(self.expr_no_gt(parenthesised)?);
-            }
-            if parenthesised {
-                self.expect(Punct::RightParen)?;
-            }
-        }
-        if self.is(Punct::Pipe) {
-            return Err(self.error(
-                "pipes from awk are not supported in the sandbox; pipe the awk command instead",
-            ));
-        }
-        let redirect = if self.eat(Punct::AppendTo) || self.is(Punct::Gt) {
-            let append = !self.eat(Punct::Gt);
-            Some(Redirect {
-                target: self.concat()?,
-                append,
-            })
-        } else {
-            None
+        let at = self.here();
+        let Some(TokenKind::Name(name)) = self.peek().cloned() else {
+            return Err(self.unexpected());
         };
-        if !formatted {
-            return Ok(Stmt::Print(args, redirect));
+        self.pos += 1;
+        let array = self.symbols.array(&name, at)?;
+        if self.eat(Punct::LeftBracket) {
+            let subscripts = self.subscripts()?;
+            return Ok(StmtKind::Delete(array, Some(subscripts)));
         }
-        if args.is_empty() {
-            return Err(SyntaxError::new(at, "printf: no format"));
-        }
-        Ok(Stmt::Printf(args, redirect))
+        Ok(StmtKind::Delete(array, None))
     }
 
-    fn for_loop(&mut self) -> Parsed<Stmt> {
+    fn print(&mut self, formatted: bool) -> Parsed<StmtKind> {
+        let at = self.here();
+        self.pos += 1;
+        let args = self.print_args()?;
+        let output = if self.eat(Punct::Gt) {
+            Some(OutputMode::Truncate)
+        } else if self.eat(Punct::AppendTo) {
+            Some(OutputMode::Append)
+        } else if self.eat(Punct::Pipe) {
+            Some(OutputMode::Pipe)
+        } else {
+            None
+        };
+        let output = match output {
+            Some(mode) => Some(Output {
+                mode,
+                target: self.concat()?,
+            }),
+            None => None,
+        };
+        if !formatted {
+            return Ok(StmtKind::Print(args, output));
+        }
+        if args.is_empty() {
+            return Err(SyntaxError::new(
+                at,
+                E::Arity {
+                    function: "printf".into(),
+                    given: 0,
+                    least: 1,
+                    most: usize::MAX,
+                },
+            ));
+        }
+        Ok(StmtKind::Printf(args, output))
+    }
+
+    /// The expressions of `print`: `(a, b)` as a whole when the parenthesis closes the list,
+    /// otherwise a list in which `>` redirects rather than compares.
+    fn print_args(&mut self) -> Parsed<Vec<Expr>> {
+        let mut args = Vec::new();
+        if self.at_statement_end()
+            || self.is(Punct::Gt)
+            || self.is(Punct::AppendTo)
+            || self.is(Punct::Pipe)
+        {
+            return Ok(args);
+        }
+        if self.is(Punct::LeftParen) {
+            let save = self.pos;
+            self.pos += 1;
+            self.nest()?;
+            let grouped = self.expr_list(Punct::RightParen);
+            self.depth -= 1;
+            if let Ok(list) = grouped {
+                let closes = self.at_statement_end()
+                    || self.is(Punct::Gt)
+                    || self.is(Punct::AppendTo)
+                    || self.is(Punct::Pipe);
+                if closes {
+                    return Ok(list);
+                }
+            }
+            self.pos = save;
+        }
+        args.push(self.expr_no_gt()?);
+        while self.eat(Punct::Comma) {
+            self.skip_newlines();
+            args.push(self.expr_no_gt()?);
+        }
+        Ok(args)
+    }
+
+    /// Expressions separated by commas up to `close` (which is consumed).
+    pub(super) fn expr_list(&mut self, close: Punct) -> Parsed<Vec<Expr>> {
+        let mut list = Vec::new();
+        self.skip_newlines();
+        if self.eat(close) {
+            return Ok(list);
+        }
+        loop {
+            list.push(self.expr()?);
+            self.skip_newlines();
+            if self.eat(close) {
+                return Ok(list);
+            }
+            if !self.eat(Punct::Comma) {
+                return Err(self.error(E::Expected(close.text())));
+            }
+            self.skip_newlines();
+        }
+    }
+
+    /// The subscripts after `[`, through `]`.
+    pub(super) fn subscripts(&mut self) -> Parsed<Vec<Expr>> {
+        let list = self.expr_list(Punct::RightBracket)?;
+        if list.is_empty() {
+            return Err(self.unexpected());
+        }
+        Ok(list)
+    }
+
+    fn for_loop(&mut self) -> Parsed<StmtKind> {
         self.pos += 1;
         self.expect(Punct::LeftParen)?;
-        let init = if self.is(Punct::Semicolon) {
-            None
-        } else {
-            Some(self.expr()?)
+        // `for (k in a)`, optionally with the name in parentheses.
+        let name_at = |parser: &Parser, offset: usize| match parser.peek_at(offset) {
+            Some(TokenKind::Name(n)) if n != "in" => Some(n.clone()),
+            _ => None,
         };
+        if let (Some(var), Some(TokenKind::Name(word)), Some(array)) =
+            (name_at(self, 0), self.peek_at(1), name_at(self, 2))
+            && word == "in"
+            && self.peek_at(3) == Some(&TokenKind::Punct(Punct::RightParen))
+        {
+            let var_at = self.here();
+            self.pos += 2;
+            let array_at = self.here();
+            self.pos += 2;
+            let slot = self.symbols.scalar(&var, var_at)?;
+            let array = self.symbols.array(&array, array_at)?;
+            self.skip_newlines();
+            return Ok(StmtKind::ForIn(slot, array, Box::new(self.loop_body()?)));
+        }
+        let init = self.optional_until(Punct::Semicolon)?;
         self.expect(Punct::Semicolon)?;
-        let condition = if self.is(Punct::Semicolon) {
-            None
-        } else {
-            Some(self.expr()?)
-        };
+        self.skip_newlines();
+        let condition = self.optional_until(Punct::Semicolon)?;
         self.expect(Punct::Semicolon)?;
-        let step = if self.is(Punct::RightParen) {
-            None
-        } else {
-            Some(self.expr()?)
-        };
+        self.skip_newlines();
+        let step = self.optional_until(Punct::RightParen)?;
         self.expect(Punct::RightParen)?;
-        Ok(Stmt::For(
+        Ok(StmtKind::For(
             init,
             condition,
             step,
-            Box::new(self.simple_or_block()?),
+            Box::new(self.loop_body()?),
         ))
     }
 
-    fn expr(&mut self) -> Parsed<Expr> {
-        self.ternary(false)
-    }
-
-    /// In `print a > b` the `>` would be a redirection; inside parentheses it compares.
-    fn expr_no_gt(&mut self, parenthesised: bool) -> Parsed<Expr> {
-        self.ternary(!parenthesised)
-    }
-
-    fn ternary(&mut self, no_gt: bool) -> Parsed<Expr> {
-        let condition = self.assignment(no_gt)?;
-        if self.eat(Punct::Question) {
-            let yes = self.ternary(no_gt)?;
-            self.expect(Punct::Colon)?;
-            let no = self.ternary(no_gt)?;
-            return Ok(Expr::Cond(Box::new(condition), Box::new(yes), Box::new(no)));
-        }
-        Ok(condition)
-    }
-
-    fn assignment(&mut self, no_gt: bool) -> Parsed<Expr> {
-        let left = self.or(no_gt)?;
-        let op = match self.peek() {
-            Some(TokenKind::Punct(Punct::Assign)) => None,
-            Some(TokenKind::Punct(Punct::AddAssign)) => Some(Arith::Add),
-            Some(TokenKind::Punct(Punct::SubAssign)) => Some(Arith::Sub),
-            Some(TokenKind::Punct(Punct::MulAssign)) => Some(Arith::Mul),
-            Some(TokenKind::Punct(Punct::DivAssign)) => Some(Arith::Div),
-            Some(TokenKind::Punct(Punct::ModAssign)) => Some(Arith::Mod),
-            _ => return Ok(left),
-        };
-        if !left.is_lvalue() {
-            return Ok(left);
-        }
-        self.pos += 1;
-        let value = self.ternary(no_gt)?;
-        Ok(Expr::Assign {
-            target: Box::new(left),
-            op,
-            value: Box::new(value),
-        })
-    }
-
-    fn or(&mut self, no_gt: bool) -> Parsed<Expr> {
-        let mut left = self.and(no_gt)?;
-        while self.eat(Punct::Or) {
-            self.skip_newlines();
-            left = Expr::Or(Box::new(left), Box::new(self.and(no_gt)?));
-        }
-        Ok(left)
-    }
-
-    fn and(&mut self, no_gt: bool) -> Parsed<Expr> {
-        let mut left = self.matching(no_gt)?;
-        while self.eat(Punct::And) {
-            self.skip_newlines();
-            left = Expr::And(Box::new(left), Box::new(self.matching(no_gt)?));
-        }
-        Ok(left)
-    }
-
-    fn matching(&mut self, no_gt: bool) -> Parsed<Expr> {
-        let mut left = self.comparison(no_gt)?;
-        loop {
-            let negate = if self.eat(Punct::Match) {
-                false
-            } else if self.eat(Punct::NoMatch) {
-                true
-            } else {
-                return Ok(left);
-            };
-            left = Expr::Match {
-                text: Box::new(left),
-                pattern: Box::new(self.comparison(no_gt)?),
-                negate,
-            };
-        }
-    }
-
-    fn comparison(&mut self, no_gt: bool) -> Parsed<Expr> {
-        let left = self.concat()?;
-        let cmp = match self.peek() {
-            Some(TokenKind::Punct(Punct::Eq)) => Cmp::Eq,
-            Some(TokenKind::Punct(Punct::Ne)) => Cmp::Ne,
-            Some(TokenKind::Punct(Punct::Le)) => Cmp::Le,
-            Some(TokenKind::Punct(Punct::Ge)) => Cmp::Ge,
-            Some(TokenKind::Punct(Punct::Lt)) => Cmp::Lt,
-            Some(TokenKind::Punct(Punct::Gt)) if !no_gt => Cmp::Gt,
-            _ => return Ok(left),
-        };
-        self.pos += 1;
-        let right = self.concat()?;
-        Ok(Expr::Compare(cmp, Box::new(left), Box::new(right)))
-    }
-
-    fn concat(&mut self) -> Parsed<Expr> {
-        let mut left = self.additive()?;
-        while self.starts_operand() {
-            let right = self.additive()?;
-            left = Expr::Concat(Box::new(left), Box::new(right));
-        }
-        Ok(left)
-    }
-
-    fn starts_operand(&self) -> bool {
-        match self.peek() {
-            Some(TokenKind::Num(_) | TokenKind::Str(_) | TokenKind::Regex(_)) => true,
-            Some(TokenKind::Name(n)) => !matches!(n.as_str(), "in" | "else"),
-            Some(TokenKind::Punct(p)) => matches!(
-                p,
-                Punct::Dollar | Punct::LeftParen | Punct::Not | Punct::Increment | Punct::Decrement
-            ),
-            _ => false,
-        }
-    }
-
-    fn additive(&mut self) -> Parsed<Expr> {
-        let mut left = self.multiplicative()?;
-        loop {
-            let op = match self.peek() {
-                Some(TokenKind::Punct(Punct::Plus)) => Arith::Add,
-                Some(TokenKind::Punct(Punct::Minus)) => Arith::Sub,
-                _ => return Ok(left),
-            };
-            self.pos += 1;
-            left = Expr::Arith(op, Box::new(left), Box::new(self.multiplicative()?));
-        }
-    }
-
-    fn multiplicative(&mut self) -> Parsed<Expr> {
-        let mut left = self.unary()?;
-        loop {
-            let op = match self.peek() {
-                Some(TokenKind::Punct(Punct::Star)) => Arith::Mul,
-                Some(TokenKind::Punct(Punct::Slash)) => Arith::Div,
-                Some(TokenKind::Punct(Punct::Percent)) => Arith::Mod,
-                _ => return Ok(left),
-            };
-            self.pos += 1;
-            left = Expr::Arith(op, Box::new(left), Box::new(self.unary()?));
-        }
-    }
-
-    fn unary(&mut self) -> Parsed<Expr> {
-        if self.eat(Punct::Not) {
-            return Ok(Expr::Not(Box::new(self.unary()?)));
-        }
-        if self.eat(Punct::Minus) {
-            return Ok(Expr::Neg(Box::new(self.unary()?)));
-        }
-        if self.eat(Punct::Plus) {
-            return self.unary();
-        }
-        if let Some(delta) = self.step() {
-            let target = self.postfix()?;
-            return Ok(Expr::Step {
-                target: Box::new(target),
-                delta,
-                prefix: true,
-            });
-        }
-        self.power()
-    }
-
-    /// `++` or `--`, taken: the step it adds.
-    fn step(&mut self) -> Option<f64> {
-        if self.eat(Punct::Increment) {
-            Some(1.0)
-        } else if self.eat(Punct::Decrement) {
-            Some(-1.0)
+    fn optional_until(&mut self, close: Punct) -> Parsed<Option<Expr>> {
+        if self.is(close) {
+            Ok(None)
         } else {
-            None
+            Ok(Some(self.expr()?))
         }
     }
 
-    fn power(&mut self) -> Parsed<Expr> {
-        let base = self.postfix()?;
-        if self.eat(Punct::Caret) {
-            return Ok(Expr::Arith(
-                Arith::Pow,
-                Box::new(base),
-                Box::new(self.unary()?),
-            ));
-        }
-        Ok(base)
-    }
-
-    fn postfix(&mut self) -> Parsed<Expr> {
-        let primary = self.primary()?;
-        if primary.is_lvalue()
-            && let Some(delta) = self.step()
-        {
-            return Ok(Expr::Step {
-                target: Box::new(primary),
-                delta,
-                prefix: false,
-            });
-        }
-        Ok(primary)
-    }
-
-    fn primary(&mut self) -> Parsed<Expr> {
-        let Some(token) = self.tokens.get(self.pos).cloned() else {
-            return Err(self.error("syntax error: unexpected end of program"));
-        };
-        self.pos += 1;
-        Ok(match token.kind {
-            TokenKind::Num(n) => Expr::Num(n),
-            TokenKind::Str(s) => Expr::Str(s),
-            TokenKind::Regex(r) => match compile(&r) {
-                Ok(regex) => Expr::Regex(Rc::new(regex)),
-                Err(message) => return Err(SyntaxError::new(token.pos, message)),
-            },
-            TokenKind::Punct(Punct::Dollar) => Expr::Field(Box::new(self.field_index()?)),
-            TokenKind::Punct(Punct::LeftParen) => {
-                let inner = self.expr()?;
-                self.expect(Punct::RightParen)?;
-                inner
+    /// An array named at the parser's position (for `in` and `split`), consumed.
+    pub(super) fn array_name(&mut self) -> Parsed<ArrayRef> {
+        let at = self.here();
+        match self.peek().cloned() {
+            Some(TokenKind::Name(name)) => {
+                self.pos += 1;
+                self.symbols.array(&name, at)
             }
-            TokenKind::Name(name) => {
-                let called = self.is(Punct::LeftParen);
-                if UNSUPPORTED.contains(&name.as_str()) {
-                    return Err(SyntaxError::new(
-                        token.pos,
-                        format!("`{name}' is not supported in the sandbox's awk"),
-                    ));
-                }
-                match Builtin::from_name(&name) {
-                    Some(builtin) if called => self.call(builtin, token.pos)?,
-                    Some(Builtin::Length) => Expr::Call(Builtin::Length, Vec::new()),
-                    Some(builtin) => {
-                        return Err(SyntaxError::new(
-                            token.pos,
-                            format!("syntax error: `{}' needs its arguments", builtin.name()),
-                        ));
-                    }
-                    // `f(x)` with nothing between the name and `(` calls a function, which
-                    // would have to be user-defined; `f (x)` concatenates a variable.
-                    None if called && self.adjacent(token.pos, &name) => {
-                        return Err(SyntaxError::new(
-                            token.pos,
-                            format!("function `{name}' is not defined"),
-                        ));
-                    }
-                    None => Expr::Var(Var::from_name(&name)),
-                }
-            }
-            other => {
-                return Err(SyntaxError::new(
-                    token.pos,
-                    format!("syntax error at {}", describe(&other)),
-                ));
-            }
-        })
+            _ => Err(self.unexpected()),
+        }
     }
 
-    /// Whether the token at the parser's position starts right where `name` (at `at`) ends.
-    fn adjacent(&self, at: Pos, name: &str) -> bool {
-        let end = Pos {
-            column: at.column + name.chars().count(),
-            ..at
-        };
-        self.here() == end
-    }
-
-    /// The arguments of a builtin call, from its `(`; their count is checked against its
-    /// arity, and `sub`/`gsub`'s target must be assignable.
-    fn call(&mut self, builtin: Builtin, at: Pos) -> Parsed<Expr> {
-        self.expect(Punct::LeftParen)?;
-        let mut args = Vec::new();
-        if !self.is(Punct::RightParen) {
-            args.push(self.expr()?);
-            while self.eat(Punct::Comma) {
-                args.push(self.expr()?);
-            }
-        }
-        self.expect(Punct::RightParen)?;
-        let (least, most) = builtin.arity();
-        let name = builtin.name();
-        if args.len() < least {
-            return Err(SyntaxError::new(
-                at,
-                format!("{name}: not enough arguments ({} for {least})", args.len()),
-            ));
-        }
-        if args.len() > most {
-            return Err(SyntaxError::new(
-                at,
-                format!("{name}: too many arguments ({} for {most})", args.len()),
-            ));
-        }
-        if matches!(builtin, Builtin::Sub | Builtin::Gsub)
-            && args.get(2).is_some_and(|target| !target.is_lvalue())
-        {
-            return Err(SyntaxError::new(
-                at,
-                format!("{name}: the third argument must be a variable or a field"),
-            ));
-        }
-        Ok(Expr::Call(builtin, args))
-    }
-
-    /// The operand of `$`: a number, a variable or a parenthesised expression.
-    fn field_index(&mut self) -> Parsed<Expr> {
-        if self.eat(Punct::Minus) {
-            return Ok(Expr::Neg(Box::new(self.primary()?)));
-        }
-        self.primary()
+    /// A scalar variable named `name` at `at`.
+    pub(super) fn scalar(&mut self, name: &str, at: Pos) -> Parsed<Slot> {
+        self.symbols.scalar(name, at)
     }
 }
 
 /// A token as an error message names it.
-fn describe(token: &TokenKind) -> String {
+pub(super) fn describe(token: &TokenKind) -> String {
     match token {
         TokenKind::Punct(punct) => format!("`{}'", punct.text()),
         TokenKind::Newline => "end of line".into(),
         TokenKind::Num(n) => format!("number {n}"),
         TokenKind::Str(s) => format!("string \"{s}\""),
         TokenKind::Regex(r) => format!("/{r}/"),
-        TokenKind::Name(n) => format!("`{n}'"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse;
-
-    fn error(src: &str) -> String {
-        match parse(src) {
-            Ok(_) => panic!("{src} parsed"),
-            Err(e) => e.to_string(),
-        }
-    }
-
-    #[test]
-    fn an_unknown_function_is_an_error_at_its_name() {
-        assert_eq!(
-            error("{ print foo($1) }"),
-            "line 1, column 9: function `foo' is not defined"
-        );
-        // With a space between, it is the variable `foo` concatenated with `($1)`.
-        assert!(parse("{ print foo ($1) }").is_ok());
-    }
-
-    #[test]
-    fn builtins_awk_has_but_the_sandbox_lacks_are_refused_by_name() {
-        assert_eq!(
-            error("BEGIN {\n  n = split($0, parts)\n}"),
-            "line 2, column 7: `split' is not supported in the sandbox's awk"
-        );
-        assert_eq!(
-            error("BEGIN { x = sqrt(2) }"),
-            "line 1, column 13: `sqrt' is not supported in the sandbox's awk"
-        );
-        assert_eq!(
-            error("{ while (1) break }"),
-            "line 1, column 13: `break' is not supported in the sandbox's awk"
-        );
-    }
-
-    #[test]
-    fn a_builtin_call_with_the_wrong_arity_is_an_error() {
-        assert_eq!(
-            error("{ print substr($0) }"),
-            "line 1, column 9: substr: not enough arguments (1 for 2)"
-        );
-        assert_eq!(
-            error("{ print index(\"a\", \"b\", \"c\") }"),
-            "line 1, column 9: index: too many arguments (3 for 2)"
-        );
-        assert_eq!(
-            error("{ gsub(/a/, \"b\", \"c\") }"),
-            "line 1, column 3: gsub: the third argument must be a variable or a field"
-        );
-        assert_eq!(
-            error("{ x = toupper }"),
-            "line 1, column 7: syntax error: `toupper' needs its arguments"
-        );
-        assert!(parse("{ print length, length(), length($1), gsub(/a/, \"b\", $2) }").is_ok());
-    }
-
-    #[test]
-    fn operators_out_of_place_are_errors_where_they_stand() {
-        assert_eq!(
-            error("{ x = 1 ** 2 }"),
-            "line 1, column 10: syntax error at `*'"
-        );
-        assert_eq!(
-            error("{ x = (1 + 2 }"),
-            "line 1, column 14: syntax error: expected `)'"
-        );
-        assert_eq!(
-            error("BEGIN { x = 1 @ 2 }"),
-            "line 1, column 15: syntax error: unexpected character '@'"
-        );
-        assert_eq!(
-            error("BEGIN { if (x"),
-            "line 1, column 14: syntax error: expected `)'"
-        );
-        assert_eq!(
-            error("BEGIN"),
-            "line 1, column 1: syntax error: BEGIN and END need an action"
-        );
-        assert_eq!(
-            error("/a[/ { print }"),
-            "line 1, column 1: Unmatched [, [^, [:, [., or [="
-        );
+        TokenKind::Name(n) | TokenKind::FuncName(n) => format!("`{n}'"),
     }
 }

@@ -1,33 +1,36 @@
-//! awk's values: numbers, strings, and input data that is a number when it looks like one;
-//! how a number prints (`%.6g`, as `OFMT`), how a string reads as a number, and `sprintf`.
+//! awk's values: numbers, strings, input data that is a number when it looks like one, and
+//! the uninitialised value (both `""` and 0); how a string reads as a number, and how a number
+//! becomes text (integers exactly, others through a `%.6g`-like format).
 
-use crate::text::format_one;
+use crate::cformat;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub enum Value {
+    /// A variable or element never assigned: `""` as text, 0 as a number, and numeric in
+    /// comparisons with numbers.
+    #[default]
+    Uninit,
     Num(f64),
     Str(String),
-    /// Input data (fields, `-v` values): a number when it looks like one.
+    /// Input data (fields, `getline` text, `split()` pieces, `-v` values, `ENVIRON`, `ARGV`):
+    /// a "numeric string" — compared as a number — when it looks like one.
     Data(String),
 }
 
 impl Value {
-    pub fn text(&self) -> String {
-        match self {
-            Value::Num(n) => format_number(*n),
-            Value::Str(s) | Value::Data(s) => s.clone(),
-        }
-    }
-
     pub fn number(&self) -> f64 {
         match self {
+            Value::Uninit => 0.0,
             Value::Num(n) => *n,
             Value::Str(s) | Value::Data(s) => to_number(s),
         }
     }
 
+    /// Whether the value counts as true: a non-zero number, a non-empty string, a numeric
+    /// string whose number is non-zero.
     pub fn truthy(&self) -> bool {
         match self {
+            Value::Uninit => false,
             Value::Num(n) => *n != 0.0,
             Value::Str(s) => !s.is_empty(),
             Value::Data(s) => {
@@ -40,9 +43,10 @@ impl Value {
         }
     }
 
+    /// Whether comparisons treat the value as a number.
     pub fn is_numeric(&self) -> bool {
         match self {
-            Value::Num(_) => true,
+            Value::Uninit | Value::Num(_) => true,
             Value::Str(_) => false,
             Value::Data(s) => looks_numeric(s),
         }
@@ -51,81 +55,73 @@ impl Value {
     pub fn from_bool(b: bool) -> Value {
         Value::Num(f64::from(u8::from(b)))
     }
+
+    /// The text of a string value, without copying; `None` for numbers.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Uninit => Some(""),
+            Value::Num(_) => None,
+            Value::Str(s) | Value::Data(s) => Some(s),
+        }
+    }
 }
 
-/// `%.6g`, as awk prints non-integral numbers.
-pub fn format_number(n: f64) -> String {
-    if n.is_finite() && n == n.trunc() && n.abs() < 1e16 {
-        return format!("{}", n as i64);
-    }
-    if !n.is_finite() {
-        return if n.is_nan() {
-            "nan".into()
-        } else if n > 0.0 {
-            "inf".into()
+/// How numbers that are not integers become text: `CONVFMT` (or `OFMT` for `print`).
+#[derive(Debug, Clone, Copy)]
+pub enum NumFormat<'a> {
+    /// `%.6g`, the default of both.
+    G6,
+    Custom(&'a str),
+}
+
+impl NumFormat<'_> {
+    pub fn of(format: &str) -> NumFormat<'_> {
+        if format == "%.6g" {
+            NumFormat::G6
         } else {
-            "-inf".into()
-        };
-    }
-    let exponent = n.abs().log10().floor() as i32;
-    if !(-4..6).contains(&exponent) {
-        let text = format!("{:.5e}", n);
-        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
-        let mantissa = trim_zeros(mantissa);
-        let exp: i32 = exp.parse().unwrap_or(0);
-        let sign = if exp < 0 { '-' } else { '+' };
-        return format!("{mantissa}e{sign}{:02}", exp.abs());
-    }
-    let decimals = (5 - exponent).max(0) as usize;
-    trim_zeros(&format!("{n:.decimals$}"))
-}
-
-fn trim_zeros(text: &str) -> String {
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text.to_string()
-    }
-}
-
-/// The leading number of a string, as awk converts strings (no number means 0).
-pub fn to_number(text: &str) -> f64 {
-    let t = text.trim_start();
-    let mut end = 0;
-    let bytes = t.as_bytes();
-    if end < bytes.len() && (bytes[end] == b'-' || bytes[end] == b'+') {
-        end += 1;
-    }
-    while end < bytes.len() && (bytes[end].is_ascii_digit() || bytes[end] == b'.') {
-        end += 1;
-    }
-    if end < bytes.len() && (bytes[end] == b'e' || bytes[end] == b'E') {
-        let mut e = end + 1;
-        if e < bytes.len() && (bytes[e] == b'-' || bytes[e] == b'+') {
-            e += 1;
-        }
-        if e < bytes.len() && bytes[e].is_ascii_digit() {
-            end = e;
-            while end < bytes.len() && bytes[end].is_ascii_digit() {
-                end += 1;
-            }
+            NumFormat::Custom(format)
         }
     }
-    t[..end].parse().unwrap_or(0.0)
+
+    /// `n` as text: an integral value exactly, as `%d` would print it; anything else through
+    /// the format.
+    pub fn number(self, n: f64) -> String {
+        if n.fract() == 0.0 && n.abs() < 9.2e18 {
+            return (n as i64).to_string();
+        }
+        if n.is_finite() && n.fract() == 0.0 {
+            return format!("{n:.0}");
+        }
+        match self {
+            NumFormat::G6 => cformat::g6(n),
+            NumFormat::Custom(format) => custom(format, n),
+        }
+    }
+
+    /// `value` as text.
+    pub fn text(self, value: &Value) -> String {
+        match value {
+            Value::Num(n) => self.number(*n),
+            other => other.as_str().unwrap_or_default().to_string(),
+        }
+    }
+
+    /// `value` as text, consuming it (no copy for strings).
+    pub fn take_text(self, value: Value) -> String {
+        match value {
+            Value::Uninit => String::new(),
+            Value::Num(n) => self.number(n),
+            Value::Str(s) | Value::Data(s) => s,
+        }
+    }
 }
 
-fn looks_numeric(text: &str) -> bool {
-    let t = text.trim();
-    !t.is_empty() && t.parse::<f64>().is_ok() && !t.ends_with('.') || t.parse::<i64>().is_ok()
-}
-
-/// awk's `printf`/`sprintf`: the shell `printf`'s conversions, one pass over the format.
-pub fn sprintf(values: &[Value]) -> Result<String, String> {
-    let format = values.first().map(Value::text).unwrap_or_default();
+/// A number through a user's `OFMT`/`CONVFMT`: its first conversion, the rest of the text kept.
+fn custom(format: &str, n: f64) -> String {
     let chars: Vec<char> = format.chars().collect();
     let mut out = String::new();
-    let mut next = 1;
     let mut i = 0;
+    let mut used = false;
     while i < chars.len() {
         if chars[i] != '%' {
             out.push(chars[i]);
@@ -137,69 +133,139 @@ pub fn sprintf(values: &[Value]) -> Result<String, String> {
             i += 2;
             continue;
         }
-        let start = i + 1;
-        i += 1;
-        while i < chars.len() && "-+ #0123456789.".contains(chars[i]) {
-            i += 1;
-        }
-        let Some(conv) = chars.get(i).copied() else {
-            out.extend(&chars[start - 1..]);
-            break;
-        };
-        i += 1;
-        let spec: String = chars[start..i - 1].iter().collect();
-        let value = values.get(next);
-        next += 1;
-        let argument = match (conv, value) {
-            ('d' | 'i' | 'x' | 'X' | 'o' | 'u' | 'c', Some(v))
-                if v.is_numeric() || matches!(v, Value::Num(_)) =>
-            {
-                if conv == 'c' {
-                    char::from_u32(v.number() as u32)
-                        .map(String::from)
-                        .unwrap_or_default()
-                } else {
-                    (v.number().trunc() as i64).to_string()
-                }
+        match cformat::parse(&chars, i + 1) {
+            Some((spec, _, end)) if !used && spec.in_bounds() => {
+                used = true;
+                out.push_str(&match spec.conv {
+                    'd' | 'i' => spec.signed(n as i64),
+                    'o' | 'x' | 'X' | 'u' | 'c' => spec.unsigned(n as i64 as u64),
+                    's' => spec.text(&cformat::g6(n)),
+                    _ => spec.float(n),
+                });
+                i = end;
             }
-            ('d' | 'i' | 'x' | 'X' | 'o' | 'u', Some(v)) => {
-                (to_number(&v.text()).trunc() as i64).to_string()
+            _ => {
+                out.push('%');
+                i += 1;
             }
-            ('e' | 'f' | 'g' | 'E' | 'F' | 'G', Some(v)) => v.number().to_string(),
-            (_, Some(v)) => v.text(),
-            (_, None) => String::new(),
-        };
-        let conv = if conv == 'c' {
-            's'
-        } else {
-            conv.to_ascii_lowercase()
-        };
-        let (text, problem) = format_one(&spec, conv, Some(&argument));
-        if let Some(problem) = problem {
-            return Err(problem);
         }
-        out.push_str(&text);
     }
-    Ok(out)
+    out
+}
+
+/// The leading number of a string, as awk converts strings: optional blanks, a sign,
+/// digits with an optional point, an optional exponent; no number means 0.
+pub fn to_number(text: &str) -> f64 {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while start < bytes.len() && matches!(bytes[start], b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+    {
+        start += 1;
+    }
+    let end = start + numeric_prefix(&bytes[start..]);
+    if end == start {
+        return 0.0;
+    }
+    text[start..end].parse().unwrap_or(0.0)
+}
+
+/// The length of the number at the start of `bytes` (0 if none).
+fn numeric_prefix(bytes: &[u8]) -> usize {
+    let mut end = 0;
+    if matches!(bytes.first(), Some(b'-' | b'+')) {
+        end = 1;
+    }
+    let digits_start = end;
+    while end < bytes.len() && bytes[end].is_ascii_digit() {
+        end += 1;
+    }
+    let mut digits = end - digits_start;
+    if bytes.get(end) == Some(&b'.') {
+        let mut fraction = end + 1;
+        while fraction < bytes.len() && bytes[fraction].is_ascii_digit() {
+            fraction += 1;
+        }
+        digits += fraction - end - 1;
+        if digits > 0 {
+            end = fraction;
+        }
+    }
+    if digits == 0 {
+        return 0;
+    }
+    if matches!(bytes.get(end), Some(b'e' | b'E')) {
+        let mut e = end + 1;
+        if matches!(bytes.get(e), Some(b'-' | b'+')) {
+            e += 1;
+        }
+        if bytes.get(e).is_some_and(u8::is_ascii_digit) {
+            while e < bytes.len() && bytes[e].is_ascii_digit() {
+                e += 1;
+            }
+            end = e;
+        }
+    }
+    end
+}
+
+/// Whether input text is a numeric string: blanks, a number, blanks — nothing else.
+pub fn looks_numeric(text: &str) -> bool {
+    let trimmed = text.trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    !trimmed.is_empty() && numeric_prefix(trimmed.as_bytes()) == trimmed.len()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::format_number;
+    use super::*;
 
     #[test]
-    fn numbers_print_like_ofmt() {
+    fn numbers_become_text_like_awk() {
         let cases = [
             (3.0, "3"),
             (0.5, "0.5"),
             (1.0 / 3.0, "0.333333"),
             (123456.7, "123457"),
-            (1e20, "1e+20"),
+            (1e20, "100000000000000000000"),
+            (3e9, "3000000000"),
             (-2.5, "-2.5"),
             (0.0001234, "0.0001234"),
+            (1e-5, "1e-05"),
+            (f64::INFINITY, "inf"),
+            (-0.0, "0"),
         ];
         for (n, want) in cases {
-            assert_eq!(format_number(n), want, "{n}");
+            assert_eq!(NumFormat::G6.number(n), want, "{n}");
+        }
+        assert_eq!(NumFormat::of("%.2f").number(1.23456), "1.23");
+        assert_eq!(NumFormat::of("x=%d!").number(2.5), "x=2!");
+    }
+
+    #[test]
+    fn strings_read_as_their_leading_number() {
+        let cases = [
+            ("42", 42.0),
+            ("  -3.5abc", -3.5),
+            ("1e3", 1000.0),
+            ("1e", 1.0),
+            (".5", 0.5),
+            ("5.", 5.0),
+            ("abc", 0.0),
+            ("+", 0.0),
+            (".", 0.0),
+            ("0x1A", 0.0),
+        ];
+        for (text, want) in cases {
+            assert_eq!(to_number(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn numeric_strings_are_whole_numbers_with_blanks() {
+        for yes in ["1", " 2 ", "-3.5", "1e3", ".5", "5.", "+7"] {
+            assert!(looks_numeric(yes), "{yes}");
+        }
+        for no in ["", " ", "1a", "abc", "1 2", ".", "e5", "0x10"] {
+            assert!(!looks_numeric(no), "{no}");
         }
     }
 }

@@ -1,0 +1,1 @@
+declare -A c; for w in a b a; do ((c[$w]++)); done; for k in "${!c[@]}"; do echo "$k ${c[$k]}"; done

@@ -1,0 +1,1 @@
+while IFS=, read -r n a; do echo "$a:$n"; done < data/names.csv

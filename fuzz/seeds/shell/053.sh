@@ -1,0 +1,1 @@
+diff <(sort data/numbers.txt) <(sort -n data/numbers.txt) | head -3; cat <(echo in) > >(tr a-z A-Z)

@@ -1,0 +1,1 @@
+for ((i=0; i<5; i++)); do (( i % 2 )) && echo $((i ** 2)); done; let x=1+2; echo $x

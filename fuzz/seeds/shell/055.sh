@@ -1,0 +1,1 @@
+trap "echo bye" EXIT; f() { local -a l=("$@"); echo ${#l[@]}; }; f 1 "2 3"

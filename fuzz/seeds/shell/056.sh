@@ -1,0 +1,1 @@
+mapfile -t ls < notes.txt; printf -v s "%s|" "${ls[@]}"; echo "${s//a/A}" "${s^^}" "${s:1:3}"

@@ -1,0 +1,1 @@
+x=010; declare -i n=x+1; echo $n $((16#ff)) ${x@Q}; IFS=: read -ra p <<< "a:b::c"; echo ${#p[@]}

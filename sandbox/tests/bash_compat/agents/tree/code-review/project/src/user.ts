@@ -1,0 +1,4 @@
+// TODO: Add validation
+export function createUser(data: any) {
+  return { id: 1, ...data };
+}

@@ -1,0 +1,7 @@
+export interface User {
+  id: string;
+  name: string;
+  email: string;
+}
+
+export type UserRole = 'admin' | 'user' | 'guest';

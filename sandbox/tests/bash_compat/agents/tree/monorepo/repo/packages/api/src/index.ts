@@ -1,0 +1,2 @@
+import { Database } from '@app/core';
+const db = new Database();

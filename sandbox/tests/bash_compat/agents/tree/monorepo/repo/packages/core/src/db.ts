@@ -1,0 +1,4 @@
+export class Database {
+  connect() {}
+  query() {}
+}

@@ -1,0 +1,2 @@
+export { Database } from './db';
+export { Logger } from './logger';

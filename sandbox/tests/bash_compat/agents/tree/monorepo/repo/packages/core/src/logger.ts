@@ -1,0 +1,4 @@
+export class Logger {
+  info(msg: string) {}
+  error(msg: string) {}
+}

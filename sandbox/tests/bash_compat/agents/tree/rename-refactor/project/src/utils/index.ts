@@ -1,0 +1,2 @@
+export { formatUserName, capitalize } from './string';
+export { validateEmail } from './validation';

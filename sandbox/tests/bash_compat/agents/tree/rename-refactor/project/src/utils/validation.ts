@@ -1,0 +1,3 @@
+export function validateEmail(email: string): boolean {
+  return email.includes('@') && email.includes('.');
+}
