@@ -12,24 +12,21 @@
 //! continues on this connection (its lineage), so a second continuation of one of them — a
 //! branch, or a fork onto another lane — is still served from memory: its conversation is the
 //! prefix of a descendant's, copied only then.
+//!
+//! A turn uses the cache twice, each time under one lock: it [`SharedCache::checkout`]s what it
+//! continues from before the pipeline runs, and [`SharedCache::checkin`]s what it leaves after
+//! its terminal event (or after its refusal).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
-use tether_protocol::{Item, Response};
+use tether_protocol::{Input, Item, Response, ResponseCreate};
 
 use crate::model::{PrefixHashes, prefix};
+use crate::stages::Reusable;
 use crate::stages::render::RenderedPrompt;
 use crate::stages::validate::CompiledTools;
-
-/// The work a continuation can reuse: the conversation rendered, the tools compiled (cheap
-/// clones of shared buffers).
-#[derive(Debug, Clone, Default)]
-pub struct Reusable {
-    pub rendered: RenderedPrompt,
-    pub compiled: CompiledTools,
-}
 
 /// How many of its ancestors an entry remembers for branches.
 pub const LINEAGE: usize = 256;
@@ -237,12 +234,12 @@ impl ConnectionCache {
     }
 
     /// The items with these ids in the responses held (their input context or output).
-    pub fn find_items(&self, ids: &[String]) -> Vec<Item> {
+    pub fn find_items(&self, ids: &[&str]) -> Vec<Item> {
         let mut found: Vec<Item> = Vec::new();
         for entry in self.entries.iter().rev() {
             for item in entry.context.iter() {
                 if let Some(id) = item.id()
-                    && ids.iter().any(|wanted| wanted == id)
+                    && ids.contains(&id)
                     && !found.iter().any(|seen| seen.id() == Some(id))
                 {
                     found.push(item.clone());
@@ -386,6 +383,32 @@ impl CacheBudget {
     }
 }
 
+/// What a turn takes from its connection's cache before the pipeline runs.
+#[derive(Debug, Default)]
+pub struct Checkout {
+    /// The entry of the response it continues, handed over ([`ConnectionCache::take`]).
+    pub previous: Option<Box<CachedResponse>>,
+    /// The items its input's `item_reference`s name, from the responses still held.
+    pub referenced: Vec<Item>,
+    /// The engine replica the connection's earlier requests for its model went to.
+    pub route: Option<usize>,
+}
+
+/// What a turn gives back to its connection's cache.
+#[derive(Debug)]
+pub enum Checkin<'a> {
+    /// It generated a response: the replica that served `model`, and the response's entry when
+    /// it can be continued (a failed one cannot: the response it continued stays out).
+    Served {
+        model: &'a str,
+        replica: usize,
+        entry: Option<Box<CachedResponse>>,
+    },
+    /// It was refused before generating: the response it continued (`previous`) is forgotten, so
+    /// a failed continuation is not retried against the same state (docs/protocol.md §4).
+    Refused { previous: Option<&'a str> },
+}
+
 /// One connection's cache, charged to the budget it shares with every other connection.
 #[derive(Debug)]
 pub struct SharedCache {
@@ -417,8 +440,54 @@ impl SharedCache {
         }
     }
 
+    /// Takes what `request` continues from, under one lock: its previous response's entry, the
+    /// items its input's `item_reference`s name, and the replica its model's requests went to.
+    pub fn checkout(&self, request: &ResponseCreate) -> Checkout {
+        let references: Vec<&str> = match &request.input {
+            Input::Items(items) => items
+                .iter()
+                .filter_map(|item| match item {
+                    Item::ItemReference { id } => Some(id.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            Input::Text(_) => Vec::new(),
+        };
+        let previous = request.previous_response_id.as_deref();
+        self.with(|cache| Checkout {
+            previous: previous.and_then(|id| cache.take(id)).map(Box::new),
+            referenced: if references.is_empty() {
+                Vec::new()
+            } else {
+                cache.find_items(&references)
+            },
+            route: cache.route(&request.model),
+        })
+    }
+
+    /// Gives back what a turn left, under one lock.
+    pub fn checkin(&self, checkin: Checkin<'_>) {
+        self.with(|cache| match checkin {
+            Checkin::Served {
+                model,
+                replica,
+                entry,
+            } => {
+                cache.keep_route(model, replica);
+                if let Some(entry) = entry {
+                    cache.put(*entry);
+                }
+            }
+            Checkin::Refused { previous } => {
+                if let Some(previous) = previous {
+                    cache.evict(previous);
+                }
+            }
+        })
+    }
+
     /// Runs `use_cache` on the cache (its lock held only for that), then charges the budget.
-    pub fn with<T>(&self, use_cache: impl FnOnce(&mut ConnectionCache) -> T) -> T {
+    fn with<T>(&self, use_cache: impl FnOnce(&mut ConnectionCache) -> T) -> T {
         let (result, bytes) = {
             let mut cache = self.cache.lock();
             let result = use_cache(&mut cache);
@@ -441,7 +510,6 @@ impl Drop for SharedCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tether_protocol::ResponseCreate;
 
     fn entry(id: &str) -> CachedResponse {
         CachedResponse {
@@ -562,5 +630,79 @@ mod tests {
         // A connection that closes gives its share back.
         drop(a);
         assert_eq!(budget.used(), per_entry);
+    }
+
+    /// A `response.create` of `model` continuing `previous`, its input referencing `references`.
+    fn turn(model: &str, previous: Option<&str>, references: &[&str]) -> ResponseCreate {
+        let mut request = ResponseCreate::new(model, "");
+        request.previous_response_id = previous.map(str::to_string);
+        let mut input = vec![Item::user_text("go on")];
+        input.extend(
+            references
+                .iter()
+                .map(|id| Item::ItemReference { id: id.to_string() }),
+        );
+        request.input = Input::Items(input);
+        request
+    }
+
+    #[test]
+    fn a_turn_checks_out_what_it_continues_and_checks_in_what_it_leaves() {
+        let budget = CacheBudget::new(usize::MAX);
+        let cache = SharedCache::new(Limits::default(), &budget);
+        let said = |id: &str| {
+            let mut said = Item::user_text(id);
+            if let Item::Message(message) = &mut said {
+                message.id = Some(id.into());
+            }
+            said
+        };
+        let mut first = entry("r1");
+        first.context = Arc::new(vec![said("msg_1")]);
+        let mut other = entry("r0");
+        other.context = Arc::new(vec![said("msg_0")]);
+        for entry in [first, other] {
+            cache.checkin(Checkin::Served {
+                model: "m",
+                replica: 2,
+                entry: Some(Box::new(entry)),
+            });
+        }
+        // One lock: the previous response handed over, the referenced items of the responses
+        // still held, the model's route.
+        let out = cache.checkout(&turn("m", Some("r1"), &["msg_0", "msg_1"]));
+        assert_eq!(out.previous.map(|p| p.response.id), Some("r1".into()));
+        let referenced: Vec<_> = out.referenced.iter().filter_map(Item::id).collect();
+        assert_eq!(referenced, ["msg_0"], "r1, which held msg_1, was taken");
+        assert_eq!(out.route, Some(2));
+        // A request without references, of a model this connection has not used: nothing.
+        let out = cache.checkout(&ResponseCreate::new("other", "hi"));
+        assert!(out.previous.is_none() && out.referenced.is_empty() && out.route.is_none());
+        // A failed response leaves no entry but keeps the route it was served by.
+        cache.checkin(Checkin::Served {
+            model: "m",
+            replica: 0,
+            entry: None,
+        });
+        let out = cache.checkout(&turn("m", Some("r1"), &[]));
+        assert!(out.previous.is_none(), "taken, and not put back");
+        assert_eq!(out.route, Some(0));
+        // A refused turn forgets the response it continued.
+        cache.checkin(Checkin::Refused {
+            previous: Some("r0"),
+        });
+        assert!(
+            cache
+                .checkout(&turn("m", Some("r0"), &[]))
+                .previous
+                .is_none()
+        );
+        assert!(
+            cache
+                .checkout(&turn("m", None, &["msg_0"]))
+                .referenced
+                .is_empty(),
+            "nor are its items found"
+        );
     }
 }

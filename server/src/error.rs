@@ -62,6 +62,11 @@ impl ApiFailure {
         Self::new(500, ApiError::server(message))
     }
 
+    /// 404 for a response id the project does not have.
+    pub fn response_not_found(id: &str) -> Self {
+        Self::not_found(None, format!("Response with id '{id}' not found."), None)
+    }
+
     /// The error for a `previous_response_id` that names nothing this request may continue.
     pub fn previous_not_found(id: &str) -> Self {
         ApiFailure {

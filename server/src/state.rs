@@ -13,6 +13,7 @@ use crate::lifecycle::Lifecycle;
 use crate::metrics::{Metrics, OnScrape};
 use crate::model::Model;
 use crate::sim::{self, ScenarioSet, Simulator, SimulatorConfig};
+use crate::stages::Scan;
 use crate::stages::classify::{Classifier, ClassifierPolicy};
 use crate::stages::render::TokenCache;
 use crate::store::{self, ResponseStore, StoreUrl, WriteBehindStore, WriteMode};
@@ -88,6 +89,16 @@ pub struct ConnectionLimits {
 }
 
 impl AppState {
+    /// How the classify stage scans a request: this server's classifier and policy, findings
+    /// counted in its metrics.
+    pub fn scan(&self) -> Scan<'_> {
+        Scan {
+            classifier: &self.classifier,
+            policy: self.classifier_policy,
+            metrics: &self.metrics,
+        }
+    }
+
     /// State built from `config`; starts the store's background writer, so it must be called
     /// inside a tokio runtime. Opens a SQLite store only: a PostgreSQL one connects
     /// asynchronously, through [`AppState::open`].

@@ -7,8 +7,8 @@
 //! the crate's pre-tokenizer does, with a byte scan where it is ASCII, and a word that is one
 //! token is looked up in a table of the vocabulary (`vocabulary.rs`) rather than run through the
 //! crate's BPE encoder, which allocates an encoder for every word. Together they took a ~3,000-
-//! token tool output from ~1,100 instructions a token to ~300 (BENCHMARKS.md, "Server CPU per
-//! turn").
+//! token tool output from ~1,100 instructions a token to ~300 (docs/benchmarks-history.md,
+//! "Server CPU per turn").
 //!
 //! A piece of streamed text is normally one token. A character whose UTF-8 bytes the BPE splits
 //! over several tokens (some emoji, rare CJK) cannot be cut inside, so the piece holding it

@@ -21,6 +21,7 @@ use opentelemetry::trace::{
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_http::{Bytes, HttpClient, HttpError, Request, Response};
 use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::error::OTelSdkError;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{BatchSpanProcessor, SdkTracer, SdkTracerProvider};
 
@@ -41,6 +42,25 @@ pub enum OtlpProtocol {
     HttpJson,
 }
 
+/// Why traces cannot be exported as configured (`--otlp-endpoint`).
+#[derive(Debug, thiserror::Error)]
+pub enum TracesError {
+    #[error("'{endpoint}' is not a URL: {error}")]
+    NotAUrl {
+        endpoint: String,
+        error: axum::http::uri::InvalidUri,
+    },
+    #[error(
+        "'{endpoint}' must be an http:// URL of an OTLP/HTTP collector (e.g. \
+         http://localhost:4318; TLS is not supported)"
+    )]
+    NotHttp { endpoint: String },
+    #[error("traces need a tokio runtime")]
+    NoRuntime,
+    #[error("cannot build the OTLP exporter: {0}")]
+    Exporter(#[from] opentelemetry_otlp::ExporterBuildError),
+}
+
 /// The exporter and the tracer spans are made with.
 pub struct Traces {
     provider: SdkTracerProvider,
@@ -55,15 +75,15 @@ impl std::fmt::Debug for Traces {
 
 /// The traces endpoint for `endpoint`, an OTLP/HTTP collector's base URL
 /// (`http://localhost:4318`): its `/v1/traces`, unless the URL names that path already.
-pub fn traces_url(endpoint: &str) -> Result<String, String> {
-    let uri: axum::http::Uri = endpoint
-        .parse()
-        .map_err(|e| format!("'{endpoint}' is not a URL: {e}"))?;
+pub fn traces_url(endpoint: &str) -> Result<String, TracesError> {
+    let uri: axum::http::Uri = endpoint.parse().map_err(|error| TracesError::NotAUrl {
+        endpoint: endpoint.to_string(),
+        error,
+    })?;
     if !matches!(uri.scheme_str(), Some("http")) || uri.host().is_none() {
-        return Err(format!(
-            "'{endpoint}' must be an http:// URL of an OTLP/HTTP collector (e.g. \
-             http://localhost:4318; TLS is not supported)"
-        ));
+        return Err(TracesError::NotHttp {
+            endpoint: endpoint.to_string(),
+        });
     }
     let trimmed = endpoint.trim_end_matches('/');
     Ok(if trimmed.ends_with(TRACES_PATH) {
@@ -77,15 +97,18 @@ impl Traces {
     /// An exporter to `endpoint` (see [`traces_url`]) in `protocol`, naming the service
     /// `tether-server` and this `replica`. Must be called inside a tokio runtime: exports run on
     /// it.
-    pub fn start(endpoint: &str, protocol: OtlpProtocol, replica: &str) -> Result<Self, String> {
+    pub fn start(
+        endpoint: &str,
+        protocol: OtlpProtocol,
+        replica: &str,
+    ) -> Result<Self, TracesError> {
         let url = traces_url(endpoint)?;
         let client = OnRuntime {
             inner: opentelemetry_http::hyper::HyperClient::with_default_connector(
                 Duration::from_secs(10),
                 None,
             ),
-            runtime: tokio::runtime::Handle::try_current()
-                .map_err(|_| "traces need a tokio runtime".to_string())?,
+            runtime: tokio::runtime::Handle::try_current().map_err(|_| TracesError::NoRuntime)?,
         };
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
@@ -95,8 +118,7 @@ impl Traces {
                 OtlpProtocol::HttpJson => Protocol::HttpJson,
             })
             .with_endpoint(url)
-            .build()
-            .map_err(|e| format!("cannot build the OTLP exporter: {e}"))?;
+            .build()?;
         let resource = opentelemetry_sdk::Resource::builder()
             .with_service_name("tether-server")
             .with_attribute(KeyValue::new("service.instance.id", replica.to_string()))
@@ -111,13 +133,13 @@ impl Traces {
     }
 
     /// Exports every span ended so far; blocks until the collector answered.
-    pub fn flush(&self) -> Result<(), String> {
-        self.provider.force_flush().map_err(|e| e.to_string())
+    pub fn flush(&self) -> Result<(), OTelSdkError> {
+        self.provider.force_flush()
     }
 
     /// Exports what is left and stops the exporter (at shutdown).
-    pub fn shutdown(&self) -> Result<(), String> {
-        self.provider.shutdown().map_err(|e| e.to_string())
+    pub fn shutdown(&self) -> Result<(), OTelSdkError> {
+        self.provider.shutdown()
     }
 
     /// The parent a `traceparent` (and `tracestate`) names: the client's span, or none (the
@@ -450,9 +472,24 @@ mod tests {
             traces_url("http://collector/v1/traces").unwrap(),
             "http://collector/v1/traces"
         );
-        for bad in ["localhost:4318", "https://collector", "not a url", ""] {
-            assert!(traces_url(bad).is_err(), "{bad}");
+        for bad in ["localhost:4318", "https://collector"] {
+            let error = traces_url(bad).unwrap_err();
+            assert!(
+                matches!(&error, TracesError::NotHttp { endpoint } if endpoint == bad),
+                "{bad}: {error:?}"
+            );
         }
+        for bad in ["not a url", ""] {
+            let error = traces_url(bad).unwrap_err();
+            assert!(
+                matches!(error, TracesError::NotAUrl { .. }),
+                "{bad}: {error:?}"
+            );
+        }
+        assert!(matches!(
+            Traces::start("http://127.0.0.1:9", OtlpProtocol::HttpJson, "t").unwrap_err(),
+            TracesError::NoRuntime
+        ));
     }
 
     #[tokio::test]

@@ -199,3 +199,82 @@ async fn a_running_background_response_is_cancelled_with_what_it_had() {
     let (status, _) = json_call(&router, "POST", "/v1/responses/resp_none/cancel", None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
+
+/// A router over the server whose data is in `dir` — two of them on one directory are two
+/// replicas of one store: neither has in memory what the other runs.
+fn replica(dir: &std::path::Path, tokens_per_second: f64) -> Router {
+    let mut config = common::config(dir.to_str().unwrap());
+    config.tokens_per_second = tokens_per_second;
+    tether_server::app(
+        tether_server::AppState::new(&config).unwrap(),
+        std::path::Path::new("does-not-exist"),
+    )
+}
+
+/// The events of response `id` after `after`, streamed by `router`, which must end the stream
+/// within 10 s.
+async fn resumed(router: &Router, id: &str, after: u64) -> Vec<Value> {
+    let uri = format!("/v1/responses/{id}?stream=true&starting_after={after}");
+    let (status, text) =
+        tokio::time::timeout(Duration::from_secs(10), call(router, "GET", &uri, None))
+            .await
+            .expect("the resumed stream ends");
+    assert_eq!(status, StatusCode::OK, "{text}");
+    events(&text)
+}
+
+#[tokio::test]
+async fn another_replica_resumes_every_ending_from_the_kept_events() {
+    let dir = std::env::temp_dir().join(format!("tether-resume-{}", rand::random::<u64>()));
+    let (ran, other) = (replica(&dir, 1000.0), replica(&dir, 1000.0));
+    // Completed, and incomplete (`max_output_tokens`): streamed where they ran, resumed on the
+    // other replica once they ended — the same events after `starting_after`, to the end.
+    let mut completed = background("short");
+    completed["metadata"] = json!({"sim_output_tokens": "20"});
+    let mut incomplete = background("cut short");
+    incomplete["metadata"] = json!({"sim_output_tokens": "100"});
+    incomplete["max_output_tokens"] = json!(16);
+    for (mut body, ending) in [
+        (completed, "response.completed"),
+        (incomplete, "response.incomplete"),
+    ] {
+        body["stream"] = json!(true);
+        let (status, text) = call(&ran, "POST", "/v1/responses", Some(body)).await;
+        assert_eq!(status, StatusCode::OK, "{text}");
+        let first = events(&text);
+        assert_eq!(first.last().unwrap()["type"], ending, "{first:?}");
+        let id = first[0]["response"]["id"].as_str().unwrap();
+        assert_eq!(
+            resumed(&other, id, 3).await,
+            first[4..].to_vec(),
+            "{ending}"
+        );
+    }
+    // Cancelled: its stream ends without a terminal event where it ran and where it resumes.
+    let mut long = background("a very long answer");
+    long["metadata"] = json!({"sim_output_tokens": "20000"});
+    let (_, queued) = json_call(&ran, "POST", "/v1/responses", Some(long)).await;
+    let id = queued["id"].as_str().unwrap().to_string();
+    let follower = {
+        let (ran, uri) = (ran.clone(), format!("/v1/responses/{id}?stream=true"));
+        tokio::spawn(async move { call(&ran, "GET", &uri, None).await })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (_, cancelled) = json_call(&ran, "POST", &format!("/v1/responses/{id}/cancel"), None).await;
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    let (_, text) = tokio::time::timeout(Duration::from_secs(10), follower)
+        .await
+        .expect("the stream ends with the cancel")
+        .unwrap();
+    let live = events(&text);
+    assert!(live.len() > 2, "{live:?}");
+    let again = resumed(&other, &id, 1).await;
+    assert_eq!(again, live[2..].to_vec());
+    let numbers: Vec<u64> = again
+        .iter()
+        .map(|e| e["sequence_number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, (2..2 + again.len() as u64).collect::<Vec<_>>());
+    drop((ran, other));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -147,6 +147,21 @@ async fn stored(addr: SocketAddr, id: &str) -> Value {
     reply.json().unwrap()
 }
 
+/// The events of `GET /v1/responses/{id}?stream=true{query}`, which must end within 10 s.
+async fn resumed(addr: SocketAddr, id: &str, query: &str) -> Vec<Value> {
+    let path = format!("/v1/responses/{id}?stream=true{query}");
+    let reply = tokio::time::timeout(Duration::from_secs(10), common::http_get(addr, &path))
+        .await
+        .unwrap_or_else(|_| panic!("{path}: the stream never ended"));
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply
+        .text()
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect()
+}
+
 #[tokio::test]
 async fn background_responses_running_at_a_sigkill_end_failed_with_a_reason() {
     let dir = std::env::temp_dir().join(format!("tether-background-{}", rand::random::<u64>()));
@@ -185,6 +200,17 @@ async fn background_responses_running_at_a_sigkill_end_failed_with_a_reason() {
                 .contains("stopped"),
             "{response}"
         );
+        // A client resuming its stream learns how it ended: its events died with the server,
+        // its terminal event did not — numbered after the last one the client saw.
+        for (query, number) in [("&starting_after=7", 8), ("", 0)] {
+            let events = resumed(server.addr, id, query).await;
+            assert_eq!(events.len(), 1, "{events:?}");
+            assert_eq!(events[0]["type"], "response.failed", "{events:?}");
+            assert_eq!(events[0]["sequence_number"], number, "{events:?}");
+            assert_eq!(events[0]["response"]["id"], id.as_str());
+            assert_eq!(events[0]["response"]["status"], "failed");
+            assert_eq!(events[0]["response"]["error"], response["error"]);
+        }
     }
     // A new one runs as usual.
     let quick = json!({"model": "tether-sim", "input": "hi", "background": true,

@@ -17,12 +17,25 @@ use tether_protocol::sse::SseDecoder;
 use tokio::sync::mpsc;
 
 use super::body::Parts;
+use super::client::{HttpClient, Secret};
 use super::failure::UpstreamError;
 use super::fixture::Recording;
 use super::limiter::Slot;
+use super::metrics::EngineMetrics;
+use super::replica::Replica;
 use super::translate::Decoder;
-use super::upstream::Shared;
 use crate::model::{Admission, ModelEvent, ModelStream};
+
+/// What a call's task needs of its engine.
+pub struct Shared {
+    pub name: String,
+    pub client: HttpClient,
+    pub key: Option<Secret>,
+    pub replicas: Vec<Arc<Replica>>,
+    pub idle: Duration,
+    pub retries: u32,
+    pub metrics: EngineMetrics,
+}
 
 /// Events buffered between the call's task and the pipeline.
 const BUFFER: usize = 64;
@@ -147,7 +160,7 @@ pub fn upstream_stream(
 }
 
 impl Call {
-    fn target(&self) -> &Arc<super::upstream::Replica> {
+    fn target(&self) -> &Arc<Replica> {
         &self.shared.replicas[self.replica]
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use prometheus::{IntCounterVec, IntGaugeVec, Opts};
 
 use super::health::State;
-use super::upstream::Replica;
+use super::replica::Replica;
 use crate::metrics::{Metrics, OnScrape};
 
 /// The counters every engine counts in.

@@ -24,6 +24,7 @@ pub mod limiter;
 pub mod metrics;
 pub mod prefix;
 pub mod replay;
+pub mod replica;
 pub mod responses;
 pub mod spec;
 pub mod translate;
@@ -37,7 +38,7 @@ use crate::metrics::Metrics;
 use crate::model::Model;
 use client::Secret;
 use fixture::Recorder;
-use spec::{EngineSpec, Source};
+use spec::{ConfigError, EngineSpec, Source};
 
 /// What to do besides serving: record, and how to replay.
 #[derive(Debug, Clone)]
@@ -60,25 +61,19 @@ pub fn build(
     simulator: Arc<dyn Model>,
     metrics: &Metrics,
     env: impl Fn(&str) -> Option<String>,
-) -> Result<Arc<dyn Model>, String> {
+) -> Result<Arc<dyn Model>, ConfigError> {
     if specs.is_empty() {
         if let Some(dir) = &options.record {
-            return Err(format!(
-                "--record {}: there is no engine to record (--engine URL or --engine-model \
-                 NAME=URL)",
-                dir.display()
-            ));
+            return Err(ConfigError::NothingToRecord { dir: dir.clone() });
         }
         return Ok(simulator);
     }
     let replaying = specs.iter().any(|s| matches!(s.source, Source::Replay(_)));
     if replaying && options.record.is_some() {
-        return Err(
-            "--record and --engine replay:DIR at once: a replay records nothing new".into(),
-        );
+        return Err(ConfigError::RecordingAReplay);
     }
     let recorder = match &options.record {
-        Some(dir) => Some(Arc::new(Recorder::new(dir)?)),
+        Some(dir) => Some(Arc::new(Recorder::new(dir).map_err(ConfigError::Fixtures)?)),
         None => None,
     };
     let engine_metrics = metrics::EngineMetrics::register(metrics);
@@ -94,11 +89,10 @@ pub fn build(
                     Some(variable) => match env(variable).filter(|k| !k.trim().is_empty()) {
                         Some(key) => Some(Secret::new(key.trim())),
                         None => {
-                            return Err(format!(
-                                "engine {}: the environment variable {variable} (its API key) \
-                                 is not set",
-                                spec.name
-                            ));
+                            return Err(ConfigError::NoApiKey {
+                                engine: spec.name.clone(),
+                                variable: variable.clone(),
+                            });
                         }
                     },
                 };
@@ -146,7 +140,8 @@ pub fn build(
                     options.replay_timing,
                     options.replay_fallback.then(|| simulator.clone()),
                     engine_metrics.clone(),
-                )?;
+                )
+                .map_err(ConfigError::Fixtures)?;
                 tracing::info!("engine {}: replaying {}", spec.name, dir.display());
                 Arc::new(replay)
             }

@@ -9,6 +9,99 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+/// What is wrong with the engines an operator configured; each names the flag, file entry or
+/// URL it comes from, and says what is expected.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error(
+        "{url}: https is not supported — Tether speaks plain HTTP/1.1 to an engine (run it on \
+         loopback or a private network, or put a TLS-terminating proxy in front of a hosted one)"
+    )]
+    Https { url: String },
+    #[error("{url}: an engine URL starts with http:// (or is replay:DIR)")]
+    NotHttp { url: String },
+    #[error("{url}: the URL names no host")]
+    NoHost { url: String },
+    #[error(
+        "{url}: credentials do not go in the URL — name the environment variable that holds the \
+         key (--engine-api-key-env, or api_key_env in --engine-config)"
+    )]
+    CredentialsInUrl { url: String },
+    #[error("{url}: an engine URL has no query or fragment")]
+    QueryOrFragment { url: String },
+    #[error("--engine-model {pair}: expected NAME=URL, e.g. qwen3=http://127.0.0.1:8000/v1")]
+    NotNameUrl { pair: String },
+    #[error("--engine-model {pair}: both NAME and URL are needed")]
+    NameOrUrlMissing { pair: String },
+    #[error("replay:{dir} replays one directory: it cannot be a replica among other URLs")]
+    ReplayAmongUrls { dir: String },
+    #[error("replay:{}: no such directory (record one with --record DIR)", dir.display())]
+    NoReplayDirectory { dir: PathBuf },
+    #[error("no URL given")]
+    NoUrl,
+    #[error("{url} is listed twice")]
+    ListedTwice { url: BaseUrl },
+    #[error("{origin}: {name} must be a positive number of seconds, got {seconds}")]
+    NotPositiveSeconds {
+        origin: String,
+        name: &'static str,
+        seconds: f64,
+    },
+    #[error("{}: {error} (docs/engines.md describes the format)", path.display())]
+    File {
+        path: PathBuf,
+        error: serde_json::Error,
+    },
+    #[error("{}: \"engines\" is empty", path.display())]
+    NoEngines { path: PathBuf },
+    #[error("{origin}: max_concurrency must be at least 1")]
+    NoConcurrency { origin: String },
+    #[error("{origin}: spill_requests_per_minute must be a positive number")]
+    SpillNotPositive { origin: String },
+    #[error("{origin}: a model name is empty")]
+    EmptyModelName { origin: String },
+    #[error(
+        "more than one engine serves every model ({}): give all but one of them models",
+        engines.join(", ")
+    )]
+    SeveralDefaults { engines: Vec<String> },
+    #[error("the model {model} is served by two engines ({first} and {second})")]
+    ServedTwice {
+        model: String,
+        first: String,
+        second: String,
+    },
+    #[error(
+        "--record {}: there is no engine to record (--engine URL or --engine-model NAME=URL)",
+        dir.display()
+    )]
+    NothingToRecord { dir: PathBuf },
+    #[error("--record and --engine replay:DIR at once: a replay records nothing new")]
+    RecordingAReplay,
+    #[error("engine {engine}: the environment variable {variable} (its API key) is not set")]
+    NoApiKey { engine: String, variable: String },
+    /// A recording directory that cannot be made, or recorded exchanges that cannot be replayed
+    /// (the fixtures' own message, naming the file).
+    #[error("{0}")]
+    Fixtures(String),
+    /// `error`, in the flag or file entry `origin`.
+    #[error("{origin}: {error}")]
+    In {
+        origin: String,
+        error: Box<ConfigError>,
+    },
+}
+
+impl ConfigError {
+    /// This error, in the flag or file entry `origin`.
+    fn within(self, origin: &str) -> Self {
+        ConfigError::In {
+            origin: origin.to_string(),
+            error: Box::new(self),
+        }
+    }
+}
+
 /// How Tether speaks to an upstream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
@@ -55,36 +148,28 @@ pub struct BaseUrl {
 }
 
 impl BaseUrl {
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ConfigError> {
         let text = text.trim();
+        let url = || text.to_string();
         let rest = if let Some(rest) = text.strip_prefix("http://") {
             rest
         } else if text.starts_with("https://") {
-            return Err(format!(
-                "{text}: https is not supported — Tether speaks plain HTTP/1.1 to an engine \
-                 (run it on loopback or a private network, or put a TLS-terminating proxy in \
-                 front of a hosted one)"
-            ));
+            return Err(ConfigError::Https { url: url() });
         } else {
-            return Err(format!(
-                "{text}: an engine URL starts with http:// (or is replay:DIR)"
-            ));
+            return Err(ConfigError::NotHttp { url: url() });
         };
         let (authority, path) = match rest.find('/') {
             Some(at) => (&rest[..at], &rest[at..]),
             None => (rest, ""),
         };
         if authority.is_empty() {
-            return Err(format!("{text}: the URL names no host"));
+            return Err(ConfigError::NoHost { url: url() });
         }
         if authority.contains('@') {
-            return Err(format!(
-                "{text}: credentials do not go in the URL — name the environment variable that \
-                 holds the key (--engine-api-key-env, or api_key_env in --engine-config)"
-            ));
+            return Err(ConfigError::CredentialsInUrl { url: url() });
         }
         if path.contains(['?', '#']) {
-            return Err(format!("{text}: an engine URL has no query or fragment"));
+            return Err(ConfigError::QueryOrFragment { url: url() });
         }
         let authority = if authority.contains(':') && !authority.ends_with(']') {
             authority.to_string()
@@ -180,7 +265,7 @@ pub fn from_flags(
     engines: &[String],
     engine_models: &[String],
     shared: &Shared,
-) -> Result<Vec<EngineSpec>, String> {
+) -> Result<Vec<EngineSpec>, ConfigError> {
     let mut specs = Vec::new();
     let urls: Vec<&str> = engines
         .iter()
@@ -198,15 +283,15 @@ pub fn from_flags(
         .filter(|p| !p.is_empty())
     {
         let Some((name, url)) = pair.split_once('=') else {
-            return Err(format!(
-                "--engine-model {pair}: expected NAME=URL, e.g. qwen3=http://127.0.0.1:8000/v1"
-            ));
+            return Err(ConfigError::NotNameUrl {
+                pair: pair.to_string(),
+            });
         };
         let (name, url) = (name.trim(), url.trim());
         if name.is_empty() || url.is_empty() {
-            return Err(format!(
-                "--engine-model {pair}: both NAME and URL are needed"
-            ));
+            return Err(ConfigError::NameOrUrlMissing {
+                pair: pair.to_string(),
+            });
         }
         if !by_model.contains_key(name) {
             order.push(name);
@@ -232,8 +317,8 @@ fn spec_of(
     urls: &[&str],
     shared: &Shared,
     flag: &str,
-) -> Result<EngineSpec, String> {
-    let source = source_of(urls).map_err(|e| format!("{flag}: {e}"))?;
+) -> Result<EngineSpec, ConfigError> {
+    let source = source_of(urls).map_err(|e| e.within(flag))?;
     Ok(EngineSpec {
         name: label.map_or_else(|| first_url(urls), str::to_string),
         models,
@@ -258,43 +343,42 @@ fn first_url(urls: &[&str]) -> String {
 }
 
 /// The replicas `urls` name: all `http://` base URLs, or one `replay:DIR`.
-fn source_of(urls: &[&str]) -> Result<Source, String> {
+fn source_of(urls: &[&str]) -> Result<Source, ConfigError> {
     if let Some(dir) = urls.iter().find_map(|u| u.strip_prefix("replay:")) {
         if urls.len() > 1 {
-            return Err(format!(
-                "replay:{dir} replays one directory: it cannot be a replica among other URLs"
-            ));
+            return Err(ConfigError::ReplayAmongUrls {
+                dir: dir.to_string(),
+            });
         }
         let dir = PathBuf::from(dir);
         if !dir.is_dir() {
-            return Err(format!(
-                "replay:{}: no such directory (record one with --record DIR)",
-                dir.display()
-            ));
+            return Err(ConfigError::NoReplayDirectory { dir });
         }
         return Ok(Source::Replay(dir));
     }
     if urls.is_empty() {
-        return Err("no URL given".into());
+        return Err(ConfigError::NoUrl);
     }
     let mut bases = Vec::new();
     for url in urls {
         let base = BaseUrl::parse(url)?;
         if bases.contains(&base) {
-            return Err(format!("{base} is listed twice"));
+            return Err(ConfigError::ListedTwice { url: base });
         }
         bases.push(base);
     }
     Ok(Source::Upstream(bases))
 }
 
-fn timeouts(connect: f64, idle: f64, origin: &str) -> Result<Timeouts, String> {
-    let positive = |name: &str, seconds: f64| {
+fn timeouts(connect: f64, idle: f64, origin: &str) -> Result<Timeouts, ConfigError> {
+    let positive = |name: &'static str, seconds: f64| {
         Duration::try_from_secs_f64(seconds)
             .ok()
             .filter(|d| !d.is_zero())
-            .ok_or_else(|| {
-                format!("{origin}: {name} must be a positive number of seconds, got {seconds}")
+            .ok_or_else(|| ConfigError::NotPositiveSeconds {
+                origin: origin.to_string(),
+                name,
+                seconds,
             })
     };
     Ok(Timeouts {
@@ -358,32 +442,30 @@ struct FileConfig {
 }
 
 /// The engines of an `--engine-config` file (its `text`, read from `path`).
-pub fn from_file(path: &Path, text: &str) -> Result<Vec<EngineSpec>, String> {
-    let file: FileConfig = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "{}: {e} (docs/engines.md describes the format)",
-            path.display()
-        )
+pub fn from_file(path: &Path, text: &str) -> Result<Vec<EngineSpec>, ConfigError> {
+    let file: FileConfig = serde_json::from_str(text).map_err(|error| ConfigError::File {
+        path: path.to_path_buf(),
+        error,
     })?;
     if file.engines.is_empty() {
-        return Err(format!("{}: \"engines\" is empty", path.display()));
+        return Err(ConfigError::NoEngines {
+            path: path.to_path_buf(),
+        });
     }
     let mut specs = Vec::new();
     for (index, engine) in file.engines.into_iter().enumerate() {
         let origin = format!("{} engines[{index}]", path.display());
         let urls: Vec<&str> = engine.urls.iter().map(|u| u.trim()).collect();
-        let source = source_of(&urls).map_err(|e| format!("{origin}: {e}"))?;
+        let source = source_of(&urls).map_err(|e| e.within(&origin))?;
         if engine.max_concurrency == 0 {
-            return Err(format!("{origin}: max_concurrency must be at least 1"));
+            return Err(ConfigError::NoConcurrency { origin });
         }
         if !(engine.spill_requests_per_minute.is_finite() && engine.spill_requests_per_minute > 0.0)
         {
-            return Err(format!(
-                "{origin}: spill_requests_per_minute must be a positive number"
-            ));
+            return Err(ConfigError::SpillNotPositive { origin });
         }
         if engine.models.iter().any(|m| m.trim().is_empty()) {
-            return Err(format!("{origin}: a model name is empty"));
+            return Err(ConfigError::EmptyModelName { origin });
         }
         specs.push(EngineSpec {
             name: engine.name.unwrap_or_else(|| first_url(&urls)),
@@ -408,26 +490,24 @@ pub fn from_file(path: &Path, text: &str) -> Result<Vec<EngineSpec>, String> {
 }
 
 /// At most one default engine, and no model served by two.
-fn check(specs: &[EngineSpec]) -> Result<(), String> {
-    let defaults: Vec<&str> = specs
+fn check(specs: &[EngineSpec]) -> Result<(), ConfigError> {
+    let defaults: Vec<String> = specs
         .iter()
         .filter(|s| s.models.is_empty())
-        .map(|s| s.name.as_str())
+        .map(|s| s.name.clone())
         .collect();
     if defaults.len() > 1 {
-        return Err(format!(
-            "more than one engine serves every model ({}): give all but one of them models",
-            defaults.join(", ")
-        ));
+        return Err(ConfigError::SeveralDefaults { engines: defaults });
     }
     let mut seen = BTreeMap::new();
     for spec in specs {
         for model in &spec.models {
             if let Some(other) = seen.insert(model.as_str(), spec.name.as_str()) {
-                return Err(format!(
-                    "the model {model} is served by two engines ({other} and {})",
-                    spec.name
-                ));
+                return Err(ConfigError::ServedTwice {
+                    model: model.clone(),
+                    first: other.to_string(),
+                    second: spec.name.clone(),
+                });
             }
         }
     }
@@ -470,18 +550,32 @@ mod tests {
             "gpu-box:80"
         );
         let https = BaseUrl::parse("https://api.example.com/v1").unwrap_err();
-        assert!(https.contains("https is not supported"), "{https}");
-        let creds = BaseUrl::parse("http://user:sk-secret@host/v1").unwrap_err();
         assert!(
-            creds.contains("credentials do not go in the URL"),
+            matches!(&https, ConfigError::Https { url } if url == "https://api.example.com/v1")
+        );
+        assert!(
+            https.to_string().contains("https is not supported"),
+            "{https}"
+        );
+        let creds = BaseUrl::parse("http://user:sk-secret@host/v1").unwrap_err();
+        assert!(matches!(creds, ConfigError::CredentialsInUrl { .. }));
+        assert!(
+            creds
+                .to_string()
+                .contains("credentials do not go in the URL"),
             "{creds}"
         );
-        assert!(BaseUrl::parse("ftp://x").unwrap_err().contains("http://"));
-        assert!(
-            BaseUrl::parse("http:///v1")
-                .unwrap_err()
-                .contains("no host")
-        );
+        let ftp = BaseUrl::parse("ftp://x").unwrap_err();
+        assert!(matches!(ftp, ConfigError::NotHttp { .. }));
+        assert!(ftp.to_string().contains("http://"), "{ftp}");
+        assert!(matches!(
+            BaseUrl::parse("http:///v1").unwrap_err(),
+            ConfigError::NoHost { .. }
+        ));
+        assert!(matches!(
+            BaseUrl::parse("http://host/v1?x=1").unwrap_err(),
+            ConfigError::QueryOrFragment { .. }
+        ));
     }
 
     #[test]
@@ -504,16 +598,48 @@ mod tests {
         assert_eq!(specs[2].name, "llama");
         assert_eq!(specs[2].max_queue, 8);
         let error = from_flags(&[], &["qwen".into()], &shared()).unwrap_err();
-        assert!(error.contains("NAME=URL"), "{error}");
+        assert!(matches!(&error, ConfigError::NotNameUrl { pair } if pair == "qwen"));
+        assert!(error.to_string().contains("NAME=URL"), "{error}");
+        assert!(matches!(
+            from_flags(&[], &["qwen=".into()], &shared()).unwrap_err(),
+            ConfigError::NameOrUrlMissing { .. }
+        ));
         let error = from_flags(
             &["http://a/v1".into(), "http://a/v1".into()],
             &[],
             &shared(),
         )
         .unwrap_err();
-        assert!(error.contains("listed twice"), "{error}");
+        let ConfigError::In {
+            origin,
+            error: inner,
+        } = &error
+        else {
+            panic!("{error:?}");
+        };
+        assert_eq!(origin, "--engine");
+        assert!(matches!(**inner, ConfigError::ListedTwice { .. }));
+        assert_eq!(
+            error.to_string(),
+            "--engine: http://a:80/v1 is listed twice"
+        );
         let error = from_flags(&["replay:/no/such/dir".into()], &[], &shared()).unwrap_err();
-        assert!(error.contains("no such directory"), "{error}");
+        assert!(
+            matches!(&error, ConfigError::In { error, .. }
+                if matches!(**error, ConfigError::NoReplayDirectory { .. })),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("no such directory"), "{error}");
+        let mut slow = shared();
+        slow.connect_timeout_seconds = -1.0;
+        let error = from_flags(&["http://a/v1".into()], &[], &slow).unwrap_err();
+        assert!(matches!(
+            error,
+            ConfigError::NotPositiveSeconds {
+                name: "the connect timeout",
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -540,14 +666,25 @@ mod tests {
             r#"{"engines": [{"urls": ["http://a/v1"], "key": "x"}]}"#,
         )
         .unwrap_err();
-        assert!(error.contains("unknown field `key`"), "{error}");
+        assert!(matches!(error, ConfigError::File { .. }));
+        assert!(error.to_string().contains("unknown field `key`"), "{error}");
+        assert!(matches!(
+            from_file(path, r#"{"engines": []}"#).unwrap_err(),
+            ConfigError::NoEngines { .. }
+        ));
         let error = from_file(
             path,
             r#"{"engines": [{"urls": ["http://a/v1"]}, {"urls": ["http://b/v1"]}]}"#,
         )
         .unwrap_err();
         assert!(
-            error.contains("more than one engine serves every model"),
+            matches!(&error, ConfigError::SeveralDefaults { engines } if engines.len() == 2),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("more than one engine serves every model"),
             "{error}"
         );
         let error = from_file(
@@ -556,12 +693,34 @@ mod tests {
                             {"models": ["m"], "urls": ["http://b/v1"]}]}"#,
         )
         .unwrap_err();
-        assert!(error.contains("served by two engines"), "{error}");
+        assert!(matches!(&error, ConfigError::ServedTwice { model, .. } if model == "m"));
+        assert!(
+            error.to_string().contains("served by two engines"),
+            "{error}"
+        );
         let error = from_file(
             path,
             r#"{"engines": [{"urls": ["http://a/v1"], "idle_timeout_seconds": 0}]}"#,
         )
         .unwrap_err();
-        assert!(error.contains("idle timeout must be a positive"), "{error}");
+        assert!(
+            matches!(&error, ConfigError::NotPositiveSeconds { origin, name: "the idle timeout", .. }
+                if origin == "engines.json engines[0]"),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("idle timeout must be a positive"),
+            "{error}"
+        );
+        assert!(matches!(
+            from_file(
+                path,
+                r#"{"engines": [{"urls": ["http://a/v1"], "max_concurrency": 0}]}"#
+            )
+            .unwrap_err(),
+            ConfigError::NoConcurrency { .. }
+        ));
     }
 }

@@ -11,52 +11,19 @@ use tether_protocol::{ApiError, ResponseCreate};
 use tokio::time::Instant;
 
 use super::body::Parts;
-use super::call::{failed, upstream_stream};
+use super::call::{Shared, failed, upstream_stream};
 use super::chat;
-use super::client::{HttpClient, Secret, http_client};
+use super::client::{Secret, http_client};
 use super::fixture::{Recorder, normalise};
-use super::health::{Health, Probed, State, spawn_probe};
-use super::limiter::Limiter;
+use super::health::{State, spawn_probe};
 use super::metrics::EngineMetrics;
 use super::prefix::{Prefix, Prefixes, continues, fingerprint};
+use super::replica::Replica;
 use super::responses;
 use super::spec::{BaseUrl, Dialect, EngineSpec};
 use super::translate::Decoder;
 use crate::model::routing::Router;
 use crate::model::{Context, Model, ModelStream};
-
-/// One replica of an upstream.
-#[derive(Debug)]
-pub struct Replica {
-    /// Its base URL, as messages name it.
-    pub label: String,
-    /// Where generations are posted.
-    pub url: String,
-    models_url: String,
-    pub limiter: Limiter,
-    pub health: Health,
-}
-
-impl Probed for Replica {
-    fn health(&self) -> &Health {
-        &self.health
-    }
-
-    fn models_url(&self) -> String {
-        self.models_url.clone()
-    }
-}
-
-/// What a call's task needs of its engine.
-pub struct Shared {
-    pub name: String,
-    pub client: HttpClient,
-    pub key: Option<Secret>,
-    pub replicas: Vec<Arc<Replica>>,
-    pub idle: Duration,
-    pub retries: u32,
-    pub metrics: EngineMetrics,
-}
 
 /// A live upstream engine.
 pub struct Upstream {
@@ -83,15 +50,7 @@ impl Upstream {
         let client = http_client(spec.timeouts.connect);
         let replicas: Vec<Arc<Replica>> = urls
             .iter()
-            .map(|base| {
-                Arc::new(Replica {
-                    label: base.to_string(),
-                    url: base.join(spec.dialect.path()),
-                    models_url: base.join("/models"),
-                    limiter: Limiter::new(spec.max_concurrency, spec.max_queue),
-                    health: Health::default(),
-                })
-            })
+            .map(|base| Arc::new(Replica::new(base, spec)))
             .collect();
         for replica in &replicas {
             spawn_probe(

@@ -1,49 +1,14 @@
-//! The checks a request passes before any work is done on it: what this server supports at all,
-//! whether the model serves it, and whether its parts agree with each other and with the
-//! conversation (tool outputs answer calls, `tool_choice` names offered tools, parameters are in
-//! their ranges, input items have a type the API knows, compaction items are sealed here).
+//! The checks a request passes before the stages work on it: whether its parts agree with each
+//! other and with the conversation (tool outputs answer calls, `tool_choice` names offered
+//! tools, parameters are in their ranges, input items have a type the API knows, compaction
+//! items are sealed here). What a transport serves at all is [`super::parameters`]'s; whether
+//! the model serves the request, the resolve step's ([`super::prepare`]).
 
 use serde_json::Value;
-use tether_protocol::{Input, Item, ResponseCreate};
+use tether_protocol::{Input, Item, ResponseCreate, Tool, ToolChoice, callable_tools};
 
-use super::parameters::{self, Via};
 use crate::AppState;
 use crate::error::ApiFailure;
-use crate::stages::validate;
-
-/// Refuses what the transport `via` does not serve: parameters it does not know or implement
-/// ([`parameters`]), background mode where it is not offered. Both transports call it first,
-/// before touching any state.
-pub fn supported(request: &ResponseCreate, via: Via) -> Result<(), ApiFailure> {
-    parameters::check(request, via)?;
-    if via == Via::WebSocket && request.background == Some(true) {
-        return Err(ApiFailure::bad_request(
-            None,
-            "Background mode (background: true) is not supported over WebSocket: create the \
-             response with POST /v1/responses.",
-            Some("background"),
-        ));
-    }
-    Ok(())
-}
-
-/// The resolve stage: the model must serve the request as asked.
-pub fn model(state: &AppState, request: &ResponseCreate) -> Result<(), ApiFailure> {
-    if state.reject_unknown_models && !state.model.serves(&request.model) {
-        return Err(ApiFailure::not_found(
-            Some("model_not_found"),
-            format!(
-                "The model '{}' does not exist or you do not have access to it.",
-                request.model
-            ),
-            Some("model"),
-        ));
-    }
-    state
-        .model
-        .check(request)
-        .map_err(|error| ApiFailure::new(400, error))
-}
 
 /// A compaction item in the input must be one this server sealed for the project
 /// ([`crate::compaction`]): anything else is refused, naming it.
@@ -73,7 +38,7 @@ pub fn request(
     input_item_types(request)?;
     parameters(request)?;
     tool_outputs(prior, new_items)?;
-    validate::check_tool_choice(request.tool_choice.as_ref(), &request.tools)?;
+    check_tool_choice(request.tool_choice.as_ref(), &request.tools)?;
     if request.max_output_tokens == Some(0) {
         return Err(ApiFailure::bad_request(
             None,
@@ -82,6 +47,58 @@ pub fn request(
         ));
     }
     prompt_cache(request)
+}
+
+/// Refuses a `tool_choice` that is malformed, names a tool `tools` does not offer, or requires
+/// a call when no tool can be called.
+pub fn check_tool_choice(choice: Option<&Value>, tools: &[Tool]) -> Result<ToolChoice, ApiFailure> {
+    let parsed = ToolChoice::parse(choice).ok_or_else(|| {
+        ApiFailure::bad_request(
+            None,
+            format!(
+                "Invalid value for 'tool_choice': {}. Expected 'none', 'auto', 'required', \
+                 {{\"type\": \"function\", \"name\": …}} or {{\"type\": \"allowed_tools\", …}}.",
+                choice.map(Value::to_string).unwrap_or_default()
+            ),
+            Some("tool_choice"),
+        )
+    })?;
+    let callable: Vec<&str> = callable_tools(tools)
+        .into_iter()
+        .map(|callable| callable.name())
+        .collect();
+    let missing = |name: &str| !callable.contains(&name);
+    match &parsed {
+        ToolChoice::Forced(name) if missing(name) => Err(ApiFailure::bad_request(
+            None,
+            format!("Tool choice '{name}' is not among the tools of the request ('tools')."),
+            Some("tool_choice"),
+        )),
+        ToolChoice::Allowed { names, .. } if names.iter().any(|name| missing(name)) => {
+            let unknown: Vec<&str> = names
+                .iter()
+                .map(String::as_str)
+                .filter(|name| missing(name))
+                .collect();
+            Err(ApiFailure::bad_request(
+                None,
+                format!(
+                    "Allowed tools {} are not among the tools of the request ('tools').",
+                    unknown.join(", ")
+                ),
+                Some("tool_choice.tools"),
+            ))
+        }
+        _ if parsed.must_call() && !callable.iter().any(|name| parsed.allows(name)) => {
+            Err(ApiFailure::bad_request(
+                None,
+                "'tool_choice' requires a tool call, but no function or custom tool it allows \
+                 is in 'tools'.",
+                Some("tool_choice"),
+            ))
+        }
+        _ => Ok(parsed),
+    }
 }
 
 /// Every `type` an item of a request's `input` may have: the union `ResponseInputItemParam` of
@@ -297,4 +314,68 @@ fn tool_outputs(prior: &[Item], new_items: &[Item]) -> Result<(), ApiFailure> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_choice_is_checked_against_the_tools() {
+        let tools: Vec<Tool> = serde_json::from_value(json!([
+            {"type": "web_search"},
+            {"type": "namespace", "name": "mcp", "description": "d",
+             "tools": [{"type": "function", "name": "lookup"}]},
+            {"type": "custom", "name": "apply_patch"}
+        ]))
+        .unwrap();
+        let check = |choice: Value| check_tool_choice(Some(&choice), &tools);
+        assert_eq!(check(json!("auto")).unwrap(), ToolChoice::Auto);
+        assert_eq!(check(json!(null)).unwrap(), ToolChoice::Auto);
+        assert_eq!(check_tool_choice(None, &[]).unwrap(), ToolChoice::Auto);
+        assert_eq!(
+            check(json!({"type": "function", "name": "lookup"})).unwrap(),
+            ToolChoice::Forced("lookup".into())
+        );
+        assert_eq!(
+            check(json!({"type": "web_search"})).unwrap(),
+            ToolChoice::Auto,
+            "a hosted tool's choice leaves the model free"
+        );
+        let refused = |choice: Value, tools: &[Tool]| {
+            let refusal = check_tool_choice(Some(&choice), tools).unwrap_err();
+            assert_eq!(refusal.status, 400);
+            (refusal.error.param.unwrap(), refusal.error.message)
+        };
+        let (param, message) = refused(json!({"type": "function", "name": "nope"}), &tools);
+        assert_eq!(param, "tool_choice");
+        assert!(message.contains("'nope'"), "{message}");
+        let (param, message) = refused(
+            json!({"type": "allowed_tools", "mode": "auto",
+                "tools": [{"type": "function", "name": "lookup"}, {"type": "function", "name": "gone"}]}),
+            &tools,
+        );
+        assert_eq!(param, "tool_choice.tools");
+        assert!(
+            message.contains("gone") && !message.contains("lookup"),
+            "{message}"
+        );
+        assert_eq!(refused(json!("sometimes"), &tools).0, "tool_choice");
+        assert_eq!(refused(json!(3), &tools).0, "tool_choice");
+        assert_eq!(refused(json!("required"), &tools[..1]).0, "tool_choice");
+        assert_eq!(
+            refused(
+                json!({"type": "allowed_tools", "mode": "required", "tools": []}),
+                &tools
+            )
+            .0,
+            "tool_choice"
+        );
+        // `none` and `auto` need no tools.
+        assert_eq!(
+            check_tool_choice(Some(&json!("none")), &[]).unwrap(),
+            ToolChoice::None
+        );
+    }
 }

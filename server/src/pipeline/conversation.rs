@@ -13,8 +13,8 @@ use std::sync::Arc;
 use tether_protocol::{Item, ItemStatus};
 
 use super::checks;
-use super::previous;
 use super::record::with_listing_shape;
+use super::references;
 use crate::AppState;
 use crate::error::ApiFailure;
 use crate::ids::unix_now;
@@ -65,9 +65,8 @@ pub async fn accept_items(
             "{param}[{index}].encrypted_content"
         )));
     }
-    let referenced =
-        previous::referenced_elsewhere(state, project, &items, &[], Vec::new()).await?;
-    let items = previous::resolve_references(items, &[], &referenced)?;
+    let referenced = references::elsewhere(state, project, &items, &[], Vec::new()).await?;
+    let items = references::resolve(items, &[], &referenced)?;
     Ok(shape(items))
 }
 

@@ -1,7 +1,7 @@
-//! One request pipeline for both transports: [`prepare`] builds the context — the previous
+//! One request pipeline for both transports: `prepare` builds the context — the previous
 //! context (from the connection cache, the store, or nothing) plus the new input — checks it,
-//! and runs the stages over what this connection has not processed yet; [`generate`] streams
-//! the model's answer and records it.
+//! and runs the stages over what this connection has not processed yet, in named steps
+//! (`prepare.rs`); [`generate`] streams the model's answer and records it.
 //!
 //! The transports differ only in where the previous context comes from ([`Origin`]): HTTP always
 //! loads the chain from the store; WebSocket mode first looks in its connection cache, and on a
@@ -13,16 +13,16 @@ mod context_management;
 pub mod conversation;
 mod limit;
 mod parameters;
+mod prepare;
 mod previous;
 mod record;
+mod references;
 mod running;
-mod stages;
 mod steering;
 mod stream;
 
-pub use checks::supported;
-pub use parameters::{ALLOWED_UNKNOWN, Via};
-pub use previous::reference_ids;
+pub use parameters::{ALLOWED_UNKNOWN, Via, supported};
+pub use prepare::prepare;
 pub use running::{End, Running, Sampled};
 pub use steering::{MAX_PENDING_STEERS, QueuedSteer, Refused, Steering};
 
@@ -32,16 +32,13 @@ use tether_protocol::{Item, Response, ResponseCreate, ServerEvent};
 use tokio::sync::mpsc;
 
 use crate::AppState;
-use crate::cache::{Ancestor, CachedResponse, Reusable};
+use crate::cache::{Ancestor, CachedResponse, Checkout};
 use crate::conditions::Conditions;
-use crate::error::ApiFailure;
-use crate::ids::new_id;
 use crate::metrics::CacheLookup;
 use crate::model::{Context, FailureKind};
-use crate::stages::validate::tools_key;
+use crate::stages::Reusable;
 use crate::tenancy::Project;
-use crate::timing::{Modelled, PathKind, Stage, StageTimings};
-use stages::Conversation;
+use crate::timing::StageTimings;
 
 /// What the client asked of a request besides its body: from the request's headers over HTTP,
 /// from the upgrade request's (or URL's) for every response of a WebSocket connection.
@@ -76,14 +73,10 @@ pub struct RequestOptions {
 pub enum Origin {
     /// HTTP: the store only.
     Http,
-    /// WebSocket mode: `cached` is the previous response if the connection cache held it;
-    /// `referenced`, the items of the connection cache that the input's `item_reference`s name.
-    /// `route`, the engine replica the connection's earlier responses went to.
-    WebSocket {
-        cached: Option<Box<CachedResponse>>,
-        referenced: Vec<Item>,
-        route: Option<usize>,
-    },
+    /// WebSocket mode: what the turn took from its connection cache — the previous response if
+    /// the cache held it, the items the input's `item_reference`s name, the engine replica the
+    /// connection's earlier responses went to.
+    WebSocket(Checkout),
 }
 
 /// A request ready to generate.
@@ -111,214 +104,6 @@ pub struct Prepared {
     /// `include: ["reasoning.encrypted_content"]`: the key and project its reasoning items'
     /// `encrypted_content` is sealed with.
     pub reasoning_seal: Option<(crate::compaction::Sealer, String)>,
-}
-
-/// Builds the context of `request` and runs the stages over it: everything on the full path,
-/// only the new items on a WebSocket cache hit.
-pub async fn prepare(
-    state: &AppState,
-    request: ResponseCreate,
-    origin: Origin,
-    options: RequestOptions,
-) -> Result<Prepared, ApiFailure> {
-    let received = std::time::Instant::now();
-    let (cached, referenced, route, websocket) = match origin {
-        Origin::Http => (None, Vec::new(), None, false),
-        Origin::WebSocket {
-            cached,
-            referenced,
-            route,
-        } => (cached.map(|c| *c), referenced, route, true),
-    };
-    let resolve_started = std::time::Instant::now();
-    checks::model(state, &request)?;
-    let compact_threshold = context_management::threshold(&request)?;
-    let resolve_time = resolve_started.elapsed();
-
-    let response_id = new_id("resp");
-    let load_started = std::time::Instant::now();
-    let previous = match &request.previous_response_id {
-        Some(id) => Some(previous::find(state, &options.project, id, cached).await?),
-        None => None,
-    };
-    let (mut items, stored_previous, lookup, reuse, lineage) = match previous {
-        Some(p) => (p.items, p.stored, Some(p.lookup), p.reuse, p.lineage),
-        None => (Vec::new(), false, None, None, Default::default()),
-    };
-    // A conversation's items are the context (never with `previous_response_id`: refused in
-    // `parameters`); the response holds it until it ends.
-    let mut bound = match &request.conversation {
-        Some(named) => {
-            let (bound, held) =
-                conversation::bind(state, &options.project, &named.id, &response_id).await?;
-            items = held;
-            Some(bound)
-        }
-        None => None,
-    };
-    let load_time = load_started.elapsed();
-    // A request refused from here on gives its conversation back before it is answered, so the
-    // client's corrected retry does not find it still held.
-    macro_rules! held {
-        ($result:expr) => {
-            match $result {
-                Ok(value) => value,
-                Err(failure) => {
-                    if let Some(bound) = bound.take() {
-                        bound.finish(&options.project, None).await;
-                    }
-                    return Err(failure);
-                }
-            }
-        };
-    }
-    let hit = reuse.is_some();
-    let mut timings = StageTimings::new(match (websocket, hit) {
-        (false, _) => PathKind::Http,
-        (true, true) => PathKind::WsHit,
-        (true, false) => PathKind::WsMiss,
-    });
-    timings.received = received;
-    if options.trace.is_some() {
-        timings.keep_marks();
-    }
-    timings.conditions = Some(options.conditions.applied(
-        &state.api_costs,
-        &request.model,
-        state.simulator.tokens_per_second(&request.model),
-    ));
-    timings.link = options.conditions.take_upload();
-    timings.record_at(Stage::Resolve, resolve_started, resolve_time);
-    if lookup == Some(CacheLookup::Store) || bound.is_some() {
-        timings.record_at(Stage::Load, load_started, load_time);
-    }
-
-    let new_items = request.input.clone().into_items();
-    let referenced = held!(
-        previous::referenced_elsewhere(state, &options.project, &new_items, &items, referenced)
-            .await
-    );
-    let mut new_items = held!(previous::resolve_references(new_items, &items, &referenced));
-    if let Some(bound) = &mut bound {
-        // The ids the conversation will list them by, the same in the stored response.
-        new_items = conversation::shape(new_items);
-        bound.input = new_items.clone();
-    }
-    held!(checks::request(&request, &items, &new_items));
-    held!(checks::compactions(
-        state,
-        options.project.as_str(),
-        &new_items
-    ));
-
-    let tools_key = tools_key(&request.tools);
-    let (cached_rendered, cached_compiled) = match reuse {
-        Some(reusable) => (Some(reusable.rendered), Some(reusable.compiled)),
-        None => (None, None),
-    };
-    let conversation = Conversation {
-        prior: &items,
-        new: &new_items,
-        hit,
-    };
-    // The optional process-wide token cache serves the full path over HTTP.
-    let token_cache = state.token_cache.as_deref().filter(|_| !websocket);
-    let (rendered, cached_tokens) = timings.time(Stage::Render, || {
-        stages::render(
-            &request,
-            &tools_key,
-            &conversation,
-            cached_rendered,
-            token_cache,
-        )
-    });
-    let compiled = held!(timings.time(Stage::Validate, || {
-        stages::validate(&request, &tools_key, &conversation, cached_compiled)
-    }));
-    held!(timings.time(Stage::Classify, || stages::classify(state, &conversation)));
-    // The modelled classifier (`--api-costs`) takes its time per token the stage scanned.
-    let scanned = stages::scanned_tokens(&rendered, &conversation);
-    let modelled = options
-        .conditions
-        .api_costs(&state.api_costs)
-        .classifier(scanned);
-    if !modelled.is_zero() {
-        tokio::time::sleep(modelled).await;
-        timings.record_modelled(Modelled::Classify, modelled);
-    }
-    timings.tokens.reused_by_connection = cached_tokens as u64;
-
-    let mut stored_parent = request
-        .previous_response_id
-        .clone()
-        .filter(|_| stored_previous);
-    // Only a stored response needs its input kept apart (the whole of it when its parent is
-    // not in the store).
-    let mut added_input = match (request.stores(), stored_parent.is_some()) {
-        (false, _) => Vec::new(),
-        (true, true) => new_items.clone(),
-        (true, false) => items.iter().chain(&new_items).cloned().collect(),
-    };
-    items.extend(new_items);
-    // Past the threshold the model reads the context compacted (the length is the render
-    // stage's, cached on a hit): the user messages and the compaction item, rendered anew. The
-    // stored chain starts again here, from the user messages (the item is the first output).
-    let mut rendered = rendered;
-    let mut compacted = None;
-    if let Some(threshold) = compact_threshold
-        && rendered.len() as u64 > threshold
-        && let Some((users, item)) =
-            context_management::compact(state, options.project.as_str(), &items)
-    {
-        let mut kept = users.clone();
-        kept.push(item.clone());
-        let fresh = Conversation {
-            prior: &[],
-            new: &kept,
-            hit: false,
-        };
-        let (again, _) = timings.time(Stage::Render, || {
-            stages::render(&request, &tools_key, &fresh, None, None)
-        });
-        rendered = again;
-        items = kept;
-        stored_parent = None;
-        added_input = if request.stores() { users } else { Vec::new() };
-        compacted = Some(item);
-    }
-    let reasoning_seal = request
-        .include
-        .iter()
-        .flatten()
-        .any(|value| value == "reasoning.encrypted_content")
-        .then(|| {
-            (
-                state.compaction.clone(),
-                options.project.as_str().to_string(),
-            )
-        });
-    let context = Context {
-        request,
-        response_id,
-        items,
-        prompt: rendered.prompt(),
-        route,
-        forced_failure: options.forced_failure,
-        project: options.project.clone(),
-    };
-    Ok(Prepared {
-        context,
-        added_input,
-        stored_parent,
-        lookup,
-        reusable: Reusable { rendered, compiled },
-        lineage,
-        timings,
-        options,
-        conversation: bound,
-        compacted,
-        reasoning_seal,
-    })
 }
 
 /// The client went away; the response was abandoned.

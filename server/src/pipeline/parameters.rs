@@ -37,8 +37,24 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ),
 ];
 
+/// Refuses what the transport `via` does not serve: parameters it does not know or implement,
+/// background mode where it is not offered. Both transports call it first, before touching any
+/// state.
+pub fn supported(request: &ResponseCreate, via: Via) -> Result<(), ApiFailure> {
+    check(request, via)?;
+    if via == Via::WebSocket && request.background == Some(true) {
+        return Err(ApiFailure::bad_request(
+            None,
+            "Background mode (background: true) is not supported over WebSocket: create the \
+             response with POST /v1/responses.",
+            Some("background"),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses a request whose top-level parameters this server does not serve over `via`.
-pub fn check(request: &ResponseCreate, via: Via) -> Result<(), ApiFailure> {
+fn check(request: &ResponseCreate, via: Via) -> Result<(), ApiFailure> {
     if let Some(unknown) = request
         .unknown_fields
         .iter()

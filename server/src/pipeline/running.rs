@@ -16,16 +16,15 @@ use tether_protocol::{
 };
 use tokio::sync::mpsc;
 
-use super::stages::{self, Conversation};
 use super::steering::{QueuedSteer, Steering};
 use super::stream::{self, send_all};
 use super::{Disconnected, Generated, Prepared, RequestOptions, checks, record};
 use crate::AppState;
-use crate::cache::{Ancestor, Reusable};
+use crate::cache::Ancestor;
 use crate::error::ApiFailure;
 use crate::ids::unix_now;
 use crate::model::Context;
-use crate::stages::validate::tools_key;
+use crate::stages::{self, Conversation, Reusable};
 use crate::store::outputs_marker;
 use crate::timing::{Modelled, PathKind, Stage, StageTimings};
 use crate::traces::Summary;
@@ -358,50 +357,30 @@ impl Running {
     async fn take_input(&mut self, state: &AppState, input: Vec<Item>) -> Result<(), ApiFailure> {
         let outputs = self.builder.response().output[self.outputs_in_context..].to_vec();
         let mut items = std::mem::take(&mut self.context.items);
+        let before = items.len();
         items.extend(outputs.iter().cloned());
-        let checked = checks::request(&self.context.request, &items, &input);
-        let tools_key = tools_key(&self.context.request.tools);
         let mut new_items = outputs.clone();
         new_items.extend(input.iter().cloned());
-        let conversation = Conversation {
-            prior: &items,
-            new: &new_items,
-            hit: true,
-        };
-        let result = match checked {
-            Err(failure) => Err(failure),
-            Ok(()) => {
-                let previous = std::mem::take(&mut self.reusable.rendered);
-                let (rendered, _) = self.timings.time(Stage::Render, || {
-                    stages::render(
-                        &self.context.request,
-                        &tools_key,
-                        &conversation,
-                        Some(previous),
-                        None,
-                    )
-                });
-                self.reusable.rendered = rendered;
-                let input_only = Conversation {
-                    prior: &items,
-                    new: &input,
-                    hit: true,
-                };
-                let compiled = self.reusable.compiled.clone();
-                let request = &self.context.request;
-                self.timings
-                    .time(Stage::Validate, || {
-                        stages::validate(request, &tools_key, &conversation, Some(compiled))
-                    })
-                    .and_then(|_| {
-                        self.timings
-                            .time(Stage::Classify, || stages::classify(state, &input_only))
-                    })
-                    .map(|()| stages::scanned_tokens(&self.reusable.rendered, &input_only))
-            }
-        };
-        let scanned = match result {
-            Ok(scanned) => scanned,
+        let processed = checks::request(&self.context.request, &items, &input).and_then(|()| {
+            // The last call's output and the input rendered onto the prompt and checked; the
+            // input alone scanned (the output is the model's).
+            let conversation = Conversation {
+                prior: &items[..before],
+                new: &new_items,
+                hit: true,
+                own_output: outputs.len(),
+            };
+            stages::process(
+                &self.context.request,
+                &conversation,
+                &mut self.reusable,
+                None,
+                state.scan(),
+                &mut self.timings,
+            )
+        });
+        let scanned = match processed {
+            Ok(processed) => processed.scanned_tokens,
             Err(failure) => {
                 self.context.items = items;
                 return Err(failure);

@@ -25,6 +25,7 @@ pub mod prompt_cache;
 pub mod random;
 pub mod request;
 pub mod scenario;
+pub mod scenario_set;
 pub mod seed;
 
 use std::sync::Arc;
@@ -41,7 +42,8 @@ pub use failure::FailureRates;
 pub use latency::{Profile, ProfileSlot, QueueFull};
 pub use output::{Output, ToolCallPlan};
 pub use request::SimRequest;
-pub use scenario::{Scenario, ScenarioSet};
+pub use scenario::Scenario;
+pub use scenario_set::ScenarioSet;
 
 /// The default model id, served with the default profile; `GET /v1/models` lists it with the
 /// other profiles.

@@ -10,8 +10,7 @@ use serde_json::{Map, Value, json};
 
 use tether_protocol::{Callable, ToolChoice, callable_tools};
 
-use super::echo;
-use super::output::{Output, ToolCallPlan};
+use super::output::{self, Output, ToolCallPlan};
 use super::request::SimRequest;
 use crate::model::{Context, ModelEvent};
 use crate::tokenizer;
@@ -108,7 +107,7 @@ pub fn text(count: usize, rng: &mut StdRng) -> String {
 /// (default): none after a tool output, else usually some — several (up to 3) unless
 /// `parallel_tool_calls` is `false` or a tool is forced; at most `metadata.sim_tool_calls`.
 pub fn tool_calls(context: &Context, rng: &mut StdRng) -> Vec<ToolCallPlan> {
-    let mut candidates = echo::collect_callable(&context.request.tools);
+    let mut candidates = output::callable(&context.request.tools);
     let choice = context.tool_choice();
     candidates.retain(|plan| plan.name().is_some_and(|name| choice.allows(name)));
     let limit = context.sim_tool_calls().unwrap_or(usize::MAX);

@@ -4,8 +4,7 @@
 
 use tether_protocol::{Item, Role, ToolChoice};
 
-use super::echo;
-use super::output::ToolCallPlan;
+use super::output::{self, ToolCallPlan};
 use crate::model::{Context, FailureKind};
 
 /// What the simulator reads from a [`Context`] beyond its fields.
@@ -68,7 +67,7 @@ impl SimRequest for Context {
         if !choice.must_call() && self.trailing_tool_output().is_some() {
             return Vec::new();
         }
-        let mut callable = echo::collect_callable(&self.request.tools);
+        let mut callable = output::callable(&self.request.tools);
         callable.retain(|plan| plan.name().is_some_and(|name| choice.allows(name)));
         let count = match choice {
             ToolChoice::Forced(_) => 1,

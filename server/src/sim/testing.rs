@@ -4,8 +4,8 @@ use tether_protocol::{Item, ResponseCreate};
 
 use crate::ids::new_id;
 use crate::model::Context;
+use crate::stages;
 use crate::stages::render::RenderedPrompt;
-use crate::stages::validate;
 
 /// The context of a request without history.
 pub fn context(request: ResponseCreate) -> Context {
@@ -15,7 +15,7 @@ pub fn context(request: ResponseCreate) -> Context {
 
 /// The context of a request over a whole conversation, rendered as the pipeline renders it.
 pub fn context_with(request: ResponseCreate, items: Vec<Item>) -> Context {
-    let tools_key = validate::tools_key(&request.tools);
+    let tools_key = stages::tools_key(&request.tools);
     let rendered = RenderedPrompt::full(
         request.instructions.as_deref(),
         &request.tools,

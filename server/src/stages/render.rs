@@ -61,7 +61,7 @@ impl RenderedPrompt {
         self.len() == 0
     }
 
-    /// Renders a whole prompt from nothing. `tools_key` is [`tools_key`](super::validate::tools_key)
+    /// Renders a whole prompt from nothing. `tools_key` is [`tools_key`](super::tools_key)
     /// of `tools`, computed once per request.
     /// With a [`TokenCache`], blocks rendered before (by any request) are not tokenized again.
     pub fn full(
@@ -294,7 +294,7 @@ mod tests {
             Item::assistant_text("m1", "On it.", tether_protocol::ItemStatus::Completed),
         ];
         let second = vec![Item::user_text("Also update the README — thanks!")];
-        let key = crate::stages::validate::tools_key(&tools);
+        let key = crate::stages::tools_key(&tools);
         let base = RenderedPrompt::full(Some("Be brief."), &tools, &key, &first, None);
         let (extended, reused) =
             base.clone()

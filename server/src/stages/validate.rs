@@ -15,7 +15,7 @@ use lru::LruCache;
 use parking_lot::Mutex;
 
 use serde_json::Value;
-use tether_protocol::{Item, Tool, ToolChoice, callable_tools};
+use tether_protocol::{Item, Tool};
 
 use crate::error::ApiFailure;
 use crate::items;
@@ -41,11 +41,6 @@ impl std::fmt::Debug for CompiledTools {
     }
 }
 
-/// The key `tools` compile under; equal keys mean the validators can be reused.
-pub fn tools_key(tools: &[Tool]) -> String {
-    serde_json::to_string(tools).unwrap_or_default()
-}
-
 /// Tool sets compiled lately, by key, kept for the next request that sends the same tools —
 /// a new conversation, an HTTP request — so it does not compile them again.
 const COMPILED_KEPT: usize = 256;
@@ -58,7 +53,7 @@ static COMPILED: LazyLock<Mutex<LruCache<String, CompiledTools>>> = LazyLock::ne
     ))
 });
 
-/// The validators for `tools` (`key` is [`tools_key`] of them): kept ones when the same tools
+/// The validators for `tools` (`key` is [`super::tools_key`] of them): kept ones when the same tools
 /// were compiled lately, else [`compile`]d now. A tool set that does not compile is not kept.
 pub fn compiled(tools: &[Tool], key: &str) -> Result<CompiledTools, ApiFailure> {
     if let Some(compiled) = COMPILED.lock().get(key) {
@@ -72,7 +67,7 @@ pub fn compiled(tools: &[Tool], key: &str) -> Result<CompiledTools, ApiFailure> 
 }
 
 /// Compiles every function tool's `parameters` (namespaces included); `key` is
-/// [`tools_key`] of `tools`.
+/// [`super::tools_key`] of `tools`.
 pub fn compile(tools: &[Tool], key: &str) -> Result<CompiledTools, ApiFailure> {
     let mut validators = HashMap::new();
     for (index, tool) in tools.iter().enumerate() {
@@ -110,58 +105,6 @@ pub fn compile(tools: &[Tool], key: &str) -> Result<CompiledTools, ApiFailure> {
         key: Arc::new(key.to_string()),
         validators: Arc::new(validators),
     })
-}
-
-/// Refuses a `tool_choice` that is malformed, names a tool `tools` does not offer, or requires
-/// a call when no tool can be called.
-pub fn check_tool_choice(choice: Option<&Value>, tools: &[Tool]) -> Result<ToolChoice, ApiFailure> {
-    let parsed = ToolChoice::parse(choice).ok_or_else(|| {
-        ApiFailure::bad_request(
-            None,
-            format!(
-                "Invalid value for 'tool_choice': {}. Expected 'none', 'auto', 'required', \
-                 {{\"type\": \"function\", \"name\": …}} or {{\"type\": \"allowed_tools\", …}}.",
-                choice.map(Value::to_string).unwrap_or_default()
-            ),
-            Some("tool_choice"),
-        )
-    })?;
-    let callable: Vec<&str> = callable_tools(tools)
-        .into_iter()
-        .map(|callable| callable.name())
-        .collect();
-    let missing = |name: &str| !callable.contains(&name);
-    match &parsed {
-        ToolChoice::Forced(name) if missing(name) => Err(ApiFailure::bad_request(
-            None,
-            format!("Tool choice '{name}' is not among the tools of the request ('tools')."),
-            Some("tool_choice"),
-        )),
-        ToolChoice::Allowed { names, .. } if names.iter().any(|name| missing(name)) => {
-            let unknown: Vec<&str> = names
-                .iter()
-                .map(String::as_str)
-                .filter(|name| missing(name))
-                .collect();
-            Err(ApiFailure::bad_request(
-                None,
-                format!(
-                    "Allowed tools {} are not among the tools of the request ('tools').",
-                    unknown.join(", ")
-                ),
-                Some("tool_choice.tools"),
-            ))
-        }
-        _ if parsed.must_call() && !callable.iter().any(|name| parsed.allows(name)) => {
-            Err(ApiFailure::bad_request(
-                None,
-                "'tool_choice' requires a tool call, but no function or custom tool it allows \
-                 is in 'tools'.",
-                Some("tool_choice"),
-            ))
-        }
-        _ => Ok(parsed),
-    }
 }
 
 /// What checking a slice of items found that is worth counting but not refusing.
@@ -214,6 +157,7 @@ pub fn check_items(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stages::tools_key;
     use serde_json::json;
 
     fn tools() -> Vec<Tool> {
@@ -280,64 +224,6 @@ mod tests {
             assert_eq!(refusal.error.param.as_deref(), Some("tools[0].parameters"));
         }
         assert!(!COMPILED.lock().contains(&key));
-    }
-
-    #[test]
-    fn tool_choice_is_checked_against_the_tools() {
-        let tools: Vec<Tool> = serde_json::from_value(json!([
-            {"type": "web_search"},
-            {"type": "namespace", "name": "mcp", "description": "d",
-             "tools": [{"type": "function", "name": "lookup"}]},
-            {"type": "custom", "name": "apply_patch"}
-        ]))
-        .unwrap();
-        let check = |choice: Value| check_tool_choice(Some(&choice), &tools);
-        assert_eq!(check(json!("auto")).unwrap(), ToolChoice::Auto);
-        assert_eq!(check(json!(null)).unwrap(), ToolChoice::Auto);
-        assert_eq!(check_tool_choice(None, &[]).unwrap(), ToolChoice::Auto);
-        assert_eq!(
-            check(json!({"type": "function", "name": "lookup"})).unwrap(),
-            ToolChoice::Forced("lookup".into())
-        );
-        assert_eq!(
-            check(json!({"type": "web_search"})).unwrap(),
-            ToolChoice::Auto,
-            "a hosted tool's choice leaves the model free"
-        );
-        let refused = |choice: Value, tools: &[Tool]| {
-            let refusal = check_tool_choice(Some(&choice), tools).unwrap_err();
-            assert_eq!(refusal.status, 400);
-            (refusal.error.param.unwrap(), refusal.error.message)
-        };
-        let (param, message) = refused(json!({"type": "function", "name": "nope"}), &tools);
-        assert_eq!(param, "tool_choice");
-        assert!(message.contains("'nope'"), "{message}");
-        let (param, message) = refused(
-            json!({"type": "allowed_tools", "mode": "auto",
-                "tools": [{"type": "function", "name": "lookup"}, {"type": "function", "name": "gone"}]}),
-            &tools,
-        );
-        assert_eq!(param, "tool_choice.tools");
-        assert!(
-            message.contains("gone") && !message.contains("lookup"),
-            "{message}"
-        );
-        assert_eq!(refused(json!("sometimes"), &tools).0, "tool_choice");
-        assert_eq!(refused(json!(3), &tools).0, "tool_choice");
-        assert_eq!(refused(json!("required"), &tools[..1]).0, "tool_choice");
-        assert_eq!(
-            refused(
-                json!({"type": "allowed_tools", "mode": "required", "tools": []}),
-                &tools
-            )
-            .0,
-            "tool_choice"
-        );
-        // `none` and `auto` need no tools.
-        assert_eq!(
-            check_tool_choice(Some(&json!("none")), &[]).unwrap(),
-            ToolChoice::None
-        );
     }
 
     #[test]

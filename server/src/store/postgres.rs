@@ -289,6 +289,9 @@ pub(super) fn db_error(error: tokio_postgres::Error) -> StoreError {
             StoreError::Database(message)
         };
     }
+    // The driver's kinds are private; those that mean the database cannot be reached carry an
+    // I/O error as their source (a refused, reset or timed-out connect or read: its connect
+    // timeout is an `io::ErrorKind::TimedOut`), or are a closed connection.
     let io = std::error::Error::source(&error)
         .and_then(|source| source.downcast_ref::<std::io::Error>())
         .is_some();
@@ -296,7 +299,7 @@ pub(super) fn db_error(error: tokio_postgres::Error) -> StoreError {
         Some(source) => format!("{error}: {source}"),
         None => error.to_string(),
     };
-    if error.is_closed() || io || message.contains("timeout") {
+    if error.is_closed() || io {
         StoreError::Unavailable(message)
     } else {
         StoreError::Database(message)
@@ -667,5 +670,27 @@ mod tests {
             .expect("no database there");
         assert!(matches!(error, StoreError::Unavailable(_)), "{error}");
         assert!(error.to_string().contains("after 3 attempt(s)"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_server_that_hangs_up_is_unavailable_by_the_drivers_error_kind() {
+        // Accepts the connection and closes it before answering the startup message: the
+        // driver reports an I/O error or a closed connection, whatever its message says.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                drop(socket);
+            }
+        });
+        let url = format!("postgres://tether@127.0.0.1:{port}/tether");
+        let error = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .err()
+            .expect("no database there");
+        assert!(
+            matches!(db_error(error), StoreError::Unavailable(_)),
+            "a hang-up is not the database refusing the request"
+        );
     }
 }

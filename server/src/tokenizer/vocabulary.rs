@@ -4,14 +4,14 @@
 //! space, most of code's names and symbols), and a BPE encodes a token's bytes as that token
 //! (the `bpe` crate checks it for every token when it builds a vocabulary). Looking the word up
 //! is a hash of a few bytes; the crate's encoder, for the same answer, allocates two vectors and
-//! searches its automaton (BENCHMARKS.md, "Server CPU per turn").
+//! searches its automaton (docs/benchmarks-history.md, "Server CPU per turn").
 //!
 //! Each slot of the table holds a token's length and first eight bytes beside its id, so a
 //! lookup of a word of up to eight bytes — most words — compares within the slot and reads
 //! nothing else; a longer one compares the rest against the vocabulary's own bytes. Under load
 //! the table is not in the processor's caches: the vocabulary's offsets and bytes were two more
-//! misses a lookup (BENCHMARKS.md, "A fourth round"). ~4 MiB for 200k tokens, built once with
-//! the tokenizer.
+//! misses a lookup (docs/benchmarks-history.md, "Server CPU per turn"). ~4 MiB for 200k tokens,
+//! built once with the tokenizer.
 
 use std::hash::BuildHasher;
 use std::sync::LazyLock;

@@ -2,11 +2,11 @@
 //! pattern splits it, found without the regex wherever the text is ASCII.
 //!
 //! The crate splits with one anchored regex search per word, through the regex's cache pool:
-//! ~550 instructions a word, half of what tokenizing cost (BENCHMARKS.md, "Server CPU per
-//! turn"). Over ASCII the pattern is a few byte classes, and a scan decides a word in tens. A
-//! word whose end depends on a non-ASCII character (a letter, digit, space or mark the pattern's
-//! Unicode classes may hold) is left to the crate's regex, so the words are the crate's, always:
-//! a test holds the two against each other over random and real text.
+//! ~550 instructions a word, half of what tokenizing cost (docs/benchmarks-history.md,
+//! "Server CPU per turn"). Over ASCII the pattern is a few byte classes, and a scan decides a
+//! word in tens. A word whose end depends on a non-ASCII character (a letter, digit, space or
+//! mark the pattern's Unicode classes may hold) is left to the crate's regex, so the words are
+//! the crate's, always: a test holds the two against each other over random and real text.
 //!
 //! The pattern, tried in this order at each position (leftmost-first), with `P` any character
 //! but `\r`, `\n`, a letter or a digit, and `Q` any character but a space, a letter or a digit:

@@ -1,7 +1,8 @@
 //! The HTTP side of background responses (docs/protocol.md §12): the answer to a
 //! `background: true` create — the `queued` response, or its stream — a stream resumed with
 //! `GET /v1/responses/{id}?stream=true&starting_after=N` (live from this server's run, or the
-//! events the server that ran it kept in the store once it ended), and
+//! events the server that ran it kept in the store once it ended; its terminal event alone when
+//! its server stopped before keeping them), and
 //! `POST /v1/responses/{id}/cancel`.
 //! The run is `pipeline::background`'s.
 
@@ -11,16 +12,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response as HttpResponse};
 use futures_util::StreamExt;
-use tether_protocol::{ResponseStatus, ServerEvent};
+use tether_protocol::{ResponseStatus, ServerEvent, StreamEvent};
 
-use super::http::{flat_error, response_not_found};
+use super::sse;
 use crate::AppState;
 use crate::background::Run;
 use crate::error::ApiFailure;
 use crate::pipeline::{self, Prepared};
+use crate::store::StoreError;
 use crate::store::background::RunEvents;
 use crate::tenancy::Project;
 
@@ -56,7 +58,7 @@ pub async fn resume(
         return Ok(sse(run, starting_after));
     }
     match state.store.get(project.as_str(), id).await? {
-        None => Err(response_not_found(id)),
+        None => Err(ApiFailure::response_not_found(id)),
         Some(stored) if !stored.response.background => Err(ApiFailure::bad_request(
             None,
             "Only responses created with background: true can be streamed again; retrieve \
@@ -77,18 +79,16 @@ pub async fn resume(
 const KEPT_POLL: Duration = Duration::from_millis(250);
 
 /// The events another server kept for response `id` after `after`, as SSE, once it has ended;
-/// a response that ended without them (its server stopped) ends the stream with none.
+/// a response that ended without them (its server stopped) ends the stream with its terminal
+/// event alone ([`terminal_only`]).
 fn kept(state: AppState, project: Project, id: String, after: Option<u64>) -> HttpResponse {
     let events = async_events(state, project, id, after);
     let stream = futures_util::stream::once(events).flat_map(|events| {
-        futures_util::stream::iter(events.into_iter().map(|event| {
-            let event = flat_error(event);
-            Ok::<_, Infallible>(
-                Event::default()
-                    .event(event.type_name())
-                    .data(event.to_json()),
-            )
-        }))
+        futures_util::stream::iter(
+            events
+                .into_iter()
+                .map(|event| Ok::<_, Infallible>(sse::encode(&sse::flat_error(event)))),
+        )
     });
     Sse::new(stream)
         .keep_alive(KeepAlive::default())
@@ -117,11 +117,45 @@ async fn async_events(
             // Its server still runs it — or has sent its last event and is keeping them. (One
             // that stopped loses the lease to a sweep, which ends it `Gone`.)
             Ok(RunEvents::Running) => {}
-            Ok(RunEvents::Gone) => return Vec::new(),
+            Ok(RunEvents::Gone) => match terminal_only(&state, &project, &id, after).await {
+                Ok(Some(events)) => return events,
+                Ok(None) => {}
+                Err(error) => tracing::warn!("reading {id}: {error}"),
+            },
             Err(error) => tracing::warn!("reading the events of {id}: {error}"),
         }
         tokio::time::sleep(KEPT_POLL).await;
     }
+}
+
+/// What a response whose events were not kept streams, numbered after `after` (the first event
+/// when resumed from the start): its terminal event, from the store — for one its server's stop
+/// ended (`failed`, [`pipeline::background::sweep`]), `response.failed` with the stored error —
+/// so a client resuming it learns how it ended. A cancelled one streams nothing (a cancel ends a
+/// stream without a terminal event), nor one deleted meanwhile. `None` while it has not ended.
+async fn terminal_only(
+    state: &AppState,
+    project: &Project,
+    id: &str,
+    after: Option<u64>,
+) -> Result<Option<Vec<ServerEvent>>, StoreError> {
+    let Some(stored) = state.store.get(project.as_str(), id).await? else {
+        return Ok(Some(Vec::new()));
+    };
+    let response = stored.response;
+    let event = match response.status {
+        ResponseStatus::Queued | ResponseStatus::InProgress => return Ok(None),
+        ResponseStatus::Cancelled => return Ok(Some(Vec::new())),
+        ResponseStatus::Completed => StreamEvent::Completed { response },
+        ResponseStatus::Incomplete => StreamEvent::Incomplete { response },
+        ResponseStatus::Failed => StreamEvent::Failed { response },
+    };
+    Ok(Some(vec![ServerEvent {
+        event,
+        sequence_number: Some(after.map_or(0, |n| n + 1)),
+        stream_id: None,
+        tether_timing: None,
+    }]))
 }
 
 /// `POST /v1/responses/{id}/cancel`: a background response still running stops and ends
@@ -143,7 +177,7 @@ pub async fn cancel(
         .await;
     }
     let Some(mut stored) = state.store.get(project.as_str(), id).await? else {
-        return Err(response_not_found(id));
+        return Err(ApiFailure::response_not_found(id));
     };
     if !stored.response.background {
         return Err(ApiFailure::bad_request(
@@ -167,7 +201,7 @@ pub async fn cancel(
             tokio::time::sleep(CANCEL_POLL).await;
             match state.store.get(project.as_str(), id).await? {
                 Some(now) => stored = now,
-                None => return Err(response_not_found(id)),
+                None => return Err(ApiFailure::response_not_found(id)),
             }
         }
     }
@@ -184,10 +218,7 @@ fn sse(run: Arc<Run>, after: Option<u64>) -> HttpResponse {
             loop {
                 if let Some(event) = buffered.pop_front() {
                     after = event.sequence_number.or(after);
-                    let event = flat_error(event);
-                    let sse = Event::default()
-                        .event(event.type_name())
-                        .data(event.to_json());
+                    let sse = sse::encode(&sse::flat_error(event));
                     return Some((Ok::<_, Infallible>(sse), (run, after, buffered, done)));
                 }
                 if done {

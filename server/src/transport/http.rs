@@ -17,10 +17,10 @@ use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tether_link::LinkHandle;
-use tether_protocol::{ErrorFrame, Item, ResponseStatus, ServerEvent, StreamEvent, decode_request};
+use tether_protocol::{Item, ResponseStatus, ServerEvent, StreamEvent, decode_request};
 use tokio::sync::mpsc;
 
-use super::{background, link, options, server_headers, trace_context};
+use super::{background, link, options, server_headers, sse, trace_context};
 use crate::AppState;
 use crate::conditions::Conditions;
 use crate::error::ApiFailure;
@@ -163,15 +163,13 @@ impl futures_util::Stream for SseEvents {
                 }
             },
         };
-        let mut event = flat_error(*event);
+        let mut event = sse::flat_error(*event);
         if let Some(meter) = &self.meter
             && link::wants_download(&event)
         {
             link::finish_summary(&mut event, meter, sse_bytes);
         }
-        Poll::Ready(Some(Ok(Event::default()
-            .event(event.type_name())
-            .data(event.to_json()))))
+        Poll::Ready(Some(Ok(sse::encode(&event))))
     }
 }
 
@@ -180,19 +178,6 @@ impl futures_util::Stream for SseEvents {
 fn sse_bytes(event: &ServerEvent) -> usize {
     let text = "event: \ndata: \n\n".len() + event.type_name().len() + event.to_json().len();
     format!("{text:X}").len() + 2 + text + 2
-}
-
-/// SSE carries errors flat (`{"type":"error","code","message","param"}`), not in the WebSocket
-/// shape the pipeline emits.
-pub(super) fn flat_error(mut event: ServerEvent) -> ServerEvent {
-    if let StreamEvent::Error(frame) = &event.event {
-        event.event = StreamEvent::Error(ErrorFrame::sse(frame.api_error()));
-    }
-    event
-}
-
-pub(super) fn response_not_found(id: &str) -> ApiFailure {
-    ApiFailure::not_found(None, format!("Response with id '{id}' not found."), None)
 }
 
 /// Query of `GET /v1/responses/{id}`: `stream=true` (with `starting_after`) streams a background
@@ -216,7 +201,7 @@ pub async fn retrieve(
     }
     match state.store.get(project.as_str(), &id).await? {
         Some(stored) => Ok(Json(stored.response).into_response()),
-        None => Err(response_not_found(&id)),
+        None => Err(ApiFailure::response_not_found(&id)),
     }
 }
 
@@ -239,7 +224,7 @@ pub async fn delete(
     if state.store.delete(project.as_str(), &id).await? {
         Ok(Json(json!({"id": id, "object": "response", "deleted": true})).into_response())
     } else {
-        Err(response_not_found(&id))
+        Err(ApiFailure::response_not_found(&id))
     }
 }
 
@@ -279,7 +264,7 @@ pub async fn input_items(
         }
     };
     let Some((response, mut items)) = state.store.load_context(project.as_str(), &id).await? else {
-        return Err(response_not_found(&id));
+        return Err(ApiFailure::response_not_found(&id));
     };
     // The response's own output is not among its input items (a long-running response's
     // output is interleaved with the input it was resumed with).

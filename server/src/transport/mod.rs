@@ -16,6 +16,7 @@ pub mod link;
 pub mod options;
 pub mod rate_limit;
 pub mod server_headers;
+pub mod sse;
 pub mod static_files;
 pub mod trace_context;
 pub mod ws;

@@ -23,7 +23,8 @@
 //! parent is usually beside it, and an eviction — which walks a chain from its leaf up, a
 //! parent after each child — reads neighbouring memory. When prefixes were found by hash alone,
 //! every parent was a cache miss in a table of ~30k 80-byte entries, and those misses were
-//! most of the cache's 14 % of the server's CPU under load (BENCHMARKS.md, "A fourth round").
+//! most of the cache's 14 % of the server's CPU under load (docs/benchmarks-history.md,
+//! "Server CPU per turn").
 
 use std::collections::BTreeSet;
 use std::time::Duration;

@@ -1,7 +1,8 @@
-//! One `response.create` on a lane, to its end: the previous response taken from the connection
-//! cache (or not), the pipeline run, the new response cached for the next turn — or an error
-//! frame on the lane, with the previous response evicted so a failed continuation is not
-//! retried against the same state.
+//! One `response.create` on a lane, to its end: what it continues checked out of the connection
+//! cache (the previous response, referenced items, the route), the pipeline run, and the new
+//! response checked in for the next turn — or an error frame on the lane, the previous response
+//! checked in as refused (evicted) so a failed continuation is not retried against the same
+//! state. One checkout and one checkin a turn.
 //!
 //! A response may run longer than one engine call. On a connection in the v1 beta
 //! (`responses_websockets=2026-02-04`) a response that calls client tools pauses with
@@ -23,7 +24,7 @@ use tokio::sync::mpsc;
 use super::control::{Control, Resume};
 use super::queue::Jobs;
 use crate::AppState;
-use crate::cache::SharedCache;
+use crate::cache::{Checkin, SharedCache};
 use crate::error::{ApiFailure, ErrorKind};
 use crate::metrics::{CacheLookup, Transport};
 use crate::pipeline::{self, Disconnected, End, Origin, RequestOptions, Running, Sampled};
@@ -98,20 +99,19 @@ pub async fn serve(
         // The request is moved, not copied: its settings are a successor's if it was steered.
         let settings = generated.request.take().expect("the request it answered");
         let replica = generated.replica;
-        connection
-            .cache
-            .with(|cache| cache.keep_route(&settings.model, replica));
         // A failed response cannot be continued; the one it continued stays evicted.
         let continuable = matches!(
             generated.response.status,
             ResponseStatus::Completed | ResponseStatus::Incomplete
         );
-        if continuable {
-            // The terminal event is out: rendering the output for the next turn is off the
-            // critical path.
-            let entry = generated.into_cached();
-            connection.cache.with(|cache| cache.put(entry));
-        }
+        // The terminal event is out: rendering the output for the next turn is off the critical
+        // path.
+        let entry = continuable.then(|| Box::new(generated.into_cached()));
+        connection.cache.checkin(Checkin::Served {
+            model: &settings.model,
+            replica,
+            entry,
+        });
         if steers.is_empty() {
             return Ok(outcome.next_job);
         }
@@ -389,35 +389,17 @@ async fn prepare(
             request.input = Input::Items(input);
         }
     }
-    // The cache's lock is only held for a lookup or an insert, never across an await.
-    let cached = previous
-        .as_deref()
-        .and_then(|id| connection.cache.with(|cache| cache.take(id)))
-        .map(Box::new);
-    // Items the input references by id, from any response this connection still holds.
-    let references = match &request.input {
-        Input::Items(items) => pipeline::reference_ids(items),
-        Input::Text(_) => Vec::new(),
-    };
-    let referenced = if references.is_empty() {
-        Vec::new()
-    } else {
-        connection.cache.with(|cache| cache.find_items(&references))
-    };
-    // The engine replica this connection's earlier responses of the model went to.
-    let route = connection.cache.with(|cache| cache.route(&request.model));
-    let origin = Origin::WebSocket {
-        cached,
-        referenced,
-        route,
-    };
+    // The previous response, the items the input references by id (from any response this
+    // connection still holds), the replica this connection's earlier responses of the model
+    // went to: taken under one lock, never held across an await.
+    let checkout = connection.cache.checkout(&request);
     let mut options = options.clone();
     options.trace = trace_context::for_frame(
         state,
         options.trace.as_ref(),
         request.client_metadata.as_ref(),
     );
-    match pipeline::prepare(state, request, origin, options).await {
+    match pipeline::prepare(state, request, Origin::WebSocket(checkout), options).await {
         Ok(prepared) => {
             if let Some(lookup) = prepared.lookup {
                 state.metrics.cache_lookup(lookup);
@@ -429,9 +411,9 @@ async fn prepare(
                 state.metrics.cache_lookup(CacheLookup::Miss);
             }
             // A failed continuation must not be retried against the same cached state.
-            if let Some(previous) = previous {
-                connection.cache.with(|cache| cache.evict(&previous));
-            }
+            connection.cache.checkin(Checkin::Refused {
+                previous: previous.as_deref(),
+            });
             send_error(out, failure, lane).await?;
             Ok(None)
         }
