@@ -7,9 +7,8 @@
 //!
 //! Plain Rust: the probe itself is the backend's; the words are here and tested natively.
 
-use tether_protocol::ErrorBody;
-
-use crate::error::Error;
+use crate::endpoint::shown_url;
+use crate::error::{Error, said};
 use crate::secrets::SECRET_SECONDS;
 
 /// What `GET /v1/models` on the same server answered.
@@ -19,20 +18,6 @@ pub enum Probe {
     Unreachable(String),
     /// An HTTP status and the API's error message (empty for a success).
     Status { status: u16, message: String },
-}
-
-/// `url` as it may be shown: without its query.
-pub fn shown_url(url: &str) -> &str {
-    url.split_once('?').map_or(url, |(base, _)| base)
-}
-
-/// The message of an HTTP error answer: the API's `{"error":{"message":…}}`, else the body.
-pub fn error_message(body: &str) -> String {
-    match serde_json::from_str::<ErrorBody>(body) {
-        Ok(parsed) => parsed.error.message,
-        Err(_) if body.trim().is_empty() => "no details".to_string(),
-        Err(_) => body.trim().to_string(),
-    }
 }
 
 /// Why the WebSocket to `ws_url` did not open, from what `GET models_url` (with the same key;
@@ -114,16 +99,6 @@ pub fn broken_stream(url: &str, detail: &str) -> Error {
         "the response from {} broke off while it streamed (the browser says: {detail})",
         shown_url(url)
     ))
-}
-
-/// `message` as `: message`, or nothing when it is blank.
-pub(crate) fn said(message: &str) -> String {
-    let message = message.trim();
-    if message.is_empty() {
-        String::new()
-    } else {
-        format!(": {message}")
-    }
 }
 
 #[cfg(test)]
@@ -223,16 +198,5 @@ mod tests {
                 .to_string()
                 .contains("from http://h/v1/responses broke off")
         );
-    }
-
-    #[test]
-    fn error_bodies_give_their_message() {
-        let body = r#"{"error":{"message":"Previous response with id 'resp_x' not found.","type":"invalid_request_error","param":"previous_response_id","code":"previous_response_not_found"}}"#;
-        assert_eq!(
-            error_message(body),
-            "Previous response with id 'resp_x' not found."
-        );
-        assert_eq!(error_message("gateway down\n"), "gateway down");
-        assert_eq!(error_message(""), "no details");
     }
 }

@@ -303,6 +303,11 @@ fn query_escape(text: &str) -> String {
     out
 }
 
+/// `url` as it may be shown: without its query.
+pub fn shown_url(url: &str) -> &str {
+    url.split_once('?').map_or(url, |(base, _)| base)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

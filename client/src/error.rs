@@ -136,6 +136,25 @@ impl Error {
     }
 }
 
+/// The message of an HTTP error answer: the API's `{"error":{"message":…}}`, else the body.
+pub fn error_message(body: &str) -> String {
+    match serde_json::from_str::<ErrorBody>(body) {
+        Ok(parsed) => parsed.error.message,
+        Err(_) if body.trim().is_empty() => "no details".to_string(),
+        Err(_) => body.trim().to_string(),
+    }
+}
+
+/// `message` as `: message`, or nothing when it is blank.
+pub(crate) fn said(message: &str) -> String {
+    let message = message.trim();
+    if message.is_empty() {
+        String::new()
+    } else {
+        format!(": {message}")
+    }
+}
+
 /// The API's error object in an HTTP error body, if it has one.
 pub(crate) fn api_error_of(body: &[u8]) -> Option<ApiError> {
     serde_json::from_slice::<ErrorBody>(body)
@@ -202,5 +221,16 @@ mod tests {
         };
         assert!(!refused.is_disconnect());
         assert!(!Error::Protocol("x".into()).is_disconnect());
+    }
+
+    #[test]
+    fn error_bodies_give_their_message() {
+        let body = r#"{"error":{"message":"Previous response with id 'resp_x' not found.","type":"invalid_request_error","param":"previous_response_id","code":"previous_response_not_found"}}"#;
+        assert_eq!(
+            error_message(body),
+            "Previous response with id 'resp_x' not found."
+        );
+        assert_eq!(error_message("gateway down\n"), "gateway down");
+        assert_eq!(error_message(""), "no details");
     }
 }

@@ -76,9 +76,10 @@ impl Frame {
         }
     }
 
-    /// The typed event.
+    /// The typed event, by the protocol's decoder ([`ServerEvent::from_json`]: a delta
+    /// straight from its text).
     pub fn decode(&self) -> Result<ServerEvent, Error> {
-        serde_json::from_str(self.text()).map_err(|error| {
+        ServerEvent::from_json(self.text()).map_err(|error| {
             Error::Protocol(format!(
                 "an event that does not decode ({error}): {}",
                 preview(self.text())

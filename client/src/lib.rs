@@ -28,16 +28,19 @@
 //! # Ok(()) }
 //! ```
 
+mod connection;
 pub mod diagnosis;
 pub mod endpoint;
 pub mod error;
 pub mod frame;
+mod http;
 mod lanes;
 pub mod reply;
 pub mod secrets;
 pub mod session;
 pub mod sse;
 pub mod turn;
+mod websocket;
 pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
@@ -46,9 +49,9 @@ mod browser;
 mod native;
 
 #[cfg(target_arch = "wasm32")]
-pub use browser::{Http, SseStream, WebSocket};
+pub use browser::{Http, SseStream};
 #[cfg(not(target_arch = "wasm32"))]
-pub use native::{Http, SseStream, WebSocket};
+pub use native::{Http, SseStream};
 
 pub use endpoint::{APPEND_BETA, Endpoint, MULTI_AGENT_BETA};
 pub use error::Error;
@@ -57,6 +60,7 @@ pub use reply::Reply;
 pub use session::{Recovered, Recovery, Session, Transport};
 pub use sse::SseFrames;
 pub use turn::{Ending, Finished, TurnReader};
+pub use websocket::WebSocket;
 
 /// The guide's code blocks (`docs/client.md`), compiled as doctests so the guide cannot drift
 /// from the API.

@@ -15,8 +15,8 @@
 
 use serde::Deserialize;
 
-use crate::diagnosis::shown_url;
-use crate::error::Error;
+use crate::endpoint::shown_url;
+use crate::error::{Error, error_message};
 
 /// The subprotocol the server selects; offered beside a key or secret.
 pub const SUBPROTOCOL: &str = "responses";
@@ -106,7 +106,7 @@ pub fn read_minted(
 
 /// The API's error message in `body`, as `: message`, or nothing.
 fn said(body: &str) -> String {
-    crate::diagnosis::said(&crate::diagnosis::error_message(body))
+    crate::error::said(&error_message(body))
 }
 
 #[cfg(test)]

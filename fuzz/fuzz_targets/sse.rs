@@ -5,7 +5,9 @@
 //! input), or feeding it byte by byte, gives the same events and the same end-of-stream verdict
 //! as feeding it whole; the events are those of a plain reference reading of the event-stream
 //! rules (whole stream, split into lines first); every event encodes
-//! (`SseMessage::encode`) to text that decodes back to it.
+//! (`SseMessage::encode`) to text that decodes back to it; the protocol's decoder of an event's
+//! `data` (`ServerEvent::from_json`, with its fast path for deltas) gives what serde's derived
+//! decoder gives: the same event, or an error (but for a field given twice, which it takes).
 
 #![no_main]
 
@@ -55,8 +57,19 @@ fuzz_target!(|data: &[u8]| {
             "{encoded:?}"
         );
         assert!(!decoder.finish());
-        // What the HTTP transport does with each event's data.
-        if let Ok(server_event) = serde_json::from_str::<ServerEvent>(&event.data) {
+        // What a client does with each event's data.
+        let decoded = ServerEvent::from_json(&event.data);
+        // The reference: serde's derive over the same JSON tree. A field given twice keeps its
+        // last value in a tree (serde_json's map), so the derive reading the text itself would
+        // differ there, by design — it stops at the first copy's error or at the duplicate.
+        let general = serde_json::from_str::<serde_json::Value>(&event.data)
+            .and_then(serde_json::from_value::<ServerEvent>);
+        match (&decoded, general) {
+            (Ok(fast), Ok(general)) => assert_eq!(*fast, general, "{:?}", event.data),
+            (Err(_), Err(_)) => {}
+            (fast, general) => panic!("{fast:?} against {general:?} for {:?}", event.data),
+        }
+        if let Ok(server_event) = decoded {
             serde_json::to_string(&server_event).expect("a server event serializes");
         }
     }

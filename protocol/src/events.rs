@@ -34,6 +34,24 @@ impl ServerEvent {
         self.event.type_name()
     }
 
+    /// Decodes an event from the JSON text it arrived as (a WebSocket frame, an SSE event's
+    /// `data`): the one decoder of events for every client. The deltas that are most of a
+    /// stream are read straight from their text ([`crate::deltas`]), every other event as a JSON
+    /// tree taken apart by its `type` ([`crate::event_tree`], far less wasm than serde's derive
+    /// of this enum). The error names the event and the field.
+    pub fn from_json(text: &str) -> Result<ServerEvent, serde_json::Error> {
+        let maybe_delta = match crate::deltas::leading_type(text) {
+            Some(kind) => crate::deltas::is_delta(kind),
+            // Every delta type ends in `.delta`: a text without it names none.
+            None => text.contains(".delta\""),
+        };
+        if maybe_delta && let Some(event) = crate::deltas::delta(text) {
+            return Ok(event);
+        }
+        crate::event_tree::from_tree(serde_json::from_str(text)?)
+            .map_err(<serde_json::Error as serde::de::Error>::custom)
+    }
+
     /// Encodes the event as the JSON text of one frame or one SSE `data:` line.
     pub fn to_json(&self) -> String {
         // Sized up front, so that the text of an event carrying a response (whose instructions

@@ -11,9 +11,11 @@
 //! is an error naming the field, see [`DecodeError`]).
 
 pub mod builder;
+mod deltas;
 mod direct;
 pub mod error;
 pub mod escaped;
+mod event_tree;
 pub mod events;
 pub mod frames;
 pub mod items;

@@ -6,9 +6,9 @@
 //! only drives them ([`super::ws`], [`super::http`]).
 
 use tether_client::{APPEND_BETA, Endpoint, Error, Frame};
+use tether_protocol::ServerEvent;
 
 use crate::conditions::Conditions;
-use crate::transport::decode::decode_event;
 use crate::transport::{Received, TransportError};
 
 /// The endpoint of the server at `base` (`http://host:port`): every request authenticated by
@@ -35,9 +35,10 @@ pub fn with_append_beta(endpoint: Endpoint) -> Endpoint {
     endpoint.with_beta(APPEND_BETA)
 }
 
-/// A frame as the agent loop receives it: decoded, with its text.
+/// A frame as the agent loop receives it: decoded (by the protocol's decoder, a delta straight
+/// from its text), with its text.
 pub fn received(frame: Frame) -> Result<Received, TransportError> {
-    match decode_event(frame.text()) {
+    match ServerEvent::from_json(frame.text()) {
         Ok(event) => Ok(Received {
             event,
             text: frame.into_text(),

@@ -14,7 +14,6 @@
 //! answer. Errors keep that cause and place ([`TransportError`]).
 
 pub mod client;
-pub mod decode;
 pub mod http;
 pub mod models;
 pub mod replay;

@@ -2,7 +2,7 @@
 //! asked with `tether-client`'s [`Http`].
 
 use serde::Deserialize;
-use tether_client::diagnosis::error_message;
+use tether_client::error::error_message;
 use tether_client::{Endpoint, Http};
 
 #[derive(Deserialize)]

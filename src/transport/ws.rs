@@ -23,7 +23,6 @@ use tether_client::{Endpoint, Error, Frame, WebSocket};
 use tether_protocol::{ResponseCreate, ServerEvent};
 
 use crate::transport::client::received;
-use crate::transport::decode::decode_event;
 use crate::transport::{Received, SideChannel, Transport, TransportError, TransportKind};
 
 /// What the connection delivers.
@@ -38,9 +37,9 @@ pub enum Incoming {
     NotOpened(String),
 }
 
-/// Decodes one text frame from the server.
+/// Decodes one text frame from the server (by the protocol's decoder).
 pub fn decode_incoming(text: &str) -> Incoming {
-    match decode_event(text) {
+    match ServerEvent::from_json(text) {
         Ok(event) => Incoming::Event(Box::new(event)),
         Err(error) => Incoming::Undecodable(error.to_string()),
     }

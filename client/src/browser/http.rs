@@ -3,7 +3,6 @@
 //! the time to the first token is seen as it is over WebSocket. The browser pools and reuses
 //! connections itself.
 
-use tether_protocol::{Response, ResponseCreate};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStreamDefaultReader, ReadableStreamReadResult};
@@ -16,7 +15,6 @@ use crate::frame::Frame;
 use crate::reply::Reply;
 use crate::sse::SseFrames;
 use crate::turn::{Finished, TurnReader};
-use crate::wire;
 
 /// An HTTP client of one server.
 pub struct Http {
@@ -92,54 +90,6 @@ impl Http {
         })
     }
 
-    /// `GET path`.
-    pub async fn get(&mut self, path: &str) -> Result<Reply, Error> {
-        self.request("GET", path, None).await
-    }
-
-    /// `POST path` with the JSON `body`.
-    pub async fn post_json(
-        &mut self,
-        path: &str,
-        body: impl Into<Vec<u8>>,
-    ) -> Result<Reply, Error> {
-        self.request("POST", path, Some(body.into())).await
-    }
-
-    /// `DELETE path`.
-    pub async fn delete(&mut self, path: &str) -> Result<Reply, Error> {
-        self.request("DELETE", path, None).await
-    }
-
-    /// `POST /v1/responses` without streaming: the response, once it is complete.
-    pub async fn create(&mut self, request: &ResponseCreate) -> Result<Response, Error> {
-        Ok(self.create_reply(request).await?.0)
-    }
-
-    /// [`Http::create`], with the whole reply.
-    pub async fn create_reply(
-        &mut self,
-        request: &ResponseCreate,
-    ) -> Result<(Response, Reply), Error> {
-        let reply = self
-            .post_json("/v1/responses", wire::http_body(request, false))
-            .await?;
-        if !reply.is_success() {
-            return Err(Error::http(
-                &self.endpoint.responses_url(),
-                reply.status,
-                &reply.body,
-            ));
-        }
-        Ok((reply.json()?, reply))
-    }
-
-    /// `POST /v1/responses` with `stream: true`: the stream, once the server answered 200.
-    pub async fn stream(&mut self, request: &ResponseCreate) -> Result<SseStream<'_>, Error> {
-        self.stream_body(wire::http_body(request, true).into_bytes())
-            .await
-    }
-
     /// [`Http::stream`] of a body the caller serialized (it must say `"stream": true`).
     pub async fn stream_body(&mut self, body: Vec<u8>) -> Result<SseStream<'_>, Error> {
         let url = self.endpoint.request_url("/v1/responses");
@@ -161,11 +111,6 @@ impl Http {
             reader: Some(reader),
             frames: SseFrames::new(),
         })
-    }
-
-    /// Streams `request` and reads it to its terminal event.
-    pub async fn turn(&mut self, request: &ResponseCreate) -> Result<Finished, Error> {
-        self.stream(request).await?.finish_with(|_| {}).await
     }
 
     async fn send(

@@ -14,7 +14,7 @@ mod socket;
 mod ws;
 
 pub use http::{Http, SseStream};
-pub use ws::WebSocket;
+pub(crate) use ws::WsConnection;
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;

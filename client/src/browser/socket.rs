@@ -1,4 +1,5 @@
-//! The page's WebSocket, directly on web-sys, under [`super::WebSocket`].
+//! The page's WebSocket, directly on web-sys, under [`crate::WebSocket`] (through
+//! [`super::ws::WsConnection`]).
 //!
 //! Each received frame costs the page what the browser charges to hand it over (a task per
 //! frame) plus what the page does with it, so this does as little as it can per frame: the

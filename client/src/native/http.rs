@@ -8,7 +8,6 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
-use tether_protocol::{Response, ResponseCreate};
 
 use crate::endpoint::Endpoint;
 use crate::error::Error;
@@ -16,7 +15,6 @@ use crate::frame::Frame;
 use crate::reply::Reply;
 use crate::sse::SseFrames;
 use crate::turn::{Finished, TurnReader};
-use crate::wire;
 
 /// How long the end of an SSE body may lag behind its terminal event before the connection is
 /// given up (and a new one opened for the next request).
@@ -140,56 +138,6 @@ impl Http {
         })
     }
 
-    /// `GET path`.
-    pub async fn get(&mut self, path: &str) -> Result<Reply, Error> {
-        self.request("GET", path, None).await
-    }
-
-    /// `POST path` with the JSON `body`.
-    pub async fn post_json(
-        &mut self,
-        path: &str,
-        body: impl Into<Vec<u8>>,
-    ) -> Result<Reply, Error> {
-        self.request("POST", path, Some(body.into())).await
-    }
-
-    /// `DELETE path`.
-    pub async fn delete(&mut self, path: &str) -> Result<Reply, Error> {
-        self.request("DELETE", path, None).await
-    }
-
-    /// `POST /v1/responses` without streaming: the response, once it is complete (an error
-    /// status is [`Error::Http`]).
-    pub async fn create(&mut self, request: &ResponseCreate) -> Result<Response, Error> {
-        Ok(self.create_reply(request).await?.0)
-    }
-
-    /// [`Http::create`], with the whole reply (its headers: `x-tether-timing`).
-    pub async fn create_reply(
-        &mut self,
-        request: &ResponseCreate,
-    ) -> Result<(Response, Reply), Error> {
-        let reply = self
-            .post_json("/v1/responses", wire::http_body(request, false))
-            .await?;
-        if !reply.is_success() {
-            return Err(Error::http(
-                &self.endpoint.responses_url(),
-                reply.status,
-                &reply.body,
-            ));
-        }
-        Ok((reply.json()?, reply))
-    }
-
-    /// `POST /v1/responses` with `stream: true`: the stream, once the server answered 200 (an
-    /// error status is [`Error::Http`]).
-    pub async fn stream(&mut self, request: &ResponseCreate) -> Result<SseStream<'_>, Error> {
-        self.stream_body(wire::http_body(request, true).into_bytes())
-            .await
-    }
-
     /// [`Http::stream`] of a body the caller serialized (it must say `"stream": true`).
     pub async fn stream_body(&mut self, body: Vec<u8>) -> Result<SseStream<'_>, Error> {
         let (url, response) = self.send("POST", "/v1/responses", Some(body), true).await?;
@@ -210,11 +158,6 @@ impl Http {
             frames: SseFrames::new(),
             ended: false,
         })
-    }
-
-    /// Streams `request` and reads it to its terminal event.
-    pub async fn turn(&mut self, request: &ResponseCreate) -> Result<Finished, Error> {
-        self.stream(request).await?.finish_with(|_| {}).await
     }
 
     async fn send(

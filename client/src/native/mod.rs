@@ -9,7 +9,7 @@ mod http;
 mod ws;
 
 pub use http::{Http, SseStream};
-pub use ws::WebSocket;
+pub(crate) use ws::WsConnection;
 
 use std::net::SocketAddr;
 

@@ -1,12 +1,8 @@
-//! WebSocket mode over tokio-tungstenite: one connection, kept across turns (the point of the
-//! mode), with its frames read one at a time.
-//!
-//! Lanes (`stream_id`) share the connection: a turn on one lane reads its own events and keeps
-//! the other lanes' for their readers ([`WebSocket::next_on`], `crate::lanes`, as in the
-//! browser backend).
+//! The native backend's WebSocket-mode connection, over tokio-tungstenite: the upgrade with the
+//! endpoint's headers, text frames sent and read one at a time. [`crate::WebSocket`] is written
+//! over it.
 
 use futures_util::{SinkExt, StreamExt};
-use tether_protocol::{Input, ResponseCreate};
 use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -14,61 +10,29 @@ use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 
+use crate::connection::Connection;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, api_error_of};
 use crate::frame::Frame;
-use crate::lanes::Lanes;
-use crate::turn::{Finished, TurnReader};
-use crate::wire;
 
 /// How much tungstenite reads at most per system call. It zero-fills that much of its buffer
 /// before every read, and at its default 128 KiB that memset costs more than the frames a
 /// client reads; a larger frame takes a few more reads.
 const READ_BUFFER: usize = 8 * 1024;
 
-/// An open WebSocket-mode connection to `/v1/responses`.
-///
-/// ```no_run
-/// # async fn example() -> Result<(), tether_client::Error> {
-/// use tether_client::{Endpoint, WebSocket};
-/// use tether_protocol::ResponseCreate;
-///
-/// let endpoint = Endpoint::new("http://127.0.0.1:8080")?;
-/// let mut ws = WebSocket::connect(&endpoint).await?;
-/// let first = ws.turn(&ResponseCreate::new("spark", "List the files.")).await?;
-/// let mut next = ResponseCreate::new("spark", "Now the tests.");
-/// next.store = Some(false);
-/// next.previous_response_id = Some(first.response.id.clone());
-/// let second = ws.turn(&next).await?; // served from the connection cache
-/// println!("{}", second.response.output_text());
-/// ws.close().await;
-/// # Ok(()) }
-/// ```
-pub struct WebSocket {
+/// An upgraded connection.
+pub(crate) struct WsConnection {
     socket: WebSocketStream<TcpStream>,
     url: String,
-    /// Frames read for another lane than the one being read.
-    lanes: Lanes,
     /// The code of the close frame the server sent, once it has.
     close_code: Option<u16>,
     /// The headers of the server's `101 Switching Protocols`.
     handshake_headers: Vec<(String, String)>,
 }
 
-impl std::fmt::Debug for WebSocket {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WebSocket")
-            .field("url", &self.url)
-            .field("parked", &self.lanes.len())
-            .field("close_code", &self.close_code)
-            .finish_non_exhaustive()
-    }
-}
-
-impl WebSocket {
-    /// Opens a connection and completes the upgrade, with the endpoint's key, timing opt-in,
-    /// betas and headers on the upgrade request.
-    pub async fn connect(endpoint: &Endpoint) -> Result<WebSocket, Error> {
+impl Connection for WsConnection {
+    /// The endpoint's key, timing opt-in, betas and headers go on the upgrade request.
+    async fn connect(endpoint: &Endpoint) -> Result<WsConnection, Error> {
         let url = endpoint.upgrade_url();
         let stream = super::connect_tcp(endpoint, &url).await?;
         let mut request =
@@ -88,10 +52,9 @@ impl WebSocket {
         }
         let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
         match tokio_tungstenite::client_async_with_config(request, stream, Some(config)).await {
-            Ok((socket, response)) => Ok(WebSocket {
+            Ok((socket, response)) => Ok(WsConnection {
                 socket,
                 url,
-                lanes: Lanes::default(),
                 close_code: None,
                 handshake_headers: response
                     .headers()
@@ -132,113 +95,23 @@ impl WebSocket {
         }
     }
 
-    /// The URL this connection was opened to.
-    pub fn url(&self) -> &str {
+    fn url(&self) -> &str {
         &self.url
     }
 
-    /// The headers of the server's answer to the upgrade (names in lower case): what a server
-    /// says about the connection, such as its rate limits (`x-ratelimit-*`).
-    pub fn handshake_headers(&self) -> &[(String, String)] {
+    fn handshake_headers(&self) -> &[(String, String)] {
         &self.handshake_headers
     }
 
-    /// The code of the close frame the server ended the connection with (1000, 1001 going
-    /// away, 1008 a policy, 1009 a message too big), once read; `None` before, or when the
-    /// connection ended without one.
-    pub fn close_code(&self) -> Option<u16> {
+    fn close_code(&self) -> Option<u16> {
         self.close_code
     }
 
-    /// Sends a text frame as it is (any client frame, or something a test wants the server to
-    /// refuse).
-    pub async fn send_text(&mut self, text: impl Into<String>) -> Result<(), Error> {
+    async fn send_text(&mut self, text: String) -> Result<(), Error> {
         self.socket
-            .send(Message::Text(text.into().into()))
+            .send(Message::Text(text.into()))
             .await
             .map_err(|error| Error::Closed(format!("sending failed: {error}")))
-    }
-
-    /// Sends `response.create` for `request` (its `stream_id` names its lane).
-    pub async fn create(&mut self, request: &ResponseCreate) -> Result<(), Error> {
-        self.lanes.sending(request);
-        self.send_text(wire::create_frame(request)).await
-    }
-
-    /// Resumes the response paused on `stream_id`'s lane with `input` (v1 beta,
-    /// [`crate::APPEND_BETA`] on the endpoint).
-    pub async fn append(&mut self, input: Input, stream_id: Option<&str>) -> Result<(), Error> {
-        self.send_text(wire::append_frame(input, stream_id)).await
-    }
-
-    /// Gives input to a response waiting for it (multi-agent beta,
-    /// [`crate::MULTI_AGENT_BETA`]).
-    pub async fn inject(&mut self, response_id: &str, input: Input) -> Result<(), Error> {
-        self.send_text(wire::inject_frame(response_id, input)).await
-    }
-
-    /// Steers the running response `response_id` with user input.
-    pub async fn steer(&mut self, response_id: &str, input: Input) -> Result<(), Error> {
-        self.send_text(wire::steer_frame(response_id, input)).await
-    }
-
-    /// The next text frame, whatever its lane; `Err(Closed)` once the connection ended. Pings
-    /// are answered on the way. Cancel-safe: dropped before it finished, it leaves any frame
-    /// not yet read to the next call (so it can race a send in a `select`).
-    pub async fn next(&mut self) -> Result<Frame, Error> {
-        match self.lanes.any() {
-            Some(frame) => Ok(frame),
-            None => self.read().await,
-        }
-    }
-
-    /// The next frame of `lane` (`None`: the default lane); other lanes' frames are kept for
-    /// their own readers.
-    pub async fn next_on(&mut self, lane: Option<&str>) -> Result<Frame, Error> {
-        if !self.lanes.named() {
-            return self.next().await;
-        }
-        if let Some(frame) = self.lanes.take(lane) {
-            return Ok(frame);
-        }
-        loop {
-            let frame = self.read().await?;
-            if let Some(frame) = self.lanes.sort(frame, lane) {
-                return Ok(frame);
-            }
-        }
-    }
-
-    /// Reads `lane`'s events up to its response's end, passing every frame to `observe` first.
-    pub async fn finish_with(
-        &mut self,
-        lane: Option<&str>,
-        mut observe: impl FnMut(&Frame),
-    ) -> Result<Finished, Error> {
-        let mut reader = TurnReader::new();
-        loop {
-            let frame = self.next_on(lane).await?;
-            observe(&frame);
-            if let Some(finished) = reader.read(&frame)? {
-                return Ok(finished);
-            }
-        }
-    }
-
-    /// Sends `request` and reads its response to the end.
-    pub async fn turn(&mut self, request: &ResponseCreate) -> Result<Finished, Error> {
-        self.turn_with(request, |_| {}).await
-    }
-
-    /// [`WebSocket::turn`], passing every frame of the response to `observe` as it arrives.
-    pub async fn turn_with(
-        &mut self,
-        request: &ResponseCreate,
-        observe: impl FnMut(&Frame),
-    ) -> Result<Finished, Error> {
-        self.create(request).await?;
-        self.finish_with(request.stream_id.as_deref(), observe)
-            .await
     }
 
     async fn read(&mut self) -> Result<Frame, Error> {
@@ -272,8 +145,8 @@ impl WebSocket {
         }
     }
 
-    /// Closes the connection (a close frame, then the end of the socket, at most a second).
-    pub async fn close(mut self) {
+    /// A close frame, then the end of the socket, at most a second.
+    async fn close(mut self) {
         let _ =
             tokio::time::timeout(std::time::Duration::from_secs(1), self.socket.close(None)).await;
     }

@@ -1,17 +1,20 @@
-//! One server event from the JSON text it arrived as (a WebSocket frame, an SSE event's `data`).
+//! The delta events decoded straight from their text: the fast path of
+//! [`ServerEvent::from_json`].
 //!
-//! A streamed answer is mostly deltas — one frame per token or few — and the page pays for each
-//! one it decodes. The full decoder goes through [`ServerEvent`]'s flattened, `type`-tagged enum,
-//! which makes serde buffer every field of the frame into owned values before it picks the
-//! variant. A delta needs five fields, so the three delta types that carry a conversation's text
-//! and tool arguments are read by a small scanner of their one flat object instead
-//! ([`DeltaFrame::scan`]); everything else — and any delta that is not exactly the expected
-//! shape: a field twice, a field of the wrong type, an escape the scanner does not take, a
-//! timing summary — goes through the full decoder, so the result and the errors are the same
-//! either way. `tests` hold the two paths equal, over every delta kind, any field order, and
-//! random text.
+//! A streamed answer is mostly deltas — one frame per token or few — and a client pays for each
+//! one it decodes (the playground's page most: every frame it receives goes through here). A
+//! delta needs five fields, so the three delta types that carry a conversation's text and tool
+//! arguments are read by a small scanner of their one flat object ([`DeltaFrame::scan`]),
+//! without the JSON tree of the general path ([`crate::event_tree`]). serde's derive of a struct
+//! of the fields does the same work a little faster natively, but costs the page's wasm 4.2 KiB
+//! more (0.9 KiB gzipped; `cargo xtask dist`).
+//!
+//! Only a frame the scanner takes whole, with every field its variant needs, takes this path;
+//! anything else — another type, a field twice, a field of the wrong type, an escape the scanner
+//! does not take, a timing summary — goes the general way, so the errors are that path's.
+//! Tested below against serde's derive of [`ServerEvent`], and by the `sse` fuzz target.
 
-use tether_protocol::{ServerEvent, StreamEvent};
+use crate::events::{ServerEvent, StreamEvent};
 
 const TEXT_DELTA: &str = "response.output_text.delta";
 const ARGUMENTS_DELTA: &str = "response.function_call_arguments.delta";
@@ -288,29 +291,38 @@ impl DeltaFrame {
     }
 }
 
-/// Decodes one event; the error is the full decoder's.
-pub fn decode_event(text: &str) -> Result<ServerEvent, serde_json::Error> {
-    // Every delta type ends in `.delta`; a frame without it cannot be one (a cheap scan).
-    if text.contains(".delta\"")
-        && let Some(event) = DeltaFrame::scan(text).and_then(DeltaFrame::into_event)
-    {
-        return Ok(event);
-    }
-    serde_json::from_str::<ServerEvent>(text)
+/// Whether an event of type `kind` is one this path reads.
+pub(crate) fn is_delta(kind: &str) -> bool {
+    matches!(kind, TEXT_DELTA | ARGUMENTS_DELTA | INPUT_DELTA)
+}
+
+/// `text` as a delta event, if it is one of the three types the scanner takes whole; `None`
+/// sends it the general way.
+pub(crate) fn delta(text: &str) -> Option<ServerEvent> {
+    DeltaFrame::scan(text)?.into_event()
+}
+
+/// The type an event's text names up front, as the server writes it (`{"type":"…`); `None`
+/// when the text starts otherwise, or the type has an escape.
+pub(crate) fn leading_type(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix(r#"{"type":""#)?;
+    let kind = &rest[..rest.find('"')?];
+    (!kind.contains('\\')).then_some(kind)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tether_protocol::items::CustomToolCall;
-    use tether_protocol::{Item, Response, ResponseCreate, ResponseStreamBuilder, Usage};
+    use crate::items::CustomToolCall;
+    use crate::{Item, Response, ResponseCreate, ResponseStreamBuilder, Usage};
 
-    fn full(text: &str) -> Result<ServerEvent, String> {
+    /// serde's derive of the whole enum, which both paths are held to.
+    fn general(text: &str) -> Result<ServerEvent, String> {
         serde_json::from_str::<ServerEvent>(text).map_err(|e| e.to_string())
     }
 
-    fn fast(text: &str) -> Result<ServerEvent, String> {
-        decode_event(text).map_err(|e| e.to_string())
+    fn decoded(text: &str) -> Result<ServerEvent, String> {
+        ServerEvent::from_json(text).map_err(|e| e.to_string())
     }
 
     /// A stream with every kind of delta, over awkward text.
@@ -346,15 +358,18 @@ mod tests {
     }
 
     #[test]
-    fn both_paths_decode_every_event_the_same() {
+    fn every_event_of_a_stream_decodes_as_the_general_path_decodes_it() {
         let events = stream();
-        assert!(events.iter().any(|e| e.type_name() == TEXT_DELTA));
-        assert!(events.iter().any(|e| e.type_name() == ARGUMENTS_DELTA));
-        assert!(events.iter().any(|e| e.type_name() == INPUT_DELTA));
+        for kind in [TEXT_DELTA, ARGUMENTS_DELTA, INPUT_DELTA] {
+            assert!(events.iter().any(|e| e.type_name() == kind), "{kind}");
+        }
         for event in events {
             let text = event.to_json();
-            assert_eq!(fast(&text), full(&text), "{text}");
-            assert_eq!(fast(&text).unwrap(), event);
+            if is_delta(event.type_name()) {
+                assert!(delta(&text).is_some(), "the fast path: {text}");
+            }
+            assert_eq!(decoded(&text), general(&text), "{text}");
+            assert_eq!(decoded(&text).unwrap(), event);
         }
     }
 
@@ -364,14 +379,17 @@ mod tests {
             r#"{"delta":"hi","output_index":2,"item_id":"m","content_index":0,"type":"response.output_text.delta","sequence_number":9,"logprobs":[],"obfuscation":"x"}"#,
             r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":1,"delta":"a","logprobs":[{"token":"a","logprob":-0.1}]}"#,
             r#"{"type":"response.function_call_arguments.delta","item_id":"fc","output_index":1,"delta":"{\"a\":","stream_id":"s1"}"#,
+            r#"{"type":"response.function_call_arguments.delta","item_id":"fc","output_index":1,"delta":"x","content_index":"ignored","logprobs":null}"#,
             r#"{"type":"response.custom_tool_call_input.delta","item_id":"c","output_index":0,"delta":"\u00e9"}"#,
             r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"x","tether_timing":{"path":"http"}}"#,
+            r#"{"type":"response.output_text\u002edelta","item_id":"m","output_index":0,"content_index":0,"delta":"escaped type"}"#,
             r#"{"type":"response.reasoning_summary_text.delta","item_id":"r","output_index":0,"summary_index":0,"delta":"think"}"#,
-            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"x","extra":{"nested":[1,2]}}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"x","extra":{"nested":[1,2]},"event":7}"#,
             r#" { "type" : "response.output_text.delta" , "item_id" : "m" , "output_index" : 0 , "content_index" : 0 , "delta" : "spaced" , "flag" : true , "n" : null , "f" : -1.5e3 } "#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"x","sequence_number":null,"stream_id":null,"tether_timing":null}"#,
         ] {
-            assert_eq!(fast(text), full(text), "{text}");
-            assert!(fast(text).is_ok(), "{text}");
+            assert_eq!(decoded(text), general(text), "{text}");
+            assert!(decoded(text).is_ok(), "{text}");
         }
     }
 
@@ -398,8 +416,8 @@ mod tests {
                 "output_index": next() % 4, "content_index": 0, "delta": text, "logprobs": []
             });
             let frame = event.to_string();
-            assert!(DeltaFrame::scan(&frame).is_some(), "{frame}");
-            assert_eq!(fast(&frame), full(&frame), "{frame}");
+            assert!(delta(&frame).is_some(), "{frame}");
+            assert_eq!(decoded(&frame), general(&frame), "{frame}");
             // \uXXXX escapes, as another server may write them.
             let escaped: String = frame
                 .chars()
@@ -414,12 +432,12 @@ mod tests {
                     }
                 })
                 .collect();
-            assert_eq!(fast(&escaped), full(&escaped), "{escaped}");
+            assert_eq!(decoded(&escaped), general(&escaped), "{escaped}");
         }
     }
 
     #[test]
-    fn a_malformed_delta_fails_as_the_full_decoder_fails() {
+    fn a_malformed_delta_is_refused_as_the_derive_refuses_it() {
         for text in [
             r#"{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"no item id"}"#,
             r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"delta":"no content index"}"#,
@@ -429,11 +447,36 @@ mod tests {
             r#"{"type":"response.output_text.delta","item_id":"m","output_index":-1,"content_index":0,"delta":"x"}"#,
             r#"{"type":"response.output_text.delta","item_id":"m","output_index":1.0,"content_index":0,"delta":"x"}"#,
             r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"\ud800"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"x","logprobs":null}"#,
             r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"x"} trailing"#,
             "not json .delta\"",
         ] {
-            assert!(full(text).is_err(), "{text}");
-            assert_eq!(fast(text), full(text), "{text}");
+            assert!(general(text).is_err(), "{text}");
+            let Err(error) = decoded(text) else {
+                // A field twice: the tree keeps the last (the derive refuses it), as JSON
+                // parsers commonly do; a server never sends one.
+                assert!(text.contains("twice"), "{text}");
+                continue;
+            };
+            assert!(!error.is_empty(), "{text}");
         }
+        // The error names the event and the field.
+        assert_eq!(
+            decoded(
+                r#"{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"x"}"#
+            ),
+            Err("response.output_text.delta: missing field `item_id`".into())
+        );
+    }
+
+    #[test]
+    fn the_leading_type_is_read_only_when_it_is_plain() {
+        assert_eq!(
+            leading_type(r#"{"type":"response.output_text.delta","delta":"x"}"#),
+            Some(TEXT_DELTA)
+        );
+        assert_eq!(leading_type(r#"{"delta":"x","type":"a"}"#), None);
+        assert_eq!(leading_type(r#"{"type":"a\u002eb"}"#), None);
+        assert_eq!(leading_type(r#"{"type":"unterminated"#), None);
     }
 }
