@@ -416,9 +416,11 @@ fn output_lines() -> usize {
     OUTPUT_TOKENS * 100 / per_100.max(1)
 }
 
-/// At least [`INSTRUCTION_TOKENS`] tokens of instructions: the sandbox's README, repeated.
+/// At least [`INSTRUCTION_TOKENS`] tokens of instructions: a guide of the kind agents get (the
+/// sandbox's README as it was when the baseline was made, frozen beside this file so that editing
+/// the live one does not move the count), repeated as needed.
 fn instructions() -> String {
-    let guide = include_str!("../../sandbox/README.md");
+    let guide = include_str!("turn_cost_instructions.md");
     let tokenizer = tether_server::tokenizer::tokenizer();
     let per_copy = tokenizer.count(guide).max(1);
     let mut text = String::from("You are a coding agent. Follow the repository's guide.\n\n");
