@@ -94,6 +94,15 @@ pub fn number(value: f64) -> String {
     }
 }
 
+/// `1 repetition`, `3 repetitions`: a count and its noun.
+pub fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// The links the page offers, and a custom one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -146,18 +155,22 @@ impl LinkPreset {
         }
     }
 
-    /// What the menu says: the preset and its numbers, in short (the note under the menu has
-    /// them in full).
+    /// What the menu says: the preset and its round trip, short enough for a phone's width
+    /// (the three fields and the note under the menu have all its numbers).
     pub fn label(self) -> &'static str {
         match self {
             LinkPreset::Loopback => "Loopback (this machine)",
-            LinkPreset::SameRegion => "Same region (10 ms, 100 Mbit/s)",
-            LinkPreset::HomeUplink => "Home or office uplink (40 ms, 20 Mbit/s up)",
-            LinkPreset::OtherContinent => "Another continent (150 ms, 50 Mbit/s)",
+            LinkPreset::SameRegion => "Same region (10 ms)",
+            LinkPreset::HomeUplink => "Home or office uplink (40 ms)",
+            LinkPreset::OtherContinent => "Another continent (150 ms)",
             LinkPreset::Custom => "Custom (the values below)",
         }
     }
 }
+
+/// The hosted preset's parameters, in a phrase (their sources are [`ApiCosts::source`]'s).
+pub const HOSTED_PARAMETERS: &str =
+    "a safety classifier at 5.7 µs per scanned token, a 1 ms hop to the engine per call";
 
 /// The API's costs: the `--api-costs` presets of the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -333,19 +346,15 @@ mod tests {
             LinkPreset::HomeUplink.link().unwrap().describe(),
             "40 ms RTT, 20 Mbit/s up, 100 Mbit/s down"
         );
-        // Each label's numbers are its link's.
+        // Each label's round trip is its link's.
         for preset in [
             LinkPreset::SameRegion,
             LinkPreset::HomeUplink,
             LinkPreset::OtherContinent,
         ] {
             let link = preset.link().unwrap();
-            let rtt = format!("{} ms", number(link.rtt_ms));
-            let up = format!("{} Mbit/s", number(link.up_mbit.unwrap()));
-            assert!(
-                preset.label().contains(&rtt) && preset.label().contains(&up),
-                "{preset:?}"
-            );
+            let rtt = format!("({} ms)", number(link.rtt_ms));
+            assert!(preset.label().ends_with(&rtt), "{preset:?}");
         }
         assert_eq!(
             LinkPreset::OtherContinent.link().unwrap().describe(),
@@ -453,5 +462,7 @@ mod tests {
         assert_eq!(thousands(65.0), "65");
         assert_eq!(number(0.5), "0.5");
         assert_eq!(number(100000.0), "100000");
+        assert_eq!(counted(1, "repetition"), "1 repetition");
+        assert_eq!(counted(3, "repetition"), "3 repetitions");
     }
 }

@@ -23,8 +23,9 @@ pub mod transport;
 use leptos::prelude::*;
 
 use crate::agent::LastRun;
+use crate::components::field::Form;
 use crate::components::{AgentView, ChatView, Overview};
-use crate::settings::{ModelChoices, Settings, UrlProfile};
+use crate::settings::{Inputs, ModelChoices, Settings, UrlProfile};
 use crate::storage::{Kept, Restored};
 use crate::transport::models::fetch_models;
 use tether_sandbox::Vfs;
@@ -34,7 +35,10 @@ use tether_sandbox::Vfs;
 pub struct PageContext {
     /// The settings every run uses.
     pub settings: RwSignal<Settings>,
-    /// Messages about the page's state (unusable storage, bad URL parameters, a reset).
+    /// What was typed or linked into them, and the values that did not parse: errors at their
+    /// fields, and no run starts while one stands.
+    pub inputs: RwSignal<Inputs>,
+    /// Messages about the page's state (unusable storage, a reset).
     pub notices: RwSignal<Vec<String>>,
     /// `embed=1`: the compact layout; nothing is stored.
     pub embed: bool,
@@ -67,6 +71,7 @@ impl PageContext {
     pub fn standalone() -> Self {
         PageContext {
             settings: RwSignal::new(Settings::default()),
+            inputs: RwSignal::new(Inputs::default()),
             notices: RwSignal::new(Vec::new()),
             embed: false,
             autorun: false,
@@ -102,6 +107,7 @@ impl PageContext {
         let autorun = restored.params.autorun && interrupted.is_none();
         PageContext {
             settings: RwSignal::new(restored.settings),
+            inputs: RwSignal::new(restored.inputs),
             notices: RwSignal::new(notices),
             embed,
             autorun,
@@ -122,12 +128,17 @@ impl PageContext {
         }
     }
 
+    /// The settings and what was typed into them, as a form edits them.
+    pub fn form(&self) -> Form {
+        Form::new(self.settings, self.inputs)
+    }
+
     /// Loads the server's model list whenever the server or the key changes; the first answer
     /// also checks the profile the URL asked for.
     pub fn load_models(&self) {
         let settings = self.settings;
         let choices = self.models;
-        let notices = self.notices;
+        let inputs = self.inputs;
         let url_profile = self.url_profile;
         let quiet = self.quiet;
         let page_origin = page_origin_url().unwrap_or_default();
@@ -158,12 +169,14 @@ impl PageContext {
                     && let Some(asked) = url_profile.try_update_value(Option::take).flatten()
                 {
                     // Only a profile the server does not offer changes the settings, and that
-                    // change is the URL's, not the user's: it is not stored.
+                    // change is the URL's, not the user's: it is not stored. It is an error at
+                    // the profile's field, set before the list: an autorun waiting for the list
+                    // finds it and does not start.
                     let mut checked = settings.get_untracked();
-                    if let Some(notice) = asked.check(&mut checked, models) {
+                    if let Some(error) = asked.check(&mut checked, models) {
                         quiet.set_value(true);
                         settings.set(checked);
-                        notices.update(|n| n.push(notice));
+                        inputs.update(|i| i.refuse(error));
                     }
                 }
                 choices.try_set(match loaded {
@@ -341,8 +354,9 @@ impl View {
     fn tagline(self) -> &'static str {
         match self {
             View::Overview => {
-                "The Responses API's WebSocket mode, end to end: what it saves an agent, measured \
-                 in this page against a simulated model."
+                "The Responses API's WebSocket mode, end to end: what it saves an agent, run from \
+                 this page against this server — a simulated model, an emulated link, and a hosted \
+                 API's costs modelled when you choose them."
             }
             View::Chat => {
                 "One prompt over one WebSocket: the simulated model streams its answer token by \

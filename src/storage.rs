@@ -10,7 +10,7 @@
 use tether_sandbox::Vfs;
 
 use crate::agent::LastRun;
-use crate::settings::{Settings, UrlParams, UrlProfile};
+use crate::settings::{Inputs, Settings, UrlParams, UrlProfile};
 
 pub const SETTINGS_KEY: &str = "tether.settings";
 pub const FILES_KEY: &str = "tether.files";
@@ -28,6 +28,8 @@ pub struct Restored {
     /// The last run and the files, as stored: read when the agent view opens.
     pub kept: Kept,
     pub notices: Vec<String>,
+    /// The URL's values that did not parse: errors at their fields, and no run starts.
+    pub inputs: Inputs,
     /// The profile the URL asked for, to check once the server's model list is known.
     pub url_profile: Option<UrlProfile>,
     /// Where the last run was when a reload (or leaving the page) cut it off.
@@ -104,8 +106,7 @@ impl Restored {
             }
         }
         let params = UrlParams::parse(search);
-        let (problems, url_profile) = stored_settings.apply_url(&params);
-        notices.extend(problems);
+        let (inputs, url_profile) = stored_settings.apply_url(&params);
         Restored {
             settings: stored_settings,
             params,
@@ -114,6 +115,7 @@ impl Restored {
                 files: files.map(str::to_string),
             },
             notices,
+            inputs,
             url_profile,
             interrupted: None,
         }
@@ -222,6 +224,7 @@ mod tests {
         assert_eq!(kept.last_run, Some(run));
         assert_eq!(kept.files.unwrap().to_json(), files);
         assert!(restored.notices.is_empty() && kept.notices.is_empty());
+        assert!(restored.inputs.runnable(&restored.settings));
     }
 
     #[test]
@@ -233,9 +236,11 @@ mod tests {
             "transport=nope",
         );
         assert_eq!(restored.settings, Settings::default());
-        assert_eq!(restored.notices.len(), 2, "{:?}", restored.notices);
+        assert_eq!(restored.notices.len(), 1, "{:?}", restored.notices);
         assert!(restored.notices[0].contains("stored settings"));
-        assert!(restored.notices[1].contains("nope"));
+        // A URL value that does not parse is an error at its field, not a notice.
+        let error = restored.inputs.error(crate::settings::Field::Transport);
+        assert_eq!(error.map(|e| e.given.as_str()), Some("nope"));
         // The runs are read when the agent view opens.
         let kept = restored.kept.read();
         assert!(kept.last_run.is_none() && kept.files.is_none());

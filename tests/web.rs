@@ -219,6 +219,82 @@ async fn the_agent_view_starts_idle_with_stop_disabled() {
         5,
         "ws, ws-append (long-running), two HTTP modes, compare"
     );
+    // Run and Sweep say how long they take before they start: one WebSocket run of the long
+    // rollout (the page's default), a sweep of four model speeds three pairs each.
+    let estimate = |id: &str| {
+        let span = root
+            .query_selector(&format!("[data-testid={id}]"))
+            .unwrap()
+            .unwrap_or_else(|| panic!("no {id}"));
+        let ms: f64 = span.get_attribute("data-ms").unwrap().parse().unwrap();
+        (span.text_content().unwrap(), ms)
+    };
+    let (run, run_ms) = estimate("run-estimate");
+    assert!(run.starts_with(" · about ") && run.ends_with(" s"), "{run}");
+    let (sweep, sweep_ms) = estimate("sweep-estimate");
+    assert!(sweep.starts_with(" · about "), "{sweep}");
+    assert!(sweep_ms > 10.0 * run_ms, "{run_ms} {sweep_ms}");
+}
+
+#[wasm_bindgen_test]
+async fn the_overview_says_what_is_simulated_and_how_long_its_comparison_takes() {
+    use tether_playground::components::Overview;
+    let wrapper = document().create_element("section").unwrap();
+    document().body().unwrap().append_child(&wrapper).unwrap();
+    let _handle = mount_to(wrapper.clone().unchecked_into(), Overview);
+    tick().await;
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+    let simulated = text_of(&root, "intro-simulated");
+    assert!(simulated.starts_with("Simulated: the model"), "{simulated}");
+    // The line comes before the button.
+    let order = root
+        .query_selector("[data-testid=intro-simulated] ~ [data-testid=intro-compare]")
+        .unwrap();
+    assert!(order.is_some(), "the simulated line precedes the button");
+    // The long rollout on spark over a home uplink with hosted costs, three repetitions.
+    let estimate = text_of(&root, "intro-estimate");
+    assert!(estimate.starts_with(" · about 2 min"), "{estimate}");
+    assert!(text_of(&root, "intro-what").contains("It takes about 2 min"));
+}
+
+#[wasm_bindgen_test]
+async fn the_turn_chart_draws_what_was_modelled_apart() {
+    use tether_playground::agent::{ServerTimings, TurnRecord};
+    let mut turn = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+    turn.completed_at = Some(100.0);
+    turn.server = ServerTimings::parse(&serde_json::json!({"path": "http", "stages": {},
+        "modelled": {"classify_us": 30_000, "engine_hop_us": 1_000},
+        "api_us": 35_000,
+        "engine": {"queue_us": 0, "prefill_us": 20_000, "decode_us": 30_000,
+                   "service_total_us": 50_000, "service_ttft_us": 0, "iapi_ttft_us": 0,
+                   "iapi_total_us": 51_000}}));
+    let run = RunView::new(AgentRun {
+        status: RunStatus::Done,
+        turns: vec![turn],
+        ..AgentRun::default()
+    });
+    let wrapper = document().create_element("section").unwrap();
+    document().body().unwrap().append_child(&wrapper).unwrap();
+    let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
+        view! { <TurnChart legs=vec![("This run".to_string(), run)] caption="one" /> }
+    });
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+    tick().await;
+    let modelled = root
+        .query_selector("rect.seg-modelled")
+        .unwrap()
+        .expect("the modelled waits have a bar of their own");
+    assert!(
+        modelled.text_content().unwrap().contains("31.0 ms"),
+        "{:?}",
+        modelled.text_content()
+    );
+    let api = root.query_selector("rect.seg-api").unwrap().unwrap();
+    assert!(
+        api.text_content().unwrap().contains("5.0 ms"),
+        "the measured API work alone"
+    );
+    assert!(text_of(&root, "chart-legend").contains("modelled, not measured"));
 }
 
 #[wasm_bindgen_test]
@@ -598,15 +674,38 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
     let wrapper = document().create_element("section").unwrap();
     document().body().unwrap().append_child(&wrapper).unwrap();
     let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
-        view! { <CompareView comparison=comparison /> }
+        let (ws, http) = (
+            RunView::new(AgentRun::default()),
+            RunView::new(AgentRun::default()),
+        );
+        view! { <CompareView comparison=comparison ws=ws http=http /> }
     });
     let root: web_sys::HtmlElement = wrapper.unchecked_into();
     tick().await;
-    // One leg to go: no speedup, and the unfinished repetition says so.
-    assert_eq!(text_of(&root, "speedup"), "measuring…");
-    // The warm-up's row first, then the two repetitions'.
+    // One leg to go: a first result from the repetition with both legs, within noise.
+    assert_eq!(text_of(&root, "speedup"), "0.90×");
+    assert!(
+        text_of(&root, "speedup-text").starts_with(
+            "So far (1 of 2 repetitions): Within noise: 0.90× (1 repetition: no spread to judge by)"
+        ),
+        "{}",
+        text_of(&root, "speedup-text")
+    );
+    let class = |root: &web_sys::HtmlElement| {
+        root.query_selector("[data-testid=speedup]")
+            .unwrap()
+            .unwrap()
+            .class_name()
+    };
+    assert!(class(&root).contains("verdict-noise"), "{}", class(&root));
+    // The warm-up's row first, not a result, then the two repetitions'.
     assert_eq!(count(&root, ".compare-repetitions tbody tr"), 3);
-    assert!(text_of(&root, "compare-warm-up").starts_with("warm-up (not counted)"));
+    let warm_up = text_of(&root, "compare-warm-up");
+    assert!(warm_up.starts_with("warm-up (not counted)"), "{warm_up}");
+    assert!(
+        warm_up.ends_with("not a result (instant, local costs)") && !warm_up.contains("ms"),
+        "{warm_up}"
+    );
 
     done.update(leg(ws, 2, 101.0));
     comparison.set(done);
@@ -621,6 +720,7 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
         "a slowdown is not green: {}",
         speedup.class_name()
     );
+    // Every WebSocket run (100, 101 ms) slower than every HTTP run (88, 90 ms).
     assert!(text_of(&root, "speedup-text").starts_with("WebSocket mode was slower"));
     assert!(text_of(&root, "compare-end-to-end").contains("100 ms"));
     assert!(
@@ -654,15 +754,19 @@ async fn a_long_running_leg_gets_its_own_columns_and_speedup() {
     let wrapper = document().create_element("section").unwrap();
     document().body().unwrap().append_child(&wrapper).unwrap();
     let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
-        view! { <CompareView comparison=comparison /> }
+        let (ws, http) = (
+            RunView::new(AgentRun::default()),
+            RunView::new(AgentRun::default()),
+        );
+        view! { <CompareView comparison=comparison ws=ws http=http /> }
     });
     let root: web_sys::HtmlElement = wrapper.unchecked_into();
     tick().await;
     assert_eq!(text_of(&root, "speedup-long-running"), "measuring…");
     assert_eq!(
         text_of(&root, "speedup"),
-        "measuring…",
-        "a leg is still to run"
+        "1.50×",
+        "WebSocket's and HTTP's legs of the repetition are done"
     );
     let header = root
         .query_selector(".compare-totals thead")
@@ -676,9 +780,9 @@ async fn a_long_running_leg_gets_its_own_columns_and_speedup() {
     tick().await;
     assert_eq!(text_of(&root, "speedup"), "1.50×");
     assert_eq!(text_of(&root, "speedup-long-running"), "2.00×");
-    assert!(
-        text_of(&root, "speedup-long-running-text")
-            .starts_with("The long-running response (response.append) was 2.00× faster")
+    assert_eq!(
+        text_of(&root, "speedup-long-running-text"),
+        "Within noise: 2.00× (1 repetition: no spread to judge by)."
     );
 }
 
@@ -786,18 +890,23 @@ async fn the_turn_chart_draws_a_panel_per_leg_a_stack_per_turn_and_the_context()
 
 #[wasm_bindgen_test]
 async fn the_conditions_show_what_they_mean_and_a_typed_link_is_custom() {
+    use tether_playground::components::field::Form;
     use tether_playground::conditions::{ApiCosts, LinkPreset};
-    use tether_playground::settings::{ModelChoices, Settings};
-    let settings = RwSignal::new(Settings::default());
+    use tether_playground::settings::{Inputs, ModelChoices, Settings};
+    let settings = RwSignal::new(Settings {
+        link: LinkPreset::Loopback,
+        ..Settings::default()
+    });
+    let inputs = RwSignal::new(Inputs::default());
+    let form = Form::new(settings, inputs);
     let models = RwSignal::new(ModelChoices::Loaded(vec![
         "spark".to_string(),
         "instant".to_string(),
     ]));
-    settings.update(|s| s.profile = "spark".into());
     let wrapper = document().create_element("section").unwrap();
     document().body().unwrap().append_child(&wrapper).unwrap();
     let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
-        view! { <ConditionsPanel settings=settings models=models locked=Signal::stored(false) /> }
+        view! { <ConditionsPanel form=form models=models locked=Signal::stored(false) /> }
     });
     let root: web_sys::HtmlElement = wrapper.unchecked_into();
     tick().await;
@@ -806,17 +915,16 @@ async fn the_conditions_show_what_they_mean_and_a_typed_link_is_custom() {
 
     set_input(&root, "link", "home-uplink", "change");
     tick().await;
+    let control = |id: &str| {
+        root.query_selector(&format!("[data-testid={id}]"))
+            .unwrap()
+            .unwrap()
+    };
     let value = |id: &str| {
-        js_sys::Reflect::get(
-            &root
-                .query_selector(&format!("[data-testid={id}]"))
-                .unwrap()
-                .unwrap(),
-            &"value".into(),
-        )
-        .unwrap()
-        .as_string()
-        .unwrap()
+        js_sys::Reflect::get(&control(id), &"value".into())
+            .unwrap()
+            .as_string()
+            .unwrap()
     };
     assert_eq!(
         (value("rtt-ms"), value("up-mbit"), value("down-mbit")),
@@ -826,7 +934,7 @@ async fn the_conditions_show_what_they_mean_and_a_typed_link_is_custom() {
     assert!(text_of(&root, "link-note").contains("40 ms RTT, 20 Mbit/s up, 100 Mbit/s down"));
 
     // Typing a number makes the link custom, from the values shown.
-    set_input(&root, "rtt-ms", "55", "change");
+    set_input(&root, "rtt-ms", "55", "input");
     tick().await;
     let now = settings.get_untracked();
     assert_eq!(now.link, LinkPreset::Custom);
@@ -835,14 +943,55 @@ async fn the_conditions_show_what_they_mean_and_a_typed_link_is_custom() {
         (55.0, Some(20.0))
     );
     assert_eq!(value("link"), "custom");
-    set_input(&root, "rtt-ms", "5000", "change");
+    assert_eq!(
+        control("rtt-ms").get_attribute("aria-invalid").as_deref(),
+        Some("false")
+    );
+
+    // A value the page does not understand stays as typed, is said at the field, and changes
+    // nothing.
+    for typed in ["-5", "abc", "5000"] {
+        set_input(&root, "rtt-ms", typed, "input");
+        tick().await;
+        assert_eq!(value("rtt-ms"), typed);
+        assert_eq!(
+            control("rtt-ms").get_attribute("aria-invalid").as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            control("rtt-ms")
+                .get_attribute("aria-describedby")
+                .as_deref(),
+            Some("link-note")
+        );
+        assert_eq!(
+            text_of(&root, "link-note"),
+            format!("RTT must be a number of milliseconds from 0 to 1000; got \"{typed}\"")
+        );
+        assert_eq!(settings.get_untracked().custom_link.rtt_ms, 55.0);
+    }
+    set_input(&root, "up-mbit", "abc", "input");
     tick().await;
-    assert!(text_of(&root, "link-note").contains("must be from 0 to 1000 ms"));
+    assert_eq!(
+        settings.get_untracked().custom_link.up_mbit,
+        Some(20.0),
+        "not unlimited"
+    );
+    assert!(!inputs.with_untracked(|i| i.runnable(&settings.get_untracked())));
+    // A preset puts its numbers back, and the errors go with what was typed.
+    set_input(&root, "link", "same-region", "change");
+    tick().await;
+    assert_eq!(value("rtt-ms"), "10");
+    assert_eq!(
+        control("rtt-ms").get_attribute("aria-invalid").as_deref(),
+        Some("false")
+    );
+    assert!(inputs.with_untracked(|i| i.runnable(&settings.get_untracked())));
 
     set_input(&root, "api-costs", "hosted", "change");
     tick().await;
     assert_eq!(settings.get_untracked().api_costs, ApiCosts::Hosted);
-    assert!(text_of(&root, "api-costs-source").contains("Llama Guard 3 1B"));
+    assert!(text_of(&root, "api-costs-note").contains("Llama Guard 3 1B"));
 }
 
 #[wasm_bindgen_test]
@@ -871,7 +1020,11 @@ async fn a_sweep_plots_a_point_per_measured_pair() {
     let wrapper = document().create_element("section").unwrap();
     document().body().unwrap().append_child(&wrapper).unwrap();
     let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
-        view! { <CompareView comparison=comparison /> }
+        let (ws, http) = (
+            RunView::new(AgentRun::default()),
+            RunView::new(AgentRun::default()),
+        );
+        view! { <CompareView comparison=comparison ws=ws http=http /> }
     });
     let root: web_sys::HtmlElement = wrapper.unchecked_into();
     tick().await;
@@ -888,11 +1041,19 @@ async fn a_sweep_plots_a_point_per_measured_pair() {
     );
     assert!(
         text_of(&root, "speedup-why").starts_with(
-            "WebSocket mode's saving over HTTP stateless: +1 % at 65 tokens/s (flagship), +20 %"
+            "WebSocket mode's saving over HTTP stateless, one pair a point: +1 % (1 pair: no \
+             spread to judge by) at 65 tokens/s (flagship), +20 %"
         ),
         "{}",
         text_of(&root, "speedup-why")
     );
+    // Hollow: one pair has no spread to judge by.
+    let point = root
+        .query_selector("[data-testid=sweep-point]")
+        .unwrap()
+        .unwrap();
+    let class = point.get_attribute("class").unwrap_or_default();
+    assert!(class.contains("verdict-noise"), "{class}");
     let progress = root
         .query_selector("[data-testid=sweep-progress]")
         .unwrap()

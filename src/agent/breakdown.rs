@@ -5,7 +5,11 @@
 //!
 //! The parts add up to the end-to-end time:
 //!
-//! - **API** and **engine**: from each turn's timing summary (`api_us`, `engine`).
+//! - **API** and **engine**: from each turn's timing summary (`api_us`, `engine`), less the
+//!   waits the server modelled in them (`modelled`): measured work, and the simulated model.
+//! - **modelled**: those waits — the hosted API's classifier (inside `api_us`) and its hop to
+//!   the engine (inside the engine's time) under `--api-costs hosted`, with stated parameters;
+//!   0 under local costs. The same formula on both transports, applied to the work each did.
 //! - **tools**: the sandbox's time, measured by the page.
 //! - **client**: the page's measured work — encoding each request, decoding and applying each
 //!   event ([`TurnRecord::client_ms`]) — and its work between one terminal event and the next
@@ -33,7 +37,8 @@ use crate::agent::stats::Spread;
 /// The server's parts of a run, in milliseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ServerParts {
-    /// The API's own time: parsing, loading, rendering, validating, classifying, persisting.
+    /// The API's own time, measured: parsing, loading, rendering, validating, classifying,
+    /// persisting (its modelled classifier is in [`ServerParts::modelled_ms`]).
     pub api_ms: f64,
     /// Waiting for a decoding slot.
     pub queue_ms: f64,
@@ -41,8 +46,11 @@ pub struct ServerParts {
     pub prefill_ms: f64,
     /// First to last token.
     pub decode_ms: f64,
-    /// The rest of the engine's time: the hop to it (modelled) and the call's edges.
+    /// The rest of the engine's time: the call's edges (its modelled hop is in
+    /// [`ServerParts::modelled_ms`]).
     pub engine_other_ms: f64,
+    /// The waits the server modelled (`--api-costs`): the classifier and the engine hop.
+    pub modelled_ms: f64,
 }
 
 impl ServerParts {
@@ -78,17 +86,27 @@ pub enum Part {
     Client,
     Link,
     Network,
+    /// Not measured: the waits the server modelled for a hosted API's services.
+    Modelled,
 }
 
 impl Part {
-    pub const ALL: [Part; 6] = [
+    /// Every part, the measured ones first.
+    pub const ALL: [Part; 7] = [
         Part::Api,
         Part::Engine,
         Part::Tools,
         Part::Client,
         Part::Link,
         Part::Network,
+        Part::Modelled,
     ];
+
+    /// Whether the part is time this machine spent (the server's work, the simulated model's
+    /// pacing, the emulated link, the page), as opposed to a wait the server modelled.
+    pub fn is_measured(self) -> bool {
+        self != Part::Modelled
+    }
 
     /// A stable name for CSS classes and tests.
     pub fn id(self) -> &'static str {
@@ -99,17 +117,19 @@ impl Part {
             Part::Client => "client",
             Part::Link => "link",
             Part::Network => "network",
+            Part::Modelled => "modelled",
         }
     }
 
     pub fn label(self) -> &'static str {
         match self {
-            Part::Api => "API overhead",
-            Part::Engine => "Engine (queue, prefill, decode)",
+            Part::Api => "API overhead (measured)",
+            Part::Engine => "Engine (simulated model: queue, prefill, decode)",
             Part::Tools => "Tools (sandbox in the page)",
             Part::Client => "Client-side handling",
             Part::Link => "Link (emulated wire)",
             Part::Network => "Frame delivery and loopback (the rest)",
+            Part::Modelled => "Modelled hosted services (not measured)",
         }
     }
 
@@ -122,6 +142,7 @@ impl Part {
             Part::Client => "client-side handling",
             Part::Link => "link",
             Part::Network => "frame delivery",
+            Part::Modelled => "modelled hosted services",
         }
     }
 
@@ -129,12 +150,13 @@ impl Part {
     pub fn explanation(self) -> &'static str {
         match self {
             Part::Api => {
-                "the server's own work per request (api_us): parsing, loading a stored \
-                 response, rendering the conversation into tokens, validating, classifying"
+                "the server's own work per request, as it measured it (api_us, less any \
+                 modelled wait): parsing, loading a stored response, rendering the conversation \
+                 into tokens, validating, classifying"
             }
             Part::Engine => {
-                "the simulated model (engine): waiting for a slot, prefill of the prompt \
-                 tokens its prompt cache did not hold, and decoding"
+                "the simulated model (engine), paced by its profile: waiting for a slot, \
+                 prefill of the prompt tokens its prompt cache did not hold, and decoding"
             }
             Part::Tools => "the tool calls, run by the sandbox in this page",
             Part::Client => {
@@ -150,6 +172,12 @@ impl Part {
                 "what is left: the loopback wire, the server's socket, and the browser handing \
                  each frame to the page (one task per WebSocket frame; an HTTP chunk carries \
                  many events)"
+            }
+            Part::Modelled => {
+                "waits the server modelled, not measured: with hosted API costs, a safety \
+                 classifier at 5.7 µs per token it scans (the whole conversation over HTTP, the \
+                 new input over WebSocket) and a 1 ms hop to the engine per call; 0 with local \
+                 costs"
             }
         }
     }
@@ -180,11 +208,16 @@ impl Breakdown {
                             .and_then(|s| s.link_ms())
                             .unwrap_or(0.0);
                         if let Some(parts) = server.as_mut() {
-                            parts.api_ms += api;
+                            let (classify, hop) = turn
+                                .server
+                                .as_ref()
+                                .map_or((0.0, 0.0), |s| s.modelled_split());
+                            parts.api_ms += (api - classify).max(0.0);
                             parts.queue_ms += engine.queue_ms;
                             parts.prefill_ms += engine.prefill_ms;
                             parts.decode_ms += engine.decode_ms;
-                            parts.engine_other_ms += engine.other_ms();
+                            parts.engine_other_ms += (engine.other_ms() - hop).max(0.0);
+                            parts.modelled_ms += classify.min(api) + hop.min(engine.other_ms());
                         }
                     }
                     // A long-running response reports its stages once, at its end, for all of
@@ -200,7 +233,12 @@ impl Breakdown {
             }
         }
         let rest = server.map(|parts| {
-            end_to_end_ms - parts.api_ms - parts.engine_ms() - totals.tool_ms - client_ms
+            end_to_end_ms
+                - parts.api_ms
+                - parts.engine_ms()
+                - parts.modelled_ms
+                - totals.tool_ms
+                - client_ms
         });
         // The link's time is part of the rest (a timer firing late shows as more of the rest).
         let link_ms = rest.map(|rest| link_ms.min(rest.max(0.0)));
@@ -225,7 +263,14 @@ impl Breakdown {
             Part::Client => Some(self.client_ms),
             Part::Link => self.link_ms,
             Part::Network => self.network_ms,
+            Part::Modelled => self.server.map(|s| s.modelled_ms),
         }
+    }
+
+    /// The run's time this machine spent, everything but the modelled waits; `None` when the
+    /// server's part is unknown.
+    pub fn measured_ms(&self) -> Option<f64> {
+        Some(self.end_to_end_ms - self.server?.modelled_ms)
     }
 
     /// The page's measured handling per event received, in microseconds.
@@ -284,6 +329,7 @@ mod tests {
             (15.0, 50.0, 75.0)
         );
         assert_eq!(server.engine_other_ms, 2.0);
+        assert_eq!(server.modelled_ms, 0.0, "local costs: nothing modelled");
         assert_eq!((b.tools_ms, b.client_ms, b.events), (40.0, 9.0, 40));
         // 205 − 15 (API) − 127 (engine) − 40 (tools) − 9 (client).
         assert_eq!(b.network_ms, Some(14.0));
@@ -291,6 +337,32 @@ mod tests {
         let sum: f64 = Part::ALL.iter().map(|p| b.part(*p).unwrap()).sum();
         assert!((sum - b.end_to_end_ms).abs() < 1e-9);
         assert_eq!(b.client_us_per_event(), Some(225.0));
+    }
+
+    #[test]
+    fn the_modelled_waits_are_a_part_of_their_own() {
+        // 10 ms of API time of which 6 ms the modelled classifier; the engine's 1 ms beyond
+        // prefill and decode is its modelled hop.
+        let mut t = turn(0.0, 100.0, 10, (30, 50));
+        t.server.as_mut().unwrap().modelled =
+            vec![("classify".into(), 6.0), ("engine_hop".into(), 1.0)];
+        let run = AgentRun {
+            turns: vec![t],
+            ..AgentRun::default()
+        };
+        let b = Breakdown::of(&run).unwrap();
+        let server = b.server.unwrap();
+        assert_eq!((server.api_ms, server.engine_other_ms), (4.0, 0.0));
+        assert_eq!(b.part(Part::Modelled), Some(7.0));
+        assert_eq!(b.part(Part::Engine), Some(80.0));
+        assert_eq!(b.measured_ms(), Some(93.0));
+        let sum: f64 = Part::ALL.iter().map(|p| b.part(*p).unwrap()).sum();
+        assert!((sum - b.end_to_end_ms).abs() < 1e-9);
+        assert_eq!(
+            Part::ALL.iter().filter(|p| !p.is_measured()).count(),
+            1,
+            "only the modelled part"
+        );
     }
 
     #[test]

@@ -5,6 +5,9 @@
 //! flat. What each bar is made of comes from [`turn_bars`]; where it goes on the page from
 //! [`Chart::layout`]. The component only draws the rectangles and lines it is given.
 //!
+//! The waits the server modelled (a hosted API's classifier and hop to the engine) are a segment
+//! of their own, on top of each bar's measured ones, so that what was not measured is drawn apart.
+//!
 //! A turn's parts add up to its share of the run's end-to-end time, the same split as the run's
 //! [`Breakdown`](crate::agent::Breakdown) but turn by turn: the response's time (request sent to
 //! terminal event) is the server's (API and engine), the page's measured handling and the rest;
@@ -16,9 +19,9 @@ use crate::agent::{AgentRun, Part};
 /// One segment of a turn's bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Segment {
-    /// The server's own work (`api_us`), modelled services included.
+    /// The server's own work (`api_us`), as it measured it.
     Api,
-    /// The engine's wait for a slot, the hop to it and its call's edges.
+    /// The engine's wait for a slot and its call's edges.
     Wait,
     Prefill,
     Decode,
@@ -30,13 +33,15 @@ pub enum Segment {
     Delivery,
     /// The page's measured work: encoding, decoding and applying, between turns.
     Client,
+    /// Not measured: the waits the server modelled (the hosted classifier, the engine hop).
+    Modelled,
     /// A response the server did not split (no timing summary): its time, undivided.
     Unsplit,
 }
 
 impl Segment {
     /// Bottom to top.
-    pub const ALL: [Segment; 9] = [
+    pub const ALL: [Segment; 10] = [
         Segment::Api,
         Segment::Wait,
         Segment::Prefill,
@@ -45,6 +50,7 @@ impl Segment {
         Segment::Link,
         Segment::Delivery,
         Segment::Client,
+        Segment::Modelled,
         Segment::Unsplit,
     ];
 
@@ -59,20 +65,22 @@ impl Segment {
             Segment::Link => "link",
             Segment::Delivery => "delivery",
             Segment::Client => "client",
+            Segment::Modelled => "modelled",
             Segment::Unsplit => "unsplit",
         }
     }
 
     pub fn label(self) -> &'static str {
         match self {
-            Segment::Api => "API work",
-            Segment::Wait => "engine: queue and hop",
+            Segment::Api => "API work (measured)",
+            Segment::Wait => "engine: queue",
             Segment::Prefill => "engine: prefill",
             Segment::Decode => "engine: decode",
             Segment::Tools => "tools",
             Segment::Link => "link (emulated)",
             Segment::Delivery => "wire and frame delivery",
             Segment::Client => "client handling",
+            Segment::Modelled => "modelled, not measured: hosted classifier and engine hop",
             Segment::Unsplit => "response, not split by the server",
         }
     }
@@ -85,6 +93,7 @@ impl Segment {
             Segment::Tools => Some(Part::Tools),
             Segment::Link | Segment::Delivery => Some(Part::Network),
             Segment::Client => Some(Part::Client),
+            Segment::Modelled => Some(Part::Modelled),
             Segment::Unsplit => None,
         }
     }
@@ -143,12 +152,20 @@ pub fn turn_bars(run: &AgentRun) -> Vec<TurnBar> {
             .and_then(|s| Some((s.api_ms?, s.engine.as_ref()?, s.link_ms())));
         match split {
             Some((api, engine, link)) => {
-                let wait = engine.queue_ms + engine.other_ms();
-                bar.add(Segment::Api, api);
+                // The modelled waits come out of the parts they were spent in: the classifier
+                // out of the API's time, the hop out of the engine's.
+                let (classify, hop) = turn
+                    .server
+                    .as_ref()
+                    .map_or((0.0, 0.0), |s| s.modelled_split());
+                let (classify, hop) = (classify.min(api), hop.min(engine.other_ms()));
+                let wait = engine.queue_ms + engine.other_ms() - hop;
+                bar.add(Segment::Api, api - classify);
+                bar.add(Segment::Modelled, classify + hop);
                 bar.add(Segment::Wait, wait);
                 bar.add(Segment::Prefill, engine.prefill_ms);
                 bar.add(Segment::Decode, engine.decode_ms);
-                let engine_ms = wait + engine.prefill_ms + engine.decode_ms;
+                let engine_ms = wait + hop + engine.prefill_ms + engine.decode_ms;
                 let rest = response - api - engine_ms - turn.client_ms;
                 let link = link.unwrap_or(0.0).min(rest.max(0.0));
                 bar.add(Segment::Link, link);
@@ -194,6 +211,19 @@ impl Default for ChartSize {
             right: 52.0,
             top: 22.0,
             bottom: 24.0,
+        }
+    }
+}
+
+impl ChartSize {
+    /// For a phone's width (360 units drawn about as many pixels wide, so the labels keep their
+    /// size): the chart fits the screen instead of scrolling sideways.
+    pub fn narrow() -> Self {
+        ChartSize {
+            width: 360.0,
+            left: 46.0,
+            right: 36.0,
+            ..ChartSize::default()
         }
     }
 }
@@ -511,6 +541,39 @@ mod tests {
     }
 
     #[test]
+    fn the_modelled_waits_are_drawn_apart_from_the_measured_parts() {
+        // 10 ms of API time, 6 of them the modelled classifier; the engine's 2 ms beyond queue,
+        // prefill and decode hold its 1 ms modelled hop.
+        let mut t = turn(1, 0.0, 100.0, 10, (30, 50));
+        t.server.as_mut().unwrap().modelled =
+            vec![("classify".into(), 6.0), ("engine_hop".into(), 1.0)];
+        let run = AgentRun {
+            turns: vec![t.clone()],
+            ..AgentRun::default()
+        };
+        let bar = &turn_bars(&run)[0];
+        assert_eq!(bar.get(Segment::Api), 4.0);
+        assert_eq!(bar.get(Segment::Modelled), 7.0);
+        assert_eq!(
+            bar.get(Segment::Wait),
+            2.0,
+            "queue 1 ms and the call's edges 1 ms"
+        );
+        assert_eq!(bar.total_ms(), 100.0);
+        let breakdown = crate::agent::Breakdown::of(&run).unwrap();
+        assert_eq!(
+            breakdown.part(Part::Modelled),
+            Some(bar.get(Segment::Modelled))
+        );
+        assert_eq!(Segment::Modelled.part(), Some(Part::Modelled));
+        // Drawn on top of the measured segments.
+        let chart = Chart::layout(&[("x".into(), turn_bars(&run))], ChartSize::default());
+        let rects = &chart.panels[0].rects;
+        let modelled = rects.iter().position(|r| r.segment == Segment::Modelled);
+        assert_eq!(modelled, Some(rects.len() - 1), "{rects:?}");
+    }
+
+    #[test]
     fn a_turn_the_server_did_not_split_is_one_segment() {
         let mut t = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
         t.completed_at = Some(50.0);
@@ -569,7 +632,7 @@ mod tests {
         assert_eq!(chart.max_ms, 190.0);
         assert_eq!(
             chart.segments,
-            Segment::ALL[..8],
+            Segment::ALL[..9],
             "every part but an unsplit response"
         );
         let [ws, http] = &chart.panels[..] else {
@@ -597,12 +660,19 @@ mod tests {
         assert_eq!(turn1[0].segment, Segment::Api);
         assert!((turn1[0].y + turn1[0].height - plot_bottom).abs() < 1e-9);
         assert!((turn1[1].y + turn1[1].height - turn1[0].y).abs() < 1e-9);
-        // Bars sit in their slots, inside the plot, left to right.
+        // Bars sit in their slots, inside the plot, left to right, at either width.
         assert!(
             ws.rects
                 .iter()
                 .all(|r| r.x >= size.left && r.x + r.width <= size.width - size.right)
         );
+        let narrow = ChartSize::narrow();
+        let bars = vec![bar(1, 10.0, 90.0, 1000), bar(2, 100.0, 90.0, 2000)];
+        let small = Chart::layout(&[("HTTP stateless".into(), bars)], narrow);
+        assert_eq!(small.width, narrow.width);
+        assert!(small.panels[0].rects.iter().all(|r| r.x >= narrow.left
+            && r.x + r.width <= narrow.width - narrow.right
+            && r.width > 0.0));
         assert!(turn1[0].x < ws.rects.iter().find(|r| r.turn == 2).unwrap().x);
         // The context line rises with the turns; its axis tops at the largest context.
         assert!(ws.context[1].1 < ws.context[0].1);
@@ -617,6 +687,6 @@ mod tests {
         );
         // With no turns there is nothing to draw, and nothing breaks.
         let empty = Chart::layout(&[("x".into(), vec![])], size);
-        assert!(empty.panels[0].rects.is_empty() && empty.segments.len() == 8);
+        assert!(empty.panels[0].rects.is_empty() && empty.segments.len() == 9);
     }
 }

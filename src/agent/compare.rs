@@ -11,9 +11,8 @@
 //! - then the legs run one after the other, never at once, `repetitions` times (3 by default),
 //!   in a balanced order: WebSocket first in odd repetitions, HTTP first in even ones (A B, B A,
 //!   A B, …; with three legs, the order rotates by one each repetition);
-//! - each leg is reported as the **median** of its repetitions with their **range**, and the
-//!   speedup is HTTP's median end-to-end time over WebSocket's; whether it says faster, slower or
-//!   no clear difference depends on every repetition's own ratio, not just the median.
+//! - each leg is reported as the **median** of its repetitions with their **range**; the
+//!   speedup, and whether it is a verdict or within noise, is [`super::verdict`]'s.
 //!
 //! What a leg's time is made of is its [`Breakdown`]; [`LegSummary`] keeps it, with the totals,
 //! for every leg that ran.
@@ -32,6 +31,9 @@ pub const DEFAULT_REPETITIONS: usize = 3;
 
 /// Repetitions a comparison may run.
 pub const REPETITIONS: std::ops::RangeInclusive<usize> = 1..=9;
+
+/// The pairs a sweep may run: four profiles, each as often as a comparison may repeat.
+pub const MAX_SWEEP_PAIRS: usize = 4 * *REPETITIONS.end();
 
 /// The repetition number of a comparison's warm-up: it runs every leg once, before repetition
 /// 1, and is not counted.
@@ -101,69 +103,6 @@ impl LegSummary {
     }
 }
 
-/// What a finished comparison says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// Every repetition had WebSocket mode at least 1 % faster.
-    Faster,
-    /// Every repetition had it at least 1 % slower.
-    Slower,
-    /// The repetitions disagree, or the legs are within 1 % of each other.
-    Even,
-}
-
-impl Verdict {
-    /// A stable name for CSS classes and tests.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::Even => "even",
-        }
-    }
-}
-
-/// HTTP's median end-to-end time over WebSocket's, and the range of the repetitions' own ratios.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Speedup {
-    /// The leg HTTP is compared with: WebSocket mode, or the long-running design.
-    pub leg: ContinuationMode,
-    pub median: f64,
-    /// The repetitions' ratios (HTTP ÷ WebSocket of the same repetition).
-    pub per_repetition: Spread,
-    pub verdict: Verdict,
-}
-
-impl Speedup {
-    /// The result in words: `WebSocket mode was 1.12× faster (median of 3 repetitions; each
-    /// between 1.08× and 1.15×)`.
-    pub fn describe(&self) -> String {
-        let n = self.per_repetition.n;
-        let range = if n > 1 {
-            format!(
-                "median of {n} repetitions; each between {} and {}",
-                format_speedup(self.per_repetition.min),
-                format_speedup(self.per_repetition.max)
-            )
-        } else {
-            "one repetition".to_string()
-        };
-        let speedup = format_speedup(self.median);
-        let leg = match self.leg {
-            ContinuationMode::LongRunning => "The long-running response (response.append)",
-            _ => "WebSocket mode",
-        };
-        match self.verdict {
-            Verdict::Faster => format!("{leg} was {speedup} faster ({range})"),
-            Verdict::Slower => format!(
-                "{leg} was slower: {speedup}, HTTP took {:.0} % less time ({range})",
-                (1.0 - self.median) * 100.0
-            ),
-            Verdict::Even => format!("No clear difference: {speedup} ({range})"),
-        }
-    }
-}
-
 /// A comparison: the legs planned and every leg that has run so far.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
@@ -220,17 +159,19 @@ impl Comparison {
         comparison
     }
 
-    /// A sweep: WebSocket mode and HTTP stateless on each of `profiles` in turn (at most
-    /// [`REPETITIONS`]' end), after a warm-up.
+    /// A sweep: WebSocket mode and HTTP stateless on each of `profiles` in turn, one pair a
+    /// repetition, after a warm-up; a profile repeated is a point measured more than once
+    /// ([`super::sweep::sweep_profiles`]). At most [`MAX_SWEEP_PAIRS`] pairs.
     pub fn sweep(profiles: &[&str]) -> Self {
         let profiles: Vec<String> = profiles
             .iter()
-            .take(*REPETITIONS.end())
+            .take(MAX_SWEEP_PAIRS)
             .map(|p| p.to_string())
             .collect();
         Comparison {
-            sweep: profiles.clone(),
-            ..Comparison::new(profiles.len())
+            repetitions: profiles.len(),
+            sweep: profiles,
+            ..Comparison::new(1)
         }
     }
 
@@ -376,57 +317,6 @@ impl Comparison {
         Spread::of(values?)
     }
 
-    /// HTTP's median end-to-end time over WebSocket's, once every leg is done.
-    pub fn speedup(&self) -> Option<Speedup> {
-        self.speedup_of(ContinuationMode::WebSocket)
-    }
-
-    /// HTTP's median end-to-end time over the median of the leg `ws` (WebSocket mode, or the
-    /// long-running design), once every leg is done.
-    pub fn speedup_of(&self, ws: ContinuationMode) -> Option<Speedup> {
-        // A sweep's points are on different models: their median says nothing.
-        if self.status() != RunStatus::Done || !self.modes.contains(&ws) || self.is_sweep() {
-            return None;
-        }
-        let http = COMPARE_HTTP_MODE;
-        let ws_median = self.end_to_end(ws)?.median;
-        let http_median = self.end_to_end(http)?.median;
-        if ws_median <= 0.0 {
-            return None;
-        }
-        let ratios = self.ratios(ws).into_iter().map(|(_, ratio)| ratio);
-        let per_repetition = Spread::of(ratios)?;
-        let verdict = if per_repetition.min >= 1.01 {
-            Verdict::Faster
-        } else if per_repetition.max <= 0.99 {
-            Verdict::Slower
-        } else {
-            Verdict::Even
-        };
-        Some(Speedup {
-            leg: ws,
-            median: http_median / ws_median,
-            per_repetition,
-            verdict,
-        })
-    }
-
-    /// Each counted repetition's own ratio, HTTP's end-to-end time over the leg `ws`'s, where
-    /// both legs are done: (repetition, ratio).
-    pub fn ratios(&self, ws: ContinuationMode) -> Vec<(usize, f64)> {
-        (1..=self.repetitions)
-            .filter_map(|repetition| {
-                let done = |mode| {
-                    self.leg(repetition, mode)
-                        .filter(|l| l.status == RunStatus::Done)?
-                        .end_to_end_ms
-                };
-                let ws_ms = done(ws).filter(|ms| *ms > 0.0)?;
-                Some((repetition, done(COMPARE_HTTP_MODE)? / ws_ms))
-            })
-            .collect()
-    }
-
     /// How much more (or less) time HTTP's legs took than WebSocket's, part by part: the
     /// difference of the medians. `None` until both legs have finished runs that the server
     /// split into API and engine time.
@@ -462,7 +352,16 @@ impl Comparison {
         let http = COMPARE_HTTP_MODE;
         let total = self.end_to_end(http)?.median - self.end_to_end(ws)?.median;
         let mut parts = self.difference_of(ws)?;
-        crate::agent::stats::sort_small(&mut parts, |a, b| a.1.abs() > b.1.abs());
+        // The measured parts by size, then the modelled waits, if there were any.
+        let modelled = self
+            .part(http, Part::Modelled)
+            .zip(self.part(ws, Part::Modelled))
+            .is_some_and(|(h, w)| h.max > 0.0 || w.max > 0.0);
+        parts.retain(|(part, _)| part.is_measured() || modelled);
+        crate::agent::stats::sort_small(&mut parts, |a, b| {
+            (a.0.is_measured() && !b.0.is_measured())
+                || (a.0.is_measured() == b.0.is_measured() && a.1.abs() > b.1.abs())
+        });
         let parts: Vec<String> = parts
             .iter()
             .map(|(part, ms)| format!("{} {}", part.noun(), signed_ms(*ms)))
@@ -497,9 +396,9 @@ impl Comparison {
             .iter()
             .position(|(r, m)| *r == leg.repetition && *m == leg.mode)
             .map_or(done + 1, |i| i + 1);
-        let which = match (leg.repetition, self.profile_of(leg.repetition)) {
+        let which = match (leg.repetition, self.sweep_point(leg.repetition)) {
             (WARM_UP, _) => "warm-up, not counted".to_string(),
-            (_, Some(profile)) if self.is_sweep() => format!("point {}, {profile}", leg.repetition),
+            (_, Some(at)) => at.describe(),
             (repetition, _) => format!("repetition {repetition}"),
         };
         let turn = match expected {
@@ -521,9 +420,12 @@ impl Comparison {
                 leg.status = RunStatus::Stopped;
             }
         }
-        self.repetitions = self
-            .repetitions
-            .clamp(*REPETITIONS.start(), *REPETITIONS.end());
+        self.repetitions = if self.is_sweep() {
+            self.sweep.len()
+        } else {
+            self.repetitions
+                .clamp(*REPETITIONS.start(), *REPETITIONS.end())
+        };
         self
     }
 }
@@ -643,7 +545,7 @@ mod tests {
         assert_eq!(c.status(), RunStatus::Done);
         assert_eq!(c.end_to_end(WS).unwrap().n, 1);
         assert_eq!(c.ratios(WS), [(1, 1.2)]);
-        assert!((c.speedup().unwrap().median - 1.2).abs() < 1e-9);
+        assert!((c.speedup().unwrap().total.median - 1.2).abs() < 1e-9);
         let mut failed = leg(HTTP, WARM_UP, 1.0);
         failed.status = RunStatus::Failed;
         failed.error = Some("boom".into());
@@ -675,11 +577,8 @@ mod tests {
             c.update(leg(LONG, repetition, long));
         }
         assert_eq!(c.status(), RunStatus::Running, "repetition 3 to go");
-        assert_eq!(
-            c.speedup_of(LONG),
-            None,
-            "no speedup before every leg is done"
-        );
+        let so_far = c.speedup_of(LONG).unwrap();
+        assert_eq!((so_far.counted, so_far.is_final()), (2, false));
         c.update(leg(WS, 3, 120.0));
         c.update(leg(HTTP, 3, 150.0));
         c.update(leg(LONG, 3, 100.0));
@@ -691,11 +590,11 @@ mod tests {
             "{}",
             long.describe()
         );
-        assert!((long.median - 140.0 / 95.0).abs() < 1e-9);
-        assert_eq!(long.verdict, Verdict::Faster);
+        assert!((long.total.median - 140.0 / 95.0).abs() < 1e-9);
+        assert_eq!(long.verdict(), crate::agent::Verdict::Faster);
         let ws = c.speedup().unwrap();
         assert!(
-            (ws.median - 140.0 / 110.0).abs() < 1e-9,
+            (ws.total.median - 140.0 / 110.0).abs() < 1e-9,
             "the headline is still HTTP ÷ WebSocket"
         );
         assert_eq!(
@@ -724,7 +623,11 @@ mod tests {
         c.update(leg(HTTP, 1, 12.0));
         c.update(leg(HTTP, 2, 12.0));
         assert_eq!(c.status(), RunStatus::Running, "one leg to go");
-        assert_eq!(c.speedup(), None, "no speedup before the end");
+        assert_eq!(
+            c.speedup().map(|s| (s.counted, s.is_final())),
+            Some((1, false)),
+            "a first result, from the one repetition with both legs done"
+        );
         let mut failed = leg(WS, 2, 10.0);
         failed.status = RunStatus::Failed;
         failed.error = Some("HTTP 500: boom".into());
@@ -737,7 +640,8 @@ mod tests {
     }
 
     #[test]
-    fn the_speedup_is_the_ratio_of_the_medians_and_says_what_it_means() {
+    fn the_speedup_is_the_ratio_of_the_medians_and_a_verdict_only_when_the_ranges_separate() {
+        use crate::agent::Verdict;
         let mut c = warmed(Comparison::new(3));
         for (repetition, ws, http) in [(1, 100.0, 130.0), (2, 140.0, 150.0), (3, 110.0, 121.0)] {
             c.update(leg(WS, repetition, ws));
@@ -750,32 +654,12 @@ mod tests {
             (110.0, 100.0, 140.0)
         );
         let speedup = c.speedup().unwrap();
-        assert!((speedup.median - 130.0 / 110.0).abs() < 1e-9);
-        assert_eq!(speedup.verdict, Verdict::Faster);
-        assert_eq!(
-            speedup.describe(),
-            "WebSocket mode was 1.18× faster (median of 3 repetitions; each between 1.07× and 1.30×)"
-        );
-
-        // One repetition the other way: no clear difference, whatever the median says.
-        c.update(leg(HTTP, 2, 120.0));
-        assert_eq!(c.speedup().unwrap().verdict, Verdict::Even);
-        assert!(
-            c.speedup()
-                .unwrap()
-                .describe()
-                .starts_with("No clear difference: ")
-        );
-
-        let mut slower = warmed(Comparison::new(1));
-        slower.update(leg(WS, 1, 100.0));
-        slower.update(leg(HTTP, 1, 80.0));
-        let speedup = slower.speedup().unwrap();
-        assert_eq!(speedup.verdict, Verdict::Slower);
-        assert_eq!(
-            speedup.describe(),
-            "WebSocket mode was slower: 0.80×, HTTP took 20 % less time (one repetition)"
-        );
+        assert!((speedup.total.median - 130.0 / 110.0).abs() < 1e-9);
+        // Every repetition had WebSocket faster, but its slowest run (140 ms) was slower than
+        // HTTP's fastest (121 ms): within noise.
+        assert_eq!(speedup.verdict(), Verdict::Noise);
+        c.update(leg(WS, 2, 115.0));
+        assert_eq!(c.speedup().unwrap().verdict(), Verdict::Faster);
         assert_eq!(format_speedup(1.4249), "1.42×");
     }
 
@@ -846,7 +730,7 @@ mod tests {
         sweep.update(running);
         assert_eq!(
             sweep.progress(1, Some(6)).1,
-            "leg 6 of 6 (WebSocket, point 2, spark): turn 1 of 6"
+            "leg 6 of 6 (WebSocket, point 2 of 2, spark): turn 1 of 6"
         );
     }
 

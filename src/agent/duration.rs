@@ -37,9 +37,41 @@ pub fn format_duration(ms: impl Into<Option<f64>>, precision: Precision) -> Stri
     }
 }
 
+/// `4.2 s`, `812 ms`, `0.40 ms`: a time in a sentence, where a run's seconds need one decimal
+/// and a stage's milliseconds their own precision.
+pub fn format_span(ms: f64) -> String {
+    if ms.abs() >= 1000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else {
+        format_duration(ms, Precision::BySize)
+    }
+}
+
+/// `10.9–11.6 s`, `100–140 ms`, `812 ms–1.2 s`: a range of times, the unit said once when both
+/// ends share it.
+pub fn format_range(low: f64, high: f64) -> String {
+    let (low, high) = (format_span(low), format_span(high));
+    match (low.rsplit_once(' '), high.rsplit_once(' ')) {
+        (Some((number, unit)), Some((_, high_unit))) if unit == high_unit => {
+            format!("{number}–{high}")
+        }
+        _ => format!("{low}–{high}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spans_and_ranges_read_as_in_a_sentence() {
+        assert_eq!(format_span(4_240.0), "4.2 s");
+        assert_eq!(format_span(812.0), "812 ms");
+        assert_eq!(format_span(-1_500.0), "-1.5 s");
+        assert_eq!(format_range(10_900.0, 11_600.0), "10.9–11.6 s");
+        assert_eq!(format_range(100.0, 140.0), "100–140 ms");
+        assert_eq!(format_range(812.0, 1_200.0), "812 ms–1.2 s");
+    }
 
     #[test]
     fn each_precision_prints_its_own_way() {

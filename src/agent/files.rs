@@ -75,16 +75,15 @@ impl FileSnapshot {
                 parent = tether_sandbox::vfs::parent(parent);
             }
         }
-        let mut rows: Vec<TreeRow> = dirs
+        // A directory sorts right before its contents: compare paths with `/` lowest.
+        let mut keyed: Vec<(String, TreeRow)> = dirs
             .into_iter()
             .map(|dir| TreeRow::new(dir, false))
             .chain(self.files.keys().map(|path| TreeRow::new(path, true)))
+            .map(|row| (row.path.replace('/', "\u{0}"), row))
             .collect();
-        // A directory sorts right before its contents: compare paths with `/` lowest.
-        rows.sort_by(|a, b| {
-            let key = |p: &str| p.replace('/', "\u{0}");
-            key(&a.path).cmp(&key(&b.path))
-        });
+        crate::agent::stats::sort_small(&mut keyed, |a, b| a.0 < b.0);
+        let mut rows: Vec<TreeRow> = keyed.into_iter().map(|(_, row)| row).collect();
         rows.dedup_by(|a, b| a.path == b.path);
         rows
     }

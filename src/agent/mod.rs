@@ -1,15 +1,18 @@
 //! The agent side of the playground, independent of the DOM and of the transport: one turn of the
-//! chat view ([`Turn`]), the agent loop ([`run_agent`]) that drives a [`Transport`] and a sandbox
-//! until the task is answered, recording what it saw ([`AgentRun`]), and the agent view's
-//! [`Session`] around it: what Run, Stop and Reset do and what the page keeps.
+//! chat view ([`Turn`]) and the chat view's [`ChatSession`] around it, the agent loop
+//! ([`run_agent`]) that drives a [`Transport`] and a sandbox until the task is answered,
+//! recording what it saw ([`AgentRun`]), and the agent view's [`Session`] around it: what Run,
+//! Stop and Reset do and what the page keeps.
 //!
 //! [`Transport`]: crate::transport::Transport
 
 mod announce;
 mod breakdown;
 mod chart;
+mod chat;
 mod compare;
 mod duration;
+mod estimate;
 mod files;
 mod frame_batch;
 mod frames;
@@ -26,6 +29,7 @@ mod thread;
 mod timing;
 mod totals;
 mod turn;
+mod verdict;
 mod why;
 
 pub use announce::{announce_comparison, announce_run};
@@ -34,11 +38,16 @@ pub use chart::{
     BarRect, Chart, ChartSize, Panel, Segment, Tick, TurnBar, nice_ticks, polyline, short_count,
     turn_bars,
 };
+pub use chat::{ChatBrowser, ChatConnection, ChatScreen, ChatSession, ChatTarget};
 pub use compare::{
-    COMPARE_HTTP_MODE, Comparison, DEFAULT_REPETITIONS, LegSummary, REPETITIONS, Speedup, Verdict,
-    WARM_UP, format_speedup, leg_name, run_progress, signed_ms,
+    COMPARE_HTTP_MODE, Comparison, DEFAULT_REPETITIONS, LegSummary, REPETITIONS, WARM_UP,
+    format_speedup, leg_name, run_progress, signed_ms,
 };
-pub use duration::{Precision, format_duration};
+pub use duration::{Precision, format_duration, format_range, format_span};
+pub use estimate::{
+    LONG_TASK, LegConditions, SHORT_TASK, TaskShape, comparison_ms, estimate_run, estimate_sweep,
+    format_estimate, leg_ms, sweep_ms, task_of,
+};
 pub use files::{ChangeLog, FileBody, FileChangeRecord, FileSnapshot, TreeRow};
 pub use frame_batch::FrameBatch;
 pub use frames::{
@@ -53,9 +62,11 @@ pub use stats::Spread;
 pub use steer::{SteerOutcome, SteerRecord, steer_frame, steer_target};
 pub use stop::{StopSignal, Stopped};
 pub use sweep::{
-    PlotPoint, SWEEP_PROFILES, SweepPlot, SweepPoint, describe_sweep, signed_percent, sweep_points,
+    PlotPoint, SWEEP_PROFILES, SweepAt, SweepPlot, SweepPoint, describe_sweep, signed_percent,
+    sweep_points, sweep_profiles,
 };
 pub use timing::{EngineTimings, LinkTimings, ServerTimings, ServerTokens};
 pub use totals::{RunTotals, decoding_rate, turn_durations};
 pub use turn::{RunStatus, Turn};
+pub use verdict::{Ratio, Speedup, Verdict};
 pub use why::{explain_why, format_bytes};

@@ -744,6 +744,7 @@ mod tests {
 
     use super::*;
     use crate::agent::Entry;
+    use crate::conditions::LinkPreset;
     use crate::settings::TransportChoice;
     use crate::transport::replay::{ReplayTransport, Script};
     use crate::transport::{Received, TransportError, TransportKind};
@@ -1021,11 +1022,21 @@ mod tests {
         Box::new(Silent { handshake: false })
     }
 
+    /// The short demo on this machine: no link, the server's own API costs.
+    fn demo() -> Settings {
+        Settings {
+            task_length: TaskLength::Short,
+            link: LinkPreset::Loopback,
+            api_costs: ApiCosts::Server,
+            ..Settings::default()
+        }
+    }
+
     fn over(transport: TransportChoice) -> Settings {
         Settings {
             transport,
             profile: "spark".into(),
-            ..Settings::default()
+            ..demo()
         }
     }
 
@@ -1399,7 +1410,7 @@ mod tests {
         let restored = run.restore();
         assert_eq!(restored.status, RunStatus::Stopped);
         assert_eq!(restored.turns.len(), 1);
-        assert_eq!(restored.entries, [Entry::Task(Settings::default().task)]);
+        assert_eq!(restored.entries, [Entry::Task(demo().task)]);
         assert!(
             page.last_run.borrow().is_none(),
             "only stored for the next load"
@@ -1489,14 +1500,14 @@ mod tests {
         let session = Session::new(page.clone(), true);
         let untasked = Settings {
             task: "  ".into(),
-            ..Settings::default()
+            ..demo()
         };
         assert!(session.start(untasked, ORIGIN).is_none());
         assert_eq!(page.shown.get(), None, "nothing shown");
 
         let elsewhere = Settings {
             server_url: "ftp://nowhere".into(),
-            ..Settings::default()
+            ..demo()
         };
         assert!(session.start(elsewhere, ORIGIN).is_none());
         assert_eq!(page.shown.get(), Some(Shown::Single));

@@ -1,14 +1,16 @@
 //! Where WebSocket mode pays off: a sweep over the model's speed at the chosen link and API
 //! costs — the claim that as inference gets faster the API's overhead dominates, shown with this
-//! server's own measurements. A sweep is a [`Comparison`] whose repetitions are its points, each
-//! on a profile of its own ([`Comparison::sweep`]): after a discarded warm-up of both legs, each
-//! point is a measured pair of runs of the same task, WebSocket mode and HTTP stateless, the
-//! pairs alternating which leg goes first (A B, B A, …). A point's saving is
-//! `1 − WebSocket ÷ HTTP` of its pair's end-to-end times. This module reads the points and lays
-//! out their plot.
+//! server's own measurements. A sweep is a [`Comparison`] whose repetitions are pairs of runs,
+//! each on a profile of its own ([`Comparison::sweep`]): after a discarded warm-up of both legs,
+//! each point — a profile — is measured as `per_point` pairs of the same task, WebSocket mode
+//! and HTTP stateless, the pairs alternating which leg goes first (A B, B A, …). A pair's saving
+//! is `1 − WebSocket ÷ HTTP` of its end-to-end times; a point shows their median and range, and
+//! is a verdict only when its legs' ranges separate ([`super::verdict`]: one pair a point has no
+//! spread to judge by). This module reads the points and lays out their plot.
 
 use crate::agent::compare::{COMPARE_HTTP_MODE, Comparison};
-use crate::agent::{ContinuationMode, RunStatus, nice_ticks};
+use crate::agent::stats::Spread;
+use crate::agent::{ContinuationMode, Ratio, RunStatus, Verdict, nice_ticks};
 use crate::conditions::thousands;
 use crate::profiles::{ProfileInfo, profile};
 
@@ -16,53 +18,158 @@ use crate::profiles::{ProfileInfo, profile};
 /// time at all.
 pub const SWEEP_PROFILES: [&str; 4] = ["flagship", "spark", "burst", "instant"];
 
-/// One point of a sweep: its profile and, once both legs are done, its saving.
+/// The sweep's repetitions: each of `profiles` `per_point` times in a row (at least once).
+pub fn sweep_profiles(profiles: &[&'static str], per_point: usize) -> Vec<&'static str> {
+    profiles
+        .iter()
+        .flat_map(|p| std::iter::repeat_n(*p, per_point.max(1)))
+        .collect()
+}
+
+/// Where a repetition of a sweep is: its point (1-based, of `points`) and its pair within the
+/// point (1-based, of `pairs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepAt {
+    pub point: usize,
+    pub points: usize,
+    pub pair: usize,
+    pub pairs: usize,
+    pub profile: String,
+}
+
+impl SweepAt {
+    /// `point 2 of 4, spark, pair 1 of 3`; `point 2 of 4, spark` with one pair a point.
+    pub fn describe(&self) -> String {
+        let at = format!("point {} of {}, {}", self.point, self.points, self.profile);
+        if self.pairs > 1 {
+            format!("{at}, pair {} of {}", self.pair, self.pairs)
+        } else {
+            at
+        }
+    }
+}
+
+/// The runs of one point: its profile's repetitions, in order.
+fn groups(c: &Comparison) -> Vec<(String, Vec<usize>)> {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, name) in c.sweep.iter().enumerate() {
+        match groups.last_mut() {
+            Some((last, repetitions)) if last == name => repetitions.push(i + 1),
+            _ => groups.push((name.clone(), vec![i + 1])),
+        }
+    }
+    groups
+}
+
+impl Comparison {
+    /// Where repetition `repetition` of this sweep is; `None` for a comparison that is not a
+    /// sweep, and for its warm-up.
+    pub fn sweep_point(&self, repetition: usize) -> Option<SweepAt> {
+        let groups = groups(self);
+        let points = groups.len();
+        groups
+            .into_iter()
+            .enumerate()
+            .find_map(|(i, (profile, repetitions))| {
+                let pair = repetitions.iter().position(|r| *r == repetition)?;
+                Some(SweepAt {
+                    point: i + 1,
+                    points,
+                    pair: pair + 1,
+                    pairs: repetitions.len(),
+                    profile,
+                })
+            })
+    }
+}
+
+/// One point of a sweep: its profile and, once a pair is done, its saving.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepPoint {
-    /// 1-based: the comparison's repetition.
+    /// 1-based.
     pub point: usize,
     pub profile: &'static ProfileInfo,
-    /// `1 − WebSocket ÷ HTTP`.
+    /// The median of its pairs' savings, `1 − WebSocket ÷ HTTP`; `None` before a pair is done.
     pub saving: Option<f64>,
+    /// Every done pair's saving: their median, and their range.
+    pub savings: Option<Spread>,
+    /// Pairs planned for the point.
+    pub pairs: usize,
+    /// Whether the legs' times separate (faster, slower), or not (within noise).
+    pub verdict: Option<Verdict>,
 }
 
 /// The points of the sweep `c` (none when it is not a sweep).
 pub fn sweep_points(c: &Comparison) -> Vec<SweepPoint> {
     let ws = ContinuationMode::WebSocket;
-    c.sweep
-        .iter()
+    groups(c)
+        .into_iter()
         .enumerate()
-        .filter_map(|(i, name)| {
-            let point = i + 1;
-            let done = |mode| {
-                c.leg(point, mode)
+        .filter_map(|(i, (name, repetitions))| {
+            let done = |repetition, mode| {
+                c.leg(repetition, mode)
                     .filter(|l| l.status == RunStatus::Done)?
                     .end_to_end_ms
                     .filter(|ms| *ms > 0.0)
             };
+            let pairs: Vec<(f64, f64)> = repetitions
+                .iter()
+                .filter_map(|r| done(*r, ws).zip(done(*r, COMPARE_HTTP_MODE)))
+                .collect();
+            let savings = Spread::of(pairs.iter().map(|(ws, http)| 1.0 - ws / http));
+            let verdict = Spread::of(pairs.iter().map(|p| p.0))
+                .zip(Spread::of(pairs.iter().map(|p| p.1)))
+                .and_then(|(ws, http)| Ratio::of(ws, http))
+                .map(|ratio| ratio.verdict);
             Some(SweepPoint {
-                point,
-                profile: profile(name)?,
-                saving: done(ws)
-                    .zip(done(COMPARE_HTTP_MODE))
-                    .map(|(ws, http)| 1.0 - ws / http),
+                point: i + 1,
+                profile: profile(&name)?,
+                saving: savings.map(|s| s.median),
+                savings,
+                pairs: repetitions.len(),
+                verdict,
             })
         })
         .collect()
 }
 
 /// The sweep in words, once it has a measured point: `WebSocket mode's saving over HTTP
-/// stateless: +2 % at 65 tokens/s (flagship), +20 % at 1,000 tokens/s (spark).`
+/// stateless, the median of each point's 3 pairs and their range: +2 % (−1 to +4 %, within
+/// noise) at 65 tokens/s (flagship), +20 % (18 to 22 %) at 1,000 tokens/s (spark).`
 pub fn describe_sweep(c: &Comparison) -> Option<String> {
-    let measured: Vec<String> = sweep_points(c)
+    let points = sweep_points(c);
+    let measured: Vec<String> = points
         .iter()
-        .filter_map(|p| Some(format!("{} {}", signed_percent(p.saving?), at(p.profile))))
+        .filter_map(|p| {
+            let savings = p.savings?;
+            let range = format!(
+                "{} to {}",
+                signed_percent(savings.min).trim_end_matches(" %"),
+                signed_percent(savings.max)
+            );
+            let judged = match (p.verdict?, savings.n) {
+                (_, 1) => "1 pair: no spread to judge by".to_string(),
+                (Verdict::Noise, _) => format!("{range}, within noise"),
+                _ => range,
+            };
+            Some(format!(
+                "{} ({judged}) {}",
+                signed_percent(savings.median),
+                at(p.profile)
+            ))
+        })
         .collect();
     if measured.is_empty() {
         return None;
     }
+    let pairs = points.first().map_or(1, |p| p.pairs);
+    let basis = if pairs > 1 {
+        format!(", the median of each point's {pairs} pairs and their range")
+    } else {
+        ", one pair a point".to_string()
+    };
     Some(format!(
-        "WebSocket mode's saving over HTTP stateless: {}.",
+        "WebSocket mode's saving over HTTP stateless{basis}: {}.",
         measured.join(", ")
     ))
 }
@@ -81,13 +188,18 @@ fn at(profile: &ProfileInfo) -> String {
     }
 }
 
-/// A point of the plot, where it goes.
+/// A point of the plot, where it goes: its median, and its range as a vertical bar.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlotPoint {
     pub x: f64,
     pub y: f64,
+    /// The range's ends: the least saving's y and the largest's.
+    pub low_y: f64,
+    pub high_y: f64,
     pub profile: &'static str,
     pub saving: f64,
+    pub savings: Spread,
+    pub verdict: Verdict,
 }
 
 /// The sweep's plot: the saving against the model's speed, the speed on a log scale (each
@@ -119,9 +231,14 @@ impl SweepPlot {
             left + (position - low) / (unpaced_at - low) * (right - left)
         };
         let points = sweep_points(c);
-        let savings: Vec<f64> = points.iter().filter_map(|p| p.saving).collect();
-        let most = savings.iter().fold(0.1f64, |m, s| m.max(*s));
-        let least = savings.iter().fold(0.0f64, |m, s| m.min(*s));
+        let most = points
+            .iter()
+            .filter_map(|p| p.savings)
+            .fold(0.1f64, |m, s| m.max(s.max));
+        let least = points
+            .iter()
+            .filter_map(|p| p.savings)
+            .fold(0.0f64, |m, s| m.min(s.min));
         let up = nice_ticks(most * 100.0, 4);
         let step = up.get(1).copied().unwrap_or(10.0);
         let top_pct = up.last().copied().unwrap_or(10.0);
@@ -132,12 +249,16 @@ impl SweepPlot {
         let plotted = points
             .iter()
             .filter_map(|p| {
-                let saving = p.saving?;
+                let savings = p.savings?;
                 Some(PlotPoint {
                     x: x_of(p.profile),
-                    y: y_of(saving * 100.0),
+                    y: y_of(savings.median * 100.0),
+                    low_y: y_of(savings.min * 100.0),
+                    high_y: y_of(savings.max * 100.0),
                     profile: p.profile.name,
-                    saving,
+                    saving: savings.median,
+                    savings,
+                    verdict: p.verdict.unwrap_or(Verdict::Noise),
                 })
             })
             .collect();
@@ -256,11 +377,63 @@ mod tests {
         assert_eq!(sweep.status(), RunStatus::Done);
         assert_eq!(
             describe_sweep(&sweep).unwrap(),
-            "WebSocket mode's saving over HTTP stateless: +2 % at 65 tokens/s (flagship), +20 % \
-             at 1,000 tokens/s (spark)."
+            "WebSocket mode's saving over HTTP stateless, one pair a point: +2 % (1 pair: no \
+             spread to judge by) at 65 tokens/s (flagship), +20 % (1 pair: no spread to judge \
+             by) at 1,000 tokens/s (spark)."
         );
+        assert_eq!(sweep_points(&sweep)[1].verdict, Some(Verdict::Noise));
         assert_eq!(describe_sweep(&Comparison::sweep(&["spark"])), None);
         assert_eq!(signed_percent(-0.031), "−3 %");
+    }
+
+    #[test]
+    fn a_point_of_several_pairs_has_a_spread_and_a_verdict_only_when_its_legs_separate() {
+        let profiles = sweep_profiles(&["flagship", "spark"], 3);
+        assert_eq!(
+            profiles,
+            [
+                "flagship", "flagship", "flagship", "spark", "spark", "spark"
+            ]
+        );
+        let mut sweep = Comparison::sweep(&profiles);
+        assert_eq!((sweep.repetitions, sweep.plan().len()), (6, 14));
+        assert_eq!(
+            sweep.sweep_point(5).unwrap().describe(),
+            "point 2 of 2, spark, pair 2 of 3"
+        );
+        assert_eq!(sweep.sweep_point(WARM_UP), None);
+        // flagship: every WebSocket run faster than every HTTP run; spark: one pair the other
+        // way round.
+        let times = [
+            (1, 98.0, 100.0),
+            (2, 97.0, 101.0),
+            (3, 96.0, 99.0),
+            (4, 80.0, 100.0),
+            (5, 85.0, 100.0),
+            (6, 104.0, 100.0),
+        ];
+        for (repetition, ws, http) in times {
+            sweep.update(leg(WS, repetition, RunStatus::Done, ws));
+            sweep.update(leg(HTTP, repetition, RunStatus::Done, http));
+        }
+        let points = sweep_points(&sweep);
+        assert_eq!(points[0].verdict, Some(Verdict::Faster));
+        assert_eq!(points[1].verdict, Some(Verdict::Noise));
+        let spark = points[1].savings.unwrap();
+        assert!((spark.median - 0.15).abs() < 1e-9 && (spark.min + 0.04).abs() < 1e-9);
+        assert_eq!(
+            describe_sweep(&sweep).unwrap(),
+            "WebSocket mode's saving over HTTP stateless, the median of each point's 3 pairs and \
+             their range: +3 % (+2 to +4 %) at 65 tokens/s (flagship), +15 % (−4 to +20 %, within \
+             noise) at 1,000 tokens/s (spark)."
+        );
+        // The plot draws each point's range around its median.
+        let plot = SweepPlot::layout(&sweep, 600.0, 240.0);
+        let p = &plot.points[1];
+        assert!(p.high_y < p.y && p.y < p.low_y, "{p:?}");
+        assert!(p.low_y > plot.zero, "its least saving is below zero");
+        // A restored sweep keeps its pairs.
+        assert_eq!(sweep.clone().restored().repetitions, 6);
     }
 
     #[test]

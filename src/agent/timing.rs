@@ -18,6 +18,9 @@ const STAGE_ORDER: [&str; 8] = [
 /// The stage that is the model's work rather than the server's overhead.
 pub const GENERATE: &str = "generate";
 
+/// The modelled wait in the engine's time (the hop to it); every other one is in the API's.
+const ENGINE_HOP: &str = "engine_hop";
+
 /// The engine's part of a response as the API measured it, in milliseconds: `service_*` from
 /// the engine call on, `iapi_*` from the API's engine request on (so they include the modelled
 /// hop to the engine); `queue` waiting for a decoding slot, `prefill` admission to the first
@@ -128,7 +131,7 @@ impl ServerTimings {
                 .position(|known| *known == name)
                 .unwrap_or(STAGE_ORDER.len())
         };
-        stages.sort_by_key(|(name, _)| rank(name));
+        crate::agent::stats::sort_small(&mut stages, |a, b| rank(&a.0) < rank(&b.0));
         let modelled = summary
             .get("modelled")
             .and_then(micros_map)
@@ -194,6 +197,19 @@ impl ServerTimings {
             conditions,
             link,
         })
+    }
+
+    /// The modelled waits (`modelled`), split by where the server spent them: in the API's time
+    /// (the classifier, and any other service but the hop) and in the engine's (the hop to it).
+    pub fn modelled_split(&self) -> (f64, f64) {
+        self.modelled
+            .iter()
+            .fold((0.0, 0.0), |(api, engine), (name, ms)| {
+                match name.as_str() {
+                    ENGINE_HOP => (api, engine + ms),
+                    _ => (api + ms, engine),
+                }
+            })
     }
 
     /// The time the emulated link added to the turn's round trip: the request's way up and the
@@ -341,6 +357,7 @@ mod tests {
         let timings = ServerTimings::parse(&summary).unwrap();
         assert_eq!(timings.api_ms, Some(0.42));
         assert_eq!(timings.modelled, [("engine_hop".to_string(), 1.0)]);
+        assert_eq!(timings.modelled_split(), (0.0, 1.0));
         let engine = timings.engine.as_ref().unwrap();
         assert_eq!((engine.prefill_ms, engine.decode_ms), (30.0, 0.4));
         assert!((engine.other_ms() - 1.05).abs() < 1e-9);

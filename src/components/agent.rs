@@ -6,14 +6,19 @@
 //! an embedded view).
 //!
 //! While a single run streams over a WebSocket transport, the Steer box sends `response.steer`
-//! for the response under way ([`SteerBox`]; the session sends it).
+//! for the response under way ([`crate::components::steer::SteerBox`]; the session sends it).
 //!
-//! For the keyboard: Ctrl+Enter in the task runs it; when Run or Stop disables itself, the focus
-//! moves to the button that is now enabled. A screen reader hears the status, the final answer
-//! or the comparison's result — never the stream itself.
+//! A run the user starts is brought into sight: the buttons at the top of the window, its
+//! progress and (in a comparison) the per-turn chart under them. For the keyboard: Ctrl+Enter in
+//! the task runs it; when Run or Stop disables itself, the focus moves to the button that is now
+//! enabled. A screen reader hears the status, the final answer or the comparison's result —
+//! never the stream itself.
 
 mod browser;
+mod controls;
 mod focus;
+mod lifecycle;
+mod result;
 mod share;
 mod status;
 mod task;
@@ -24,15 +29,14 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::PageContext;
-use crate::agent::{Comparison, RunStatus, SWEEP_PROFILES, Session, Shown};
+use crate::agent::{RunStatus, SWEEP_PROFILES, Session, Shown, sweep_profiles};
+use crate::components::ConditionsPanel;
+use crate::components::field::InputErrors;
 use crate::components::settings::SettingsPanel;
-use crate::components::steer::SteerBox;
-use crate::components::{
-    BreakdownView, CompareView, ConditionsPanel, Conversation, LegsView, RunDetails, RunView,
-    Timeline, TimelineDefinitions, TotalsView, TurnChart,
-};
-use crate::settings::{ModelChoices, TransportChoice};
 use browser::BrowserPage;
+use controls::RunControls;
+use lifecycle::SharedSession;
+use result::{ComparedResult, SingleResult};
 use share::ShareLink;
 use status::RunStatusLine;
 use task::{EmbedTitle, TaskField};
@@ -51,55 +55,36 @@ pub fn AgentView() -> impl IntoView {
         page
     });
     page.read_kept();
-    let settings = page.settings;
-    let notices = page.notices;
-    let embed = page.embed;
+    let (settings, embed) = (page.settings, page.embed);
+    let form = page.form();
     let origin = StoredValue::new(crate::page_origin_url().unwrap_or_default());
-    let models = page.models;
+    let views = BrowserPage::opening(&page);
+    let (shown, run, comparison) = (views.shown, views.run, views.comparison);
+    let (ws, http, long_running) = (views.ws, views.http, views.long_running);
+    let status = views.status();
+    let running = Signal::derive(move || status.get() == RunStatus::Running);
+    let session: SharedSession = StoredValue::new_local(Session::new(Rc::new(views), page.persist));
+    lifecycle::tie_to_the_page(session);
 
-    let opening = page
-        .last_run
-        .with_value(|last| Shown::restore(last.as_ref()));
-    let shown = RwSignal::new(opening.shown);
-    // In a comparison the details follow the leg that ran last.
-    let followed = match opening.comparison.legs.last() {
-        Some(leg) if opening.shown == Shown::Compare => opening.leg(leg.mode).clone(),
-        _ => opening.run.clone(),
-    };
-    let run = RunView::new(followed);
-    let ws = RunView::new(opening.ws.clone());
-    let http = RunView::new(opening.http.clone());
-    let long_running = RunView::new(opening.long_running.clone());
-    let comparison = RwSignal::new(opening.comparison);
     let share_link = RwSignal::new(None::<(String, String)>);
-    let browser = BrowserPage {
-        shown,
-        run,
-        ws,
-        http,
-        long_running,
-        live_leg: StoredValue::new(None),
-        comparison,
-        settings,
-        notices,
-        files: page.files,
-        last_run: page.last_run,
-    };
-    let session = StoredValue::new_local(Session::new(Rc::new(browser), page.persist));
-
-    let status = Memo::new(move |_| match shown.get() {
-        Shown::Single => run.with(|r| r.status),
-        Shown::Compare => comparison.with(Comparison::status),
-    });
-    let running = move || status.get() == RunStatus::Running;
-
     let run_button = NodeRef::<html::Button>::new();
     let stop_button = NodeRef::<html::Button>::new();
-    // Whether the user started the run (Run, Ctrl+Enter) and so the focus follows the buttons;
-    // an autorun (an embedded demo) never takes the focus.
+    let controls = NodeRef::<html::Div>::new();
+    let result = NodeRef::<html::Div>::new();
+    // Whether the user started the run (Run, Ctrl+Enter, the overview's button, Sweep) and so
+    // the view brings its progress into sight and the focus follows the buttons; an autorun (an
+    // embedded demo) does neither.
     let focus_follows = StoredValue::new(false);
+    focus::follow_the_buttons(status, run_button, stop_button, focus_follows);
+    focus::bring_the_progress(status, controls, focus_follows);
+    focus::bring_the_result(status, shown, result, focus_follows);
 
+    // Nothing starts on a value the page did not understand: the errors are shown at their
+    // fields and by the buttons, and Run takes the focus to the first (an autorun just waits).
     let start = move |by_user: bool| {
+        if !form.check(by_user.then_some("")) {
+            return;
+        }
         let current = settings.get_untracked();
         let started = session.with_value(|s| s.start(current, &origin.get_value()));
         if let Some(run) = started {
@@ -108,9 +93,14 @@ pub fn AgentView() -> impl IntoView {
         }
     };
     let start_sweep = move || {
+        if !form.check(Some("")) {
+            return;
+        }
         let current = settings.get_untracked();
+        // Each point as often as a comparison repeats, so that it has a spread.
+        let profiles = sweep_profiles(&SWEEP_PROFILES, current.repetitions);
         let started =
-            session.with_value(|s| s.start_sweep(current, &origin.get_value(), &SWEEP_PROFILES));
+            session.with_value(|s| s.start_sweep(current, &origin.get_value(), &profiles));
         if let Some(run) = started {
             focus_follows.set_value(true);
             leptos::task::spawn_local(run);
@@ -122,35 +112,12 @@ pub fn AgentView() -> impl IntoView {
             share_link.set(None);
         }
     };
-    focus::follow_the_buttons(status, run_button, stop_button, focus_follows);
     let copy_link = move || share::copy_link(settings, share_link);
-
-    // Leaving the view stops its run (the transport closes when the loop returns).
-    on_cleanup(move || {
-        session.try_with_value(Session::stop);
-    });
-    // A reload or a navigation away: the session keeps a run under way for the next load.
-    let hidden = window_event_listener(leptos::ev::pagehide, move |_| {
-        session.try_with_value(Session::page_hidden);
-    });
-    on_cleanup(move || hidden.remove());
-
-    // The overview's button asked for this run: the focus follows it, as after Run. An autorun
-    // from the URL (an embedded demo) leaves the focus alone.
+    // The overview's button asked for this run: the view follows it, as after Run. An autorun
+    // from the URL (an embedded demo) leaves the focus and the scroll alone.
     let asked = page.take_run_on_open();
     if page.autorun || asked {
-        // Start once the page has settled — the model list answered (or failed) and a frame
-        // drawn — so the first turn's timings are not the page's own start-up work (measured:
-        // an autorun at the first frame made a WebSocket turn 1 wait ~120–300 ms longer for its
-        // first event than the same turn started from an idle page).
-        let started = StoredValue::new(false);
-        Effect::new(move |_| {
-            let settled = !matches!(models.get(), ModelChoices::Loading);
-            if settled && !started.get_value() {
-                started.set_value(true);
-                request_animation_frame(move || start(asked));
-            }
-        });
+        lifecycle::start_when_settled(page.models, move || start(asked));
     }
 
     // What a steer would steer: the single run shown, over the transport it runs on.
@@ -163,8 +130,7 @@ pub fn AgentView() -> impl IntoView {
         session.with_value(|s| s.steer(&text, mode))
     });
     let is_compare = move || shown.get() == Shown::Compare;
-    let result = NodeRef::<html::Div>::new();
-    focus::bring_the_result(status, shown, result, focus_follows);
+    let models = page.models;
 
     view! {
         <section class="agent-view" class:embed=embed>
@@ -181,64 +147,29 @@ pub fn AgentView() -> impl IntoView {
                 {if embed {
                     view! { <EmbedTitle settings=settings /> }.into_any()
                 } else {
-                    let running = Signal::derive(running);
                     view! {
-                        <TaskField settings=settings running=running on_run=Callback::new(start) />
-                        <ConditionsPanel settings=settings models=models locked=running />
-                        <SettingsPanel settings=settings locked=running />
+                        <TaskField form=form running=running on_run=Callback::new(start) />
+                        <ConditionsPanel form=form models=models locked=running />
+                        <SettingsPanel form=form locked=running />
                     }
                         .into_any()
                 }}
-                <div class="controls">
-                    <button type="submit" data-testid="run" node_ref=run_button disabled=running>
-                        {move || {
-                            if settings.with(|s| s.transport == TransportChoice::Compare) {
-                                "Run comparison"
-                            } else {
-                                "Run"
-                            }
-                        }}
-                    </button>
-                    <button
-                        type="button"
-                        data-testid="stop"
-                        node_ref=stop_button
-                        disabled=move || !running()
-                        on:click=move |_| {
-                            focus_follows.set_value(true);
-                            stop();
-                        }
-                    >
-                        "Stop"
-                    </button>
-                    <button
-                        type="button"
-                        data-testid="sweep"
-                        class="secondary"
-                        disabled=running
-                        title="WebSocket mode against HTTP stateless at each model speed, under these conditions"
-                        on:click=move |_| start_sweep()
-                    >
-                        "Sweep model speed"
-                    </button>
-                    {(!embed)
-                        .then(|| {
-                            view! {
-                                <button type="button" data-testid="copy-link" on:click=move |_| copy_link()>
-                                    "Copy link"
-                                </button>
-                                <button
-                                    type="button"
-                                    data-testid="reset"
-                                    class="secondary"
-                                    disabled=running
-                                    on:click=move |_| reset()
-                                >
-                                    "Reset"
-                                </button>
-                            }
-                        })}
-                </div>
+                <RunControls
+                    settings=settings
+                    running=running
+                    run_button=run_button
+                    stop_button=stop_button
+                    controls=controls
+                    on_stop=Callback::new(move |()| {
+                        focus_follows.set_value(true);
+                        stop();
+                    })
+                    on_sweep=Callback::new(move |()| start_sweep())
+                    on_copy=Callback::new(move |()| copy_link())
+                    on_reset=Callback::new(move |()| reset())
+                    embed=embed
+                />
+                <InputErrors form=form />
                 <ShareLink shared=share_link />
             </form>
             <RunStatusLine
@@ -255,51 +186,28 @@ pub fn AgentView() -> impl IntoView {
                 tabindex="-1"
                 data-testid="result"
             >
-            <Show
-                when=is_compare
-                fallback=move || {
-                    view! {
-                        <TotalsView run=run />
-                        <BreakdownView run=run />
-                        <TurnChart
-                            legs=vec![("This run".to_string(), run)]
-                            caption="Time per turn, split into its parts, and the context the model read"
-                        />
-                        <h2 class="timeline-heading">"Timeline"</h2>
-                        <Timeline run=run />
-                        {(!embed)
-                            .then(|| {
-                                view! {
-                                    <SteerBox run=run mode=steer_mode on_steer=on_steer />
-                                    <TimelineDefinitions />
-                                    <Conversation run=run />
-                                    <RunDetails run=run />
-                                }
-                            })}
-                    }
-                }
-            >
-                <CompareView comparison=comparison />
-                <TurnChart
-                    legs=vec![("WebSocket".to_string(), ws), ("HTTP stateless".to_string(), http)]
-                    caption="Each leg's latest run, turn by turn on the same scales: the time of every turn split into its parts, and the context the model read (the line). HTTP re-sends the whole context each turn; WebSocket only the new part."
-                />
-                <h2>"The legs (latest repetition of each)"</h2>
-                <LegsView
-                    comparison=comparison
-                    ws=ws
-                    http=http
-                    long_running=long_running
-                    embed=embed
-                />
-                {(!embed)
-                    .then(|| {
+                <Show
+                    when=is_compare
+                    fallback=move || {
                         view! {
-                            <h2>"Files and events of the leg that ran last"</h2>
-                            <RunDetails run=run />
+                            <SingleResult
+                                run=run
+                                steer_mode=steer_mode
+                                on_steer=on_steer
+                                embed=embed
+                            />
                         }
-                    })}
-            </Show>
+                    }
+                >
+                    <ComparedResult
+                        comparison=comparison
+                        run=run
+                        ws=ws
+                        http=http
+                        long_running=long_running
+                        embed=embed
+                    />
+                </Show>
             </div>
         </section>
     }

@@ -6,10 +6,31 @@
 use leptos::prelude::*;
 
 use crate::agent::{
-    Chart, ChartSize, Comparison, Precision, RunStatus, Segment, SweepPlot, TurnBar,
+    Chart, ChartSize, Comparison, Precision, RunStatus, Segment, SweepPlot, TurnBar, Verdict,
     format_duration, polyline, signed_percent, turn_bars,
 };
 use crate::components::RunView;
+
+/// Whether the page is a phone's width (the stylesheet's 600 px breakpoint), kept current as the
+/// window resizes: the charts lay themselves out for it rather than scroll sideways.
+fn narrow_screen() -> Signal<bool> {
+    let narrow_now = || {
+        window()
+            .inner_width()
+            .ok()
+            .and_then(|width| width.as_f64())
+            .is_some_and(|width| width <= 600.0)
+    };
+    let narrow = RwSignal::new(narrow_now());
+    let resized = window_event_listener(leptos::ev::resize, move |_| {
+        let now = narrow_now();
+        if narrow.get_untracked() != now {
+            narrow.set(now);
+        }
+    });
+    on_cleanup(move || resized.remove());
+    narrow.into()
+}
 
 /// The legend of the segments `segments`, each with its colour and what it is.
 fn legend(segments: Vec<Segment>) -> impl IntoView {
@@ -66,17 +87,29 @@ pub fn TurnChart(
     /// What the chart shows, in a sentence above it.
     #[prop(into)]
     caption: String,
+    /// Said after each panel's title, leg by leg: which repetition its run is, or that it is a
+    /// warm-up and no result.
+    #[prop(optional, into)]
+    which: Option<Signal<Vec<String>>>,
 ) -> impl IntoView {
+    let narrow = narrow_screen();
     let chart = Memo::new(move |_| {
+        let which = which.map(|w| w.get()).unwrap_or_default();
+        let size = if narrow.get() {
+            ChartSize::narrow()
+        } else {
+            ChartSize::default()
+        };
         let bars: Vec<(String, Vec<TurnBar>)> = legs
             .iter()
-            .map(|(title, run)| (title.clone(), run.with(turn_bars)))
+            .enumerate()
+            .map(|(i, (title, run))| {
+                let which = which.get(i).map_or("", String::as_str);
+                (format!("{title}{which}"), run.with(turn_bars))
+            })
             .collect();
         let described: Vec<String> = bars.iter().map(|(t, b)| described(t, b)).collect();
-        (
-            Chart::layout(&bars, ChartSize::default()),
-            described.join(". "),
-        )
+        (Chart::layout(&bars, size), described.join(". "))
     });
     let svg = move || {
         chart.with(|(chart, described)| {
@@ -198,7 +231,11 @@ pub fn SweepChart(
     #[prop(into)]
     comparison: Signal<Comparison>,
 ) -> impl IntoView {
-    let plot = Memo::new(move |_| comparison.with(|c| SweepPlot::layout(c, 640.0, 260.0)));
+    let narrow = narrow_screen();
+    let plot = Memo::new(move |_| {
+        let width = if narrow.get() { 360.0 } else { 640.0 };
+        comparison.with(|c| SweepPlot::layout(c, width, 260.0))
+    });
     let progress = Memo::new(move |_| comparison.with(Comparison::legs_done));
     let running = Memo::new(move |_| comparison.with(|c| c.status() == RunStatus::Running));
     let svg = move || {
@@ -230,13 +267,38 @@ pub fn SweepChart(
                 .iter()
                 .map(|p| {
                     let label = signed_percent(p.saving);
+                    let range = if p.savings.n > 1 {
+                        format!(
+                            "{label}: the median of {} pairs, from {} to {}; {}",
+                            p.savings.n,
+                            signed_percent(p.savings.min),
+                            signed_percent(p.savings.max),
+                            match p.verdict {
+                                Verdict::Noise => "within noise",
+                                _ => "the legs' times separate",
+                            }
+                        )
+                    } else {
+                        format!("{label}: 1 pair, no spread to judge by")
+                    };
                     view! {
-                        <g class="sweep-point" data-testid="sweep-point">
+                        <g
+                            class=format!("sweep-point verdict-{}", p.verdict.as_str())
+                            data-testid="sweep-point"
+                        >
+                            <line
+                                class="sweep-range"
+                                data-testid="sweep-range"
+                                x1=p.x
+                                x2=p.x
+                                y1=p.low_y
+                                y2=p.high_y
+                            ></line>
                             <circle cx=p.x cy=p.y r="5"></circle>
                             <text class="point-label" x=p.x y=p.y - 10.0 text-anchor="middle">
                                 {label.clone()}
                             </text>
-                            <title>{format!("{}: {label}", p.profile)}</title>
+                            <title>{format!("{}: {range}", p.profile)}</title>
                         </g>
                     }
                 })
@@ -266,7 +328,7 @@ pub fn SweepChart(
     view! {
         <figure class="sweep-chart" data-testid="sweep-chart">
             <figcaption>
-                "Where it pays off: WebSocket mode's saving over HTTP stateless, 1 − WebSocket ÷ HTTP of each pair's end-to-end time, against the model's speed — each point a measured pair of runs under the same link and API costs."
+                "Where it pays off: WebSocket mode's saving over HTTP stateless, 1 − WebSocket ÷ HTTP of a pair of runs' end-to-end times, against the model's speed, under the same task, link and API costs. Each point is the median of its pairs and its bar their range; a point is filled when every WebSocket run of it took less time than every HTTP run (the legs separate), hollow when within noise — with one pair a point there is no spread to judge by."
             </figcaption>
             <div class="chart-box" role="region" aria-label="Sweep plot" tabindex="0">
                 {svg}
@@ -281,7 +343,7 @@ pub fn SweepChart(
                 {move || {
                     let (done, all) = progress.get();
                     if running.get() {
-                        format!(" {done} of {all} legs done (the first two are the warm-up)")
+                        format!(" {done} of {all} legs done (the first two are the warm-up, not a result)")
                     } else {
                         format!(" {done} of {all} legs done")
                     }

@@ -1,100 +1,80 @@
-//! The chat view: a prompt form and the streaming answer with its timings, over one WebSocket
-//! reused for every prompt.
-//!
-//! The turn is kept where the socket's reader updates it, and the screen takes it at most once
-//! per animation frame ([`FrameBatch`]) — at the end at once — so a fast model's many deltas do
-//! not each redraw the answer.
+//! The chat view: a prompt form and the streaming answer with its timings. What the form does —
+//! the connection, kept for every prompt, and the turn — is the [`ChatSession`]'s; this renders
+//! it, and gives it the page: the WebSocket ([`WsClient`]), `performance.now()`,
+//! `requestAnimationFrame` and the answer's signal.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use tether_protocol::{ClientFrame, ResponseCreate};
+use tether_client::Endpoint;
 
-use crate::agent::{FrameBatch, RunStatus, Turn};
+use crate::agent::{
+    ChatBrowser, ChatConnection, ChatScreen, ChatSession, ChatTarget, RunStatus, Turn,
+};
 use crate::components::AnswerView;
-use crate::transport::ws::WsClient;
+use crate::transport::ws::{Incoming, WsClient};
 use crate::{PageContext, now_ms, page_origin_url};
+
+/// The page as the chat session sees it.
+struct ChatPage {
+    /// The answer on screen; gone once the view is (its writes are then dropped).
+    turn: RwSignal<Turn>,
+}
+
+impl ChatConnection for WsClient {
+    fn send(&self, text: String) -> Result<(), String> {
+        WsClient::send(self, text)
+    }
+
+    fn is_open(&self) -> bool {
+        WsClient::is_open(self)
+    }
+}
+
+impl ChatBrowser for ChatPage {
+    fn connect(
+        &self,
+        endpoint: Endpoint,
+        deliver: Box<dyn Fn(Incoming)>,
+    ) -> Box<dyn ChatConnection> {
+        Box::new(WsClient::connect(endpoint, deliver))
+    }
+
+    fn now_ms(&self) -> f64 {
+        now_ms()
+    }
+
+    fn next_frame(&self, frame: Box<dyn FnOnce()>) {
+        request_animation_frame(frame);
+    }
+}
+
+impl ChatScreen for ChatPage {
+    fn show(&self, turn: Turn) {
+        self.turn.try_set(turn);
+    }
+}
 
 /// The chat view (`data-testid="prompt"`, `send`, and the [`AnswerView`]'s).
 #[component]
 pub fn ChatView() -> impl IntoView {
     let turn = RwSignal::new(Turn::default());
-    // The turn as the reader has it; `turn` is its copy on screen.
-    let live = StoredValue::new_local(Rc::new(RefCell::new(Turn::default())));
-    let batch = StoredValue::new_local(None::<FrameBatch>);
     let prompt = RwSignal::new(String::from(
         "Why does WebSocket mode make agent loops faster?",
     ));
-    let client = StoredValue::new_local(None::<WsClient>);
     let settings = use_context::<PageContext>()
         .unwrap_or_else(PageContext::standalone)
         .settings;
-
-    // Publishes the live turn: now if it is over, else at the next animation frame.
-    let changed = move || {
-        let over = live.with_value(|t| t.borrow().status != RunStatus::Running);
-        batch.with_value(|b| {
-            if let Some(b) = b {
-                if over { b.flush() } else { b.changed() }
-            }
-        });
-    };
-    batch.set_value(Some(FrameBatch::new(
-        Box::new(request_animation_frame),
-        move || {
-            let copy = live.with_value(|t| t.borrow().clone());
-            turn.try_set(copy);
-        },
-    )));
-    let set = move |next: Turn| {
-        live.with_value(|t| *t.borrow_mut() = next);
-        changed();
-    };
+    let page = Rc::new(ChatPage { turn });
+    let session = StoredValue::new_local(ChatSession::new(page.clone(), page));
 
     let send = move || {
-        let text = prompt.get_untracked();
-        let busy = live.with_value(|t| t.borrow().status == RunStatus::Running);
-        if text.trim().is_empty() || busy {
-            return;
-        }
-        let connected = client.with_value(|c| c.as_ref().is_some_and(WsClient::is_open));
-        if !connected {
-            let (base, key) = settings.with_untracked(|s| {
-                (
-                    page_origin_url().and_then(|origin| s.base_url(&origin)),
-                    s.api_key.clone(),
-                )
-            });
-            let opened = base.and_then(|base| {
-                let endpoint = tether_client::Endpoint::new(&base)
-                    .map_err(|error| error.to_string())?
-                    .with_api_key(key.trim());
-                let reader = live.get_value();
-                Ok(WsClient::connect(endpoint, move |incoming| {
-                    reader.borrow_mut().on_incoming(incoming, now_ms());
-                    changed();
-                }))
-            });
-            match opened {
-                Ok(new_client) => client.set_value(Some(new_client)),
-                Err(error) => {
-                    set(Turn::failed(format!("cannot open the WebSocket: {error}")));
-                    return;
-                }
-            }
-        }
-        let model = settings.with_untracked(|s| s.profile.clone());
-        let frame = ClientFrame::ResponseCreate(Box::new(ResponseCreate::new(model, text)));
-        set(Turn::start(now_ms()));
-        let sent = client.with_value(|c| match c {
-            Some(c) => c.send(frame.to_json()),
-            None => Err("not connected".to_string()),
+        let target = settings.with_untracked(|s| ChatTarget {
+            base: page_origin_url().and_then(|origin| s.base_url(&origin)),
+            api_key: s.api_key.clone(),
+            model: s.profile.clone(),
         });
-        if let Err(error) = sent {
-            live.with_value(|t| t.borrow_mut().fail(format!("cannot send: {error}")));
-            changed();
-        }
+        session.with_value(|session| session.send(&prompt.get_untracked(), target));
     };
 
     view! {

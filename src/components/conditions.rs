@@ -5,22 +5,18 @@
 
 use leptos::prelude::*;
 
-use crate::conditions::{ApiCosts, LinkPreset, number};
+use super::field::{Control, Form, FormField};
+use crate::conditions::{ApiCosts, LinkPreset};
 use crate::profiles::{profile, short_label};
-use crate::settings::{ModelChoices, Settings, TaskLength};
-
-/// A bandwidth field's text: empty for unlimited.
-fn mbit_text(mbit: Option<f64>) -> String {
-    mbit.map(number).unwrap_or_default()
-}
+use crate::settings::{Field, ModelChoices, TaskLength};
 
 /// The conditions form (`data-testid="conditions"`): task length (`task-length`), model profile
 /// (`profile`), link (`link`, and `rtt-ms`, `up-mbit`, `down-mbit`), API costs (`api-costs`).
 /// `id` prefixes the controls' ids, so the overview and the agent view can each have one.
 #[component]
 pub fn ConditionsPanel(
-    /// The settings being edited.
-    settings: RwSignal<Settings>,
+    /// The settings being edited, and what was typed.
+    form: Form,
     /// The server's model profiles.
     models: RwSignal<ModelChoices>,
     /// True while a run is going: nothing may change under it.
@@ -30,66 +26,42 @@ pub fn ConditionsPanel(
     #[prop(optional)]
     id: &'static str,
 ) -> impl IntoView {
-    let field_id = move |name: &str| format!("{id}{name}");
-    let profile_control = move || match models.get() {
-        ModelChoices::Loaded(ids) => {
-            let current = settings.with_untracked(|s| s.profile.clone());
-            let mut ids = ids;
-            if !ids.contains(&current) {
-                ids.push(current);
-            }
-            view! {
-                <select
-                    id=field_id("setting-profile")
-                    data-testid="profile"
-                    aria-describedby=field_id("profile-note")
-                    prop:value=move || settings.with(|s| s.profile.clone())
-                    on:change=move |ev| {
-                        let value = event_target_value(&ev);
-                        settings.update(|s| s.profile = value);
-                    }
-                >
-                    {ids
-                        .into_iter()
-                        .map(|id| {
-                            let this = id.clone();
-                            let label = short_label(&id);
-                            view! {
-                                <option value=id selected=move || settings.with(|s| s.profile == this)>
-                                    {label}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-            }
-            .into_any()
+    let settings = form.settings;
+    // The profiles the server offers, and the one of the settings if it offers no such (kept
+    // from another server).
+    let profiles = Signal::derive(move || {
+        let ModelChoices::Loaded(mut ids) = models.get() else {
+            return Vec::new();
+        };
+        let current = settings.with(|s| s.profile.clone());
+        if !ids.contains(&current) {
+            ids.push(current);
         }
-        _ => view! {
-            <input
-                id=field_id("setting-profile")
-                data-testid="profile"
-                aria-describedby=field_id("profile-note")
-                prop:value=move || settings.with(|s| s.profile.clone())
-                on:input=move |ev| {
-                    let value = event_target_value(&ev);
-                    settings.update(|s| s.profile = value);
-                }
-            />
-        }
-        .into_any(),
-    };
+        ids.into_iter()
+            .map(|id| {
+                let label = short_label(&id);
+                (id, label)
+            })
+            .collect()
+    });
+    let loaded = move || matches!(models.get(), ModelChoices::Loaded(_));
     // The note under the profile always takes the same room (two lines): applying an API key
     // swaps a refusal for the list, and the controls below must not move under a click.
-    let profile_note = move || match models.get() {
+    let profile_note = Signal::derive(move || match models.get() {
         ModelChoices::Failed(error) => format!("Cannot load the model list: {error}"),
         ModelChoices::Loading => "Loading the model list…".to_string(),
         ModelChoices::Loaded(_) => settings.with(|s| match profile(s.profile.trim()) {
             Some(p) => format!("{}: {}", p.speed(), p.what),
             None => "A model this page has no numbers for.".to_string(),
         }),
-    };
+    });
+    // The link's note says what the link is, or what is wrong with the preset given or a
+    // number typed for it.
+    let link_fields = [Field::Link, Field::RttMs, Field::UpMbit, Field::DownMbit];
     let link_note = move || {
+        if let Some(error) = link_fields.into_iter().find_map(|f| form.error(f)) {
+            return error;
+        }
         settings.with(|s| match s.conditions() {
             Ok(c) if c.link.is_loopback() => {
                 "Nothing in between: the page and the server on one machine.".to_string()
@@ -101,159 +73,84 @@ pub fn ConditionsPanel(
             Err(why) => why,
         })
     };
+    let link_invalid = move || link_fields.into_iter().any(|f| form.error(f).is_some());
     let custom = move || settings.with(|s| s.link == LinkPreset::Custom);
-    // Editing a number makes the link custom, starting from the values shown.
-    let edit_link = move |change: fn(&mut crate::conditions::Link, Option<f64>)| {
-        move |ev: leptos::ev::Event| {
-            let text = event_target_value(&ev);
-            let value = text.trim().parse::<f64>().ok().filter(|v| *v >= 0.0);
-            settings.update(|s| {
-                let mut link = s.link();
-                change(&mut link, value);
-                s.link = LinkPreset::Custom;
-                s.custom_link = link;
-            });
+    let link_note_id = format!("{id}link-note");
+    let number = |field: Field, label: &'static str, placeholder: &'static str| {
+        view! {
+            <FormField
+                form=form
+                field=field
+                control=Control::number(placeholder)
+                described_by=link_note_id.clone()
+                id=id
+                label=label
+            />
         }
     };
     view! {
         <fieldset class="settings conditions" data-testid="conditions" prop:disabled=locked>
             <legend>"Conditions (both legs alike)"</legend>
-            <div class="field">
-                <label for=field_id("setting-task-length")>"Task"</label>
-                <select
-                    id=field_id("setting-task-length")
-                    data-testid="task-length"
-                    aria-describedby=field_id("task-length-note")
-                    prop:value=move || settings.with(|s| s.task_length.as_str())
-                    on:change=move |ev| {
-                        if let Some(length) = TaskLength::parse(&event_target_value(&ev)) {
-                            settings.update(|s| s.task_length = length);
-                        }
+            <FormField
+                form=form
+                field=Field::TaskLength
+                control=Control::choice(TaskLength::ALL.map(|t| (t.as_str(), t.label())).into())
+                note=Signal::derive(move || settings.with(|s| s.task_length.note()).to_string())
+                id=id
+            />
+            <Show
+                when=loaded
+                fallback=move || {
+                    view! {
+                        <FormField
+                            form=form
+                            field=Field::Profile
+                            control=Control::text("text", "a profile's name")
+                            note=profile_note
+                            note_class="profile-note"
+                            id=id
+                        />
                     }
-                >
-                    {TaskLength::ALL
-                        .map(|t| {
-                            view! {
-                                <option value=t.as_str() selected=move || settings.with(|s| s.task_length == t)>
-                                    {t.label()}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-                <span id=field_id("task-length-note") class="field-note" data-testid="task-length-note">
-                    {move || settings.with(|s| s.task_length.note())}
-                </span>
-            </div>
-            <div class="field">
-                <label for=field_id("setting-profile")>"Model speed (profile)"</label>
-                {profile_control}
-                <span
-                    id=field_id("profile-note")
-                    class="field-note profile-note"
-                    data-testid="profile-note"
-                    title=profile_note
-                >
-                    {profile_note}
-                </span>
-            </div>
-            <div class="field">
-                <label for=field_id("setting-link")>"Network link"</label>
-                <select
-                    id=field_id("setting-link")
-                    data-testid="link"
-                    aria-describedby=field_id("link-note")
-                    prop:value=move || settings.with(|s| s.link.as_str())
-                    on:change=move |ev| {
-                        if let Some(preset) = LinkPreset::parse(&event_target_value(&ev)) {
-                            settings.update(|s| {
-                                if preset == LinkPreset::Custom {
-                                    s.custom_link = s.link();
-                                }
-                                s.link = preset;
-                            });
-                        }
-                    }
-                >
-                    {LinkPreset::ALL
-                        .map(|p| {
-                            view! {
-                                <option value=p.as_str() selected=move || settings.with(|s| s.link == p)>
-                                    {p.label()}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
+                }
+            >
+                <FormField
+                    form=form
+                    field=Field::Profile
+                    control=Control::Choice(profiles)
+                    note=profile_note
+                    note_class="profile-note"
+                    id=id
+                />
+            </Show>
+            <div class="field link-field">
+                <FormField
+                    form=form
+                    field=Field::Link
+                    control=Control::choice(LinkPreset::ALL.map(|p| (p.as_str(), p.label())).into())
+                    described_by=link_note_id.clone()
+                    id=id
+                />
                 <div class="link-values" class:custom=custom>
-                    <label>
-                        "RTT, ms"
-                        <input
-                            type="number"
-                            min="0"
-                            max="1000"
-                            step="any"
-                            data-testid="rtt-ms"
-                            prop:value=move || settings.with(|s| number(s.link().rtt_ms))
-                            on:change=edit_link(|l, v| l.rtt_ms = v.unwrap_or(0.0))
-                        />
-                    </label>
-                    <label>
-                        "Up, Mbit/s"
-                        <input
-                            type="number"
-                            min="0"
-                            step="any"
-                            placeholder="unlimited"
-                            data-testid="up-mbit"
-                            prop:value=move || settings.with(|s| mbit_text(s.link().up_mbit))
-                            on:change=edit_link(|l, v| l.up_mbit = v.filter(|m| *m > 0.0))
-                        />
-                    </label>
-                    <label>
-                        "Down, Mbit/s"
-                        <input
-                            type="number"
-                            min="0"
-                            step="any"
-                            placeholder="unlimited"
-                            data-testid="down-mbit"
-                            prop:value=move || settings.with(|s| mbit_text(s.link().down_mbit))
-                            on:change=edit_link(|l, v| l.down_mbit = v.filter(|m| *m > 0.0))
-                        />
-                    </label>
+                    {number(Field::RttMs, "RTT, ms", "0")}
+                    {number(Field::UpMbit, "Up, Mbit/s", "unlimited")}
+                    {number(Field::DownMbit, "Down, Mbit/s", "unlimited")}
                 </div>
-                <span id=field_id("link-note") class="field-note" data-testid="link-note">
+                <span
+                    id=link_note_id.clone()
+                    class="field-note"
+                    class:field-error=link_invalid
+                    data-testid="link-note"
+                >
                     {link_note}
                 </span>
             </div>
-            <div class="field">
-                <label for=field_id("setting-api-costs")>"API costs"</label>
-                <select
-                    id=field_id("setting-api-costs")
-                    data-testid="api-costs"
-                    aria-describedby=field_id("api-costs-source")
-                    prop:value=move || settings.with(|s| s.api_costs.as_str())
-                    on:change=move |ev| {
-                        if let Some(costs) = ApiCosts::parse(&event_target_value(&ev)) {
-                            settings.update(|s| s.api_costs = costs);
-                        }
-                    }
-                >
-                    {ApiCosts::ALL
-                        .map(|c| {
-                            view! {
-                                <option value=c.as_str() selected=move || settings.with(|s| s.api_costs == c)>
-                                    {c.label()}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-                <span id=field_id("api-costs-source") class="field-note" data-testid="api-costs-source">
-                    {move || settings.with(|s| s.api_costs.source())}
-                </span>
-            </div>
+            <FormField
+                form=form
+                field=Field::ApiCosts
+                control=Control::choice(ApiCosts::ALL.map(|c| (c.as_str(), c.label())).into())
+                note=Signal::derive(move || settings.with(|s| s.api_costs.source()).to_string())
+                id=id
+            />
         </fieldset>
     }
 }

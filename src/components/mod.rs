@@ -9,6 +9,7 @@ mod compare;
 mod conditions;
 mod conversation;
 mod details;
+pub mod field;
 pub mod files;
 pub mod inspector;
 mod overview;

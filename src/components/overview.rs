@@ -1,13 +1,17 @@
-//! The overview, where the page opens: first the one button — compare WebSocket mode and HTTP
-//! under stated conditions, which can be changed right under it — then what WebSocket mode is
+//! The overview, where the page opens: what is simulated and what measured, in a line; then the
+//! one button — compare WebSocket mode and HTTP under stated conditions, which can be changed
+//! right under it, saying how long that takes — then what WebSocket mode is
 //! and what this page measures, that the model is simulated and what each of its profiles does,
 //! the way to the walkthrough at `/docs/`, and Chat and Agent one tab away.
 
 use leptos::prelude::*;
 
+use crate::agent::{estimate_run, format_estimate};
 use crate::components::ConditionsPanel;
+use crate::components::field::InputErrors;
+use crate::conditions::counted;
 use crate::profiles::PROFILES;
-use crate::settings::{Settings, TaskLength, overview_conditions};
+use crate::settings::{Field, Settings, TaskLength, TransportChoice};
 use crate::{PageContext, View};
 
 /// What the comparison runs, in a sentence.
@@ -22,33 +26,55 @@ fn what_it_runs(s: &Settings) -> String {
         crate::conditions::ApiCosts::Server => "the server's own API costs".to_string(),
         costs => format!("{} API costs", costs.as_str()),
     };
+    let takes = match estimate_comparison(s) {
+        Some(ms) => format!(
+            " It takes {}: the estimate adds up, turn by turn, the model's time at this \
+             profile's rate, the link's round trip and bytes, and the API's work.",
+            format_estimate(ms)
+        ),
+        None => String::new(),
+    };
     format!(
         "Runs {task} over WebSocket mode and over HTTP stateless (what Codex sends over HTTP) on \
          the {} model, over {}, with {costs}: a warm-up of both legs that is not counted, then \
-         {} repetitions, the legs taking turns to go first. You get the median saving, why, and \
-         a chart of every turn.",
+         {}, the legs taking turns to go first. You get a first result after one repetition, \
+         the median saving once all are done, why, and a chart of every turn.{takes}",
         s.profile,
         s.link().describe(),
-        s.repetitions
+        counted(s.repetitions, "repetition")
     )
 }
+
+/// How long the button's comparison takes with `settings`: it compares whatever transport the
+/// Agent tab (or the URL) has chosen.
+fn estimate_comparison(settings: &Settings) -> Option<f64> {
+    estimate_run(&Settings {
+        transport: TransportChoice::Compare,
+        ..settings.clone()
+    })
+}
+
+/// What is simulated and what is measured, in a line, before the button.
+const SIMULATED: &str = "Simulated: the model, paced by its profile; the network link, \
+     emulated by this server; with hosted costs, the API's classifier and engine hop — modelled \
+     waits with stated parameters. Measured: this server's own work, the bytes on the link, \
+     this page.";
 
 /// The overview (`data-testid="overview"`, its button `intro-compare`).
 #[component]
 pub fn Overview() -> impl IntoView {
     let page = use_context::<PageContext>().unwrap_or_else(PageContext::standalone);
-    // The overview's own copy: choosing here changes the playground's settings only on click.
-    let chosen = RwSignal::new(page.settings.with_untracked(overview_conditions));
+    // The same settings as the Agent tab's: a condition chosen here is chosen there.
+    let form = page.form();
     let compare = move |_| {
-        let chosen = chosen.get_untracked();
-        page.settings.update(|s: &mut Settings| {
-            s.transport = chosen.transport;
-            s.task_length = chosen.task_length;
-            s.profile = chosen.profile.clone();
-            s.link = chosen.link;
-            s.custom_link = chosen.custom_link;
-            s.api_costs = chosen.api_costs;
-        });
+        // The button compares, whatever the Agent tab's transport (or the URL's) says.
+        form.edit(
+            Field::Transport,
+            TransportChoice::Compare.as_str().to_string(),
+        );
+        if !form.check(Some("overview-")) {
+            return;
+        }
         page.run_on_open.set_value(true);
         page.view.set(View::Agent);
     };
@@ -68,15 +94,35 @@ pub fn Overview() -> impl IntoView {
         <section class="overview" data-testid="overview">
             <h2>"When does WebSocket mode pay off, and why?"</h2>
             <p class="lead">
-                "An agent makes dozens of requests per task. Over HTTP each one re-sends the whole conversation and the API processes all of it again; WebSocket mode keeps one connection and a cache of its last response, so a continuation carries and costs only what is new. Measure it here, under the conditions you choose:"
+                "An agent makes dozens of requests per task. Over HTTP each one re-sends the whole conversation and the API processes all of it again; WebSocket mode keeps one connection and a cache of its last response, so a continuation carries and costs only what is new. Compare them here, under the conditions you choose:"
             </p>
             <div class="try">
+                <p class="simulated" data-testid="intro-simulated">{SIMULATED}</p>
                 <button type="button" class="cta" data-testid="intro-compare" on:click=compare>
                     "Compare WebSocket mode and HTTP"
+                    {move || {
+                        page
+                            .settings
+                            .with(estimate_comparison)
+                            .map(|ms| {
+                                view! {
+                                    <span
+                                        class="estimate"
+                                        data-testid="intro-estimate"
+                                        data-ms=format!("{ms:.0}")
+                                    >
+                                        {format!(" · {}", format_estimate(ms))}
+                                    </span>
+                                }
+                            })
+                    }}
                 </button>
-                <p class="cta-note" data-testid="intro-what">{move || chosen.with(what_it_runs)}</p>
+                <InputErrors form=form />
+                <p class="cta-note" data-testid="intro-what">
+                    {move || page.settings.with(what_it_runs)}
+                </p>
                 <ConditionsPanel
-                    settings=chosen
+                    form=form
                     models=page.models
                     locked=Signal::stored(false)
                     id="overview-"

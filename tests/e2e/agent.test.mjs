@@ -4,7 +4,7 @@
 // fixes the sample project in the page.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { artifactPath, launchBrowser, startServer } from "./server.mjs";
+import { artifactPath, launchBrowser, plain, startServer } from "./server.mjs";
 
 let server;
 let browser;
@@ -30,7 +30,7 @@ async function runAgent(transport, record, scenario = "") {
       record.posts.push(JSON.parse(request.postData()));
     }
   });
-  await page.goto(server.url);
+  await page.goto(server.url + plain());
   await page.getByTestId("tab-agent").click();
   const status = page.getByTestId("run-status");
   await status.waitFor();
@@ -135,7 +135,7 @@ test("Stop ends a running agent mid-stream and closes its WebSocket", async () =
     const page = await browser.newPage();
     const closed = [];
     page.on("websocket", (ws) => ws.on("close", () => closed.push(ws.url())));
-    await page.goto(slow.url);
+    await page.goto(slow.url + plain());
     await page.getByTestId("tab-agent").click();
     // The echo generator's first answer, not the default scenario's.
     await page.getByTestId("scenario").fill("");

@@ -2,11 +2,11 @@
 // warm-up of both legs first, not counted, then the legs alternating which goes first over the
 // repetitions, each leg warmed first and with a prompt-cache key of its own; it shows both legs
 // — timelines, conversations, the engine's cached tokens and the connection cache's reuse, the
-// server's timings — and, once every leg is done, the speedup with what it is made of and why.
-// Stop ends a comparison.
+// server's timings — and, from the first repetition on, the speedup with what it is made of and
+// why, coloured only when the repetitions separate the legs. Stop ends a comparison.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { artifactPath, launchBrowser, startServer } from "./server.mjs";
+import { artifactPath, launchBrowser, plain, startServer } from "./server.mjs";
 
 let server;
 let browser;
@@ -37,7 +37,7 @@ test("compare mode alternates the legs, shows both side by side and explains the
       if (body.input.length === 1) legs.push("http");
     }
   });
-  await page.goto(server.url + "/?transport=compare&profile=spark&repetitions=3&autorun=1");
+  await page.goto(server.url + plain("/?transport=compare&profile=spark&repetitions=3&autorun=1"));
   await page.waitForFunction(
     () => document.querySelector('[data-testid="run-status"]')?.textContent === "running",
   );
@@ -60,17 +60,34 @@ test("compare mode alternates the legs, shows both side by side and explains the
   assert.deepEqual(firsts.map((body) => body.model), ["instant", "spark", "spark", "spark"]);
   const keys = new Set(firsts.map((body) => body.prompt_cache_key));
   assert.equal(keys.size, 4, [...keys].join(" "));
-  assert.equal(await page.getByTestId("compare-warm-up").count(), 1);
+  // The warm-up has a row, but no result: no times, no ratio beside the repetitions'.
+  const warmUp = await page.getByTestId("compare-warm-up").allTextContents();
+  assert.equal(warmUp.length, 1);
+  assert.match(warmUp[0], /done.*done.*not a result \(instant, local costs\)$/);
+  assert.doesNotMatch(warmUp[0], /ms|×/);
 
   const speedup = page.getByTestId("speedup");
   assert.match(await speedup.textContent(), /^\d+\.\d\d×$/);
-  assert.match(await speedup.getAttribute("class"), /verdict-(faster|slower|even)/);
+  // Coloured only when every run of one leg took less time than every run of the other.
+  const verdict = (await speedup.getAttribute("class")).match(/verdict-(\w+)/)[1];
+  const said = await page.getByTestId("speedup-text").textContent();
+  const ends = (await page.getByTestId("compare-end-to-end").locator("td").allTextContents()).slice(0, 2);
+  const range = (cell) => cell.match(/\((.*) ms – (.*) ms, 3 runs\)/).slice(1).map(Number);
+  const [[wsMin, wsMax], [httpMin, httpMax]] = ends.map(range);
+  if (wsMax < httpMin) assert.equal(verdict, "faster", said);
+  else if (httpMax < wsMin) assert.equal(verdict, "slower", said);
+  else {
+    assert.equal(verdict, "noise", said);
+    assert.match(said, /within noise: .*the legs' ranges overlap/);
+  }
+  assert.match(said, /^Measured on this machine: /);
+  assert.equal(await page.getByTestId("speedup-total").count(), 0, "nothing modelled: one result");
   // Three repetitions, each with both legs' times and their ratio.
   const repetitions = await page.getByTestId("compare-repetition").allTextContents();
   assert.equal(repetitions.length, 3);
   assert.ok(repetitions.every((row) => /ms.*ms.*\d\.\d\d×$/.test(row)), repetitions.join(" | "));
   // Each part of each leg's time: median and range, and HTTP's difference.
-  for (const part of ["end-to-end", "api", "engine", "tools", "client", "link", "network"]) {
+  for (const part of ["end-to-end", "measured", "modelled", "api", "engine", "tools", "client", "link", "network"]) {
     const cells = await page.getByTestId(`compare-${part}`).locator("td").allTextContents();
     assert.match(cells[0], /ms \(.* ms – .* ms, 3 runs\)$/, `${part}: ${cells}`);
     assert.match(cells[1], /ms \(.* ms – .* ms, 3 runs\)$/, `${part}: ${cells}`);
@@ -119,7 +136,7 @@ test("Stop ends a comparison as stopped", async () => {
   const slow = await startServer(["--tokens-per-second", "20"]);
   try {
     const page = await browser.newPage();
-    await page.goto(slow.url + "/?transport=compare&autorun=1");
+    await page.goto(slow.url + plain("/?transport=compare&autorun=1"));
     await page.waitForFunction(
       () => document.querySelector('[data-testid="run-status"]')?.textContent === "running",
     );

@@ -5,7 +5,7 @@
 // Files tab shows the patched file and its diff. Screenshots of both tabs are saved.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { artifactPath, launchBrowser, startServer } from "./server.mjs";
+import { artifactPath, launchBrowser, plain, startServer } from "./server.mjs";
 
 let server;
 let browser;
@@ -26,7 +26,7 @@ test("server timings, the event inspector and the files view after a WebSocket r
   page.on("pageerror", (error) => pageErrors.push(error));
   const sockets = [];
   page.on("websocket", (ws) => sockets.push(ws.url()));
-  await page.goto(server.url);
+  await page.goto(server.url + plain());
   await page.getByTestId("tab-agent").click();
   await page.getByTestId("transport").selectOption("ws");
   await page.getByTestId("scenario").fill("fix-sample-project");

@@ -77,15 +77,51 @@ test("/docs serves the walkthrough and its three live demos run to done, one at 
   assert.match(await pays.getByTestId("open-in-playground").getAttribute("href"), /task_length=long/);
   const overlapping = await page.evaluate(() => Math.max(...window.__running));
   assert.ok(overlapping <= 1, `${overlapping} demos ran at once`);
+  await assertFramesFit(page);
   // The page says what the number is made of, and claims no number of its own.
   const text = await page.textContent("body");
   assert.match(text, /API overhead/);
   assert.doesNotMatch(text, /about 1\.2×|roughly 1\.2×/);
+  // Both transports pay the round trip every turn: the walkthrough does not count it a saving.
+  assert.doesNotMatch(text, /No new request/);
+  assert.match(text, /both wait for the link's round trip on every turn/);
+  assert.match(text, /another continent[\s\S]*smaller ratio/);
   assert.deepEqual(pageErrors, []);
   assert.deepEqual(missing, []);
   await page.screenshot({ path: artifactPath("docs-page.png"), fullPage: true });
   await page.close();
 });
+
+/**
+ * Every demo's frame fits its content: as tall as its page (which tells the docs page its
+ * height), and nothing in it wider than the frame — every column of a comparison's tables in
+ * view, "HTTP − WebSocket" included.
+ */
+async function assertFramesFit(page) {
+  // The last height message is handled within a frame or two.
+  await page.waitForTimeout(500);
+  for (const id of DEMOS) {
+    const fit = await page.evaluate((id) => {
+      const frame = document.querySelector(`[data-testid="${id}"]`);
+      const doc = frame.contentDocument;
+      // The timeline scrolls in its own box, on purpose (its columns line the legs up).
+      const wide = [...doc.querySelectorAll("table:not(.timeline), svg, .chart-box, .table-scroll")]
+        .filter((el) => el.getBoundingClientRect().right > doc.documentElement.clientWidth + 1 || el.scrollWidth > el.clientWidth + 1)
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className?.baseVal ?? el.className}`);
+      return {
+        frame: frame.clientHeight,
+        content: Math.ceil(doc.body.getBoundingClientRect().height),
+        sideways: doc.documentElement.scrollWidth - doc.documentElement.clientWidth,
+        wide,
+        lastColumn: [...doc.querySelectorAll("table.compare-totals th")].some((th) => /HTTP − WebSocket/.test(th.textContent)),
+      };
+    }, id);
+    assert.ok(Math.abs(fit.frame - fit.content) <= 2, `${id}: frame ${fit.frame}px for ${fit.content}px of content`);
+    assert.ok(fit.sideways <= 0, `${id} scrolls sideways by ${fit.sideways}px`);
+    assert.deepEqual(fit.wide, [], `${id}: wider than the frame`);
+    if (id !== "demo-ws") assert.ok(fit.lastColumn, `${id} has its HTTP − WebSocket column`);
+  }
+}
 
 test("/docs does not scroll sideways on a 390 px phone", async () => {
   const page = await browser.newPage({ viewport: { width: 390, height: 844 } });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import { ResponsesWS } from "openai/resources/responses/ws";
-import { engineTestsSkipped, launchBrowser, startLlmsim, startServer } from "./server.mjs";
+import { engineTestsSkipped, launchBrowser, plain, startLlmsim, startServer } from "./server.mjs";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/llmsim-tool-loop", import.meta.url));
 const TIMEOUT_MS = 10_000;
@@ -29,7 +29,8 @@ async function runAgent(url, transport) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const pageErrors = [];
   page.on("pageerror", (error) => pageErrors.push(error));
-  await page.goto(url);
+  // The page offers the engine's models (llmsim's list), not the simulator's profiles.
+  await page.goto(url + plain("/?profile=gpt-5"));
   await page.getByTestId("tab-agent").click();
   await page.getByTestId("run-status").waitFor();
   await page.getByTestId("transport").selectOption(transport);

@@ -5,7 +5,7 @@
 // URL value.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { closedPort, launchBrowser, startServer, waitFinished } from "./server.mjs";
+import { closedPort, launchBrowser, plain, startServer, waitFinished } from "./server.mjs";
 
 let server;
 let browser;
@@ -32,7 +32,7 @@ test("a refused WebSocket upgrade says why: a wrong key, or no key", async () =>
   const guarded = await startServer(["--api-key", "k-right"]);
   try {
     const page = await browser.newPage();
-    await page.goto(guarded.url + "/?transport=ws&profile=instant");
+    await page.goto(guarded.url + plain("/?transport=ws&profile=instant"));
     await page.getByTestId("tab-agent").click();
     await page.getByTestId("api-key").fill("k-wrong");
     await page.getByTestId("api-key").press("Tab");
@@ -62,7 +62,7 @@ test("nothing listening is reported with the URL, over WebSocket and over HTTP",
   const port = await closedPort();
   const nowhere = `http://127.0.0.1:${port}`;
   const page = await browser.newPage();
-  await page.goto(server.url + "/?transport=ws&profile=instant");
+  await page.goto(server.url + plain("/?transport=ws&profile=instant"));
   await page.getByTestId("tab-agent").click();
   await page.getByTestId("server-url").fill(nowhere);
   await page.getByTestId("server-url").press("Tab");
@@ -81,7 +81,7 @@ test("nothing listening is reported with the URL, over WebSocket and over HTTP",
 test("the chat view with no server names the URL it could not reach", async () => {
   const gone = await startServer();
   const page = await browser.newPage();
-  await page.goto(gone.url + "/?profile=instant");
+  await page.goto(gone.url + plain("/?profile=instant"));
   await page.getByTestId("tab-chat").click();
   await page.getByTestId("prompt").waitFor();
   await gone.stop();
@@ -98,7 +98,7 @@ test("a server stopped during an HTTP run is named, with what failed", async () 
   const slow = await startServer(["--tokens-per-second", "20"]);
   const page = await browser.newPage();
   try {
-    await page.goto(server.url + "/?transport=http&scenario=");
+    await page.goto(server.url + plain("/?transport=http&scenario="));
     await page.getByTestId("tab-agent").click();
     await page.getByTestId("server-url").fill(slow.url);
     await page.getByTestId("server-url").press("Tab");
@@ -118,21 +118,5 @@ test("a server stopped during an HTTP run is named, with what failed", async () 
   assert.ok(error.includes(`${slow.url}/v1/responses`), error);
   assert.doesNotMatch(error, /^TypeError/);
   await page.getByTestId("reset").click();
-  await page.close();
-});
-
-test("an unknown profile in the URL is reported and not used", async () => {
-  const page = await browser.newPage();
-  await page.goto(server.url + "/?profile=turbo&transport=carrier-pigeon");
-  const notices = page.getByTestId("notices");
-  await page.waitForFunction(
-    () => /unknown profile/.test(document.querySelector('[data-testid="notices"]')?.textContent ?? ""),
-  );
-  const text = await notices.textContent();
-  assert.match(text, /unknown profile "turbo" in the URL \(this server offers tether-sim, .*\); kept tether-sim/);
-  assert.match(text, /unknown transport "carrier-pigeon"/);
-  await page.getByTestId("tab-agent").click();
-  await page.locator('select[data-testid="profile"]').waitFor();
-  assert.equal(await page.getByTestId("profile").inputValue(), "tether-sim");
   await page.close();
 });

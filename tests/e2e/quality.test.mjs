@@ -12,6 +12,7 @@ import {
   axeViolations,
   launchBrowser,
   layoutShiftSince,
+  plain,
   recordLayoutShifts,
   startServer,
   waitFinished,
@@ -36,7 +37,7 @@ async function open(path, viewport = { width: 1280, height: 800 }) {
   const pageErrors = [];
   page.on("pageerror", (error) => pageErrors.push(error));
   await recordLayoutShifts(page);
-  await page.goto(server.url + path);
+  await page.goto(server.url + plain(path));
   return { page, pageErrors };
 }
 
@@ -99,6 +100,29 @@ test("nothing moves while a run streams, in every view", async () => {
   console.log("layout shifts while streaming:", JSON.stringify(totals));
 });
 
+test("nothing moves through a long run to its end: a comparison of the long task, desktop and phone", async () => {
+  // The long rollout (41 turns a leg, the chart and the tables growing all along, the result
+  // arriving at the end) on the model with no model time, so it takes seconds, not minutes.
+  const path = "/?transport=compare&task_length=long&profile=instant&repetitions=1";
+  const totals = {};
+  for (const [name, viewport] of [
+    ["desktop", undefined],
+    ["phone", { width: 390, height: 844 }],
+  ]) {
+    const { page, pageErrors } = await open(path, viewport);
+    await page.getByTestId("tab-agent").click();
+    const since = await clickRun(page);
+    await waitFinished(page, 240_000);
+    assert.equal(await page.getByTestId("run-status").textContent(), "done", name);
+    // Through completion: the last frames the result draws included.
+    await page.waitForTimeout(500);
+    totals[name] = await assertStill(page, since, `long comparison, ${name}`);
+    assert.deepEqual(pageErrors, []);
+    await page.close();
+  }
+  console.log("layout shifts through a long run:", JSON.stringify(totals));
+});
+
 test("on a phone the timeline comes before the conversation and its tool outputs", async () => {
   const { page } = await open("/?transport=ws&profile=burst", { width: 390, height: 844 });
   await page.getByTestId("tab-agent").click();
@@ -150,7 +174,7 @@ test("axe finds no serious or critical violation in any view", async () => {
   await page.close();
 
   const embedded = await browser.newPage({ viewport: { width: 720, height: 520 } });
-  await embedded.goto(server.url + "/?embed=1&transport=compare&profile=burst&repetitions=1&autorun=1");
+  await embedded.goto(server.url + plain("/?embed=1&transport=compare&profile=burst&repetitions=1&autorun=1"));
   await waitFinished(embedded);
   await scan("embedded comparison", embedded);
   await embedded.close();
@@ -210,7 +234,7 @@ test("what a review found stays fixed: disabled looks disabled, definitions are 
 
   // Embedded: a heading, and the way to the playground.
   const embedded = await browser.newPage({ viewport: { width: 720, height: 520 } });
-  await embedded.goto(server.url + "/?embed=1&transport=compare&profile=burst&repetitions=1");
+  await embedded.goto(server.url + plain("/?embed=1&transport=compare&profile=burst&repetitions=1"));
   assert.match(await embedded.locator("h1").textContent(), /WebSocket mode against HTTP stateless/);
   const link = await embedded.getByTestId("open-in-playground").getAttribute("href");
   assert.match(link, /\/\?transport=compare&profile=burst&scenario=fix-sample-project/);
@@ -222,7 +246,7 @@ test("the keyboard works the tabs, runs the agent with Ctrl+Enter and follows Ru
   const slow = await startServer(["--tokens-per-second", "20"]);
   try {
     const page = await browser.newPage();
-    await page.goto(slow.url + "/?transport=ws&scenario=");
+    await page.goto(slow.url + plain("/?transport=ws&scenario="));
     // The view tabs: one tab stop, arrows move and select, each controls the one panel.
     const overview = page.getByTestId("tab-overview");
     await overview.waitFor();
@@ -331,7 +355,7 @@ test("static files arrive precompressed, the hashed chunk cached for good", asyn
   assert.equal(wasm.headers["content-type"], "application/wasm");
   // What the browser itself received for the page and both modules.
   const page = await browser.newPage();
-  await page.goto(server.url + "/?transport=ws&autorun=1");
+  await page.goto(server.url + plain("/?transport=ws&autorun=1"));
   await waitFinished(page);
   const received = await page.evaluate(() =>
     performance

@@ -9,6 +9,20 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
+/**
+ * What most tests run: the short demo on this machine — no link, the server's own API costs —
+ * on the server's default model (the one `--tokens-per-second` paces). The page itself starts
+ * from the long rollout over a home uplink with hosted costs; a test that wants that gives
+ * no such parameters.
+ */
+export const PLAIN = "task_length=short&link=loopback&api_costs=server&profile=tether-sim";
+
+/** `path` (`/`, `/?a=b`) with {@link PLAIN} first: the path's own values win. */
+export function plain(path = "/") {
+  const [base, query] = path.split("?");
+  return `${base}?${PLAIN}${query ? `&${query}` : ""}`;
+}
+
 /** Flags that keep Chromium off the closed network and working as root. */
 export const CHROMIUM_ARGS = [
   "--no-sandbox",

@@ -10,7 +10,7 @@ use crate::agent::{
 };
 use crate::components::RunView;
 use crate::js::WorkerRuntime;
-use crate::settings::Settings;
+use crate::settings::{Inputs, Settings};
 use crate::storage;
 use crate::transport::http::HttpTransport;
 use crate::transport::ws::WsTransport;
@@ -31,12 +31,50 @@ pub struct BrowserPage {
     pub live_leg: StoredValue<Option<ContinuationMode>>,
     pub comparison: RwSignal<Comparison>,
     pub settings: RwSignal<Settings>,
+    /// What was typed into them: a reset drops it with them.
+    pub inputs: RwSignal<Inputs>,
     pub notices: RwSignal<Vec<String>>,
     pub files: StoredValue<Option<Vfs>>,
     pub last_run: StoredValue<Option<LastRun>>,
 }
 
 impl BrowserPage {
+    /// The page's views as the agent view opens: what it showed last (the last run, or the
+    /// comparison with each leg's latest run), or nothing yet.
+    pub fn opening(page: &crate::PageContext) -> BrowserPage {
+        let opening = page
+            .last_run
+            .with_value(|last| Shown::restore(last.as_ref()));
+        // In a comparison the details follow the leg that ran last.
+        let followed = match opening.comparison.legs.last() {
+            Some(leg) if opening.shown == Shown::Compare => opening.leg(leg.mode).clone(),
+            _ => opening.run.clone(),
+        };
+        BrowserPage {
+            shown: RwSignal::new(opening.shown),
+            run: RunView::new(followed),
+            ws: RunView::new(opening.ws.clone()),
+            http: RunView::new(opening.http.clone()),
+            long_running: RunView::new(opening.long_running.clone()),
+            live_leg: StoredValue::new(None),
+            comparison: RwSignal::new(opening.comparison),
+            settings: page.settings,
+            inputs: page.inputs,
+            notices: page.notices,
+            files: page.files,
+            last_run: page.last_run,
+        }
+    }
+
+    /// The status of what is shown: the single run's, or the whole comparison's.
+    pub fn status(&self) -> Memo<crate::agent::RunStatus> {
+        let (shown, run, comparison) = (self.shown, self.run, self.comparison);
+        Memo::new(move |_| match shown.get() {
+            Shown::Single => run.with(|r| r.status),
+            Shown::Compare => comparison.with(Comparison::status),
+        })
+    }
+
     /// The view of the leg of `mode`.
     pub fn leg(&self, mode: ContinuationMode) -> RunView {
         match mode {
@@ -149,5 +187,6 @@ impl Screen for BrowserPage {
 
     fn show_settings(&self, settings: Settings) {
         self.settings.try_set(settings);
+        self.inputs.try_set(Inputs::default());
     }
 }

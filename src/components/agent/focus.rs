@@ -1,7 +1,9 @@
-//! Where the agent view puts the keyboard focus: when Run or Stop disables itself, on the button
-//! that is now enabled (if the focus was on the other one, or lost); when a comparison the user
-//! started is done, on its result, scrolled into view. An autorun (an embedded demo) never takes
-//! the focus.
+//! Where the agent view puts the keyboard focus and the window: when a run the user started
+//! begins, its buttons at the top of the window, so that its progress — and a comparison's chart
+//! right under it — are in sight as it goes; when Run or Stop disables itself, the focus on the
+//! button that is now enabled (if the focus was on the other one, or lost) — Stop, in sight; when
+//! a comparison the user started is done, its result, scrolled into view, with the focus. An
+//! autorun (an embedded demo) never moves either.
 
 use leptos::html;
 use leptos::prelude::*;
@@ -55,6 +57,41 @@ pub fn follow_the_buttons(
             }
         }
         now_running
+    });
+}
+
+/// The share of the window's height the progress line may sit below before a starting run
+/// scrolls it up: further down, the chart under it would be out of sight.
+const PROGRESS_IN_SIGHT: f64 = 0.4;
+
+/// A run the user started begins: unless its buttons and progress are already near the top of
+/// the window, scroll the buttons to the top (the overview's button opens the view at the top of
+/// its form, the progress ~900 px further down).
+pub fn bring_the_progress(
+    status: Memo<RunStatus>,
+    controls: NodeRef<html::Div>,
+    follows: StoredValue<bool>,
+) {
+    Effect::new(move |was: Option<RunStatus>| {
+        let now = status.get();
+        if was.is_some_and(|was| was != RunStatus::Running)
+            && now == RunStatus::Running
+            && follows.get_value()
+            && let Some(controls) = controls.get_untracked()
+        {
+            let height = window()
+                .inner_height()
+                .ok()
+                .and_then(|h| h.as_f64())
+                .unwrap_or(0.0);
+            let top = controls.get_bounding_client_rect().top();
+            if top < 0.0 || top > height * PROGRESS_IN_SIGHT {
+                let options = web_sys::ScrollIntoViewOptions::new();
+                options.set_block(web_sys::ScrollLogicalPosition::Start);
+                controls.scroll_into_view_with_scroll_into_view_options(&options);
+            }
+        }
+        now
     });
 }
 

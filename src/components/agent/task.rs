@@ -3,30 +3,32 @@
 
 use leptos::prelude::*;
 
-use crate::settings::{Settings, TaskLength, TransportChoice};
+use crate::components::field::Form;
+use crate::settings::{Field, Settings, TaskLength, TransportChoice};
 
-/// The task field and its hint. The long rollout has a task of its own, shown and locked.
+/// The task field and its hint, which an empty task's error replaces. The long rollout has a
+/// task of its own, shown and locked.
 #[component]
 pub fn TaskField(
-    settings: RwSignal<Settings>,
+    form: Form,
     running: Signal<bool>,
     /// Runs the task (`true`: started by the user, so the focus follows the buttons).
     on_run: Callback<bool>,
 ) -> impl IntoView {
+    let settings = form.settings;
     let long_task = move || settings.with(|s| s.task_length == TaskLength::Long);
+    let error = move || form.error(Field::Task);
     view! {
-        <label for="task">"Task"</label>
+        <label for="setting-task">"Task"</label>
         <textarea
-            id="task"
+            id="setting-task"
             data-testid="task"
             rows="3"
             aria-describedby="task-hint"
+            aria-invalid=move || error().is_some().to_string()
             prop:disabled=move || running.get() || long_task()
-            prop:value=move || settings.with(|s| s.run_task().to_string())
-            on:input=move |ev| {
-                let text = event_target_value(&ev);
-                settings.update(|s| s.task = text);
-            }
+            prop:value=move || form.shown(Field::Task)
+            on:input=move |ev| form.edit(Field::Task, event_target_value(&ev))
             on:keydown=move |ev| {
                 if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
                     ev.prevent_default();
@@ -34,12 +36,14 @@ pub fn TaskField(
                 }
             }
         ></textarea>
-        <span id="task-hint" class="hint">
+        <span id="task-hint" class="hint" class:field-error=move || error().is_some()>
             {move || {
-                if long_task() {
-                    "The long rollout's own task (choose the short task to write yours)"
+                if let Some(error) = error() {
+                    error
+                } else if long_task() {
+                    "The long rollout's own task (choose the short task to write yours)".into()
                 } else {
-                    "Ctrl+Enter runs it"
+                    "Ctrl+Enter runs it".into()
                 }
             }}
         </span>
@@ -53,7 +57,7 @@ pub fn EmbedTitle(settings: RwSignal<Settings>) -> impl IntoView {
         format!(
             "{}?{}",
             crate::page_path_url().unwrap_or_default(),
-            settings.with(Settings::settings_query),
+            settings.with(Settings::share_query),
         )
     };
     view! {

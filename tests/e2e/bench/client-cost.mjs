@@ -71,7 +71,9 @@ async function agentRun(browser, url, n) {
   const page = await browser.newPage();
   let frames = 0;
   page.on("websocket", (ws) => ws.on("framereceived", () => frames++));
-  await page.goto(`${url}/?transport=ws&profile=burst&scenario=${scenario(n)}&max_turns=3`);
+  await page.goto(
+    `${url}/?task_length=short&link=loopback&api_costs=server&transport=ws&profile=burst&scenario=${scenario(n)}&max_turns=3`,
+  );
   await page.getByTestId("tab-agent").click();
   await page.getByTestId("run").waitFor();
   await page.waitForTimeout(500);

@@ -10,8 +10,11 @@
 // a store in a temporary directory, every other flag at its default — as the bench's server),
 // opens the page in headless Chromium with those settings and `autorun=1`, waits for the
 // comparison to finish (printing each repetition as it ends) and prints what the page shows:
-// every row of its "each leg" table (median [range] per part), every repetition with its order
-// and ratio, and the saving from the medians, `1 − WebSocket ÷ HTTP` — the bench's figure.
+// the estimate its Run button gave before the run beside the time the run took (first request
+// of the warm-up to the last leg's end, and until its first result), the speedup measured and
+// with the modelled waits, every row of its "each leg" table (median [range] per part), every
+// repetition with its order and ratio, and the saving from the medians, `1 − WebSocket ÷ HTTP`
+// — the bench's figure — of the end-to-end times and of the measured ones.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,26 +67,47 @@ try {
   console.log(`page: ${server.url}/?${settings}&autorun=1 (started ${started.toISOString()})`);
   await page.goto(`${server.url}/?${settings}&autorun=1`);
   await page.getByTestId("run-status").waitFor({ timeout: 60_000 });
+  const estimate = page.getByTestId("run-estimate");
+  const estimatedMs = Number(await estimate.getAttribute("data-ms"));
+  console.log(`estimate before the run:${await estimate.textContent()} (${(estimatedMs / 1000).toFixed(1)} s)`);
+  // The run's wall-clock time, from when the page says it runs to when it says it is done, and
+  // until its first result (a repetition with both legs), polled every 250 ms.
   let said = "";
-  for (let waited = 0; ; waited += 1000) {
+  let began = null;
+  let firstResult = null;
+  for (let waited = 0; ; waited += 250) {
     const status = await page.getByTestId("run-status").textContent();
+    if (status === "running" && began === null) began = Date.now();
+    const speedup = await page.getByTestId("speedup").textContent();
+    if (firstResult === null && /×$/.test(speedup)) firstResult = Date.now();
     const rows = await page.locator('[data-testid="compare-repetition"], [data-testid="compare-warm-up"]').allTextContents();
     const now = rows.join("\n");
     if (now !== said) {
       said = now;
       console.log(`[${Math.round(waited / 1000)} s]\n${now}`);
     }
-    if (status !== "running") break;
+    if (status !== "running" && began !== null) break;
     if (waited > TIMEOUT_MS) throw new Error("the comparison did not finish in time");
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
+  const tookMs = Date.now() - began;
   const status = await page.getByTestId("run-status").textContent();
   if (status !== "done") {
     throw new Error(`the comparison ${status}: ${await page.locator('[data-testid="error"]').allTextContents()}`);
   }
   console.log(`finished ${new Date().toISOString()}`);
+  console.log(
+    `took ${(tookMs / 1000).toFixed(1)} s, estimated ${(estimatedMs / 1000).toFixed(1)} s ` +
+      `(the estimate ${((estimatedMs / tookMs - 1) * 100).toFixed(0)} % off); ` +
+      `first result after ${((firstResult - began) / 1000).toFixed(1)} s`,
+  );
   console.log(`conditions: ${await page.getByTestId("conditions-applied").textContent()}`);
-  console.log(`speedup: ${await page.getByTestId("speedup").textContent()}`);
+  const total = await page.getByTestId("speedup-total").allTextContents();
+  console.log(
+    `speedup, measured: ${await page.getByTestId("speedup").textContent()}` +
+      (total.length ? `; with the modelled waits: ${total[0]}` : " (nothing modelled)"),
+  );
+  console.log(`said: ${await page.getByTestId("speedup-text").textContent()}`);
   console.log(`why: ${await page.getByTestId("speedup-why").textContent()}`);
   console.log(`explained: ${await page.getByTestId("speedup-explained").textContent()}`);
   console.log("each leg, median (range):");
@@ -93,6 +117,12 @@ try {
   }
   const totals = await page.getByTestId("compare-end-to-end").locator("td").allTextContents();
   const [ws, http] = totals.slice(0, 2).map(ms);
+  const measured = await page.getByTestId("compare-measured").locator("td").allTextContents();
+  const [wsMeasured, httpMeasured] = measured.slice(0, 2).map(ms);
+  console.log(
+    `measured only (end to end less the modelled waits): ${((1 - wsMeasured / httpMeasured) * 100).toFixed(1)}% ` +
+      `faster (medians ${(wsMeasured / 1000).toFixed(2)} s vs ${(httpMeasured / 1000).toFixed(2)} s)`,
+  );
   const savings = [];
   for (const row of await page.getByTestId("compare-repetition").all()) {
     const cells = await row.locator("th, td").allTextContents();

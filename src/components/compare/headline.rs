@@ -1,0 +1,74 @@
+//! A comparison's result in its first lines: HTTP's median over a WebSocket design's — measured
+//! on this machine first, then with the modelled waits when there were any — coloured only when
+//! the repetitions' spread separates the legs ([`crate::agent::Verdict`]), and the result in
+//! words. It shows once a repetition has both legs done, and is refined as the others arrive.
+
+use leptos::prelude::*;
+
+use crate::agent::{Comparison, ContinuationMode, RunStatus, Speedup, format_speedup};
+
+/// The result against HTTP stateless of the leg `leg` (`data-testid="speedup"`, the words
+/// `speedup-text`, with the modelled waits `speedup-total`; for the long-running leg
+/// `speedup-long-running`, `speedup-long-running-text`, `speedup-long-running-total`).
+#[component]
+pub fn SpeedupHeadline(
+    /// The comparison.
+    #[prop(into)]
+    comparison: Signal<Comparison>,
+    /// WebSocket mode, or the long-running design.
+    leg: ContinuationMode,
+) -> impl IntoView {
+    let long = leg == ContinuationMode::LongRunning;
+    let id = if long {
+        "speedup-long-running"
+    } else {
+        "speedup"
+    };
+    let speedup = Memo::new(move |_| comparison.with(|c| c.speedup_of(leg)));
+    let status = Memo::new(move |_| comparison.with(Comparison::status));
+    let text = move || match (speedup.get(), status.get()) {
+        (Some(s), _) => format_speedup(s.headline().median),
+        (None, RunStatus::Running) => "measuring…".to_string(),
+        (None, _) => "–".to_string(),
+    };
+    let verdict = move || {
+        speedup
+            .get()
+            .map_or("pending", |s| s.verdict().as_str())
+            .to_string()
+    };
+    let total = move || {
+        speedup.get().filter(Speedup::has_modelled).map(|s| {
+            view! {
+                " · with the modelled hosted costs (not measured): "
+                <strong data-testid=format!("{id}-total") class="speedup-total">
+                    {format_speedup(s.total.median)}
+                </strong>
+            }
+        })
+    };
+    let said = move || match (speedup.get(), status.get()) {
+        (Some(s), _) => s.describe(),
+        (None, RunStatus::Running) => comparison.with(|c| {
+            let (done, all) = c.legs_done();
+            format!("{done} of {all} legs done; a first result once a repetition has both legs.")
+        }),
+        (None, RunStatus::Idle) => "Not run yet.".to_string(),
+        (None, other) => format!("The comparison {}.", other.as_str()),
+    };
+    let label = if long {
+        "Long-running response, measured (HTTP's median ÷ the long-running design's): "
+    } else {
+        "Speedup, measured (HTTP's median end to end ÷ WebSocket's): "
+    };
+    view! {
+        <p class="speedup-line">
+            {label}
+            <strong data-testid=id class=move || format!("speedup verdict-{}", verdict())>
+                {text}
+            </strong>
+            {total}
+        </p>
+        <p class="speedup-said" data-testid=format!("{id}-text")>{said}</p>
+    }
+}

@@ -1,0 +1,255 @@
+// End to end: every value the page takes — typed into a field or given in its URL — is parsed
+// once, and one it does not understand is said at its field (aria-invalid, the message it is
+// described by) and where the run would start, naming the field and what it takes; nothing is
+// sent and nothing runs, an autorun included. Then the slips a new visitor met: one set of
+// defaults, Max turns for the long task, the long task's text, Copy link, plurals and labels
+// cut short.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { launchBrowser, plain, startServer } from "./server.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer(["--allow-client-conditions"]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** A page at `path` (as given: no parameters added), recording what it sends. */
+async function open(path, viewport = { width: 1280, height: 800 }) {
+  const page = await browser.newPage({ viewport });
+  const sent = [];
+  const pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error));
+  page.on("websocket", (ws) => sent.push(`websocket ${ws.url()}`));
+  page.on("request", (request) => {
+    if (request.method() === "POST") sent.push(`POST ${request.url()}`);
+  });
+  await page.goto(server.url + path);
+  return { page, sent, pageErrors };
+}
+
+/** The model list has answered (the profile is a select) and the page had time to start. */
+async function settled(page) {
+  await page.locator('select[data-testid="profile"]').waitFor();
+  await page.waitForTimeout(800);
+}
+
+/** `pattern` anywhere in a text, not only as all of it. */
+function unanchored(pattern) {
+  return new RegExp(pattern.source.replace(/^\^/, "").replace(/\$$/, ""));
+}
+
+/** `field`'s control is marked invalid and described by a message matching `message`. */
+async function assertInvalid(page, field, message) {
+  const control = page.getByTestId(field);
+  assert.equal(await control.getAttribute("aria-invalid"), "true", `${field} is marked invalid`);
+  const described = await control.getAttribute("aria-describedby");
+  const note = await page.locator(`[id="${described}"]`).textContent();
+  assert.match(note, message, `${field}'s description`);
+}
+
+test("a typed value the page does not understand is said at the field and by Run, and nothing is sent", async () => {
+  const { page, sent, pageErrors } = await open(plain("/?transport=ws"));
+  await page.getByTestId("tab-agent").click();
+  await settled(page);
+  const cases = [
+    ["rtt-ms", "-5", /^RTT must be a number of milliseconds from 0 to 1000; got "-5"$/],
+    ["rtt-ms", "abc", /^RTT must be a number of milliseconds from 0 to 1000; got "abc"$/],
+    ["rtt-ms", "1001", /RTT must be .* 0 to 1000; got "1001"/],
+    ["up-mbit", "abc", /^Up must be empty or 0 for unlimited, or a number of Mbit\/s from 0\.1 to 100000; got "abc"$/],
+    ["down-mbit", "0.01", /^Down must be .* from 0\.1 to 100000; got "0\.01"$/],
+    ["repetitions", "99", /^Repetitions must be a whole number from 1 to 9; got "99"$/],
+    ["repetitions", "abc", /^Repetitions must be a whole number from 1 to 9; got "abc"$/],
+    ["max-turns", "0", /^Max turns must be a whole number from 1 to 100; got "0"$/],
+    ["max-turns", "2.5", /^Max turns must be a whole number from 1 to 100; got "2\.5"$/],
+  ];
+  for (const [field, typed, message] of cases) {
+    await page.getByTestId(field).fill(typed);
+    assert.equal(await page.getByTestId(field).inputValue(), typed, "the field keeps what was typed");
+    await assertInvalid(page, field, message);
+    // Where the run would start, before anything is pressed.
+    assert.match(await page.getByTestId("input-errors").textContent(), unanchored(message));
+    await page.getByTestId("run").click();
+    await page.waitForTimeout(300);
+    assert.deepEqual(sent, [], `${field}=${typed}: nothing was sent`);
+    assert.equal(await page.getByTestId("run-status").textContent(), "idle");
+    // Run took the focus to the field in error.
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), field);
+    // A value that parses replaces the error.
+    await page.getByTestId(field).fill(field === "repetitions" ? "1" : field === "max-turns" ? "20" : "10");
+    assert.equal(await page.getByTestId(field).getAttribute("aria-invalid"), "false");
+    assert.equal(await page.getByTestId("input-errors").count(), 0);
+  }
+  // With every value understood, Run runs.
+  await page.getByTestId("run").click();
+  await page.waitForFunction(
+    () => ["done", "failed"].includes(document.querySelector('[data-testid="run-status"]')?.textContent),
+    null,
+    { timeout: 30_000 },
+  );
+  assert.equal(await page.getByTestId("run-status").textContent(), "done");
+  assert.ok(sent.length >= 1);
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
+test("the overview's conditions are checked before its button runs anything", async () => {
+  const { page, sent } = await open("/");
+  await settled(page);
+  await page.getByTestId("rtt-ms").fill("-5");
+  await assertInvalid(page, "rtt-ms", /^RTT must be a number of milliseconds from 0 to 1000; got "-5"$/);
+  assert.match(await page.getByTestId("input-errors").textContent(), /RTT must be/);
+  await page.getByTestId("intro-compare").click();
+  await page.waitForTimeout(300);
+  assert.equal(await page.getByTestId("tab-overview").getAttribute("aria-selected"), "true", "still here");
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "overview-setting-rtt-ms");
+  assert.deepEqual(sent, []);
+  // The overview's conditions are the Agent tab's: the error is there too, and blocks Run.
+  await page.getByTestId("tab-agent").click();
+  await page.getByTestId("run").waitFor();
+  assert.equal(await page.getByTestId("rtt-ms").inputValue(), "-5");
+  await assertInvalid(page, "rtt-ms", /RTT must be/);
+  await page.close();
+});
+
+/** URL values the page does not understand, each with what its field says of it. */
+const BAD_URLS = [
+  ["profile=bogus", "profile", /The URL's profile: Model speed \(profile\) must be one this server offers: .*tether-sim.*; got "bogus"/],
+  ["link=mars", "link", /The URL's link: Network link must be one of loopback, same-region, home-uplink, other-continent, or custom; got "mars"/],
+  ["repetitions=99", "repetitions", /The URL's repetitions: Repetitions must be a whole number from 1 to 9; got "99"/],
+  ["rtt_ms=-3", "rtt-ms", /The URL's rtt_ms: RTT must be a number of milliseconds from 0 to 1000; got "-3"/],
+  ["up_mbit=abc", "up-mbit", /The URL's up_mbit: Up must be .*; got "abc"/],
+  ["max_turns=abc", "max-turns", /The URL's max_turns: Max turns must be a whole number from 1 to 100; got "abc"/],
+  ["task_length=huge", "task-length", /The URL's task_length: Task length must be one of short, or long; got "huge"/],
+  ["api_costs=free", "api-costs", /The URL's api_costs: API costs must be one of server, local, or hosted; got "free"/],
+  ["transport=pigeon", "transport", /The URL's transport: Transport must be one of http, ws, .*; got "pigeon"/],
+];
+
+for (const [bad, field, message] of BAD_URLS) {
+  test(`${bad} in an autorun link is said at its field and by Run, and nothing runs`, async () => {
+    // The short task, so that every field counts (the long one locks Max turns).
+    const { page, sent, pageErrors } = await open(
+      `/?transport=compare&task_length=short&profile=instant&${bad}&autorun=1`,
+    );
+    await page.getByTestId("run").waitFor();
+    await settled(page);
+    assert.match(await page.getByTestId("input-errors").textContent(), message);
+    await assertInvalid(page, field, message);
+    assert.equal(await page.getByTestId("run-status").textContent(), "idle", "the autorun did not start");
+    assert.deepEqual(sent, [], "nothing was sent");
+    assert.deepEqual(pageErrors, []);
+    await page.close();
+  });
+}
+
+test("an embedded demo with a bad URL value says so where its run would start, and does not run", async () => {
+  const { page, sent } = await open("/?embed=1&transport=compare&rtt_ms=-3&repetitions=99&autorun=1", {
+    width: 720,
+    height: 520,
+  });
+  await page.getByTestId("run").waitFor();
+  await page.waitForTimeout(1500);
+  const said = await page.getByTestId("input-errors").textContent();
+  assert.match(said, /The URL's rtt_ms: RTT must be .*; got "-3"/);
+  assert.match(said, /The URL's repetitions: Repetitions must be .*; got "99"/);
+  assert.equal(await page.getByTestId("run-status").textContent(), "idle");
+  // Run is there, and refuses the same way.
+  await page.getByTestId("run").click();
+  await page.waitForTimeout(300);
+  assert.equal(await page.getByTestId("run-status").textContent(), "idle");
+  assert.deepEqual(sent, []);
+  await page.close();
+});
+
+test("the overview and the Agent tab start from the same defaults", async () => {
+  const { page } = await open("/");
+  await settled(page);
+  const conditions = async () => ({
+    task: await page.getByTestId("task-length").inputValue(),
+    profile: await page.getByTestId("profile").inputValue(),
+    link: await page.getByTestId("link").inputValue(),
+    costs: await page.getByTestId("api-costs").inputValue(),
+  });
+  const overview = await conditions();
+  assert.deepEqual(overview, { task: "long", profile: "spark", link: "home-uplink", costs: "hosted" });
+  await page.getByTestId("tab-agent").click();
+  await page.getByTestId("run").waitFor();
+  await settled(page);
+  assert.deepEqual(await conditions(), overview);
+  await page.close();
+});
+
+test("the long task fixes its own turns and its text, and says so", async () => {
+  const { page } = await open("/?task_length=long&max_turns=3");
+  await page.getByTestId("tab-agent").click();
+  await page.getByTestId("run").waitFor();
+  assert.equal(await page.getByTestId("max-turns").isDisabled(), true);
+  assert.match(await page.getByTestId("max-turns-note").textContent(), /The long rollout takes its own 41 turns/);
+  const task = await page.getByTestId("task").inputValue();
+  assert.match(task, /find which tests fail and why/);
+  assert.doesNotMatch(task, / {2}/, "no run of spaces");
+  // The short task takes the limit again.
+  await page.getByTestId("task-length").selectOption("short");
+  assert.equal(await page.getByTestId("max-turns").isDisabled(), false);
+  assert.equal(await page.getByTestId("max-turns").inputValue(), "3");
+  await page.close();
+});
+
+test("Copy link opens the same settings with the button, and starts nothing", async () => {
+  const { page } = await open(plain("/?transport=compare&repetitions=1&link=same-region"));
+  await page.getByTestId("tab-agent").click();
+  await page.getByTestId("copy-link").click();
+  const link = await page.getByTestId("share-link").inputValue();
+  assert.doesNotMatch(link, /autorun/);
+  assert.match(link, /transport=compare/);
+  assert.match(link, /repetitions=1/);
+  assert.match(link, /task_length=short&link=same-region&api_costs=server/);
+  await page.close();
+
+  const shared = await browser.newPage();
+  const sockets = [];
+  shared.on("websocket", (ws) => sockets.push(ws.url()));
+  await shared.goto(link);
+  await shared.getByTestId("overview").waitFor();
+  await shared.waitForTimeout(1500);
+  assert.equal(await shared.getByTestId("tab-overview").getAttribute("aria-selected"), "true");
+  assert.equal(await shared.getByTestId("link").inputValue(), "same-region");
+  assert.match(await shared.getByTestId("intro-what").textContent(), /short demo.*10 ms RTT.*1 repetition,/);
+  assert.ok(await shared.getByTestId("intro-compare").isVisible());
+  assert.deepEqual(sockets, [], "nothing ran");
+  await shared.close();
+});
+
+test("no dropdown option's label is cut on the first screen, at 1280×800 and 390×844", async () => {
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
+    const { page } = await open("/", viewport);
+    await settled(page);
+    const cut = await page.evaluate(() => {
+      const canvas = document.createElement("canvas").getContext("2d");
+      const found = [];
+      for (const select of document.querySelectorAll("select")) {
+        const style = getComputedStyle(select);
+        canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        // Every option, since any may be chosen: its text, the padding and the arrow.
+        const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+        for (const option of select.options) {
+          const width = canvas.measureText(option.text).width;
+          if (width > room) found.push(`${select.dataset.testid}: "${option.text}" needs ${Math.ceil(width)}px of ${Math.floor(room)}px`);
+        }
+      }
+      return found;
+    });
+    assert.deepEqual(cut, [], `${viewport.width}×${viewport.height}`);
+    await page.close();
+  }
+});
