@@ -18,6 +18,9 @@
 //! Run: `cargo bench -p tether-harness --bench connection_memory` (release build);
 //! `TETHER_MEMORY_AGENTS=N` for another number of connections (default 200).
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell;
 use std::path::Path;
@@ -30,7 +33,6 @@ use tether_client::{Endpoint, WebSocket};
 use tether_harness::load::text::filler;
 use tether_harness::load::turn::{TurnDone, ws_frame_turn};
 use tether_protocol::Item;
-use tether_server::{AppState, Config, app};
 use tikv_jemallocator::Jemalloc;
 
 /// jemalloc, counting what the server's threads hold.
@@ -143,31 +145,12 @@ fn main() {
 }
 
 async fn serve(data: &Path, addr_tx: std::sync::mpsc::Sender<std::net::SocketAddr>) {
-    std::fs::create_dir_all(data).expect("a data directory");
-    let config = {
-        use clap::Parser;
-        Config::try_parse_from([
-            "tether-server".as_ref(),
-            "--data-dir".as_ref(),
-            data.as_os_str(),
-            "--seed".as_ref(),
-            "1".as_ref(),
-        ] as [&std::ffi::OsStr; 5])
-        .expect("the server's flags")
-    };
-    let state = AppState::new(&config).expect("the server's state");
-    let router = app(state, Path::new("does-not-exist"));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a port");
+    let router = common::router(&common::seeded_config(data));
+    let listener = common::bind().await;
     addr_tx
         .send(listener.local_addr().expect("its address"))
         .expect("the clients wait");
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, router).await.expect("the server");
+    common::serve_plain(listener, router).await;
 }
 
 /// The server's heap bytes once its work behind the last step is done.

@@ -21,6 +21,9 @@
 //! Run: `cargo xtask turn-cost` (or `cargo bench -p tether-harness --bench turn_cost`): the
 //! binary runs itself under `valgrind --tool=callgrind` and exits non-zero if a check fails.
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -28,7 +31,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tether_client::{Endpoint, Http, WebSocket};
 use tether_harness::load::turn::{TurnDone, http_body_turn, ws_frame_turn};
-use tether_server::{AppState, Config, app};
+
+use common::{machine, seeded_config, start_plain};
 
 /// The allocator `tether-server`'s binary runs with, so the counts are the server's.
 #[global_allocator]
@@ -147,7 +151,7 @@ fn report(counts: &[(String, u64)]) -> i32 {
             .map_or(0, |(_, c)| *c)
     };
     println!("Tether turn cost: instructions per turn, counted by callgrind");
-    println!("machine: {} cores, {}", cores(), cpu_model());
+    println!("machine: {}", machine());
     println!(
         "method: one process, one thread (server and client on a current-thread runtime, {} \
          build); a tool loop on model `instant` over WebSocket mode, ~{INSTRUCTION_TOKENS} tokens \
@@ -249,32 +253,7 @@ fn report(counts: &[(String, u64)]) -> i32 {
 /// The tool loop, under callgrind: starts the server, plays the turns, counts the measured ones.
 async fn play() {
     let dir = PathBuf::from(std::env::var_os("TETHER_TURN_COST_DIR").expect("the parent's dir"));
-    let data = dir.join("data");
-    std::fs::create_dir_all(&data).expect("a data directory");
-    let config = {
-        use clap::Parser;
-        Config::try_parse_from([
-            "tether-server".as_ref(),
-            "--data-dir".as_ref(),
-            data.as_os_str(),
-            "--seed".as_ref(),
-            "1".as_ref(),
-        ] as [&std::ffi::OsStr; 5])
-        .expect("the server's flags")
-    };
-    let state = AppState::new(&config).expect("the server's state");
-    let router = app(state, Path::new("does-not-exist"));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a port");
-    let addr = listener.local_addr().expect("its address");
-    let server = tokio::spawn(async move {
-        use axum::serve::ListenerExt;
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, router).await.expect("the server");
-    });
+    let (addr, server) = start_plain(&seeded_config(&dir.join("data"))).await;
     let endpoint = Endpoint::new(&format!("http://{addr}"))
         .expect("the server's URL")
         .with_timing(true);
@@ -438,19 +417,4 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
-}
-
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into())
 }

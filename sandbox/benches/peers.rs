@@ -18,6 +18,9 @@
 //! Run: `cargo xtask bench-sandbox` (installs the peers, then
 //! `cargo bench -p tether-sandbox --features native --bench peers -- [--part 1|2] [--runs N]`).
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -658,20 +661,7 @@ fn output_of(command: &mut Command) -> String {
 }
 
 fn machine() -> String {
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    format!(
-        "{cores} cores (nproc), {cpu}, load average {}",
-        load_average()
-    )
+    format!("{}, load average {}", common::machine(), load_average())
 }
 
 /// The 1, 5 and 15-minute load averages (the machine is shared: printed at the start and end).

@@ -4,6 +4,8 @@
 //!
 //! Run: `cargo bench -p tether-sandbox --features native --bench sandbox_bench`
 
+#[path = "common/mod.rs"]
+mod common;
 #[path = "../tests/workload/mod.rs"]
 mod workload;
 
@@ -27,23 +29,9 @@ fn median_ms(mut run: impl FnMut()) -> f64 {
     samples[RUNS / 2]
 }
 
-fn machine() -> String {
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    format!("{cores} cores (nproc), {cpu}")
-}
-
 fn main() {
     println!("tether-sandbox benchmark: median of {RUNS} runs, wall time, release build");
-    println!("machine: {}", machine());
+    println!("machine: {}", common::machine());
 
     let tree = workload::grep_tree();
     let bytes: usize = tree.iter().map(|(_, t)| t.len()).sum();

@@ -130,7 +130,7 @@ fn run(task: Option<Task>) -> Result<ExitCode> {
                 setup::ensure_llmsim(&root)?;
             }
             // `cargo xtask bench -- --task triage-ci-log --profile spark --rtt-ms 40 …`: only
-            // the long task, under those conditions (harness/benches/rollout.rs, part 3).
+            // the long task, under those conditions (harness/benches/rollout/long_task.rs, part 3).
             step("benchmark: the 40-turn agent rollout over HTTP and WebSocket (release build)");
             let mut cargo_args = vec!["bench", "-p", "tether-harness", "--bench", "rollout"];
             if !args.is_empty() {

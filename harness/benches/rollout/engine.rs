@@ -29,7 +29,8 @@ use tether_harness::load::turn::ws_frame_turn;
 use tether_server::Config;
 use tokio::net::TcpStream;
 
-use super::{REPORTED_TURNS, TURNS, instructions, median, ms, start};
+use crate::play::{instructions, median, ms, start};
+use crate::{REPORTED_TURNS, TURNS};
 
 /// Rollouts played against each engine; each turn's samples are one per rollout.
 const ROLLOUTS_MINIMAL: usize = 100;
@@ -369,7 +370,7 @@ async fn measure(
     outputs: &[String],
 ) {
     let mut config =
-        <Config as super::BenchConfig>::try_parse_from_args(&dir.join(label), scenarios);
+        <Config as crate::play::BenchConfig>::try_parse_from_args(&dir.join(label), scenarios);
     config.engines = vec![format!("http://{}{}", engine.addr, engine.base)];
     let (tether, server) = start(&config).await;
     // Warm both paths (the tokenizer, the engine's, the connection pool).
