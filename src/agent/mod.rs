@@ -16,6 +16,7 @@ mod estimate;
 mod files;
 mod frame_batch;
 mod frames;
+mod play;
 mod record;
 mod run;
 mod session;
