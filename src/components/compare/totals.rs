@@ -31,24 +31,51 @@ fn whole(value: f64) -> String {
     format!("{value:.0}")
 }
 
-/// One row of the per-leg table: a name, how to read a leg, and how to read the difference.
+/// One row of the per-leg table: a name, a note and what the row measures.
 struct Row {
     name: &'static str,
     title: &'static str,
     test_id: &'static str,
-    leg: fn(&Comparison, ContinuationMode) -> String,
-    /// HTTP's legs against those of a WebSocket design (WebSocket mode, or long-running).
-    difference: fn(&Comparison, ContinuationMode) -> String,
+    measure: Measure,
 }
 
-fn none(_: &Comparison, _: ContinuationMode) -> String {
-    String::new()
+/// What a row measures, which says how to read a leg and HTTP's difference with a WebSocket
+/// design (WebSocket mode, or long-running).
+#[derive(Clone, Copy)]
+enum Measure {
+    /// A part of the breakdown: its spread, and the difference as
+    /// [`Comparison::difference_of`] has it.
+    Part(Part),
+    /// A time: its spread, and the difference of the medians.
+    Time(fn(&Comparison, ContinuationMode) -> Option<Spread>),
+    /// Anything else, shown for each leg with no difference.
+    Leg(fn(&Comparison, ContinuationMode) -> String),
 }
 
-fn part_difference(c: &Comparison, ws: ContinuationMode, part: Part) -> String {
-    c.difference_of(ws)
-        .and_then(|d| d.into_iter().find(|(p, _)| *p == part))
-        .map_or_else(String::new, |(_, ms)| signed_ms(ms))
+impl Measure {
+    /// What a leg of `mode` shows.
+    fn leg(self, c: &Comparison, mode: ContinuationMode) -> String {
+        match self {
+            Measure::Part(part) => spread_ms(c.part(mode, part)),
+            Measure::Time(time) => spread_ms(time(c, mode)),
+            Measure::Leg(leg) => leg(c, mode),
+        }
+    }
+
+    /// HTTP's legs against those of `ws`; empty when there is none (yet).
+    fn difference(self, c: &Comparison, ws: ContinuationMode) -> String {
+        match self {
+            Measure::Part(part) => c
+                .difference_of(ws)
+                .and_then(|d| d.into_iter().find(|(p, _)| *p == part))
+                .map_or_else(String::new, |(_, ms)| signed_ms(ms)),
+            Measure::Time(time) => match (time(c, ws), time(c, COMPARE_HTTP_MODE)) {
+                (Some(ws), Some(http)) => signed_ms(http.median - ws.median),
+                _ => String::new(),
+            },
+            Measure::Leg(_) => String::new(),
+        }
+    }
 }
 
 /// The measured time of the done legs of `mode`: end to end, less the modelled waits.
@@ -61,149 +88,131 @@ const ROWS: [Row; 17] = [
         name: "End to end",
         title: "first request to the last terminal event (and the last tools)",
         test_id: "compare-end-to-end",
-        leg: |c, mode| spread_ms(c.end_to_end(mode)),
-        difference: |c, ws| match (c.end_to_end(ws), c.end_to_end(COMPARE_HTTP_MODE)) {
-            (Some(ws), Some(http)) => signed_ms(http.median - ws.median),
-            _ => String::new(),
-        },
+        measure: Measure::Time(Comparison::end_to_end),
     },
     Row {
         name: "Measured: end to end less the modelled waits",
         title: "what this machine spent: the server's work, the simulated model's pacing, the emulated link, the page",
         test_id: "compare-measured",
-        leg: |c, mode| spread_ms(measured(c, mode)),
-        difference: |c, ws| match (measured(c, ws), measured(c, COMPARE_HTTP_MODE)) {
-            (Some(ws), Some(http)) => signed_ms(http.median - ws.median),
-            _ => String::new(),
-        },
+        measure: Measure::Time(measured),
     },
     Row {
         name: "Modelled hosted services (not measured)",
         title: "waits the server modelled with stated parameters: the hosted classifier per scanned token, the engine hop per call; 0 with local costs",
         test_id: "compare-modelled",
-        leg: |c, mode| spread_ms(c.part(mode, Part::Modelled)),
-        difference: |c, ws| part_difference(c, ws, Part::Modelled),
+        measure: Measure::Part(Part::Modelled),
     },
     Row {
         name: "API overhead (measured)",
         title: "the server's own work per request (api_us, less its modelled classifier)",
         test_id: "compare-api",
-        leg: |c, mode| spread_ms(c.part(mode, Part::Api)),
-        difference: |c, ws| part_difference(c, ws, Part::Api),
+        measure: Measure::Part(Part::Api),
     },
     Row {
         name: "Engine: queue, prefill, decode",
         title: "the simulated model's time, paced by its profile (less the modelled hop)",
         test_id: "compare-engine",
-        leg: |c, mode| spread_ms(c.part(mode, Part::Engine)),
-        difference: |c, ws| part_difference(c, ws, Part::Engine),
+        measure: Measure::Part(Part::Engine),
     },
     Row {
         name: "Tools",
         title: "the sandbox in this page",
         test_id: "compare-tools",
-        leg: |c, mode| spread_ms(c.part(mode, Part::Tools)),
-        difference: |c, ws| part_difference(c, ws, Part::Tools),
+        measure: Measure::Part(Part::Tools),
     },
     Row {
         name: "Client-side handling",
         title: "this page's measured work: encoding requests, decoding and applying events",
         test_id: "compare-client",
-        leg: |c, mode| spread_ms(c.part(mode, Part::Client)),
-        difference: |c, ws| part_difference(c, ws, Part::Client),
+        measure: Measure::Part(Part::Client),
     },
     Row {
         name: "Link (emulated wire)",
         title: "what the emulated network link added to each turn, as the server reports it",
         test_id: "compare-link",
-        leg: |c, mode| spread_ms(c.part(mode, Part::Link)),
-        difference: |c, ws| part_difference(c, ws, Part::Link),
+        measure: Measure::Part(Part::Link),
     },
     Row {
         name: "Frame delivery and loopback",
         title: "what is left: the loopback wire, the server's socket, the browser handing each frame to the page",
         test_id: "compare-network",
-        leg: |c, mode| spread_ms(c.part(mode, Part::Network)),
-        difference: |c, ws| part_difference(c, ws, Part::Network),
+        measure: Measure::Part(Part::Network),
     },
     Row {
         name: "The parts' medians, added up",
         title: "medians do not add: this sum is not the end-to-end median",
         test_id: "compare-parts-sum",
-        leg: |c, mode| {
+        measure: Measure::Leg(|c, mode| {
             Part::ALL
                 .iter()
                 .map(|p| c.part(mode, *p).map(|s| s.median))
                 .sum::<Option<f64>>()
                 .map_or_else(|| "–".into(), |ms| format_duration(ms, Precision::BySize))
-        },
-        difference: none,
+        }),
     },
     Row {
         name: "Bytes sent",
         title: "the JSON this page sent per run: every request body, or every frame",
         test_id: "compare-sent",
-        leg: |c, mode| {
+        measure: Measure::Leg(|c, mode| {
             spread_count(
                 c.spread_of(mode, |l| Some(l.sent_bytes as f64)),
                 format_bytes,
             )
-        },
-        difference: none,
+        }),
     },
     Row {
         name: "Client handling per event",
         title: "the page's measured work per event received, in microseconds",
         test_id: "compare-per-event",
-        leg: |c, mode| {
+        measure: Measure::Leg(|c, mode| {
             spread_count(
                 c.spread_of(mode, |l| l.breakdown?.client_us_per_event()),
                 |us| format!("{us:.0} µs"),
             )
-        },
-        difference: none,
+        }),
     },
     Row {
         name: "Turns",
         title: "requests per run",
         test_id: "compare-turns",
-        leg: |c, mode| spread_count(c.spread_of(mode, |l| Some(l.turns as f64)), whole),
-        difference: none,
+        measure: Measure::Leg(|c, mode| {
+            spread_count(c.spread_of(mode, |l| Some(l.turns as f64)), whole)
+        }),
     },
     Row {
         name: "Tokens in",
         title: "input tokens, every turn added up",
         test_id: "compare-input",
-        leg: |c, mode| spread_count(c.spread_of(mode, |l| Some(l.input_tokens as f64)), whole),
-        difference: none,
+        measure: Measure::Leg(|c, mode| {
+            spread_count(c.spread_of(mode, |l| Some(l.input_tokens as f64)), whole)
+        }),
     },
     Row {
         name: "Cached by the engine",
         title: "the engine's prompt cache: the same rule on every transport; prompts under 1,024 tokens are never cached",
         test_id: "compare-cached",
-        leg: |c, mode| {
+        measure: Measure::Leg(|c, mode| {
             c.done(mode)
                 .last()
                 .map_or_else(|| "–".into(), |l| cached(l.cached_tokens, l.input_tokens))
-        },
-        difference: none,
+        }),
     },
     Row {
         name: "Reused by the connection",
         title: "rendered tokens the WebSocket connection's cache supplied, so the API did not tokenize them again (none over HTTP)",
         test_id: "compare-reused",
-        leg: |c, mode| {
+        measure: Measure::Leg(|c, mode| {
             c.done(mode)
                 .last()
                 .map_or_else(|| "–".into(), |l| reused(l.reused_by_connection))
-        },
-        difference: none,
+        }),
     },
     Row {
         name: "Output tokens/s (decoding)",
         title: "from each turn's first token to its last",
         test_id: "compare-rate",
-        leg: |c, mode| {
+        measure: Measure::Leg(|c, mode| {
             let unpaced = c.done(mode).any(|l| {
                 l.conditions
                     .as_ref()
@@ -214,8 +223,7 @@ const ROWS: [Row; 17] = [
             } else {
                 rate(c.spread_of(mode, |l| l.decoding_rate).map(|s| s.median))
             }
-        },
-        difference: none,
+        }),
     },
 ];
 
@@ -234,20 +242,21 @@ pub fn LegTotals(
     let rows = ROWS
         .iter()
         .map(|row| {
-            let leg = row.leg;
-            let difference = row.difference;
+            let measure = row.measure;
+            let leg = move |mode| move || comparison.with(|c| measure.leg(c, mode));
+            let difference =
+                move |design| move || comparison.with(|c| measure.difference(c, design));
             view! {
                 <tr data-testid=row.test_id>
                     <th scope="row">
                         {row.name}
                         <span class="row-note">{row.title}</span>
                     </th>
-                    <td>{move || comparison.with(|c| leg(c, ws))}</td>
-                    <td>{move || comparison.with(|c| leg(c, http))}</td>
-                    {long_running.then(|| view! { <td>{move || comparison.with(|c| leg(c, long))}</td> })}
-                    <td>{move || comparison.with(|c| difference(c, ws))}</td>
-                    {long_running
-                        .then(|| view! { <td>{move || comparison.with(|c| difference(c, long))}</td> })}
+                    <td>{leg(ws)}</td>
+                    <td>{leg(http)}</td>
+                    {long_running.then(|| view! { <td>{leg(long)}</td> })}
+                    <td>{difference(ws)}</td>
+                    {long_running.then(|| view! { <td>{difference(long)}</td> })}
                 </tr>
             }
         })
