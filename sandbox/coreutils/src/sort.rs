@@ -213,8 +213,14 @@ fn decimal(text: &[u8]) -> (bool, &[u8], &[u8]) {
 }
 
 fn compare_decimal(a: &[u8], b: &[u8]) -> Ordering {
-    let (na, ia, fa) = decimal(a);
-    let (nb, ib, fb) = decimal(b);
+    compare_decimals(decimal(a), decimal(b))
+}
+
+/// Two numbers as [`decimal`] reads them.
+fn compare_decimals(
+    (na, ia, fa): (bool, &[u8], &[u8]),
+    (nb, ib, fb): (bool, &[u8], &[u8]),
+) -> Ordering {
     let magnitude = ia.len().cmp(&ib.len()).then(ia.cmp(ib)).then(fa.cmp(fb));
     match (na, nb) {
         (false, false) => magnitude,
@@ -439,11 +445,50 @@ struct Sorter {
     reverse: bool,
 }
 
+/// A line with its first key's bytes, found once rather than at every comparison, and read
+/// as a number when that key sorts by `-n`.
+struct Row<'a> {
+    line: &'a [u8],
+    key: &'a [u8],
+    number: Option<(bool, &'a [u8], &'a [u8])>,
+}
+
 impl Sorter {
+    fn row<'a>(&self, line: &'a [u8]) -> Row<'a> {
+        let Some(first) = self.keys.first() else {
+            return Row {
+                line,
+                key: line,
+                number: None,
+            };
+        };
+        let key = key_text(line, first, self.tab);
+        let number = matches!(first.rule.kind, Kind::Numeric).then(|| decimal(key));
+        Row { line, key, number }
+    }
+
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-        for key in &self.keys {
-            let (ka, kb) = (key_text(a, key, self.tab), key_text(b, key, self.tab));
-            let order = compare_text(&key.rule, ka, kb);
+        self.compare_rows(&self.row(a), &self.row(b))
+    }
+
+    fn compare_rows(&self, a: &Row, b: &Row) -> Ordering {
+        let keys = self
+            .keys
+            .iter()
+            .enumerate()
+            .map(|(index, key)| match index {
+                0 => (key, a.key, b.key),
+                _ => (
+                    key,
+                    key_text(a.line, key, self.tab),
+                    key_text(b.line, key, self.tab),
+                ),
+            });
+        for (index, (key, ka, kb)) in keys.enumerate() {
+            let order = match (index, a.number, b.number) {
+                (0, Some(x), Some(y)) => compare_decimals(x, y),
+                _ => compare_text(&key.rule, ka, kb),
+            };
             let order = if key.rule.reverse {
                 order.reverse()
             } else {
@@ -456,7 +501,11 @@ impl Sorter {
         if self.stable && !self.keys.is_empty() {
             return Ordering::Equal;
         }
-        if self.reverse { b.cmp(a) } else { a.cmp(b) }
+        if self.reverse {
+            b.line.cmp(a.line)
+        } else {
+            a.line.cmp(b.line)
+        }
     }
 }
 
@@ -562,7 +611,7 @@ pub fn sort(ctx: &mut Ctx, args: &[String]) -> i32 {
             Err(e) => return usage_error(ctx, &format!("sort: cannot read: {name}: {e}"), 2),
         }
     }
-    let mut rows: Vec<&[u8]> = lines(&data);
+    let rows: Vec<&[u8]> = lines(&data);
     if check {
         let strict = opts.has('u');
         for (index, pair) in rows.windows(2).enumerate() {
@@ -581,13 +630,14 @@ pub fn sort(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
         return 0;
     }
-    rows.sort_by(|a, b| sorter.compare(a, b));
+    let mut rows: Vec<Row> = rows.into_iter().map(|line| sorter.row(line)).collect();
+    rows.sort_by(|a, b| sorter.compare_rows(a, b));
     if opts.has('u') {
-        rows.dedup_by(|b, a| sorter.compare(a, b).is_eq());
+        rows.dedup_by(|b, a| sorter.compare_rows(a, b).is_eq());
     }
     let mut out = Vec::with_capacity(data.len());
     for row in rows {
-        out.extend_from_slice(row);
+        out.extend_from_slice(row.line);
         out.push(b'\n');
     }
     match opts.value('o') {
