@@ -100,6 +100,14 @@ const CASES: &[Case] = &[
         2,
     ),
     case(
+        "yes | wc -l; echo after",
+        "",
+        "bash: `yes` into a command that reads all its input (a pipeline here runs one command \
+         after another; `head -n N` takes what it needs): not supported in this sandbox\n",
+        2,
+    ),
+    case("yes ok | head -n 2 | wc -l", "2\n", "", 0),
+    case(
         "sort -R notes.md; echo after",
         "",
         "sort: -R: not supported in this sandbox\n",

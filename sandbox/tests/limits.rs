@@ -116,6 +116,30 @@ fn runaway_output_stops() {
 }
 
 #[test]
+fn yes_alone_stops_at_the_output_limit() {
+    let limits = Limits {
+        max_pipe_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    for line in ["yes", "yes > out.txt; echo after", "echo hi | yes"] {
+        let (output, sandbox) = run(limits.clone(), line);
+        assert_eq!(output.exit_code, LIMIT_EXIT_CODE, "{line}");
+        assert!(
+            output
+                .stderr
+                .contains("command output grew past 1048576 bytes"),
+            "{line}: {}",
+            output.stderr
+        );
+        assert!(!output.stdout.contains("after"), "{line}");
+        // The sandbox stays usable.
+        let mut sandbox = sandbox;
+        let next = block_on(sandbox.run_shell("yes | head -n 1"));
+        assert_eq!((next.stdout.as_str(), next.exit_code), ("y\n", 0), "{line}");
+    }
+}
+
+#[test]
 fn runaway_values_stop() {
     let (output, _) = run(Limits::default(), "x=aaaaaaaa; while true; do x=$x$x; done");
     assert_eq!(output.exit_code, LIMIT_EXIT_CODE);

@@ -30,6 +30,7 @@ mod tr;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use input::Input;
+pub use print::yes_line;
 
 use tether_vfs::{self as vfs, Vfs};
 
@@ -101,6 +102,7 @@ const TABLE: &[(&str, Command)] = &[
     ("uniq", text::uniq),
     ("wc", text::wc),
     ("which", which),
+    ("yes", print::yes),
 ];
 
 /// Names the interpreter handles itself (listed so `which` knows them).

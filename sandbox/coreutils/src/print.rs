@@ -337,6 +337,36 @@ fn format_checked(spec: &str, conv: char, arg: Option<&str>) -> Result<String, S
     Ok(pad(text, &flags, width))
 }
 
+/// The line `yes` repeats: its operands joined by spaces, or `y`, and a newline.
+pub fn yes_line(args: &[String]) -> Vec<u8> {
+    let mut line = if args.is_empty() {
+        b"y".to_vec()
+    } else {
+        args.join(" ").into_bytes()
+    };
+    line.push(b'\n');
+    line
+}
+
+/// `yes [STRING...]`: its line again and again. Run alone it fills the output limit, and the
+/// call ends with that limit's error; after a pipe the shell gives its reader an endless input
+/// instead ([`Input::endless`](crate::Input::endless)), so `yes | head -n 3` ends as in bash.
+pub fn yes(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let line = yes_line(args);
+    let block = line.repeat((64 * 1024 / line.len()).max(1));
+    while !ctx.overflowed {
+        let room = ctx.max_output.saturating_sub(ctx.out.len());
+        if room >= block.len() {
+            ctx.write(&block);
+        } else {
+            // The room left filled, then one more line overflows.
+            ctx.write(&block[..room]);
+            ctx.write(&line);
+        }
+    }
+    1
+}
+
 pub fn seq(ctx: &mut Ctx, args: &[String]) -> i32 {
     let opts = match parse_opts("seq", args, "s", &[("separator", 's')], None) {
         Ok(o) => o,

@@ -36,10 +36,17 @@ pub fn head(ctx: &mut Ctx, args: &[String]) -> i32 {
     if let Err(refusal) = opts.refuse_unknown("head", "nc") {
         return usage_error(ctx, &refusal, 1);
     }
+    // After `yes`, stdin never ends: take what is asked for and leave the rest unread.
+    let endless = ctx.stdin.is_endless() && opts.operands.iter().all(|file| file == "-");
     if let Some(bytes) = opts.value('c') {
         let Ok(n) = bytes.parse::<usize>() else {
             return usage_error(ctx, &format!("head: invalid number of bytes: '{bytes}'"), 1);
         };
+        if endless && opts.operands.len() < 2 {
+            let taken = ctx.stdin.take_bytes(n);
+            ctx.write(&taken);
+            return 0;
+        }
         return with_headers(ctx, "head", &opts.operands, |ctx, data| {
             ctx.write(&data[..n.min(data.len())]);
         });
@@ -48,6 +55,11 @@ pub fn head(ctx: &mut Ctx, args: &[String]) -> i32 {
     let Ok(count) = raw.parse::<i64>() else {
         return usage_error(ctx, &format!("head: invalid number of lines: '{raw}'"), 1);
     };
+    if endless && opts.operands.len() < 2 && count >= 0 {
+        let taken = ctx.stdin.take_lines(count as usize);
+        ctx.write(&taken);
+        return 0;
+    }
     with_headers(ctx, "head", &opts.operands, |ctx, data| {
         let pieces: Vec<&[u8]> = data.split_inclusive(|b| *b == b'\n').collect();
         let keep = if count >= 0 {

@@ -316,6 +316,7 @@ impl<'s> Shell<'s> {
             let mut statuses = Vec::new();
             let last = pipeline.commands.len() - 1;
             for (index, command) in pipeline.commands.iter().enumerate() {
+                let reads_yes = input.as_ref().is_some_and(Input::is_endless);
                 let stdin = match input.take() {
                     Some(piped) => piped,
                     None => std::mem::take(&mut io.stdin),
@@ -325,6 +326,19 @@ impl<'s> Shell<'s> {
                     out: Vec::new(),
                     err: Vec::new(),
                 };
+                if index < last
+                    && let Some(line) = self.yes_before_pipe(command, &mut stage).await
+                {
+                    // Its reader takes what it needs; then `yes` dies of SIGPIPE, as in bash.
+                    let budget = self.state.limits.max_pipe_bytes;
+                    input = Some(Input::endless(line, budget));
+                    statuses.push(128 + 13);
+                    if index == 0 {
+                        io.stdin = std::mem::take(&mut stage.stdin);
+                    }
+                    io.err.append(&mut stage.err);
+                    continue;
+                }
                 // Each stage of a multi-command pipeline is a subshell, as in bash.
                 let (scope, options, traps) = (self.state.save(), self.options, self.traps.clone());
                 let mut status = self.command(command, &mut stage).await;
@@ -334,6 +348,17 @@ impl<'s> Shell<'s> {
                 }
                 self.state.restore(scope);
                 (self.options, self.traps) = (options, traps);
+                if reads_yes && stage.stdin.drained_endless() {
+                    // Its reader asked for everything: in bash it would have to stop on its own
+                    // (`sed 3q`) or wait forever (`wc -l`); here it ran on nothing.
+                    stage.out.clear();
+                    status = unsupported(
+                        self,
+                        &mut stage.err,
+                        "`yes` into a command that reads all its input (a pipeline here runs \
+                         one command after another; `head -n N` takes what it needs)",
+                    );
+                }
                 statuses.push(status);
                 if index == 0 {
                     io.stdin = std::mem::take(&mut stage.stdin);
@@ -367,6 +392,33 @@ impl<'s> Shell<'s> {
         }
         self.status = status;
         status
+    }
+
+    /// The line of a `yes` that writes into a pipe — a plain `yes [WORD...]`, no function of
+    /// that name, no assignment or redirection — counted as a command and its words expanded;
+    /// `None` for anything else, which runs as usual (an expansion error included, reported
+    /// there).
+    async fn yes_before_pipe(&mut self, command: &Command, io: &mut Streams) -> Option<Vec<u8>> {
+        let Command::Simple {
+            assigns,
+            words,
+            redirects,
+        } = command
+        else {
+            return None;
+        };
+        let plain = assigns.is_empty()
+            && redirects.is_empty()
+            && words.first().and_then(Word::as_literal) == Some("yes")
+            && !self.state.functions.contains_key("yes");
+        if !plain {
+            return None;
+        }
+        let argv = self.expand_words(words, io).await.ok()?;
+        if !self.tick_command() {
+            return None;
+        }
+        Some(crate::commands::yes_line(&argv[1..]))
     }
 
     fn command<'a>(&'a mut self, command: &'a Command, io: &'a mut Streams) -> Local<'a, i32> {

@@ -1200,3 +1200,13 @@ printf 'a\101\0102\n'; printf '%b\n' 'c\0101\101'
 expr 6 \* 7; expr length alpha; expr substr notes 2 3; expr 5 / 0; echo "rc=$?"
 %%
 n=$(wc -l < notes.txt); expr $n + 1; expr notes.txt : '\(.*\)\.txt'; expr 0 \| ''; echo "rc=$?"
+%%
+yes | head -n 3; echo "${PIPESTATUS[@]}"
+%%
+yes ab cd | head -2 | tr a-z A-Z
+%%
+set -o pipefail; yes | head -1; echo $?
+%%
+yes | while read -r x; do echo "got $x"; break; done
+%%
+x=$(yes n | head -c 6); echo "[$x]"
