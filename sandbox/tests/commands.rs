@@ -39,15 +39,23 @@ fn tree() -> Vfs {
 }
 
 const CASES: &[Case] = &[
+    // As tree 2.1 (Debian 12's) draws and counts: ASCII lines unless the locale is UTF-8, the
+    // root counted as a directory.
     case(
         "tree",
-        ".\n├── notes.md\n└── src\n    ├── lib.rs\n    └── main.rs\n\n1 directory, 3 files\n",
+        ".\n|-- notes.md\n`-- src\n    |-- lib.rs\n    `-- main.rs\n\n2 directories, 3 files\n",
         "",
         0,
     ),
     case(
-        "tree -L 1 src",
-        "src\n├── lib.rs\n└── main.rs\n\n0 directories, 2 files\n",
+        "LANG=C.UTF-8 tree -L 1 src",
+        "src\n├── lib.rs\n└── main.rs\n\n1 directory, 2 files\n",
+        "",
+        0,
+    ),
+    case(
+        "tree nope src/lib.rs; echo \"rc=$?\"",
+        "nope  [error opening dir]\nsrc/lib.rs  [error opening dir]\n\n0 directories, 1 file\nrc=2\n",
         "",
         0,
     ),

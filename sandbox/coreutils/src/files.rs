@@ -474,21 +474,30 @@ pub fn tree(ctx: &mut Ctx, args: &[String]) -> i32 {
     } else {
         opts.operands.clone()
     };
-    let (mut dirs, mut files) = (0, 0);
+    let lines = if utf8_locale(ctx.env) {
+        &UTF8_LINES
+    } else {
+        &ASCII_LINES
+    };
+    let (mut dirs, mut files, mut failed) = (0, 0, false);
     for root in roots {
         let path = ctx.resolve(&root);
         if !ctx.vfs.is_dir(&path) {
             ctx.print(&format!("{root}  [error opening dir]\n"));
+            // A file operand is still counted among the files.
+            files += usize::from(ctx.vfs.exists(&path));
+            failed = true;
             continue;
         }
+        // tree 2 counts each root it lists among the directories.
+        dirs += 1;
         ctx.print(&format!("{root}\n"));
         tree_level(
             ctx,
             &path,
             "",
             1,
-            max_depth,
-            opts.has('a'),
+            (max_depth, opts.has('a'), lines),
             &mut (&mut dirs, &mut files),
         );
     }
@@ -499,7 +508,42 @@ pub fn tree(ctx: &mut Ctx, args: &[String]) -> i32 {
     };
     let f = if files == 1 { "file" } else { "files" };
     ctx.print(&format!("\n{dirs} {d}, {files} {f}\n"));
-    0
+    if failed { 2 } else { 0 }
+}
+
+/// The lines `tree` draws: a middle entry, the last one, and the indents under each.
+struct TreeLines {
+    middle: &'static str,
+    last: &'static str,
+    under_middle: &'static str,
+    under_last: &'static str,
+}
+
+const UTF8_LINES: TreeLines = TreeLines {
+    middle: "├── ",
+    last: "└── ",
+    under_middle: "│   ",
+    under_last: "    ",
+};
+
+const ASCII_LINES: TreeLines = TreeLines {
+    middle: "|-- ",
+    last: "`-- ",
+    under_middle: "|   ",
+    under_last: "    ",
+};
+
+/// Whether the locale (`LC_ALL`, else `LC_CTYPE`, else `LANG`, as the C library reads them)
+/// is a UTF-8 one; without any, the sandbox is in the C locale, as its sorting is.
+fn utf8_locale(env: &std::collections::BTreeMap<String, String>) -> bool {
+    let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .filter_map(|name| env.get(*name))
+        .find(|value| !value.is_empty());
+    locale.is_some_and(|value| {
+        let value = value.to_ascii_lowercase();
+        value.contains("utf-8") || value.contains("utf8")
+    })
 }
 
 fn tree_level(
@@ -507,8 +551,7 @@ fn tree_level(
     dir: &str,
     prefix: &str,
     depth: usize,
-    max_depth: usize,
-    all: bool,
+    (max_depth, all, lines): (usize, bool, &TreeLines),
     counts: &mut (&mut usize, &mut usize),
 ) {
     if depth > max_depth {
@@ -524,18 +567,21 @@ fn tree_level(
     let count = entries.len();
     for (index, (name, kind)) in entries.into_iter().enumerate() {
         let last = index + 1 == count;
-        let branch = if last { "└── " } else { "├── " };
+        let branch = if last { lines.last } else { lines.middle };
         ctx.print(&format!("{prefix}{branch}{name}\n"));
         if kind == EntryKind::Dir {
             *counts.0 += 1;
-            let deeper = format!("{prefix}{}", if last { "    " } else { "│   " });
+            let under = if last {
+                lines.under_last
+            } else {
+                lines.under_middle
+            };
             tree_level(
                 ctx,
                 &vfs::join(dir, &name),
-                &deeper,
+                &format!("{prefix}{under}"),
                 depth + 1,
-                max_depth,
-                all,
+                (max_depth, all, lines),
                 counts,
             );
         } else {

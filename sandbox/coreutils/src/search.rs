@@ -668,8 +668,13 @@ pub fn rg(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
         patterns.push(operands.remove(0));
     }
-    let stdin = ctx.stdin.take_all();
-    let from_stdin = operands.is_empty() && !list_files && !stdin.is_empty();
+    // As rg: stdin is searched only without paths, and never read by `--files`.
+    let stdin = if operands.is_empty() && !list_files {
+        ctx.stdin.take_all()
+    } else {
+        Vec::new()
+    };
+    let from_stdin = !stdin.is_empty();
     let mut targets: Vec<(String, Option<String>)> = Vec::new();
     let mut errors = false;
     if from_stdin {

@@ -1210,3 +1210,5 @@ set -o pipefail; yes | head -1; echo $?
 yes | while read -r x; do echo "got $x"; break; done
 %%
 x=$(yes n | head -c 6); echo "[$x]"
+%%
+tree; tree -L 1 src docs; tree nope README.md; echo "rc=$?"
