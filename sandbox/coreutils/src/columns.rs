@@ -62,34 +62,87 @@ pub fn cut(ctx: &mut Ctx, args: &[String]) -> i32 {
         return usage_error(ctx, "cut: the delimiter must be a single character", 1);
     }
     let (inputs, failed) = ctx.inputs("cut", &opts.operands);
+    let mut out = Vec::new();
     for (_, data) in inputs {
+        if by_field {
+            cut_fields(
+                &data,
+                delimiter.as_bytes(),
+                &selected,
+                opts.has('s'),
+                &mut out,
+            );
+            continue;
+        }
         let text = String::from_utf8_lossy(&data).into_owned();
         for line in text.lines() {
-            let output = if by_field {
-                if !line.contains(delimiter.as_str()) {
-                    if opts.has('s') {
-                        continue;
-                    }
-                    line.to_string()
-                } else {
-                    line.split(delimiter.as_str())
-                        .enumerate()
-                        .filter(|(i, _)| selected(i + 1))
-                        .map(|(_, f)| f)
-                        .collect::<Vec<_>>()
-                        .join(&delimiter)
-                }
-            } else {
+            out.extend(
                 line.chars()
                     .enumerate()
                     .filter(|(i, _)| selected(i + 1))
                     .map(|(_, c)| c)
-                    .collect()
-            };
-            ctx.print(&format!("{output}\n"));
+                    .collect::<String>()
+                    .bytes(),
+            );
+            out.push(b'\n');
         }
     }
+    ctx.write(&out);
     i32::from(failed)
+}
+
+/// `cut -f` over `data`'s lines, on their bytes as GNU cut reads them: the selected fields in
+/// their order, joined by `delimiter`; a line without it whole, or left out under `-s`.
+fn cut_fields(
+    data: &[u8],
+    delimiter: &[u8],
+    selected: &dyn Fn(usize) -> bool,
+    only_delimited: bool,
+    out: &mut Vec<u8>,
+) {
+    for line in lines(data) {
+        if !contains(line, delimiter) {
+            if !only_delimited {
+                out.extend_from_slice(line);
+                out.push(b'\n');
+            }
+            continue;
+        }
+        let mut first = true;
+        let mut rest = line;
+        let mut index = 1;
+        loop {
+            let (field, next) = match find(rest, delimiter) {
+                Some(at) => (&rest[..at], Some(&rest[at + delimiter.len()..])),
+                None => (rest, None),
+            };
+            if selected(index) {
+                if !first {
+                    out.extend_from_slice(delimiter);
+                }
+                out.extend_from_slice(field);
+                first = false;
+            }
+            match next {
+                Some(next) => rest = next,
+                None => break,
+            }
+            index += 1;
+        }
+        out.push(b'\n');
+    }
+}
+
+/// Where `needle` (one character's bytes) first stands in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    match needle {
+        [byte] => haystack.iter().position(|b| b == byte),
+        _ => haystack.windows(needle.len()).position(|w| w == needle),
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    find(haystack, needle).is_some()
 }
 
 /// `paste [-s] [-d LIST] FILE…`: line N of each input joined by the delimiters of LIST in turn

@@ -1212,3 +1212,5 @@ yes | while read -r x; do echo "got $x"; break; done
 x=$(yes n | head -c 6); echo "[$x]"
 %%
 tree; tree -L 1 src docs; tree nope README.md; echo "rc=$?"
+%%
+printf 'a,b\r\nc,d,e\nno delim\n\377,x\nlast,one' | cut -d, -f2 | cat -A; printf 'k:v\n' | cut -s -d: -f3,1
