@@ -202,7 +202,17 @@ async fn run_lane(
             }
             continue;
         }
-        match turn::serve(&state, request, &connection, &out, &options, &mut jobs).await {
+        // Boxed: the turn's future is the largest state this task would otherwise hold for
+        // the connection's life (~32 KiB); boxed it lives only while a turn runs.
+        let turn = Box::pin(turn::serve(
+            &state,
+            request,
+            &connection,
+            &out,
+            &options,
+            &mut jobs,
+        ));
+        match turn.await {
             Ok(job) => next = job,
             Err(_) => return,
         }
