@@ -4,6 +4,7 @@
 
 use std::rc::Rc;
 
+use super::error::RunError;
 use super::eval::{Env, Out, all_paths, delpaths, eval, first, getpath, paths, setpath, short};
 use super::json::{self, Json, compare};
 use super::parse::Filter;
@@ -57,21 +58,21 @@ builtins! {
     Split2 "split" 2,
 }
 
-pub(super) fn one(f: &Filter, input: &Json, env: &mut Env) -> Result<Json, String> {
+pub(super) fn one(f: &Filter, input: &Json, env: &mut Env) -> Result<Json, RunError> {
     Ok(first(f, input, env)?.unwrap_or(Json::Null))
 }
 
-pub(super) fn array(value: &Json, what: &str) -> Result<Rc<Vec<Json>>, String> {
+pub(super) fn array(value: &Json, what: &str) -> Result<Rc<Vec<Json>>, RunError> {
     match value {
         Json::Arr(items) => Ok(items.clone()),
-        other => Err(format!("{} ({}) {what}", other.type_name(), short(other))),
+        other => Err(format!("{} ({}) {what}", other.type_name(), short(other)).into()),
     }
 }
 
-fn string(value: &Json, what: &str) -> Result<Rc<str>, String> {
+fn string(value: &Json, what: &str) -> Result<Rc<str>, RunError> {
     match value {
         Json::Str(s) => Ok(s.clone()),
-        other => Err(format!("{} ({}) {what}", other.type_name(), short(other))),
+        other => Err(format!("{} ({}) {what}", other.type_name(), short(other)).into()),
     }
 }
 
@@ -79,7 +80,7 @@ fn num(n: f64) -> Json {
     Json::Num(n)
 }
 
-fn regex(pattern: &Json, flags: Option<&Json>) -> Result<regex::Regex, String> {
+fn regex(pattern: &Json, flags: Option<&Json>) -> Result<regex::Regex, RunError> {
     let pattern = string(pattern, "cannot be matched, as it is not a string")?;
     let flags = match flags {
         Some(Json::Str(f)) => f.to_string(),
@@ -91,7 +92,7 @@ fn regex(pattern: &Json, flags: Option<&Json>) -> Result<regex::Regex, String> {
         .ignore_whitespace(flags.contains('x'));
     builder
         .build()
-        .map_err(|e| format!("{pattern} (at offset 0) is not a valid regex: {e}"))
+        .map_err(|e| format!("{pattern} (at offset 0) is not a valid regex: {e}").into())
 }
 
 pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> Out {
@@ -99,12 +100,12 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
     let arg = |i: usize| &args[i];
     Ok(match builtin {
         B::Empty => Vec::new(),
-        B::Error0 => return Err(tostring_error(input)),
-        B::Error1 => return Err(tostring_error(&one(arg(0), input, env)?)),
+        B::Error0 => return Err(tostring_error(input).into()),
+        B::Error1 => return Err(tostring_error(&one(arg(0), input, env)?).into()),
         B::Not => vec![Json::Bool(!input.truthy())],
         B::Length => vec![match input {
             Json::Null => num(0.0),
-            Json::Bool(_) => return Err(format!("boolean ({}) has no length", short(input))),
+            Json::Bool(_) => return Err(format!("boolean ({}) has no length", short(input)).into()),
             Json::Num(n) => num(n.abs()),
             Json::Str(s) => num(s.chars().count() as f64),
             Json::Arr(a) => num(a.len() as f64),
@@ -126,11 +127,7 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
                 Json::Arr(Rc::new((0..items.len()).map(|i| num(i as f64)).collect()))
             }
             other => {
-                return Err(format!(
-                    "{} ({}) has no keys",
-                    other.type_name(),
-                    short(other)
-                ));
+                return Err(format!("{} ({}) has no keys", other.type_name(), short(other)).into());
             }
         }],
         B::Values => {
@@ -150,7 +147,8 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
                         "Cannot check whether {} has a {} key",
                         input.type_name(),
                         key.type_name()
-                    ));
+                    )
+                    .into());
                 }
             })]
         }
@@ -238,14 +236,15 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
             vec![Json::Arr(Rc::new(out))]
         }
         B::Range1 | B::Range2 | B::Range3 => {
-            let numbers: Result<Vec<f64>, String> = args
+            let numbers: Result<Vec<f64>, RunError> = args
                 .iter()
                 .map(|a| match one(a, input, env)? {
                     Json::Num(n) => Ok(n),
                     other => Err(format!(
                         "Range bounds must be numeric, not {}",
                         other.type_name()
-                    )),
+                    )
+                    .into()),
                 })
                 .collect();
             let numbers = numbers?;
@@ -266,11 +265,9 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
         }
         B::Floor | B::Ceil | B::Round | B::Sqrt | B::Fabs | B::Log | B::Abs => {
             let Json::Num(n) = input else {
-                return Err(format!(
-                    "{} ({}) number required",
-                    input.type_name(),
-                    short(input)
-                ));
+                return Err(
+                    format!("{} ({}) number required", input.type_name(), short(input)).into(),
+                );
             };
             vec![num(match builtin {
                 B::Floor => n.floor(),
@@ -300,7 +297,8 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
                     "{} ({}) cannot be parsed as a number",
                     other.type_name(),
                     short(other)
-                ));
+                )
+                .into());
             }
         }],
         B::Type => vec![Json::str(input.type_name())],
@@ -363,7 +361,7 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
             Json::Arr(items) => Json::Arr(Rc::new(items.iter().rev().cloned().collect())),
             Json::Str(s) => Json::str(&s.chars().rev().collect::<String>()),
             Json::Null => Json::Arr(Rc::default()),
-            other => return Err(format!("Cannot reverse {}", other.type_name())),
+            other => return Err(format!("Cannot reverse {}", other.type_name()).into()),
         }],
         B::StartsWith | B::EndsWith | B::LtrimStr | B::RtrimStr => {
             let affix = one(arg(0), input, env)?;
@@ -384,7 +382,8 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
                             "endswith() "
                         }
                         .trim_end()
-                    ));
+                    )
+                    .into());
                 }
             }
         }
@@ -421,7 +420,7 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
                     Json::Null => {}
                     Json::Str(s) => out.push_str(s),
                     Json::Num(_) | Json::Bool(_) => out.push_str(&tostring(item)),
-                    other => return Err(format!("Cannot join with {}", other.type_name())),
+                    other => return Err(format!("Cannot join with {}", other.type_name()).into()),
                 }
             }
             vec![Json::str(&out)]
@@ -457,11 +456,7 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
         }
         B::ToEntries => {
             let Json::Obj(fields) = input else {
-                return Err(format!(
-                    "{} ({}) has no keys",
-                    input.type_name(),
-                    short(input)
-                ));
+                return Err(format!("{} ({}) has no keys", input.type_name(), short(input)).into());
             };
             let entries = fields.iter().map(|(k, v)| {
                 Json::Obj(Rc::new(vec![
@@ -486,7 +481,8 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
                             "Cannot use {} ({}) as object key",
                             other.type_name(),
                             short(&other)
-                        ));
+                        )
+                        .into());
                     }
                 };
                 let value = ["value", "v", "Value", "V"]

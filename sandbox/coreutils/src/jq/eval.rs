@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use super::error::RunError;
 use super::json::{Json, compare};
 use super::parse::{Filter, Op, StrPart};
 use super::values::index_value;
@@ -15,7 +16,7 @@ pub const MAX_VALUES: usize = 5_000_000;
 /// Evaluation nested inside itself at most this deep (`recurse`, nested filters).
 const MAX_NESTING: usize = 400;
 
-pub type Out = Result<Vec<Json>, String>;
+pub type Out = Result<Vec<Json>, RunError>;
 
 pub struct Env {
     pub vars: Vec<(String, Json)>,
@@ -34,7 +35,7 @@ impl Env {
         }
     }
 
-    fn var(&self, name: &str) -> Result<Json, String> {
+    fn var(&self, name: &str) -> Result<Json, RunError> {
         if name == "ENV" {
             return Ok(self.lookup_env());
         }
@@ -46,7 +47,7 @@ impl Env {
             .rev()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.clone())
-            .ok_or_else(|| format!("${name} is not defined"))
+            .ok_or_else(|| format!("${name} is not defined").into())
     }
 
     fn lookup_env(&self) -> Json {
@@ -56,12 +57,12 @@ impl Env {
             .map_or(Json::Obj(Rc::default()), |(_, v)| v.clone())
     }
 
-    pub fn count(&mut self, n: usize) -> Result<(), String> {
+    pub fn count(&mut self, n: usize) -> Result<(), RunError> {
         self.produced += n;
         if self.produced > MAX_VALUES {
-            return Err(format!(
+            return Err(RunError::Limit(format!(
                 "more than {MAX_VALUES} values produced (sandbox limit)"
-            ));
+            )));
         }
         Ok(())
     }
@@ -82,7 +83,7 @@ pub fn stream(
     input: &Json,
     env: &mut Env,
     sink: &mut dyn FnMut(Json),
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     match f {
         Filter::Comma(a, b) => {
             stream(a, input, env, sink)?;
@@ -104,7 +105,7 @@ pub fn stream(
 }
 
 /// The only output of `f`, or its first (for arguments that must be one value).
-pub fn first(f: &Filter, input: &Json, env: &mut Env) -> Result<Option<Json>, String> {
+pub fn first(f: &Filter, input: &Json, env: &mut Env) -> Result<Option<Json>, RunError> {
     Ok(eval(f, input, env)?.into_iter().next())
 }
 
@@ -112,7 +113,9 @@ pub fn eval(f: &Filter, input: &Json, env: &mut Env) -> Out {
     env.nesting += 1;
     if env.nesting > MAX_NESTING {
         env.nesting -= 1;
-        return Err("filter nested too deeply (sandbox limit)".into());
+        return Err(RunError::Limit(
+            "filter nested too deeply (sandbox limit)".into(),
+        ));
     }
     let result = eval_inner(f, input, env);
     env.nesting -= 1;
@@ -126,7 +129,7 @@ fn cartesian(
     b: &Filter,
     input: &Json,
     env: &mut Env,
-    mut combine: impl FnMut(&Json, &Json) -> Result<Json, String>,
+    mut combine: impl FnMut(&Json, &Json) -> Result<Json, RunError>,
 ) -> Out {
     let rights = eval(b, input, env)?;
     let lefts = eval(a, input, env)?;
@@ -210,7 +213,8 @@ fn eval_inner(f: &Filter, input: &Json, env: &mut Env) -> Out {
                             "Cannot iterate over {}{}",
                             other.type_name(),
                             value_note(&other)
-                        ));
+                        )
+                        .into());
                     }
                 }
             }
@@ -240,7 +244,8 @@ fn eval_inner(f: &Filter, input: &Json, env: &mut Env) -> Out {
                             return Err(format!(
                                 "Object keys must be strings, not {}",
                                 k.type_name()
-                            ));
+                            )
+                            .into());
                         };
                         for v in &values {
                             let mut o = object.clone();
@@ -278,7 +283,8 @@ fn eval_inner(f: &Filter, input: &Json, env: &mut Env) -> Out {
                             "{} ({}) cannot be negated",
                             other.type_name(),
                             short(&other)
-                        ));
+                        )
+                        .into());
                     }
                 }
             }
@@ -332,10 +338,12 @@ fn eval_inner(f: &Filter, input: &Json, env: &mut Env) -> Out {
         }
         Filter::Try(body, handler) => match eval(body, input, env) {
             Ok(out) => out,
-            Err(message) => match handler {
+            // A sandbox limit is not jq's error: `try` does not catch it.
+            Err(RunError::Jq(message)) => match handler {
                 Some(handler) => eval(handler, &Json::str(&message), env)?,
                 None => Vec::new(),
             },
+            Err(limit @ RunError::Limit(_)) => return Err(limit),
         },
         Filter::Reduce(source, name, init, update) => {
             let mut accs = eval(init, input, env)?;
@@ -423,7 +431,7 @@ fn eval_inner(f: &Filter, input: &Json, env: &mut Env) -> Out {
     })
 }
 
-fn recurse_all(value: &Json, out: &mut Vec<Json>, env: &mut Env) -> Result<(), String> {
+fn recurse_all(value: &Json, out: &mut Vec<Json>, env: &mut Env) -> Result<(), RunError> {
     env.count(1)?;
     out.push(value.clone());
     match value {
@@ -460,7 +468,7 @@ fn value_note(value: &Json) -> String {
     format!(" ({})", short(value))
 }
 
-pub fn binary(op: Op, l: &Json, r: &Json) -> Result<Json, String> {
+pub fn binary(op: Op, l: &Json, r: &Json) -> Result<Json, RunError> {
     use Json::*;
     let mismatch = |verb: &str| {
         format!(
@@ -493,7 +501,7 @@ pub fn binary(op: Op, l: &Json, r: &Json) -> Result<Json, String> {
                 }
                 Obj(Rc::new(fields))
             }
-            _ => return Err(mismatch("added")),
+            _ => return Err(mismatch("added").into()),
         },
         Op::Sub => match (l, r) {
             (Num(a), Num(b)) => Num(a - b),
@@ -503,7 +511,7 @@ pub fn binary(op: Op, l: &Json, r: &Json) -> Result<Json, String> {
                     .cloned()
                     .collect(),
             )),
-            _ => return Err(mismatch("subtracted")),
+            _ => return Err(mismatch("subtracted").into()),
         },
         Op::Mul => match (l, r) {
             (Num(a), Num(b)) => Num(a * b),
@@ -513,28 +521,28 @@ pub fn binary(op: Op, l: &Json, r: &Json) -> Result<Json, String> {
                 } else {
                     let times = (*n as usize).max(1);
                     if s.len().saturating_mul(times) > 1 << 24 {
-                        return Err("string too long (sandbox limit)".into());
+                        return Err(RunError::Limit("string too long (sandbox limit)".into()));
                     }
                     Json::str(&s.repeat(times))
                 }
             }
             (Obj(_), Obj(_)) => deep_merge(l, r),
-            _ => return Err(mismatch("multiplied")),
+            _ => return Err(mismatch("multiplied").into()),
         },
         Op::Div => match (l, r) {
             (Num(_), Num(b)) if *b == 0.0 => {
-                return Err(mismatch("divided because the divisor is zero"));
+                return Err(mismatch("divided because the divisor is zero").into());
             }
             (Num(a), Num(b)) => Num(a / b),
             (Str(a), Str(b)) => super::values::split_str(a, b),
-            _ => return Err(mismatch("divided")),
+            _ => return Err(mismatch("divided").into()),
         },
         Op::Mod => match (l, r) {
             (Num(_), Num(b)) if (*b as i64) == 0 => {
-                return Err(mismatch("divided because the divisor is zero"));
+                return Err(mismatch("divided because the divisor is zero").into());
             }
             (Num(a), Num(b)) => Num(((*a as i64) % (*b as i64).abs()) as f64),
-            _ => return Err(mismatch("divided")),
+            _ => return Err(mismatch("divided").into()),
         },
     })
 }
@@ -556,7 +564,7 @@ fn deep_merge(l: &Json, r: &Json) -> Json {
 }
 
 /// The paths a path expression selects in `input`.
-pub fn paths(f: &Filter, input: &Json, env: &mut Env) -> Result<Vec<Vec<Json>>, String> {
+pub fn paths(f: &Filter, input: &Json, env: &mut Env) -> Result<Vec<Vec<Json>>, RunError> {
     let mut out = Vec::new();
     collect_paths(f, input, &[], env, &mut out)?;
     env.count(out.len())?;
@@ -569,7 +577,7 @@ fn collect_paths(
     prefix: &[Json],
     env: &mut Env,
     out: &mut Vec<Vec<Json>>,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let with = |prefix: &[Json], key: Json| {
         let mut path = prefix.to_vec();
         path.push(key);
@@ -604,7 +612,9 @@ fn collect_paths(
                         }
                     }
                     Json::Null => {}
-                    other => return Err(format!("Cannot iterate over {}", other.type_name())),
+                    other => {
+                        return Err(format!("Cannot iterate over {}", other.type_name()).into());
+                    }
                 }
             }
         }
@@ -684,7 +694,7 @@ pub fn getpath(value: &Json, path: &[Json]) -> Json {
     current
 }
 
-pub fn setpath(value: &Json, path: &[Json], new: Json) -> Result<Json, String> {
+pub fn setpath(value: &Json, path: &[Json], new: Json) -> Result<Json, RunError> {
     let Some((key, rest)) = path.split_first() else {
         return Ok(new);
     };
@@ -713,7 +723,9 @@ pub fn setpath(value: &Json, path: &[Json], new: Json) -> Result<Json, String> {
             }
             let i = i as usize;
             if i > 1 << 24 {
-                return Err("array index too large (sandbox limit)".into());
+                return Err(RunError::Limit(
+                    "array index too large (sandbox limit)".into(),
+                ));
             }
             if items.len() <= i {
                 items.resize(i + 1, Json::Null);
@@ -721,15 +733,11 @@ pub fn setpath(value: &Json, path: &[Json], new: Json) -> Result<Json, String> {
             items[i] = setpath(&items[i], rest, new)?;
             Ok(Json::Arr(Rc::new(items)))
         }
-        (v, k) => Err(format!(
-            "Cannot index {} with {}",
-            v.type_name(),
-            k.type_name()
-        )),
+        (v, k) => Err(format!("Cannot index {} with {}", v.type_name(), k.type_name()).into()),
     }
 }
 
-pub fn delpaths(value: &Json, mut paths: Vec<Vec<Json>>) -> Result<Json, String> {
+pub fn delpaths(value: &Json, mut paths: Vec<Vec<Json>>) -> Result<Json, RunError> {
     paths.sort_by(|a, b| {
         compare(
             &Json::Arr(Rc::new(b.clone())),
@@ -743,7 +751,7 @@ pub fn delpaths(value: &Json, mut paths: Vec<Vec<Json>>) -> Result<Json, String>
     Ok(root)
 }
 
-fn delpath(value: &Json, path: &[Json]) -> Result<Json, String> {
+fn delpath(value: &Json, path: &[Json]) -> Result<Json, RunError> {
     let Some((key, rest)) = path.split_first() else {
         return Ok(Json::Null);
     };
@@ -779,7 +787,8 @@ fn delpath(value: &Json, path: &[Json]) -> Result<Json, String> {
                 "Cannot delete field at {} index of {}",
                 k.type_name(),
                 v.type_name()
-            ));
+            )
+            .into());
         }
     })
 }

@@ -10,6 +10,7 @@
 //! not compile, 4 input that is not JSON, 5 an error while running, 1 or 4 for `-e`.
 
 mod builtins;
+mod error;
 mod eval;
 mod json;
 mod parse;
@@ -17,6 +18,7 @@ mod values;
 
 use std::rc::Rc;
 
+use self::error::CompileError;
 use self::eval::Env;
 use self::json::{Json, Style};
 use super::{Ctx, usage_error};
@@ -143,10 +145,10 @@ pub fn jq(ctx: &mut Ctx, args: &[String]) -> i32 {
     };
     let program = match parse::parse(&source) {
         Ok(program) => program,
-        Err(message) if message.ends_with("not supported in this sandbox") => {
-            return usage_error(ctx, &format!("jq: {message}"), 3);
+        Err(refusal @ CompileError::Unsupported(_)) => {
+            return usage_error(ctx, &format!("jq: {refusal}"), 3);
         }
-        Err(message) => {
+        Err(message @ CompileError::Syntax(_)) => {
             return usage_error(
                 ctx,
                 &format!("jq: error: {message}\njq: 1 compile error"),
@@ -253,4 +255,42 @@ fn write_value(ctx: &mut Ctx, value: &Json, options: &Options) {
         out.push('\n');
     }
     ctx.print(&out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error::{CompileError, RunError};
+    use super::eval::{Env, stream};
+    use super::json::Json;
+    use super::parse::parse;
+
+    fn run(program: &str) -> Result<Vec<Json>, RunError> {
+        let filter = parse(program).expect("the program compiles");
+        let mut env = Env::new(Vec::new(), Json::Null);
+        let mut out = Vec::new();
+        stream(&filter, &Json::Null, &mut env, &mut |value| out.push(value))?;
+        Ok(out)
+    }
+
+    #[test]
+    fn a_program_that_does_not_compile_says_which_kind() {
+        assert_eq!(
+            parse("def f: 1; f").err(),
+            Some(CompileError::Unsupported("def".into()))
+        );
+        assert!(matches!(parse(".["), Err(CompileError::Syntax(_))));
+    }
+
+    #[test]
+    fn try_catches_jq_errors_and_never_a_sandbox_limit() {
+        assert_eq!(
+            run(r#"try error("boom") catch ."#),
+            Ok(vec![Json::str("boom")])
+        );
+        assert!(matches!(run(r#"error("boom")"#), Err(RunError::Jq(m)) if m == "boom"));
+        assert!(matches!(
+            run(r#"try ("x" * 1e12) catch "caught""#),
+            Err(RunError::Limit(_))
+        ));
+    }
 }

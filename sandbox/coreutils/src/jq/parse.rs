@@ -4,6 +4,7 @@
 //! and modules are errors naming them, before anything runs.
 
 use super::builtins::Builtin;
+use super::error::CompileError;
 use super::json::Json;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +92,7 @@ const PUNCTS: [&str; 30] = [
     "<", ">", "+", "-", "*", "/", "%", "(", ")", "[", "]", "{", "}", ":",
 ];
 
-fn lex(src: &str) -> Result<Vec<Tok>, String> {
+fn lex(src: &str) -> Result<Vec<Tok>, CompileError> {
     let chars: Vec<char> = src.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -134,7 +135,7 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
             i += 1;
             let name = ident(&mut i);
             if name.is_empty() {
-                return Err(format!("unexpected `{c}'"));
+                return Err(format!("unexpected `{c}'").into());
             }
             out.push(if c == '$' {
                 Tok::Var(name)
@@ -193,14 +194,14 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
                 out.push(Tok::Punct("?"));
                 i += 1;
             }
-            None => return Err(format!("unexpected `{c}'")),
+            None => return Err(format!("unexpected `{c}'").into()),
         }
     }
     Ok(out)
 }
 
 /// A string literal from just after its `"`: its parts, and the index after the closing `"`.
-fn string(chars: &[char], mut i: usize) -> Result<(Vec<RawPart>, usize), String> {
+fn string(chars: &[char], mut i: usize) -> Result<(Vec<RawPart>, usize), CompileError> {
     let mut parts = Vec::new();
     let mut text = String::new();
     loop {
@@ -254,7 +255,7 @@ fn string(chars: &[char], mut i: usize) -> Result<(Vec<RawPart>, usize), String>
                         }
                         parts.push(RawPart::Interp(chars[start..i - 1].iter().collect()));
                     }
-                    other => return Err(format!("invalid escape \\{other}")),
+                    other => return Err(format!("invalid escape \\{other}").into()),
                 }
             }
             c => text.push(c),
@@ -263,7 +264,7 @@ fn string(chars: &[char], mut i: usize) -> Result<(Vec<RawPart>, usize), String>
 }
 
 /// Parses a whole filter.
-pub fn parse(src: &str) -> Result<Filter, String> {
+pub fn parse(src: &str) -> Result<Filter, CompileError> {
     let tokens = lex(src)?;
     let mut parser = Parser {
         tokens,
@@ -273,7 +274,7 @@ pub fn parse(src: &str) -> Result<Filter, String> {
     let filter = parser.pipe()?;
     match parser.tokens.get(parser.pos) {
         None => Ok(filter),
-        Some(tok) => Err(format!("syntax error, unexpected {}", describe(tok))),
+        Some(tok) => Err(format!("syntax error, unexpected {}", describe(tok)).into()),
     }
 }
 
@@ -314,7 +315,7 @@ impl Parser {
         }
     }
 
-    fn expect(&mut self, p: &str) -> Result<(), String> {
+    fn expect(&mut self, p: &str) -> Result<(), CompileError> {
         if self.eat(p) {
             Ok(())
         } else {
@@ -324,7 +325,8 @@ impl Parser {
                     describe(tok)
                 ),
                 None => format!("syntax error, unexpected end of filter, expecting '{p}'"),
-            })
+            }
+            .into())
         }
     }
 
@@ -332,16 +334,19 @@ impl Parser {
         matches!(self.peek(), Some(Tok::Ident(w)) if w == word)
     }
 
-    fn keyword(&mut self, word: &str) -> Result<(), String> {
+    fn keyword(&mut self, word: &str) -> Result<(), CompileError> {
         if self.is_word(word) {
             self.pos += 1;
             Ok(())
         } else {
-            Err(format!("syntax error, expecting `{word}'"))
+            Err(format!("syntax error, expecting `{word}'").into())
         }
     }
 
-    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, String>) -> Result<T, String> {
+    fn nested<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, CompileError>,
+    ) -> Result<T, CompileError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err("filter nested too deeply".into());
@@ -352,15 +357,15 @@ impl Parser {
     }
 
     /// `a | b`, and `term as $x | body`.
-    fn pipe(&mut self) -> Result<Filter, String> {
+    fn pipe(&mut self) -> Result<Filter, CompileError> {
         if self.is_word("def") {
-            return Err("def: not supported in this sandbox".into());
+            return Err(CompileError::Unsupported("def".into()));
         }
         let left = self.comma()?;
         if self.is_word("as") {
             self.pos += 1;
             let Some(Tok::Var(name)) = self.peek().cloned() else {
-                return Err("destructuring patterns: not supported in this sandbox".into());
+                return Err(CompileError::Unsupported("destructuring patterns".into()));
             };
             self.pos += 1;
             self.expect("|")?;
@@ -374,7 +379,7 @@ impl Parser {
         Ok(left)
     }
 
-    fn comma(&mut self) -> Result<Filter, String> {
+    fn comma(&mut self) -> Result<Filter, CompileError> {
         let mut left = self.alternative()?;
         while self.eat(",") {
             let right = self.alternative()?;
@@ -383,7 +388,7 @@ impl Parser {
         Ok(left)
     }
 
-    fn alternative(&mut self) -> Result<Filter, String> {
+    fn alternative(&mut self) -> Result<Filter, CompileError> {
         let left = self.assignment()?;
         if self.eat("//") {
             let right = self.nested(Self::alternative)?;
@@ -392,7 +397,7 @@ impl Parser {
         Ok(left)
     }
 
-    fn assignment(&mut self) -> Result<Filter, String> {
+    fn assignment(&mut self) -> Result<Filter, CompileError> {
         let left = self.or()?;
         let op = match self.peek() {
             Some(Tok::Punct("=")) => None,
@@ -414,7 +419,7 @@ impl Parser {
         Ok(Filter::Assign(Box::new(left), op, Box::new(right)))
     }
 
-    fn or(&mut self) -> Result<Filter, String> {
+    fn or(&mut self) -> Result<Filter, CompileError> {
         let mut left = self.and()?;
         while self.is_word("or") {
             self.pos += 1;
@@ -423,7 +428,7 @@ impl Parser {
         Ok(left)
     }
 
-    fn and(&mut self) -> Result<Filter, String> {
+    fn and(&mut self) -> Result<Filter, CompileError> {
         let mut left = self.comparison()?;
         while self.is_word("and") {
             self.pos += 1;
@@ -432,7 +437,7 @@ impl Parser {
         Ok(left)
     }
 
-    fn comparison(&mut self) -> Result<Filter, String> {
+    fn comparison(&mut self) -> Result<Filter, CompileError> {
         let left = self.additive()?;
         let op = match self.peek() {
             Some(Tok::Punct("==")) => Op::Eq,
@@ -448,7 +453,7 @@ impl Parser {
         Ok(Filter::Binary(op, Box::new(left), Box::new(right)))
     }
 
-    fn additive(&mut self) -> Result<Filter, String> {
+    fn additive(&mut self) -> Result<Filter, CompileError> {
         let mut left = self.multiplicative()?;
         loop {
             let op = if self.is("+") {
@@ -463,7 +468,7 @@ impl Parser {
         }
     }
 
-    fn multiplicative(&mut self) -> Result<Filter, String> {
+    fn multiplicative(&mut self) -> Result<Filter, CompileError> {
         let mut left = self.postfix()?;
         loop {
             let op = if self.is("*") {
@@ -481,7 +486,7 @@ impl Parser {
     }
 
     /// A term and the paths after it: `.a`, `[i]`, `[]`, `[i:j]`, `?`.
-    fn postfix(&mut self) -> Result<Filter, String> {
+    fn postfix(&mut self) -> Result<Filter, CompileError> {
         if self.eat("-") {
             let inner = self.nested(Self::postfix)?;
             return Ok(Filter::Neg(Box::new(inner)));
@@ -519,7 +524,7 @@ impl Parser {
     }
 
     /// After `[`: `]`, `i]`, `i:j]`.
-    fn bracket(&mut self, target: Filter) -> Result<Filter, String> {
+    fn bracket(&mut self, target: Filter) -> Result<Filter, CompileError> {
         if self.eat("]") {
             return Ok(Filter::Iterate(Box::new(target)));
         }
@@ -542,7 +547,7 @@ impl Parser {
         Ok(Filter::Index(Box::new(target), Box::new(index)))
     }
 
-    fn term(&mut self) -> Result<Filter, String> {
+    fn term(&mut self) -> Result<Filter, CompileError> {
         let Some(tok) = self.peek().cloned() else {
             return Err("syntax error, unexpected end of filter".into());
         };
@@ -586,7 +591,7 @@ impl Parser {
             }
             Tok::Punct("{") => self.object()?,
             Tok::Ident(word) => self.word(&word)?,
-            other => return Err(format!("syntax error, unexpected {}", describe(&other))),
+            other => return Err(format!("syntax error, unexpected {}", describe(&other)).into()),
         })
     }
 
@@ -594,7 +599,7 @@ impl Parser {
         &mut self,
         format: Option<String>,
         parts: Vec<RawPart>,
-    ) -> Result<Filter, String> {
+    ) -> Result<Filter, CompileError> {
         let mut out = Vec::new();
         for part in parts {
             out.push(match part {
@@ -609,7 +614,7 @@ impl Parser {
     }
 
     /// `{a, b: f, "c": g, (k): v, $x, @fmt: …}`.
-    fn object(&mut self) -> Result<Filter, String> {
+    fn object(&mut self) -> Result<Filter, CompileError> {
         let mut entries = Vec::new();
         if self.eat("}") {
             return Ok(Filter::Object(entries));
@@ -659,7 +664,7 @@ impl Parser {
     }
 
     /// An object's value: a term with its paths, or alternatives of them (no bare `,`).
-    fn object_value(&mut self) -> Result<Filter, String> {
+    fn object_value(&mut self) -> Result<Filter, CompileError> {
         let mut left = self.postfix()?;
         while self.eat("|") {
             left = Filter::Pipe(Box::new(left), Box::new(self.postfix()?));
@@ -667,7 +672,7 @@ impl Parser {
         Ok(left)
     }
 
-    fn word(&mut self, word: &str) -> Result<Filter, String> {
+    fn word(&mut self, word: &str) -> Result<Filter, CompileError> {
         Ok(match word {
             "null" => Filter::Lit(Json::Null),
             "true" => Filter::Lit(Json::Bool(true)),
@@ -704,7 +709,7 @@ impl Parser {
                 let source = self.nested(Self::postfix)?;
                 self.keyword("as")?;
                 let Some(Tok::Var(name)) = self.peek().cloned() else {
-                    return Err("destructuring patterns: not supported in this sandbox".into());
+                    return Err(CompileError::Unsupported("destructuring patterns".into()));
                 };
                 self.pos += 1;
                 self.expect("(")?;
@@ -730,7 +735,7 @@ impl Parser {
                 }
             }
             "def" | "import" | "include" | "label" => {
-                return Err(format!("{word}: not supported in this sandbox"));
+                return Err(CompileError::Unsupported(word.to_string()));
             }
             name => {
                 let mut args = Vec::new();
@@ -746,10 +751,7 @@ impl Parser {
                 match Builtin::resolve(name, args.len()) {
                     Some(builtin) => Filter::Call(builtin, args),
                     None => {
-                        return Err(format!(
-                            "{name}/{}: not supported in this sandbox",
-                            args.len()
-                        ));
+                        return Err(CompileError::Unsupported(format!("{name}/{}", args.len())));
                     }
                 }
             }

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use super::builtins::{Builtin, array, one};
+use super::error::RunError;
 use super::eval::{Env, all_paths, eval, short};
 use super::json::{self, Json, compare};
 use super::parse::Filter;
@@ -12,7 +13,7 @@ fn num(n: f64) -> Json {
     Json::Num(n)
 }
 
-pub fn iterate(value: &Json) -> Result<Vec<Json>, String> {
+pub fn iterate(value: &Json) -> Result<Vec<Json>, RunError> {
     match value {
         Json::Arr(items) => Ok(items.to_vec()),
         Json::Obj(fields) => Ok(fields.iter().map(|(_, v)| v.clone()).collect()),
@@ -21,7 +22,8 @@ pub fn iterate(value: &Json) -> Result<Vec<Json>, String> {
             "Cannot iterate over {} ({})",
             other.type_name(),
             short(other)
-        )),
+        )
+        .into()),
     }
 }
 
@@ -53,7 +55,7 @@ pub fn tostring_error(value: &Json) -> String {
 }
 
 /// `.[key]`: a field, an element (negative from the end), or null of null.
-pub fn index_value(value: &Json, key: &Json) -> Result<Json, String> {
+pub fn index_value(value: &Json, key: &Json) -> Result<Json, RunError> {
     Ok(match (value, key) {
         (Json::Obj(_), Json::Str(k)) => value.get(k).cloned().unwrap_or(Json::Null),
         (Json::Arr(items), Json::Num(n)) => {
@@ -70,13 +72,11 @@ pub fn index_value(value: &Json, key: &Json) -> Result<Json, String> {
         }
         (Json::Null, Json::Str(_) | Json::Num(_) | Json::Null) => Json::Null,
         (Json::Arr(_), Json::Arr(_)) => call_indices(value, key),
-        (v, Json::Str(k)) => return Err(format!("Cannot index {} with \"{k}\"", v.type_name())),
+        (v, Json::Str(k)) => {
+            return Err(format!("Cannot index {} with \"{k}\"", v.type_name()).into());
+        }
         (v, k) => {
-            return Err(format!(
-                "Cannot index {} with {}",
-                v.type_name(),
-                k.type_name()
-            ));
+            return Err(format!("Cannot index {} with {}", v.type_name(), k.type_name()).into());
         }
     })
 }
@@ -93,12 +93,12 @@ fn call_indices(value: &Json, key: &Json) -> Json {
     }
 }
 
-pub fn slice(value: &Json, from: &Json, to: &Json) -> Result<Json, String> {
+pub fn slice(value: &Json, from: &Json, to: &Json) -> Result<Json, RunError> {
     let len = match value {
         Json::Arr(a) => a.len(),
         Json::Str(s) => s.chars().count(),
         Json::Null => return Ok(Json::Null),
-        other => return Err(format!("Cannot index {} with object", other.type_name())),
+        other => return Err(format!("Cannot index {} with object", other.type_name()).into()),
     } as f64;
     let bound = |b: &Json, default: f64| -> f64 {
         match b {
@@ -154,15 +154,16 @@ pub fn tostring(value: &Json) -> String {
 }
 
 /// `@name`: `text`, `json`, `csv`, `tsv`, `html`, `uri`, `sh`, `base64`, `base64d`.
-pub fn format(name: &str, value: &Json) -> Result<String, String> {
-    let items = |what: &str| -> Result<Vec<Json>, String> {
+pub fn format(name: &str, value: &Json) -> Result<String, RunError> {
+    let items = |what: &str| -> Result<Vec<Json>, RunError> {
         match value {
             Json::Arr(items) => Ok(items.to_vec()),
             other => Err(format!(
                 "{} ({}) cannot be {what}-formatted, only an array can be",
                 other.type_name(),
                 short(other)
-            )),
+            )
+            .into()),
         }
     };
     Ok(match name {
@@ -185,7 +186,8 @@ pub fn format(name: &str, value: &Json) -> Result<String, String> {
                             "{} ({}) is not valid in a csv row",
                             other.type_name(),
                             short(other)
-                        ));
+                        )
+                        .into());
                     }
                 });
             }
@@ -208,14 +210,15 @@ pub fn format(name: &str, value: &Json) -> Result<String, String> {
             })
             .collect(),
         "sh" => {
-            let quote = |v: &Json| -> Result<String, String> {
+            let quote = |v: &Json| -> Result<String, RunError> {
                 match v {
                     Json::Str(s) => Ok(format!("'{}'", s.replace('\'', "'\\''"))),
                     Json::Arr(_) | Json::Obj(_) => Err(format!(
                         "{} ({}) can not be escaped for shell",
                         v.type_name(),
                         short(v)
-                    )),
+                    )
+                    .into()),
                     other => Ok(tostring(other)),
                 }
             };
@@ -234,7 +237,7 @@ pub fn format(name: &str, value: &Json) -> Result<String, String> {
                 .map_err(|_| format!("{} is not valid base64 data", short(value)))?;
             String::from_utf8_lossy(&decoded).into_owned()
         }
-        other => return Err(format!("{other} is not a valid format")),
+        other => return Err(format!("{other} is not a valid format").into()),
     })
 }
 
@@ -253,7 +256,7 @@ pub fn call_paths(
     prefix: &[Json],
     env: &mut Env,
     out: &mut Vec<Vec<Json>>,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     match builtin {
         Builtin::Empty => {}
         Builtin::Select => {
@@ -293,7 +296,7 @@ pub fn env_object(env: &Env) -> Json {
         .map_or(Json::Obj(Rc::default()), |(_, v)| v.clone())
 }
 
-pub fn walk(f: &Filter, value: &Json, env: &mut Env) -> Result<Json, String> {
+pub fn walk(f: &Filter, value: &Json, env: &mut Env) -> Result<Json, RunError> {
     let inner = match value {
         Json::Arr(items) => {
             let mut out = Vec::new();
