@@ -212,3 +212,31 @@ fn jq_reports_an_escape_before_a_multibyte_character() {
         output.stderr
     );
 }
+
+/// `arith`: a subscript whose variable names the same subscript (`b='a[b]'; $((a[b]))`) recursed
+/// until the stack overflowed and the process aborted: a subscript is evaluated afresh, so the
+/// depth of variable recursion started again at 0 each time. Bash says "expression recursion
+/// level exceeded" and exits 1; so does the sandbox now.
+#[test]
+fn a_subscript_that_names_itself_ends_with_an_error() {
+    let output = run_within(20, r#"b="a[b]"; echo $((a[b])); echo after"#);
+    assert_eq!(
+        (output.stdout.as_str(), output.exit_code),
+        ("", 1),
+        "{output:?}"
+    );
+    assert!(
+        output
+            .stderr
+            .contains("expression recursion level exceeded")
+    );
+    // In `(( ))` the sandbox reports it and goes on with status 1, as for `x=y; y=x; (( x ))`
+    // (bash ends the script here; either way nothing overflows).
+    let output = run_within(20, "b='a[b]+1'; (( a[b] )); echo \"after $?\"");
+    assert_eq!(output.stdout, "after 1\n", "{output:?}");
+    assert!(
+        output
+            .stderr
+            .contains("expression recursion level exceeded")
+    );
+}

@@ -123,4 +123,7 @@ async fn runaway_recursion_ends_within_the_browser_stack() {
         sandbox.run_shell(&deep).await.exit_code,
         tether_sandbox::LIMIT_EXIT_CODE
     );
+    // A subscript that names itself: an arithmetic error, not a stack overflow.
+    let output = sandbox.run_shell(r#"b="a[b]"; echo $((a[b]))"#).await;
+    assert_eq!(output.exit_code, 1, "{}", output.stderr);
 }

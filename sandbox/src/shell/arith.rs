@@ -12,6 +12,8 @@
 //! Variables are read and written through [`Variables`], so this file knows nothing of the
 //! interpreter and is fuzzed on its own.
 
+use std::cell::Cell;
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ArithError {
     #[error("{expr}: division by 0 (error token is \"{token}\")")]
@@ -103,6 +105,7 @@ fn evaluate_at(text: &str, vars: &mut dyn Variables, depth: usize) -> Result<i64
     if depth > MAX_DEPTH {
         return Err(ArithError::TooDeep(text.trim().to_string()));
     }
+    let _active = Active::enter(text)?;
     match parse(text)? {
         None => Ok(0),
         Some(expr) => Evaluator { text, vars, depth }.eval(&expr),
@@ -115,12 +118,41 @@ pub fn evaluate_parsed(
     expr: &Expr,
     vars: &mut dyn Variables,
 ) -> Result<i64, ArithError> {
+    let _active = Active::enter(text)?;
     Evaluator {
         text,
         vars,
         depth: 0,
     }
     .eval(expr)
+}
+
+thread_local! {
+    /// The evaluations running on this thread, however they were entered: a [`Variables`]
+    /// implementation evaluates a subscript with a fresh [`evaluate`] (`a[b]` with `b='a[b]'`),
+    /// whose own depth starts at 0, so only this count bounds that recursion.
+    static ACTIVE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// One running evaluation, counted in [`ACTIVE`] until dropped.
+struct Active;
+
+impl Active {
+    fn enter(text: &str) -> Result<Active, ArithError> {
+        ACTIVE.with(|active| {
+            if active.get() > MAX_DEPTH {
+                return Err(ArithError::TooDeep(text.trim().to_string()));
+            }
+            active.set(active.get() + 1);
+            Ok(Active)
+        })
+    }
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        ACTIVE.with(|active| active.set(active.get() - 1));
+    }
 }
 
 /// Parses an expression; `None` when it is empty (only blanks).

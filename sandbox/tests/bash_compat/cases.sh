@@ -1214,3 +1214,5 @@ x=$(yes n | head -c 6); echo "[$x]"
 tree; tree -L 1 src docs; tree nope README.md; echo "rc=$?"
 %%
 printf 'a,b\r\nc,d,e\nno delim\n\377,x\nlast,one' | cut -d, -f2 | cat -A; printf 'k:v\n' | cut -s -d: -f3,1
+%%
+b="a[b]"; echo $((a[b])); echo "rc=$?"
