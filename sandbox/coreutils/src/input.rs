@@ -146,31 +146,38 @@ impl Input {
         max_chars: Option<usize>,
     ) -> Option<(String, bool)> {
         self.refill();
-        let rest = self.data.get(self.pos..)?;
-        if rest.is_empty() {
+        if self.pos >= self.data.len() {
             return None;
         }
-        let mut end = 0;
+        let mut record = Vec::new();
         let mut chars = 0;
-        while end < rest.len() && max_chars.is_none_or(|max| chars < max) {
-            if Some(rest[end]) == delimiter {
-                let text = String::from_utf8_lossy(&rest[..end]).into_owned();
-                self.pos += end + 1;
-                return Some((text, true));
+        // One pass a ready chunk: an endless input's record may run on into the next.
+        loop {
+            let rest = &self.data[self.pos..];
+            let mut end = 0;
+            while end < rest.len() && max_chars.is_none_or(|max| chars < max) {
+                if Some(rest[end]) == delimiter {
+                    record.extend_from_slice(&rest[..end]);
+                    self.pos += end + 1;
+                    return Some((String::from_utf8_lossy(&record).into_owned(), true));
+                }
+                let width = match rest[end] {
+                    b if b < 0x80 => 1,
+                    b if b >= 0xf0 => 4,
+                    b if b >= 0xe0 => 3,
+                    b if b >= 0xc0 => 2,
+                    _ => 1,
+                };
+                end = (end + width).min(rest.len());
+                chars += 1;
             }
-            let width = match rest[end] {
-                b if b < 0x80 => 1,
-                b if b >= 0xf0 => 4,
-                b if b >= 0xe0 => 3,
-                b if b >= 0xc0 => 2,
-                _ => 1,
-            };
-            end = (end + width).min(rest.len());
-            chars += 1;
+            record.extend_from_slice(&rest[..end]);
+            self.pos += end;
+            let full = max_chars.is_some_and(|max| chars >= max);
+            if full || !self.is_endless() || !self.refill() {
+                return Some((String::from_utf8_lossy(&record).into_owned(), full));
+            }
         }
-        let text = String::from_utf8_lossy(&rest[..end]).into_owned();
-        self.pos += end;
-        Some((text, max_chars.is_some_and(|max| chars >= max)))
     }
 
     /// Whether everything has been read.

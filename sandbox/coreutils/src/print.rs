@@ -337,22 +337,54 @@ fn format_checked(spec: &str, conv: char, arg: Option<&str>) -> Result<String, S
     Ok(pad(text, &flags, width))
 }
 
-/// The line `yes` repeats: its operands joined by spaces, or `y`, and a newline.
-pub fn yes_line(args: &[String]) -> Vec<u8> {
-    let mut line = if args.is_empty() {
+/// The line `yes` repeats: its operands joined by spaces, or `y`, and a newline. GNU yes takes
+/// no option but `--help`/`--version` (refused here) and drops a first `--`; any other option,
+/// anywhere before `--`, is an error (exit 1), as getopt reports it.
+pub fn yes_line(args: &[String]) -> Result<Vec<u8>, (String, i32)> {
+    let mut operands = Vec::new();
+    let mut options_end = false;
+    for arg in args {
+        if !options_end && arg == "--" {
+            options_end = true;
+        } else if !options_end && arg.starts_with("--") {
+            return Err(match arg.as_str() {
+                "--help" | "--version" => (format!("yes: {arg}{}", crate::REFUSAL), 2),
+                _ => (
+                    format!(
+                        "yes: unrecognized option '{arg}'\nTry 'yes --help' for more information."
+                    ),
+                    1,
+                ),
+            });
+        } else if !options_end && arg.len() > 1 && arg.starts_with('-') {
+            let letter = arg.chars().nth(1).unwrap_or('-');
+            return Err((
+                format!(
+                    "yes: invalid option -- '{letter}'\nTry 'yes --help' for more information."
+                ),
+                1,
+            ));
+        } else {
+            operands.push(arg.as_str());
+        }
+    }
+    let mut line = if operands.is_empty() {
         b"y".to_vec()
     } else {
-        args.join(" ").into_bytes()
+        operands.join(" ").into_bytes()
     };
     line.push(b'\n');
-    line
+    Ok(line)
 }
 
 /// `yes [STRING...]`: its line again and again. Run alone it fills the output limit, and the
 /// call ends with that limit's error; after a pipe the shell gives its reader an endless input
 /// instead ([`Input::endless`](crate::Input::endless)), so `yes | head -n 3` ends as in bash.
 pub fn yes(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let line = yes_line(args);
+    let line = match yes_line(args) {
+        Ok(line) => line,
+        Err((message, status)) => return usage_error(ctx, &message, status),
+    };
     let block = line.repeat((64 * 1024 / line.len()).max(1));
     while !ctx.overflowed {
         let room = ctx.max_output.saturating_sub(ctx.out.len());

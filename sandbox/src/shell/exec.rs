@@ -326,21 +326,37 @@ impl<'s> Shell<'s> {
                     out: Vec::new(),
                     err: Vec::new(),
                 };
-                if index < last
-                    && let Some(line) = self.yes_before_pipe(command, &mut stage).await
-                {
-                    // Its reader takes what it needs; then `yes` dies of SIGPIPE, as in bash.
+                // Each stage of a multi-command pipeline is a subshell, as in bash.
+                let (scope, options, traps) = (self.state.save(), self.options, self.traps.clone());
+                let yes = match index < last {
+                    true => self.yes_before_pipe(command, &mut stage).await,
+                    false => None,
+                };
+                if let Some(yes) = yes {
+                    self.state.restore(scope);
+                    (self.options, self.traps) = (options, traps);
                     let budget = self.state.limits.max_pipe_bytes;
-                    input = Some(Input::endless(line, budget));
-                    statuses.push(128 + 13);
+                    match yes {
+                        // Its reader takes what it needs; then `yes` dies of SIGPIPE, as in bash.
+                        Ok(line) => {
+                            input = Some(Input::endless(line, budget));
+                            statuses.push(128 + 13);
+                        }
+                        Err(status) => {
+                            input = Some(Input::new(Vec::new()));
+                            statuses.push(status);
+                            // A refusal (`yes --help`) ends the script, as a command's does.
+                            if status == 2 {
+                                self.abort.get_or_insert(Abort::Exit(2));
+                            }
+                        }
+                    }
                     if index == 0 {
                         io.stdin = std::mem::take(&mut stage.stdin);
                     }
                     io.err.append(&mut stage.err);
                     continue;
                 }
-                // Each stage of a multi-command pipeline is a subshell, as in bash.
-                let (scope, options, traps) = (self.state.save(), self.options, self.traps.clone());
                 let mut status = self.command(command, &mut stage).await;
                 if let Some(Abort::Exit(code)) = self.abort {
                     self.abort = None;
@@ -394,11 +410,15 @@ impl<'s> Shell<'s> {
         status
     }
 
-    /// The line of a `yes` that writes into a pipe — a plain `yes [WORD...]`, no function of
-    /// that name, no assignment or redirection — counted as a command and its words expanded;
-    /// `None` for anything else, which runs as usual (an expansion error included, reported
-    /// there).
-    async fn yes_before_pipe(&mut self, command: &Command, io: &mut Streams) -> Option<Vec<u8>> {
+    /// A plain `yes [WORD...]` that writes into a pipe — no function of that name, no
+    /// assignment or redirection —, counted as a command, its words expanded and traced as any
+    /// command's: its line, or the status of its option error (reported on `io.err`). `None`
+    /// for anything else, which runs as usual (an expansion error included, reported there).
+    async fn yes_before_pipe(
+        &mut self,
+        command: &Command,
+        io: &mut Streams,
+    ) -> Option<Result<Vec<u8>, i32>> {
         let Command::Simple {
             assigns,
             words,
@@ -418,7 +438,17 @@ impl<'s> Shell<'s> {
         if !self.tick_command() {
             return None;
         }
-        Some(crate::commands::yes_line(&argv[1..]))
+        if self.options.xtrace {
+            io.err
+                .extend_from_slice(format!("+ {}\n", argv.join(" ")).as_bytes());
+        }
+        Some(
+            crate::commands::yes_line(&argv[1..]).map_err(|(message, status)| {
+                io.err.extend_from_slice(message.as_bytes());
+                io.err.push(b'\n');
+                status
+            }),
+        )
     }
 
     fn command<'a>(&'a mut self, command: &'a Command, io: &'a mut Streams) -> Local<'a, i32> {

@@ -1216,3 +1216,7 @@ tree; tree -L 1 src docs; tree nope README.md; echo "rc=$?"
 printf 'a,b\r\nc,d,e\nno delim\n\377,x\nlast,one' | cut -d, -f2 | cat -A; printf 'k:v\n' | cut -s -d: -f3,1
 %%
 b="a[b]"; echo $((a[b])); echo "rc=$?"
+%%
+yes -- x | head -1; yes -n | head -1; echo "${PIPESTATUS[@]}"; x=; yes ${x:=1} | head -1; echo "[$x]"
+%%
+yes | { read -N 10000 v; echo "${#v} $?"; }
