@@ -775,7 +775,9 @@ pub fn call(builtin: Builtin, args: &[Filter], input: &Json, env: &mut Env) -> O
             Json::Arr(_) => input.clone(),
             other => Json::Arr(Rc::new(vec![other.clone()])),
         }],
-        B::IsValid => vec![Json::Bool(eval(arg(0), input, env).is_ok())],
+        B::IsValid => vec![Json::Bool(
+            RunError::caught(eval(arg(0), input, env))?.is_some(),
+        )],
         B::Trim | B::Ltrim | B::Rtrim => {
             let s = string(input, "trim input must be a string")?;
             vec![Json::str(match builtin {

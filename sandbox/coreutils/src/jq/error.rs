@@ -41,6 +41,18 @@ pub enum RunError {
     Limit(String),
 }
 
+impl RunError {
+    /// `Ok` for what a catching construct (`try`, `?`, `//`, `isvalid`) may turn into its
+    /// fallback — jq's errors, as `None`; a sandbox limit stays an error.
+    pub fn caught<T>(result: Result<T, RunError>) -> Result<Option<T>, RunError> {
+        match result {
+            Ok(value) => Ok(Some(value)),
+            Err(RunError::Jq(_)) => Ok(None),
+            Err(limit @ RunError::Limit(_)) => Err(limit),
+        }
+    }
+}
+
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

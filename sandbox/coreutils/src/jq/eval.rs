@@ -220,7 +220,7 @@ fn eval_inner(f: &Filter, input: &Json, env: &mut Env) -> Out {
             }
             out
         }
-        Filter::Optional(inner) => eval(inner, input, env).unwrap_or_default(),
+        Filter::Optional(inner) => RunError::caught(eval(inner, input, env))?.unwrap_or_default(),
         Filter::Array(None) => vec![Json::Arr(Rc::default())],
         Filter::Array(Some(inner)) => vec![Json::Arr(Rc::new(eval(inner, input, env)?))],
         Filter::Object(entries) => {
@@ -318,7 +318,7 @@ fn eval_inner(f: &Filter, input: &Json, env: &mut Env) -> Out {
             out
         }
         Filter::Alt(a, b) => {
-            let left: Vec<Json> = eval(a, input, env)
+            let left: Vec<Json> = RunError::caught(eval(a, input, env))?
                 .unwrap_or_default()
                 .into_iter()
                 .filter(Json::truthy)
@@ -632,7 +632,7 @@ fn collect_paths(
         }
         Filter::Optional(inner) => {
             let mut found = Vec::new();
-            if collect_paths(inner, input, prefix, env, &mut found).is_ok() {
+            if RunError::caught(collect_paths(inner, input, prefix, env, &mut found))?.is_some() {
                 out.extend(found);
             }
         }

@@ -18,7 +18,7 @@ mod values;
 
 use std::rc::Rc;
 
-use self::error::CompileError;
+use self::error::{CompileError, RunError};
 use self::eval::Env;
 use self::json::{Json, Style};
 use super::{Ctx, usage_error};
@@ -190,9 +190,17 @@ pub fn jq(ctx: &mut Ctx, args: &[String]) -> i32 {
             write_value(ctx, &value, &options);
             last = Some(value);
         }
-        if let Err(message) = result {
-            ctx.warn(&format!("jq: error (at <stdin>:0): {message}"));
-            status = 5;
+        match result {
+            Ok(()) => {}
+            Err(error @ RunError::Jq(_)) => {
+                ctx.warn(&format!("jq: error (at <stdin>:0): {error}"));
+                status = 5;
+            }
+            // A sandbox limit ends the program: the later inputs would meet it too.
+            Err(limit @ RunError::Limit(_)) => {
+                ctx.warn(&format!("jq: error (at <stdin>:0): {limit}"));
+                return 5;
+            }
         }
         if ctx.overflowed {
             return 2;
@@ -288,9 +296,17 @@ mod tests {
             Ok(vec![Json::str("boom")])
         );
         assert!(matches!(run(r#"error("boom")"#), Err(RunError::Jq(m)) if m == "boom"));
-        assert!(matches!(
-            run(r#"try ("x" * 1e12) catch "caught""#),
-            Err(RunError::Limit(_))
-        ));
+        for program in [
+            r#"try ("x" * 1e12) catch "caught""#,
+            r#"("x" * 1e12)?"#,
+            r#"("x" * 1e12) // "alternative""#,
+            r#"isvalid("x" * 1e12)"#,
+        ] {
+            assert!(matches!(run(program), Err(RunError::Limit(_))), "{program}");
+        }
+        assert_eq!(
+            run(r#"error("e")? , (null // 1)"#),
+            Ok(vec![Json::Num(1.0)])
+        );
     }
 }
