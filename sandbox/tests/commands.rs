@@ -48,6 +48,12 @@ const CASES: &[Case] = &[
         0,
     ),
     case(
+        "mkdir -p t/a && touch t/a/f t/b && LANG=C.UTF-8 tree t",
+        "t\n├── a\n│\u{a0}\u{a0} └── f\n└── b\n\n2 directories, 2 files\n",
+        "",
+        0,
+    ),
+    case(
         "LANG=C.UTF-8 tree -L 1 src",
         "src\n├── lib.rs\n└── main.rs\n\n1 directory, 2 files\n",
         "",

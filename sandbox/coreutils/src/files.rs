@@ -522,7 +522,8 @@ struct TreeLines {
 const UTF8_LINES: TreeLines = TreeLines {
     middle: "├── ",
     last: "└── ",
-    under_middle: "│   ",
+    // tree 2.1 pads the line with two no-break spaces.
+    under_middle: "│\u{a0}\u{a0} ",
     under_last: "    ",
 };
 
