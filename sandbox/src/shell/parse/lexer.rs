@@ -56,13 +56,7 @@ pub(super) fn describe(token: &Token) -> String {
 }
 
 pub(super) fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
-    let mut lexer = Lexer {
-        chars: src.chars().collect(),
-        pos: 0,
-        tokens: Vec::new(),
-        pending_heredocs: Vec::new(),
-        in_conditional: false,
-    };
+    let mut lexer = Lexer::over(src);
     lexer.run()?;
     Ok(lexer.tokens)
 }
@@ -75,6 +69,17 @@ pub(super) fn is_meta(c: char) -> bool {
 }
 
 impl Lexer {
+    /// A lexer at the start of `text`.
+    pub(super) fn over(text: &str) -> Lexer {
+        Lexer {
+            chars: text.chars().collect(),
+            pos: 0,
+            tokens: Vec::new(),
+            pending_heredocs: Vec::new(),
+            in_conditional: false,
+        }
+    }
+
     pub(super) fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
     }

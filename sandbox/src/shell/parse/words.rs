@@ -305,13 +305,7 @@ impl Lexer {
 /// Splits text that is expanded like the inside of double quotes but where `"` is ordinary:
 /// unquoted heredoc bodies and the words of `${name:-word}`.
 pub fn expandable_text(text: &str) -> Vec<WordPart> {
-    let mut lexer = Lexer {
-        chars: text.chars().collect(),
-        pos: 0,
-        tokens: Vec::new(),
-        pending_heredocs: Vec::new(),
-        in_conditional: false,
-    };
+    let mut lexer = Lexer::over(text);
     let mut parts = Vec::new();
     let mut literal = String::new();
     while let Some(c) = lexer.peek() {
@@ -344,13 +338,7 @@ pub fn expandable_text(text: &str) -> Vec<WordPart> {
 /// Splits the word of a `${…}` operator (`${x:-WORD}`, `${x/PATTERN/REPLACEMENT}`): quotes
 /// and backslashes quote, expansions expand, and blanks and operators are ordinary text.
 pub fn parameter_word(text: &str) -> Vec<WordPart> {
-    let mut lexer = Lexer {
-        chars: text.chars().collect(),
-        pos: 0,
-        tokens: Vec::new(),
-        pending_heredocs: Vec::new(),
-        in_conditional: false,
-    };
+    let mut lexer = Lexer::over(text);
     let mut parts = Vec::new();
     let mut literal = String::new();
     while let Some(c) = lexer.peek() {
