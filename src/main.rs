@@ -4,6 +4,10 @@
 //! `cargo xtask dist` cuts everything only it reaches into a second wasm module, which the page
 //! fetches the first time the Agent tab opens (or is pointed at or focused), or at once with
 //! `autorun=1` or `embed=1`. The chat view and the page shell load without it.
+//!
+//! `awk` and `jq`, the sandbox's two largest commands, are split points of their own in the
+//! dist build (`--cfg tether_split_commands`): the sandbox asks for one the first time a
+//! command line runs it, and the page fetches its module then (`commands::set_loader`).
 
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -27,8 +31,46 @@ fn load_agent_view() -> AgentViewFuture {
     }))
 }
 
+/// `awk`'s code, in a module of its own.
+#[cfg(tether_split_commands)]
+#[wasm_split(sandbox_awk, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn awk_command() -> Result<tether_sandbox::commands::Command, SplitLoaderError> {
+    Ok(tether_sandbox::commands::split::awk)
+}
+
+/// `jq`'s code, in a module of its own.
+#[cfg(tether_split_commands)]
+#[wasm_split(sandbox_jq, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn jq_command() -> Result<tether_sandbox::commands::Command, SplitLoaderError> {
+    Ok(tether_sandbox::commands::split::jq)
+}
+
+/// The sandbox's loader for the commands it supplies on first use.
+#[cfg(tether_split_commands)]
+fn load_command(
+    name: &'static str,
+) -> std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<tether_sandbox::commands::Command, String>>>,
+> {
+    Box::pin(async move {
+        let loaded = match name {
+            "awk" => awk_command().await,
+            "jq" => jq_command().await,
+            _ => return Err(format!("{name} is not loaded on demand")),
+        };
+        loaded.map_err(|e| {
+            format!(
+                "its module did not load ({e}); the network or the server failed, or the \
+                 playground was rebuilt since this page loaded (then reload the page)"
+            )
+        })
+    })
+}
+
 fn main() {
     console_error_panic_hook::set_once();
+    #[cfg(tether_split_commands)]
+    tether_sandbox::commands::set_loader(load_command);
     let agent = AgentLoader {
         load: load_agent_view,
         preload: || {

@@ -24,7 +24,13 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
         // `erase_components`: Leptos builds each component's view as a type-erased view rather
         // than one concrete type per component tree, which makes the wasm smaller
         // (BENCHMARKS.md, "Playground bundle", has the numbers).
-        &["-Clink-args=--emit-relocs", "--cfg=erase_components"],
+        // `tether_split_commands`: the sandbox leaves awk and jq out of its command table and
+        // the page loads each from a module of its own on first use (src/main.rs).
+        &[
+            "-Clink-args=--emit-relocs",
+            "--cfg=erase_components",
+            "--cfg=tether_split_commands",
+        ],
         &[
             "build",
             "--profile",
@@ -126,7 +132,7 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
         std::fs::rename(chunk, &renamed).with_context(|| format!("rename {name}"))?;
         chunks.push(renamed);
     }
-    std::fs::write(&link, loader).context("write __wasm_split.js")?;
+    std::fs::write(&link, &loader).context("write __wasm_split.js")?;
     std::fs::copy(root.join("index.html"), dist.join("index.html")).context("copy index.html")?;
     copy_dir(&root.join("style"), &dist.join("style"))?;
     // The protocol walkthrough with live demos, served at /docs/.
@@ -136,15 +142,34 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
     let js = pkg.join("tether_playground.js");
     let wasm = sizes(&bg)?;
     let js = sizes(&js)?.plus(sizes(&link)?);
-    let mut chunk = Sizes::default();
+    // The Agent tab loads its split module and the shared chunks (`chunk_N`) the loader lists
+    // for it; a command's module (`split_sandbox_*`), and a chunk only the commands share, load
+    // the first time a command line runs that command.
+    let (mut agent, mut on_demand, mut commands) = (Sizes::default(), Sizes::default(), Vec::new());
     for path in &chunks {
-        chunk = chunk.plus(sizes(path)?);
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let size = sizes(path)?;
+        if let Some(rest) = name.strip_prefix("split_sandbox_") {
+            let command = rest.split('.').next().unwrap_or(rest);
+            commands.push(format!("{command} {} brotli", kib(size.brotli)));
+            on_demand = on_demand.plus(size);
+        } else if name.starts_with("split_agent_view")
+            || needed_by(&loader, name).contains("agent_view")
+        {
+            agent = agent.plus(size);
+        } else {
+            on_demand = on_demand.plus(size);
+        }
     }
     let first = wasm.plus(js);
+    let all = first.plus(agent).plus(on_demand);
     step(&format!(
         "dist/ ready. First load: wasm {} ({} gzipped, {} brotli), js {} ({} gzipped, {} brotli), \
-         total {} gzipped, {} brotli. Agent tab: {} chunk(s) {} ({} gzipped, {} brotli). \
-         Everything: {} gzipped, {} brotli",
+         total {} gzipped, {} brotli. Agent tab: {} ({} gzipped, {} brotli). On first use: {} \
+         ({} gzipped, {} brotli: {}). Everything: {} gzipped, {} brotli",
         kib(wasm.raw),
         kib(wasm.gzip),
         kib(wasm.brotli),
@@ -153,14 +178,33 @@ pub fn build(root: &Path, tools: &Tools) -> Result<()> {
         kib(js.brotli),
         kib(first.gzip),
         kib(first.brotli),
-        chunks.len(),
-        kib(chunk.raw),
-        kib(chunk.gzip),
-        kib(chunk.brotli),
-        kib(first.gzip + chunk.gzip),
-        kib(first.brotli + chunk.brotli),
+        kib(agent.raw),
+        kib(agent.gzip),
+        kib(agent.brotli),
+        kib(on_demand.raw),
+        kib(on_demand.gzip),
+        kib(on_demand.brotli),
+        commands.join(", "),
+        kib(all.gzip),
+        kib(all.brotli),
     ));
     Ok(())
+}
+
+/// The split modules that need the shared chunk `file`, as `__wasm_split.js` lists them in the
+/// comment above the chunk's loader (`/* agent_view, sandbox_awk */`); empty if it lists none.
+fn needed_by<'a>(loader: &'a str, file: &str) -> &'a str {
+    let Some(at) = loader.find(file) else {
+        return "";
+    };
+    let before = &loader[..at];
+    before
+        .rfind("/* ")
+        .and_then(|start| {
+            let comment = &before[start + 3..];
+            comment.find(" */").map(|end| &comment[..end])
+        })
+        .unwrap_or("")
 }
 
 /// Writes `FILE.br` and `FILE.gz` beside every file under `dir` whose compressed copy is
@@ -311,8 +355,25 @@ fn kib(bytes: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{brotli_of, gzip_of, precompress, without_custom_section};
+    use super::{brotli_of, gzip_of, needed_by, precompress, without_custom_section};
     use std::io::Read;
+
+    #[test]
+    fn a_shared_chunk_is_needed_by_the_modules_its_loader_comment_lists() {
+        let loader = "/* agent_view, sandbox_awk */\nconst __chunk_4 = makeLoad(() => {\n    \
+                      const src = fetch(new URL(\"./chunk_4.ab.wasm\", import.meta.url));\n\
+                      /* sandbox_awk, sandbox_jq */\nconst __chunk_6 = makeLoad(() => {\n    \
+                      const src = fetch(new URL(\"./chunk_6.cd.wasm\", import.meta.url));\n";
+        assert_eq!(
+            needed_by(loader, "chunk_4.ab.wasm"),
+            "agent_view, sandbox_awk"
+        );
+        assert_eq!(
+            needed_by(loader, "chunk_6.cd.wasm"),
+            "sandbox_awk, sandbox_jq"
+        );
+        assert_eq!(needed_by(loader, "chunk_9.ef.wasm"), "");
+    }
 
     #[test]
     fn every_file_gets_smaller_compressed_copies_beside_it() {

@@ -19,6 +19,7 @@ mod files;
 mod find;
 mod input;
 mod jq;
+mod on_demand;
 mod print;
 pub mod search;
 mod sed;
@@ -30,6 +31,7 @@ mod tr;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use input::Input;
+pub use on_demand::{Loader, ON_DEMAND, load, pending, set_loader};
 pub use print::yes_line;
 
 use tether_vfs::{self as vfs, Vfs};
@@ -57,6 +59,7 @@ pub const REFUSAL: &str = ": not supported in this sandbox";
 
 const TABLE: &[(&str, Command)] = &[
     ("apply_patch", apply_patch::apply_patch),
+    #[cfg(not(tether_split_commands))]
     ("awk", awk::awk),
     ("applypatch", apply_patch::apply_patch),
     ("basename", files::basename),
@@ -75,6 +78,7 @@ const TABLE: &[(&str, Command)] = &[
     ("find", find::find),
     ("grep", search::grep),
     ("head", text::head),
+    #[cfg(not(tether_split_commands))]
     ("jq", jq::jq),
     ("ls", files::ls),
     ("mkdir", files::mkdir),
@@ -143,15 +147,36 @@ const BUILTINS: &[&str] = &[
     "exec",
 ];
 
+/// The command called `name`: from the table, or one supplied on first use (`on_demand.rs`).
 pub fn lookup(name: &str) -> Option<Command> {
-    TABLE.iter().find(|(n, _)| *n == name).map(|(_, c)| *c)
+    TABLE
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, c)| *c)
+        .or_else(|| on_demand::supplied(name))
 }
 
-/// Every command name the shell knows, for documentation and `which`.
+/// The entry points of the commands a split build loads on first use, for the host to put
+/// behind its loader ([`set_loader`]). Only a split build exports them: elsewhere they are in
+/// the table.
+#[cfg(tether_split_commands)]
+pub mod split {
+    pub use crate::awk::awk;
+    pub use crate::jq::jq;
+}
+
+/// Every command name the shell knows, for documentation and `which` (the ones a split build
+/// loads on first use included).
 pub fn names() -> impl Iterator<Item = &'static str> {
+    let on_demand: &[&str] = if cfg!(tether_split_commands) {
+        &ON_DEMAND
+    } else {
+        &[]
+    };
     TABLE
         .iter()
         .map(|(n, _)| *n)
+        .chain(on_demand.iter().copied())
         .chain(BUILTINS.iter().copied())
 }
 

@@ -682,6 +682,18 @@ impl<'s> Shell<'s> {
                 self.abort.get_or_insert(Abort::Exit(status));
                 status
             }
+            // A command whose code the host supplies on first use (a split build's awk and jq):
+            // loaded here, then run like the rest.
+            _ if commands::pending(name) => match commands::load(name).await {
+                Ok(_) => self.builtin(name, args, io),
+                Err(why) => {
+                    report(
+                        &mut io.err,
+                        format!("{name}: cannot load the command: {why}"),
+                    );
+                    127
+                }
+            },
             _ => self.builtin(name, args, io),
         }
     }

@@ -6,9 +6,9 @@
 //! that takes neither (tower-http's `ServeDir`, which also answers ranges, conditional requests
 //! and a directory's `index.html`).
 //!
-//! Caching: a file whose name carries its content hash (the agent view's wasm chunk,
-//! `split_agent_view.<16 hex digits>.wasm`) never changes under that name, so a browser may keep
-//! it for a year without asking again (`public, max-age=31536000, immutable`). Everything else —
+//! Caching: a file whose name carries its content hash (the wasm chunks:
+//! `split_agent_view.<16 hex digits>.wasm`, `split_sandbox_jq.…`, `chunk_4.…`) never changes
+//! under that name, so a browser may keep it for a year without asking again (`public, max-age=31536000, immutable`). Everything else —
 //! the entry page, the JS glue, the main wasm, the styles — keeps `no-cache`: the browser
 //! revalidates each (a 304 when unchanged) instead of reusing a heuristically fresh copy. The
 //! playground is several files that must come from one build, its JS glue, its main wasm and
