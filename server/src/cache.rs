@@ -21,7 +21,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
-use tether_protocol::{Input, Item, Response, ResponseCreate};
+use tether_protocol::{Input, Item, Response, ResponseCreate, Tool};
 
 use crate::model::{PrefixHashes, prefix};
 use crate::stages::Reusable;
@@ -31,10 +31,32 @@ use crate::stages::validate::CompiledTools;
 /// How many of its ancestors an entry remembers for branches.
 pub const LINEAGE: usize = 256;
 
+/// What a continuation reads of the response it continues: its id, whether it was stored, and
+/// its tools (shared with the next response when they are the same). The rest of the response
+/// object — its output items (also in the context), its echoed settings — was sent and stored
+/// already; the cache and every ancestor used to hold a whole copy (BENCHMARKS.md, "Connection
+/// memory").
+#[derive(Debug, Clone)]
+pub struct Head {
+    pub id: String,
+    pub store: bool,
+    pub tools: Arc<[Tool]>,
+}
+
+impl From<&Response> for Head {
+    fn from(response: &Response) -> Self {
+        Head {
+            id: response.id.clone(),
+            store: response.store,
+            tools: response.tools.clone(),
+        }
+    }
+}
+
 /// A response as the cache keeps it.
 #[derive(Debug, Clone)]
 pub struct CachedResponse {
-    pub response: Response,
+    pub response: Head,
     /// The whole conversation after this response: its input context, then its output.
     pub context: Arc<Vec<Item>>,
     /// That conversation rendered (a continuation appends only its new items' tokens) and the
@@ -48,7 +70,7 @@ pub struct CachedResponse {
 /// prompt's preamble and tools were.
 #[derive(Debug, Clone)]
 pub struct Ancestor {
-    pub response: Response,
+    pub response: Head,
     /// Items of the entry's context that were this response's conversation.
     pub items: usize,
     pub preamble_key: u64,
@@ -513,7 +535,7 @@ mod tests {
 
     fn entry(id: &str) -> CachedResponse {
         CachedResponse {
-            response: Response::in_progress(id, 0, &ResponseCreate::new("m", "")),
+            response: Head::from(&Response::in_progress(id, 0, &ResponseCreate::new("m", ""))),
             context: Arc::new(Vec::new()),
             reusable: Reusable::default(),
             lineage: Default::default(),

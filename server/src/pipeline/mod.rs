@@ -142,7 +142,7 @@ impl Generated {
                 rendered: self.reusable.rendered.with_items(&self.pending_outputs),
                 compiled: self.reusable.compiled,
             },
-            response: self.response,
+            response: (&self.response).into(),
             context: self.context,
             lineage: self.lineage,
         }
