@@ -95,6 +95,22 @@ impl CachedResponse {
             + self.lineage.len() * BYTES_PER_ANCESTOR
     }
 
+    /// Gives back the spare capacity of the entry's vectors (its rendered tokens, their item
+    /// boundaries, its items, its lineage); a vector shared with another holder is left as is.
+    fn compact(&mut self) {
+        let rendered = &mut self.reusable.rendered;
+        if let Some(items) = Arc::get_mut(&mut rendered.items) {
+            items.shrink_to_fit();
+        }
+        if let Some(ends) = Arc::get_mut(&mut rendered.ends) {
+            ends.shrink_to_fit();
+        }
+        if let Some(context) = Arc::get_mut(&mut self.context) {
+            context.shrink_to_fit();
+        }
+        self.lineage.shrink_to_fit();
+    }
+
     /// What a continuation of this response takes of the entry, which it consumes (so
     /// nothing is copied): the lineage it continues (this entry's, then this response as an
     /// ancestor), the conversation, and the reusable work.
@@ -177,11 +193,21 @@ impl Default for Limits {
 #[derive(Debug, Default)]
 pub struct ConnectionCache {
     entries: VecDeque<CachedResponse>,
+    /// For each entry, the count of `puts` when it was put.
+    put_at: VecDeque<u64>,
+    /// Responses put so far.
+    puts: u64,
     routes: Vec<(String, usize)>,
     limits: Limits,
     /// What `entries` hold, estimated ([`CachedResponse::approximate_bytes`]).
     bytes: usize,
 }
+
+/// An entry not continued within this many responses of its connection is compacted: its
+/// vectors, grown by doubling while its conversation ran, give back their spare capacity. A
+/// conversation's latest entry is continued at its next turn, so only an entry of a finished
+/// (or paused) conversation is compacted; one continued later grows again, one copy.
+const STALE_AFTER: u64 = 8;
 
 impl ConnectionCache {
     /// An empty cache held to `limits`.
@@ -201,6 +227,7 @@ impl ConnectionCache {
     pub fn pop_oldest(&mut self) -> bool {
         match self.entries.pop_front() {
             Some(entry) => {
+                self.put_at.pop_front();
                 self.bytes -= entry.approximate_bytes();
                 true
             }
@@ -243,6 +270,7 @@ impl ConnectionCache {
             .rposition(|entry| entry.response.id == id)
         {
             let entry = self.entries.remove(position)?;
+            self.put_at.remove(position);
             self.bytes -= entry.approximate_bytes();
             return Some(entry);
         }
@@ -280,20 +308,35 @@ impl ConnectionCache {
             .position(|held| held.response.id == entry.response.id)
         {
             let replaced = self.entries.remove(position).expect("a held entry");
+            self.put_at.remove(position);
             self.bytes -= replaced.approximate_bytes();
         }
         self.bytes += entry.approximate_bytes();
         self.entries.push_back(entry);
+        self.put_at.push_back(self.puts);
+        self.puts += 1;
         while self.entries.len() > self.limits.entries.max(1)
             || (self.bytes > self.limits.bytes && self.entries.len() > 1)
         {
             self.pop_oldest();
         }
+        // The entry that just became stale, if any (one a put: each is compacted once).
+        let stale = self.puts.checked_sub(STALE_AFTER + 1);
+        if let Some(position) = self.put_at.iter().position(|&at| Some(at) == stale) {
+            self.entries[position].compact();
+        }
     }
 
     /// Forgets response `id` (after a failed continuation from it), also as an ancestor.
     pub fn evict(&mut self, id: &str) {
-        self.entries.retain(|entry| entry.response.id != id);
+        if let Some(position) = self
+            .entries
+            .iter()
+            .position(|entry| entry.response.id == id)
+        {
+            self.entries.remove(position);
+            self.put_at.remove(position);
+        }
         for entry in &mut self.entries {
             entry.lineage.retain(|ancestor| ancestor.response.id != id);
         }
@@ -549,6 +592,49 @@ mod tests {
         let mut entry = entry(id);
         entry.reusable.rendered.items = Arc::new(vec![0; tokens]);
         entry
+    }
+
+    #[test]
+    fn an_entry_not_continued_for_a_while_gives_back_its_spare_capacity() {
+        let mut cache = ConnectionCache::default();
+        let spare = |id: &str| {
+            let mut tokens = Vec::with_capacity(1024);
+            tokens.extend(0..10u32);
+            let mut entry = entry(id);
+            entry.reusable.rendered.items = Arc::new(tokens);
+            entry
+        };
+        let capacity = |cache: &ConnectionCache, id: &str| {
+            cache
+                .get(id)
+                .expect("held")
+                .reusable
+                .rendered
+                .items
+                .capacity()
+        };
+        cache.put(spare("old"));
+        for i in 0..STALE_AFTER {
+            assert_eq!(capacity(&cache, "old"), 1024, "not stale after {i} puts");
+            cache.put(spare(&format!("r{i}")));
+        }
+        assert_eq!(capacity(&cache, "old"), 10, "compacted once stale");
+        cache.put(spare("newest"));
+        assert_eq!(
+            *cache.get("old").unwrap().reusable.rendered.items,
+            (0..10).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            capacity(&cache, "newest"),
+            1024,
+            "the newest keeps room to grow"
+        );
+        // Taking and evicting keep the entries and their put counts in step.
+        assert!(cache.take("r3").is_some());
+        cache.evict("r4");
+        cache.put(spare("later"));
+        assert_eq!(capacity(&cache, "r1"), 10, "put 9 responses ago");
+        assert_eq!(capacity(&cache, "r2"), 1024, "put 8 responses ago: not yet");
     }
 
     #[test]
