@@ -6,14 +6,16 @@
 //! The tokens are the `bpe-openai` crate's, found with less work: [`words`] splits a text as
 //! the crate's pre-tokenizer does, with a byte scan where it is ASCII, and a word that is one
 //! token is looked up in a table of the vocabulary (`vocabulary.rs`) rather than run through the
-//! crate's BPE encoder, which allocates an encoder for every word. Together they took a ~3,000-
-//! token tool output from ~1,100 instructions a token to ~300 (docs/benchmarks-history.md,
-//! "Server CPU per turn").
+//! crate's BPE encoder, which allocates an encoder for every word; a word of several tokens is
+//! encoded by the crate once and remembered per thread (`several.rs`). Together they took a
+//! ~3,000-token tool output from ~1,100 instructions a token to ~300 (docs/benchmarks-history.md,
+//! "Server CPU per turn"), and the remembered words to less.
 //!
 //! A piece of streamed text is normally one token. A character whose UTF-8 bytes the BPE splits
 //! over several tokens (some emoji, rare CJK) cannot be cut inside, so the piece holding it
 //! carries all of those tokens and says so.
 
+mod several;
 mod vocabulary;
 mod words;
 
@@ -71,11 +73,10 @@ pub fn split(text: &str) -> impl Iterator<Item = &str> {
 /// The tokens of `text`, appended to `out`: what `tokenizer().encode(text)` gives, with one
 /// scan for the words and one lookup for each word that is a single token.
 pub fn encode_into(text: &str, out: &mut Vec<u32>) {
-    let bpe = &tokenizer().bpe;
     for word in words(text) {
         match vocabulary::token_of(word.as_bytes()) {
             Some(token) => out.push(token),
-            None => out.extend(bpe.encode_via_backtracking(word.as_bytes())),
+            None => several::encode_into(word.as_bytes(), out),
         }
     }
 }
