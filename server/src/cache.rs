@@ -60,8 +60,10 @@ pub struct CachedResponse {
     /// The whole conversation after this response: its input context, then its output.
     pub context: Arc<Vec<Item>>,
     /// That conversation rendered (a continuation appends only its new items' tokens) and the
-    /// response's tools compiled (reused while a continuation offers the same tools).
-    pub reusable: Reusable,
+    /// response's tools compiled (reused while a continuation offers the same tools); `None`
+    /// once the entry has not been continued for [`FORGET_RENDERING_AFTER`] responses (a
+    /// continuation then renders the conversation again, as from the store).
+    pub reusable: Option<Reusable>,
     /// The responses this one continues on the connection, oldest first.
     pub lineage: VecDeque<Ancestor>,
 }
@@ -73,6 +75,13 @@ pub struct Ancestor {
     pub response: Head,
     /// Items of the entry's context that were this response's conversation.
     pub items: usize,
+    /// Its preamble and tools, if the entry it was had its rendering.
+    pub prompt: Option<AncestorPrompt>,
+}
+
+/// An ancestor's preamble (instructions and tools rendered) and compiled tools.
+#[derive(Debug, Clone)]
+pub struct AncestorPrompt {
     pub preamble_key: u64,
     pub preamble: Arc<Vec<u32>>,
     pub compiled: CompiledTools,
@@ -89,8 +98,10 @@ impl CachedResponse {
     /// What the entry holds in memory, estimated from its token, item and ancestor counts (the
     /// estimate is O(1): it is taken at every insert).
     pub fn approximate_bytes(&self) -> usize {
-        let rendered = &self.reusable.rendered;
-        (rendered.items.len() + rendered.preamble.len()) * BYTES_PER_TOKEN
+        let tokens = self.reusable.as_ref().map_or(0, |reusable| {
+            reusable.rendered.items.len() + reusable.rendered.preamble.len()
+        });
+        tokens * BYTES_PER_TOKEN
             + self.context.len() * BYTES_PER_ITEM
             + self.lineage.len() * BYTES_PER_ANCESTOR
     }
@@ -98,12 +109,14 @@ impl CachedResponse {
     /// Gives back the spare capacity of the entry's vectors (its rendered tokens, their item
     /// boundaries, its items, its lineage); a vector shared with another holder is left as is.
     fn compact(&mut self) {
-        let rendered = &mut self.reusable.rendered;
-        if let Some(items) = Arc::get_mut(&mut rendered.items) {
-            items.shrink_to_fit();
-        }
-        if let Some(ends) = Arc::get_mut(&mut rendered.ends) {
-            ends.shrink_to_fit();
+        if let Some(reusable) = &mut self.reusable {
+            let rendered = &mut reusable.rendered;
+            if let Some(items) = Arc::get_mut(&mut rendered.items) {
+                items.shrink_to_fit();
+            }
+            if let Some(ends) = Arc::get_mut(&mut rendered.ends) {
+                ends.shrink_to_fit();
+            }
         }
         if let Some(context) = Arc::get_mut(&mut self.context) {
             context.shrink_to_fit();
@@ -111,10 +124,16 @@ impl CachedResponse {
         self.lineage.shrink_to_fit();
     }
 
+    /// Gives up the entry's rendering (its tokens are about as large as its items' text); a
+    /// continuation renders the conversation again, once.
+    fn forget_rendering(&mut self) {
+        self.reusable = None;
+    }
+
     /// What a continuation of this response takes of the entry, which it consumes (so
     /// nothing is copied): the lineage it continues (this entry's, then this response as an
     /// ancestor), the conversation, and the reusable work.
-    pub fn into_successor(self) -> (VecDeque<Ancestor>, Arc<Vec<Item>>, Reusable) {
+    pub fn into_successor(self) -> (VecDeque<Ancestor>, Arc<Vec<Item>>, Option<Reusable>) {
         let CachedResponse {
             response,
             context,
@@ -124,9 +143,11 @@ impl CachedResponse {
         lineage.push_back(Ancestor {
             response,
             items: context.len(),
-            preamble_key: reusable.rendered.preamble_key,
-            preamble: reusable.rendered.preamble.clone(),
-            compiled: reusable.compiled.clone(),
+            prompt: reusable.as_ref().map(|reusable| AncestorPrompt {
+                preamble_key: reusable.rendered.preamble_key,
+                preamble: reusable.rendered.preamble.clone(),
+                compiled: reusable.compiled.clone(),
+            }),
         });
         while lineage.len() > LINEAGE {
             lineage.pop_front();
@@ -139,34 +160,41 @@ impl CachedResponse {
     /// shared.
     fn branch(&self, position: usize) -> CachedResponse {
         let ancestor = &self.lineage[position];
-        let rendered = &self.reusable.rendered;
-        let tokens = match ancestor.items {
-            0 => 0,
-            n => rendered.ends[n - 1] as usize,
-        };
-        // The prefix hashes hold for the ancestor's prompt if its preamble is this entry's.
-        let hashes = if ancestor.preamble_key == rendered.preamble_key {
-            rendered
-                .hashes
-                .prefix((ancestor.preamble.len() + tokens) / prefix::STRIDE)
-        } else {
-            PrefixHashes::default()
+        // Its rendering is this entry's prefix, when both are known.
+        let reusable = match (&self.reusable, &ancestor.prompt) {
+            (Some(reusable), Some(prompt)) => {
+                let rendered = &reusable.rendered;
+                let tokens = match ancestor.items {
+                    0 => 0,
+                    n => rendered.ends[n - 1] as usize,
+                };
+                // The prefix hashes hold for the ancestor's prompt if its preamble is this entry's.
+                let hashes = if prompt.preamble_key == rendered.preamble_key {
+                    rendered
+                        .hashes
+                        .prefix((prompt.preamble.len() + tokens) / prefix::STRIDE)
+                } else {
+                    PrefixHashes::default()
+                };
+                Some(Reusable {
+                    rendered: RenderedPrompt {
+                        preamble_key: prompt.preamble_key,
+                        preamble: prompt.preamble.clone(),
+                        items: Arc::new(rendered.items[..tokens].to_vec()),
+                        ends: Arc::new(rendered.ends[..ancestor.items].to_vec()),
+                        hashes,
+                        breakpoints: rendered.breakpoints.prefix(tokens as u32),
+                    }
+                    .hashed(),
+                    compiled: prompt.compiled.clone(),
+                })
+            }
+            _ => None,
         };
         CachedResponse {
             response: ancestor.response.clone(),
             context: Arc::new(self.context[..ancestor.items].to_vec()),
-            reusable: Reusable {
-                rendered: RenderedPrompt {
-                    preamble_key: ancestor.preamble_key,
-                    preamble: ancestor.preamble.clone(),
-                    items: Arc::new(rendered.items[..tokens].to_vec()),
-                    ends: Arc::new(rendered.ends[..ancestor.items].to_vec()),
-                    hashes,
-                    breakpoints: rendered.breakpoints.prefix(tokens as u32),
-                }
-                .hashed(),
-                compiled: ancestor.compiled.clone(),
-            },
+            reusable,
             lineage: self.lineage.range(..position).cloned().collect(),
         }
     }
@@ -208,6 +236,10 @@ pub struct ConnectionCache {
 /// conversation's latest entry is continued at its next turn, so only an entry of a finished
 /// (or paused) conversation is compacted; one continued later grows again, one copy.
 const STALE_AFTER: u64 = 8;
+/// An entry not continued within this many responses gives up its rendering too: its items
+/// stay (with `store: false` the only copy), and a continuation renders them again, once. Twice
+/// the reference's 16 responses in flight a connection, so interleaved lanes keep theirs.
+const FORGET_RENDERING_AFTER: u64 = 32;
 
 impl ConnectionCache {
     /// An empty cache held to `limits`.
@@ -320,10 +352,18 @@ impl ConnectionCache {
         {
             self.pop_oldest();
         }
-        // The entry that just became stale, if any (one a put: each is compacted once).
+        // The entries that just became stale, if any (one a put each: each is compacted once
+        // and gives up its rendering once).
         let stale = self.puts.checked_sub(STALE_AFTER + 1);
         if let Some(position) = self.put_at.iter().position(|&at| Some(at) == stale) {
             self.entries[position].compact();
+        }
+        let forgotten = self.puts.checked_sub(FORGET_RENDERING_AFTER + 1);
+        if let Some(position) = self.put_at.iter().position(|&at| Some(at) == forgotten) {
+            let entry = &mut self.entries[position];
+            self.bytes -= entry.approximate_bytes();
+            entry.forget_rendering();
+            self.bytes += entry.approximate_bytes();
         }
     }
 
@@ -580,7 +620,7 @@ mod tests {
         CachedResponse {
             response: Head::from(&Response::in_progress(id, 0, &ResponseCreate::new("m", ""))),
             context: Arc::new(Vec::new()),
-            reusable: Reusable::default(),
+            reusable: Some(Reusable::default()),
             lineage: Default::default(),
         }
     }
@@ -590,7 +630,7 @@ mod tests {
     /// An entry of about `tokens` rendered tokens.
     fn sized(id: &str, tokens: usize) -> CachedResponse {
         let mut entry = entry(id);
-        entry.reusable.rendered.items = Arc::new(vec![0; tokens]);
+        entry.reusable.as_mut().unwrap().rendered.items = Arc::new(vec![0; tokens]);
         entry
     }
 
@@ -601,7 +641,7 @@ mod tests {
             let mut tokens = Vec::with_capacity(1024);
             tokens.extend(0..10u32);
             let mut entry = entry(id);
-            entry.reusable.rendered.items = Arc::new(tokens);
+            entry.reusable.as_mut().unwrap().rendered.items = Arc::new(tokens);
             entry
         };
         let capacity = |cache: &ConnectionCache, id: &str| {
@@ -609,6 +649,8 @@ mod tests {
                 .get(id)
                 .expect("held")
                 .reusable
+                .as_ref()
+                .unwrap()
                 .rendered
                 .items
                 .capacity()
@@ -621,7 +663,14 @@ mod tests {
         assert_eq!(capacity(&cache, "old"), 10, "compacted once stale");
         cache.put(spare("newest"));
         assert_eq!(
-            *cache.get("old").unwrap().reusable.rendered.items,
+            *cache
+                .get("old")
+                .unwrap()
+                .reusable
+                .as_ref()
+                .unwrap()
+                .rendered
+                .items,
             (0..10).collect::<Vec<_>>()
         );
         assert_eq!(
@@ -635,6 +684,27 @@ mod tests {
         cache.put(spare("later"));
         assert_eq!(capacity(&cache, "r1"), 10, "put 9 responses ago");
         assert_eq!(capacity(&cache, "r2"), 1024, "put 8 responses ago: not yet");
+    }
+
+    #[test]
+    fn an_entry_not_continued_for_longer_gives_up_its_rendering() {
+        let mut cache = ConnectionCache::default();
+        cache.put(sized("old", 10_000));
+        let with_tokens = cache.bytes();
+        for i in 0..FORGET_RENDERING_AFTER {
+            assert!(cache.get("old").unwrap().reusable.is_some(), "kept at {i}");
+            cache.put(entry(&format!("r{i}")));
+        }
+        assert!(cache.get("old").unwrap().reusable.is_none());
+        assert!(
+            cache.bytes() < with_tokens,
+            "its tokens are no longer counted"
+        );
+        // Taken, it continues without a rendering to reuse; its items are all there.
+        let (lineage, context, reusable) = cache.take("old").unwrap().into_successor();
+        assert!(reusable.is_none());
+        assert!(context.is_empty());
+        assert!(lineage.back().unwrap().prompt.is_none());
     }
 
     #[test]
@@ -662,26 +732,36 @@ mod tests {
         let rendered = RenderedPrompt::full(Some("be brief"), &tools, "[]", &first, None);
         let mut root = entry("root");
         root.context = Arc::new(first.clone());
-        root.reusable.rendered = rendered.clone();
+        root.reusable.as_mut().unwrap().rendered = rendered.clone();
         let mut cache = ConnectionCache::default();
         cache.put(root);
         // A continuation takes the root and caches its own response with the root as ancestor.
         let taken = cache.take("root").unwrap();
         let (lineage, _, reusable) = taken.into_successor();
         let second = vec![Item::user_text("two")];
-        let (extended, _) = reusable
-            .rendered
-            .extend(Some("be brief"), &tools, "[]", &second, None);
+        let (extended, _) = reusable.expect("the root's rendering").rendered.extend(
+            Some("be brief"),
+            &tools,
+            "[]",
+            &second,
+            None,
+        );
         let mut child = entry("child");
         child.context = Arc::new(first.iter().chain(&second).cloned().collect());
-        child.reusable.rendered = extended;
+        child.reusable.as_mut().unwrap().rendered = extended;
         child.lineage = lineage;
         cache.put(child);
         // A second continuation of the root: rebuilt from the child's prefix.
         let branch = cache.take("root").expect("served from the lineage");
         assert_eq!(*branch.context, first);
-        assert_eq!(branch.reusable.rendered.items, rendered.items);
-        assert_eq!(branch.reusable.rendered.ends, rendered.ends);
+        assert_eq!(
+            branch.reusable.as_ref().unwrap().rendered.items,
+            rendered.items
+        );
+        assert_eq!(
+            branch.reusable.as_ref().unwrap().rendered.ends,
+            rendered.ends
+        );
         assert!(branch.lineage.is_empty());
         assert!(cache.get("child").is_some(), "the descendant stays");
         // Evicting the root forgets it as an ancestor too.

@@ -231,3 +231,59 @@ async fn browsers_ask_for_the_timing_summary_on_the_upgrade_url() {
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_conversation_paused_behind_many_others_continues_with_the_same_tokens() {
+    let server = TestServer::start(":memory:").await;
+    let mut client = common::connect_with_query(server.addr, &[("tether_timing", "1")]).await;
+    let tools = json!([{"type": "function", "name": "read_file", "parameters": {"type": "object",
+        "properties": {"path": {"type": "string"}}, "required": ["path"]}}]);
+    let create = |extra: Value| {
+        let mut frame = json!({"type": "response.create", "model": "m", "store": false,
+            "tools": tools, "instructions": "Be precise."});
+        frame
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        frame.to_string()
+    };
+    client
+        .send(&create(json!({"input": "Read the config file."})))
+        .await;
+    let first = completed(&client.response_events().await);
+    // 40 other conversations on the same connection: past the point where the cache compacts
+    // the paused one's entry (8 responses) and gives up its rendering (32).
+    for i in 0..40 {
+        client
+            .send(&create(
+                json!({"input": format!("Another task, number {i}.")}),
+            ))
+            .await;
+        completed(&client.response_events().await);
+    }
+    let call = first["output"][0].clone();
+    let output = json!({"type": "function_call_output", "call_id": call["call_id"],
+        "output": "port = 8080\nhost = 'localhost'"});
+    client
+        .send(&create(
+            json!({"previous_response_id": first["id"], "input": [output]}),
+        ))
+        .await;
+    let events = client.response_events().await;
+    let continued = completed(&events);
+    let timing = &events.last().unwrap()["tether_timing"];
+    assert_eq!(
+        timing["tokens"]["reused_by_connection"], 0,
+        "rendered again: {timing}"
+    );
+    // Still served from the connection's cache (store: false has no other copy), and with the
+    // tokens a full render of the same conversation counts.
+    let body = json!({"model": "m", "store": false, "tools": tools, "instructions": "Be precise.",
+        "input": [{"role": "user", "content": "Read the config file."}, call, output]});
+    let whole = server.post_json("/v1/responses", &body).await;
+    assert_eq!(
+        continued["usage"]["input_tokens"],
+        whole["usage"]["input_tokens"]
+    );
+    server.stop().await;
+}

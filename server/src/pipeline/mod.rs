@@ -138,10 +138,10 @@ impl Generated {
     /// critical path.
     pub fn into_cached(self) -> CachedResponse {
         CachedResponse {
-            reusable: Reusable {
+            reusable: Some(Reusable {
                 rendered: self.reusable.rendered.with_items(&self.pending_outputs),
                 compiled: self.reusable.compiled,
-            },
+            }),
             response: (&self.response).into(),
             context: self.context,
             lineage: self.lineage,

@@ -19,7 +19,8 @@ pub struct Previous {
     pub items: Vec<Item>,
     pub stored: bool,
     pub lookup: CacheLookup,
-    /// On a cache hit: the rendered prompt and compiled tools, to reuse.
+    /// On a cache hit: the rendered prompt and compiled tools, to reuse (unless the entry gave
+    /// up its rendering, not continued for a while: then it is rendered again).
     pub reuse: Option<Reusable>,
     /// On a cache hit: the responses the new one will continue on the connection.
     pub lineage: std::collections::VecDeque<Ancestor>,
@@ -41,7 +42,7 @@ pub async fn find(
             items: Arc::try_unwrap(context).unwrap_or_else(|shared| (*shared).clone()),
             stored,
             lookup: CacheLookup::Hit,
-            reuse: Some(reusable),
+            reuse: reusable,
         });
     }
     match state.store.load_context(project.as_str(), id).await? {
