@@ -1,7 +1,7 @@
 // End to end: the sandbox's awk and jq are modules of their own in the dist build, fetched the
 // first time a command line runs them (src/main.rs, sandbox/coreutils/src/on_demand.rs). Opening
-// the Agent tab fetches neither; a scripted agent that runs awk, then jq, gets their right
-// answers, and the page fetched each module once.
+// the Agent tab fetches neither; a scripted agent that runs awk (which brings jq, since awk can
+// run it), awk running jq, then jq gets bash's answers, and the page fetched each module once.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -10,16 +10,23 @@ import { join } from "node:path";
 import { launchBrowser, plain, startServer } from "./server.mjs";
 
 const AWK = "printf 'a 1\\nb 2\\na 3\\n' | awk '{s[$1]+=$2} END {for (k in s) print k, s[k]}' | sort";
+// awk runs jq itself, without the shell: jq came with awk.
+const AWK_RUNS_JQ = "awk 'BEGIN { print \"{\\\"x\\\":[1,2,3]}\" | \"jq -c .x\" }'";
 const JQ = "echo '{\"x\":[1,2,3]}' | jq -c '.x | map(. * 2)'";
 
 const scenario = {
   name: "on-demand-commands",
-  description: "runs awk, then jq, in the page's sandbox",
+  description: "runs awk, awk running jq, then jq, in the page's sandbox",
   steps: [
     { id: "awk", calls: [{ tool: "shell", arguments: { command: ["bash", "-lc", AWK] } }] },
     {
-      id: "jq",
+      id: "awk-runs-jq",
       when: [{ output_contains: "a 4\nb 2" }],
+      calls: [{ tool: "shell", arguments: { command: ["bash", "-lc", AWK_RUNS_JQ] } }],
+    },
+    {
+      id: "jq",
+      when: [{ output_contains: "[1,2,3]" }],
       calls: [{ tool: "shell", arguments: { command: ["bash", "-lc", JQ] } }],
     },
     { id: "done", when: [{ output_contains: "[2,4,6]" }], message: "awk and jq both answered." },
@@ -73,6 +80,7 @@ test("awk and jq load on first use and answer as bash does", async () => {
   assert.equal(await status.textContent(), "done", `the run failed: ${error}`);
   const outputs = await page.getByTestId("tool-output").allTextContents();
   assert.ok(outputs.some((text) => text.includes("a 4\nb 2")), `awk's output: ${outputs}`);
+  assert.ok(outputs.some((text) => text.includes("[1,2,3]")), `awk running jq: ${outputs}`);
   assert.ok(outputs.some((text) => text.includes("[2,4,6]")), `jq's output: ${outputs}`);
   const answer = await page.getByTestId("assistant-text").last().textContent();
   assert.match(answer, /awk and jq both answered/);

@@ -6,7 +6,8 @@
 //! moves it into chunks of its own. The host registers a [`Loader`] with [`set_loader`]; the
 //! shell awaits [`load`] the first time a script runs one of them (whatever the route: a simple
 //! command, a pipeline stage, `xargs`, `find -exec`, `env`), and from then on [`crate::lookup`]
-//! finds it like any other command. Every other build has them in the table and never loads.
+//! finds it like any other command (awk, which runs commands of the table itself, brings the
+//! others with it). Every other build has them in the table and never loads.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -65,6 +66,16 @@ pub async fn load(name: &str) -> Result<Command, String> {
     };
     let command = loader(name).await?;
     SUPPLIED.with(|supplied| supplied.borrow_mut().push((name, command)));
+    // awk runs commands of the table itself (`system`, pipes, `getline`), without the shell:
+    // it comes with every other command loaded on first use, so none it runs is missing.
+    if name == "awk" {
+        for other in ON_DEMAND {
+            if crate::lookup(other).is_none() {
+                let command = loader(other).await?;
+                SUPPLIED.with(|supplied| supplied.borrow_mut().push((other, command)));
+            }
+        }
+    }
     Ok(command)
 }
 
