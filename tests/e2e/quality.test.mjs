@@ -363,9 +363,17 @@ test("static files arrive precompressed, the hashed chunk cached for good", asyn
       .filter((e) => e.name.endsWith(".wasm"))
       .map((e) => ({ name: e.name.split("/").pop(), transfer: e.encodedBodySize, decoded: e.decodedBodySize })),
   );
-  assert.equal(received.length, 2, JSON.stringify(received));
+  // The main module, the agent view's and the chunks it shares with awk and jq; not awk's or
+  // jq's own modules, which load the first time a command line runs them (no run here does).
+  const names = received.map((entry) => entry.name);
+  assert.ok(names.includes("tether_playground_bg.wasm"), JSON.stringify(received));
+  assert.ok(names.some((name) => name.startsWith("split_agent_view.")), JSON.stringify(received));
+  assert.ok(!names.some((name) => name.startsWith("split_sandbox_")), JSON.stringify(received));
+  assert.ok(names.every((name) => /^(tether_playground_bg|split_agent_view\.|chunk_\d+\.)/.test(name)), JSON.stringify(received));
   for (const entry of received) {
-    assert.ok(entry.transfer > 0 && entry.transfer < entry.decoded * 0.6, JSON.stringify(entry));
+    // A chunk of a few hundred bytes cannot shrink much; every module of size does.
+    const ratio = entry.decoded > 4096 ? 0.6 : 1;
+    assert.ok(entry.transfer > 0 && entry.transfer < entry.decoded * ratio, JSON.stringify(entry));
   }
   console.log("transfer sizes:", JSON.stringify({ sizes, received }));
   await page.close();

@@ -45,38 +45,56 @@ pub(crate) fn supplied(name: &str) -> Option<Command> {
     })
 }
 
-/// Whether `name` is a command this build must load before it can run.
-pub fn pending(name: &str) -> bool {
-    ON_DEMAND.contains(&name) && crate::lookup(name).is_none()
+/// The commands loading `name` brings: itself, and for awk, which runs commands of the table
+/// itself (`system`, pipes, `getline`) without the shell, every other one loaded on first use, so
+/// none it runs is missing.
+fn brings(name: &'static str) -> impl Iterator<Item = &'static str> {
+    ON_DEMAND
+        .into_iter()
+        .filter(move |&other| other == name || name == "awk")
 }
 
-/// Loads `name` (one of [`ON_DEMAND`]) through the host's loader and keeps it; an `Err` says why
-/// it cannot run (no loader, or the loader's failure — a later call tries again).
+/// Whether `name` is a command this build must load before it can run (awk also while a
+/// command it could run is missing).
+pub fn pending(name: &str) -> bool {
+    ON_DEMAND
+        .iter()
+        .find(|&&n| n == name)
+        .is_some_and(|&name| brings(name).any(|n| crate::lookup(n).is_none()))
+}
+
+/// Loads `name` (one of [`ON_DEMAND`]) through the host's loader, with what it brings, and keeps
+/// them; an `Err` says why it cannot run (no loader, or the loader's failure: nothing is kept,
+/// and a later call tries again).
 pub async fn load(name: &str) -> Result<Command, String> {
-    if let Some(command) = crate::lookup(name) {
-        return Ok(command);
-    }
     let Some(&name) = ON_DEMAND.iter().find(|n| **n == name) else {
-        return Err("not a command of this sandbox".into());
+        return crate::lookup(name).ok_or_else(|| "not a command of this sandbox".into());
     };
+    if !pending(name) {
+        return crate::lookup(name).ok_or_else(|| "not a command of this sandbox".into());
+    }
     let Some(loader) = LOADER.with(|slot| *slot.borrow()) else {
         return Err(
             "this build loads the command's code on first use, and its host gave no loader".into(),
         );
     };
-    let command = loader(name).await?;
-    SUPPLIED.with(|supplied| supplied.borrow_mut().push((name, command)));
-    // awk runs commands of the table itself (`system`, pipes, `getline`), without the shell:
-    // it comes with every other command loaded on first use, so none it runs is missing.
-    if name == "awk" {
-        for other in ON_DEMAND {
-            if crate::lookup(other).is_none() {
-                let command = loader(other).await?;
-                SUPPLIED.with(|supplied| supplied.borrow_mut().push((other, command)));
-            }
-        }
+    let loaded = fetch(name, &|n| crate::lookup(n).is_some(), loader).await?;
+    SUPPLIED.with(|supplied| supplied.borrow_mut().extend(loaded));
+    crate::lookup(name).ok_or_else(|| "the loader did not supply it".into())
+}
+
+/// What loading `name` brings that `known` lacks, every module fetched before any is returned:
+/// a failure returns none.
+async fn fetch(
+    name: &'static str,
+    known: &dyn Fn(&str) -> bool,
+    loader: Loader,
+) -> Result<Vec<(&'static str, Command)>, String> {
+    let mut loaded = Vec::new();
+    for needed in brings(name).filter(|n| !known(n)) {
+        loaded.push((needed, loader(needed).await?));
     }
-    Ok(command)
+    Ok(loaded)
 }
 
 #[cfg(test)]
@@ -105,6 +123,48 @@ mod tests {
         assert_eq!(
             run("nope").err().as_deref(),
             Some("not a command of this sandbox")
+        );
+    }
+
+    fn loader_failing_jq(
+        name: &'static str,
+    ) -> Pin<Box<dyn Future<Output = Result<Command, String>>>> {
+        Box::pin(async move {
+            match name {
+                "jq" => Err("offline".to_string()),
+                _ => Ok((|_, _| 0) as Command),
+            }
+        })
+    }
+
+    fn loader_of_all(_: &'static str) -> Pin<Box<dyn Future<Output = Result<Command, String>>>> {
+        Box::pin(async { Ok((|_, _| 0) as Command) })
+    }
+
+    #[test]
+    fn awk_brings_jq_and_a_failure_brings_nothing() {
+        fn names(loaded: Vec<(&'static str, Command)>) -> Vec<&'static str> {
+            loaded.into_iter().map(|(n, _)| n).collect()
+        }
+        let none_known = |_: &str| false;
+        // awk runs commands itself: it comes with jq, or not at all.
+        let fetched = futures_executor(fetch("awk", &none_known, loader_of_all)).unwrap();
+        assert_eq!(names(fetched), ["awk", "jq"]);
+        assert_eq!(
+            futures_executor(fetch("awk", &none_known, loader_failing_jq))
+                .err()
+                .as_deref(),
+            Some("offline")
+        );
+        // jq runs nothing: it comes alone; what is known is not fetched again.
+        let fetched = futures_executor(fetch("jq", &none_known, loader_of_all)).unwrap();
+        assert_eq!(names(fetched), ["jq"]);
+        let awk_known = |n: &str| n == "awk";
+        let fetched = futures_executor(fetch("awk", &awk_known, loader_of_all)).unwrap();
+        assert_eq!(
+            names(fetched),
+            ["jq"],
+            "awk loaded while jq failed: jq is fetched now"
         );
     }
 

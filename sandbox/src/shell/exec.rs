@@ -672,7 +672,7 @@ impl<'s> Shell<'s> {
             "command" => match args.first().map(String::as_str) {
                 Some(flag @ ("-v" | "-V")) => self.command_lookup(flag == "-V", &args[1..], io),
                 Some(_) if self.state.functions.contains_key(&args[0]) => {
-                    self.builtin(&args[0], &args[1..], io)
+                    Box::pin(self.not_a_function(&args[0], &args[1..], io)).await
                 }
                 Some(_) => Box::pin(self.run_argv(Vec::new(), args, io)).await,
                 None => 0,
@@ -682,20 +682,26 @@ impl<'s> Shell<'s> {
                 self.abort.get_or_insert(Abort::Exit(status));
                 status
             }
-            // A command whose code the host supplies on first use (a split build's awk and jq):
-            // loaded here, then run like the rest.
-            _ if commands::pending(name) => match commands::load(name).await {
-                Ok(_) => self.builtin(name, args, io),
-                Err(why) => {
-                    report(
-                        &mut io.err,
-                        format!("{name}: cannot load the command: {why}"),
-                    );
-                    127
-                }
-            },
+            // Boxed: only a first use of an on-demand command awaits, and this frame stays small.
+            _ if commands::pending(name) => Box::pin(self.not_a_function(name, args, io)).await,
             _ => self.builtin(name, args, io),
         }
+    }
+
+    /// Runs a builtin or a command of the table (what `command NAME` runs even when a function
+    /// is called NAME). A command whose code the host supplies on first use (a split build's awk
+    /// and jq) is loaded here, then run like the rest.
+    async fn not_a_function(&mut self, name: &str, args: &[String], io: &mut Streams) -> i32 {
+        if commands::pending(name)
+            && let Err(why) = commands::load(name).await
+        {
+            report(
+                &mut io.err,
+                format!("{name}: cannot load the command: {why}"),
+            );
+            return 127;
+        }
+        self.builtin(name, args, io)
     }
 
     /// Calls a shell function: `$1…` become its arguments, `local` variables are restored and
