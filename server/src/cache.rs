@@ -233,12 +233,13 @@ pub struct ConnectionCache {
 
 /// An entry not continued within this many responses of its connection is compacted: its
 /// vectors, grown by doubling while its conversation ran, give back their spare capacity. A
-/// conversation's latest entry is continued at its next turn, so only an entry of a finished
-/// (or paused) conversation is compacted; one continued later grows again, one copy.
-const STALE_AFTER: u64 = 8;
+/// conversation's latest entry is continued at its next turn, and a connection runs at most 16
+/// responses at once (the reference's limit), so however its lanes interleave only an entry of
+/// a finished (or paused) conversation is compacted; one continued later grows again, one copy.
+const STALE_AFTER: u64 = 16;
 /// An entry not continued within this many responses gives up its rendering too: its items
-/// stay (with `store: false` the only copy), and a continuation renders them again, once. Twice
-/// the reference's 16 responses in flight a connection, so interleaved lanes keep theirs.
+/// stay (with `store: false` the only copy), and a continuation renders them again, once (and
+/// checks only its new items, as on any hit).
 const FORGET_RENDERING_AFTER: u64 = 32;
 
 impl ConnectionCache {
@@ -682,8 +683,16 @@ mod tests {
         assert!(cache.take("r3").is_some());
         cache.evict("r4");
         cache.put(spare("later"));
-        assert_eq!(capacity(&cache, "r1"), 10, "put 9 responses ago");
-        assert_eq!(capacity(&cache, "r2"), 1024, "put 8 responses ago: not yet");
+        assert_eq!(
+            capacity(&cache, "r1"),
+            10,
+            "put STALE_AFTER + 1 responses ago"
+        );
+        assert_eq!(
+            capacity(&cache, "r2"),
+            1024,
+            "put STALE_AFTER responses ago: not yet"
+        );
     }
 
     #[test]

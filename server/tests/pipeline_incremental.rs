@@ -247,8 +247,11 @@ async fn a_conversation_paused_behind_many_others_continues_with_the_same_tokens
             .extend(extra.as_object().unwrap().clone());
         frame.to_string()
     };
+    // A finding in the first input (the default policy flags it): scanned once, when sent.
     client
-        .send(&create(json!({"input": "Read the config file."})))
+        .send(&create(
+            json!({"input": "Read the config file; mail ops@example.com if it is missing."}),
+        ))
         .await;
     let first = completed(&client.response_events().await);
     // 40 other conversations on the same connection: past the point where the cache compacts
@@ -278,8 +281,14 @@ async fn a_conversation_paused_behind_many_others_continues_with_the_same_tokens
     );
     // Still served from the connection's cache (store: false has no other copy), and with the
     // tokens a full render of the same conversation counts.
+    // Only the new input is checked again: the first input's finding is still counted once.
+    let metrics = server.get("/metrics").await.text();
+    assert!(
+        metrics.contains("tether_classifier_findings_total{rule=\"email_address\"} 1"),
+        "{metrics}"
+    );
     let body = json!({"model": "m", "store": false, "tools": tools, "instructions": "Be precise.",
-        "input": [{"role": "user", "content": "Read the config file."}, call, output]});
+        "input": [{"role": "user", "content": "Read the config file; mail ops@example.com if it is missing."}, call, output]});
     let whole = server.post_json("/v1/responses", &body).await;
     assert_eq!(
         continued["usage"]["input_tokens"],

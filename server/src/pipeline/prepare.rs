@@ -77,7 +77,10 @@ struct Preparation<'s> {
     /// Stages: the conversation rendered and its tools compiled — on a hit, from the cache entry
     /// the turn took, extended.
     work: Reusable,
+    /// The previous response came from this connection's cache: its conversation was checked.
     hit: bool,
+    /// And `work` holds its rendering (unless the entry had given it up).
+    rendered: bool,
     /// Compact: the compaction item the output begins with, and the input the stored response
     /// records (the user messages kept), when the context was compacted.
     compacted: Option<(Item, Vec<Item>)>,
@@ -127,6 +130,7 @@ impl<'s> Preparation<'s> {
             input: Vec::new(),
             work: Reusable::default(),
             hit: false,
+            rendered: false,
             compacted: None,
         }
     }
@@ -181,9 +185,10 @@ impl<'s> Preparation<'s> {
             self.stored_previous = found.stored;
             self.lookup = Some(found.lookup);
             self.lineage = found.lineage;
+            self.hit = found.lookup == CacheLookup::Hit;
             if let Some(reuse) = found.reuse {
                 self.work = reuse;
-                self.hit = true;
+                self.rendered = true;
             }
         }
         if let Some(named) = &self.request.conversation {
@@ -228,7 +233,7 @@ impl<'s> Preparation<'s> {
     /// per token the classify stage scanned.
     async fn stages(&mut self) -> Result<(), ApiFailure> {
         let state = self.state;
-        let conversation = Conversation::of(&self.history, &self.input, self.hit);
+        let conversation = Conversation::of(&self.history, &self.input, self.hit, self.rendered);
         // The optional process-wide token cache serves the full path over HTTP.
         let token_cache = state.token_cache.as_deref().filter(|_| !self.websocket);
         let processed = stages::process(

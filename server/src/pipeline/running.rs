@@ -368,6 +368,7 @@ impl Running {
                 prior: &items[..before],
                 new: &new_items,
                 hit: true,
+                rendered: true,
                 own_output: outputs.len(),
             };
             stages::process(

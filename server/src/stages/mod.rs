@@ -40,9 +40,11 @@ pub struct Reusable {
 pub struct Conversation<'a> {
     pub prior: &'a [Item],
     pub new: &'a [Item],
-    /// `prior` was rendered, validated and scanned on this connection (a cache hit): only `new`
-    /// is, onto the work it left.
+    /// `prior` was validated and scanned on this connection (a cache hit): only `new` is.
     pub hit: bool,
+    /// On a hit, `prior`'s rendering is in the work given to [`process`], to extend; false when
+    /// the cache entry had given it up (not continued for a while): then it is rendered again.
+    pub rendered: bool,
     /// How many of `new` (the first ones) are the model's own output — a long-running
     /// response's, before its client's tool outputs —: rendered and validated, not classified.
     pub own_output: usize,
@@ -50,11 +52,12 @@ pub struct Conversation<'a> {
 
 impl<'a> Conversation<'a> {
     /// A request's conversation: `prior` then `new`, all of it the client's.
-    pub fn of(prior: &'a [Item], new: &'a [Item], hit: bool) -> Self {
+    pub fn of(prior: &'a [Item], new: &'a [Item], hit: bool, rendered: bool) -> Self {
         Conversation {
             prior,
             new,
             hit,
+            rendered: hit && rendered,
             own_output: 0,
         }
     }
@@ -128,7 +131,7 @@ fn render_onto(
     token_cache: Option<&TokenCache>,
 ) -> (RenderedPrompt, usize) {
     let instructions = request.instructions.as_deref();
-    if conversation.hit {
+    if conversation.rendered {
         return previous.extend(
             instructions,
             &request.tools,
@@ -163,7 +166,7 @@ fn validate_new(
     conversation: &Conversation<'_>,
     cached: &CompiledTools,
 ) -> Result<CompiledTools, ApiFailure> {
-    let compiled = if conversation.hit && *cached.key == tools_key {
+    let compiled = if conversation.rendered && *cached.key == tools_key {
         cached.clone()
     } else {
         validate::compiled(&request.tools, tools_key)?
