@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchBrowser, plain, startServer } from "./server.mjs";
 
-const AWK = "printf 'a 1\\nb 2\\na 3\\n' | awk '{s[$1]+=$2} END {for (k in s) print k, s[k]}' | sort";
+// Through a wrapper function, as agents' shells often have one: `command awk` loads it too.
+const AWK =
+  "awk() { command awk \"$@\"; }; printf 'a 1\\nb 2\\na 3\\n' | awk '{s[$1]+=$2} END {for (k in s) print k, s[k]}' | sort";
 // awk runs jq itself, without the shell: jq came with awk.
 const AWK_RUNS_JQ = "awk 'BEGIN { print \"{\\\"x\\\":[1,2,3]}\" | \"jq -c .x\" }'";
 const JQ = "echo '{\"x\":[1,2,3]}' | jq -c '.x | map(. * 2)'";
