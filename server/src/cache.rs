@@ -239,7 +239,8 @@ pub struct ConnectionCache {
 const STALE_AFTER: u64 = 16;
 /// An entry not continued within this many responses gives up its rendering too: its items
 /// stay (with `store: false` the only copy), and a continuation renders them again, once (and
-/// checks only its new items, as on any hit).
+/// checks only its new items, as on any hit). A stored response's entry goes altogether after
+/// [`STALE_AFTER`]: the store holds its conversation, and a continuation loads it from there.
 const FORGET_RENDERING_AFTER: u64 = 32;
 
 impl ConnectionCache {
@@ -353,11 +354,19 @@ impl ConnectionCache {
         {
             self.pop_oldest();
         }
-        // The entries that just became stale, if any (one a put each: each is compacted once
-        // and gives up its rendering once).
+        // The entries that just became stale, if any (one a put each). A stored response's
+        // entry goes: the store holds its conversation too, and a continuation loads it from
+        // there, as after any eviction, rather than the cache keeping a second copy. Another is
+        // compacted, and later gives up its rendering.
         let stale = self.puts.checked_sub(STALE_AFTER + 1);
         if let Some(position) = self.put_at.iter().position(|&at| Some(at) == stale) {
-            self.entries[position].compact();
+            if self.entries[position].response.store {
+                let entry = self.entries.remove(position).expect("a held entry");
+                self.put_at.remove(position);
+                self.bytes -= entry.approximate_bytes();
+            } else {
+                self.entries[position].compact();
+            }
         }
         let forgotten = self.puts.checked_sub(FORGET_RENDERING_AFTER + 1);
         if let Some(position) = self.put_at.iter().position(|&at| Some(at) == forgotten) {
@@ -617,9 +626,12 @@ impl Drop for SharedCache {
 mod tests {
     use super::*;
 
+    /// An entry of a `store: false` response (the cache holds its only copy).
     fn entry(id: &str) -> CachedResponse {
+        let mut response = Response::in_progress(id, 0, &ResponseCreate::new("m", ""));
+        response.store = false;
         CachedResponse {
-            response: Head::from(&Response::in_progress(id, 0, &ResponseCreate::new("m", ""))),
+            response: Head::from(&response),
             context: Arc::new(Vec::new()),
             reusable: Some(Reusable::default()),
             lineage: Default::default(),
@@ -714,6 +726,34 @@ mod tests {
         assert!(reusable.is_none());
         assert!(context.is_empty());
         assert!(lineage.back().unwrap().prompt.is_none());
+    }
+
+    #[test]
+    fn a_stored_response_not_continued_for_a_while_is_left_to_the_store() {
+        let mut cache = ConnectionCache::default();
+        let mut stored = sized("stored", 1_000);
+        stored.response.store = true;
+        cache.put(stored);
+        cache.put(sized("unstored", 1_000));
+        for i in 1..STALE_AFTER {
+            assert!(cache.get("stored").is_some(), "kept at {i}");
+            cache.put(entry(&format!("r{i}")));
+        }
+        assert!(cache.get("stored").is_none(), "the store has it");
+        assert!(cache.get("unstored").is_some(), "the only copy stays");
+        for i in STALE_AFTER..=FORGET_RENDERING_AFTER {
+            cache.put(entry(&format!("r{i}")));
+        }
+        assert!(cache.get("unstored").unwrap().reusable.is_none());
+        assert_eq!(
+            cache.bytes(),
+            cache
+                .entries
+                .iter()
+                .map(CachedResponse::approximate_bytes)
+                .sum::<usize>()
+        );
+        assert_eq!(cache.entries.len(), cache.put_at.len());
     }
 
     #[test]
