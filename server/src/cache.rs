@@ -220,15 +220,21 @@ impl Default for Limits {
 /// model's requests went to (the connection keeps its routing, as the reference does).
 #[derive(Debug, Default)]
 pub struct ConnectionCache {
-    entries: VecDeque<CachedResponse>,
-    /// For each entry, the count of `puts` when it was put.
-    put_at: VecDeque<u64>,
+    entries: VecDeque<Kept>,
     /// Responses put so far.
     puts: u64,
     routes: Vec<(String, usize)>,
     limits: Limits,
     /// What `entries` hold, estimated ([`CachedResponse::approximate_bytes`]).
     bytes: usize,
+}
+
+/// An entry as the cache holds it: with the count of responses put before it, which says how
+/// long it has gone without being continued.
+#[derive(Debug)]
+struct Kept {
+    entry: CachedResponse,
+    put_at: u64,
 }
 
 /// An entry not continued within this many responses of its connection is compacted: its
@@ -259,14 +265,30 @@ impl ConnectionCache {
 
     /// Forgets the oldest response (for the global budget); false when nothing is held.
     pub fn pop_oldest(&mut self) -> bool {
-        match self.entries.pop_front() {
-            Some(entry) => {
-                self.put_at.pop_front();
-                self.bytes -= entry.approximate_bytes();
-                true
-            }
-            None => false,
-        }
+        self.remove(0).is_some()
+    }
+
+    /// Removes the entry at `position`, no longer counted.
+    fn remove(&mut self, position: usize) -> Option<CachedResponse> {
+        let Kept { entry, .. } = self.entries.remove(position)?;
+        self.bytes -= entry.approximate_bytes();
+        Some(entry)
+    }
+
+    /// The held entries, oldest first.
+    fn held(&self) -> impl DoubleEndedIterator<Item = &CachedResponse> + ExactSizeIterator {
+        self.entries.iter().map(|kept| &kept.entry)
+    }
+
+    /// Where the entry put `responses` responses before the latest is held, if still.
+    fn put_ago(&self, responses: u64) -> Option<usize> {
+        let at = self.puts.checked_sub(responses + 1)?;
+        self.entries.iter().position(|kept| kept.put_at == at)
+    }
+
+    /// Where entry `id` is held.
+    fn position(&self, id: &str) -> Option<usize> {
+        self.held().rposition(|entry| entry.response.id == id)
     }
 
     /// The replica `model`'s requests on this connection went to.
@@ -287,10 +309,7 @@ impl ConnectionCache {
 
     /// The cached response `id`, if still held.
     pub fn get(&self, id: &str) -> Option<&CachedResponse> {
-        self.entries
-            .iter()
-            .rev()
-            .find(|entry| entry.response.id == id)
+        self.held().rev().find(|entry| entry.response.id == id)
     }
 
     /// Hands response `id` over to a continuation, which extends its context in place rather
@@ -298,17 +317,10 @@ impl ConnectionCache {
     /// fails it stays evicted (docs/protocol.md §4). A response already continued is rebuilt
     /// from a descendant that holds it in its lineage (a branch), the descendant kept.
     pub fn take(&mut self, id: &str) -> Option<CachedResponse> {
-        if let Some(position) = self
-            .entries
-            .iter()
-            .rposition(|entry| entry.response.id == id)
-        {
-            let entry = self.entries.remove(position)?;
-            self.put_at.remove(position);
-            self.bytes -= entry.approximate_bytes();
-            return Some(entry);
+        if let Some(position) = self.position(id) {
+            return self.remove(position);
         }
-        self.entries.iter().rev().find_map(|entry| {
+        self.held().rev().find_map(|entry| {
             let position = entry
                 .lineage
                 .iter()
@@ -320,7 +332,7 @@ impl ConnectionCache {
     /// The items with these ids in the responses held (their input context or output).
     pub fn find_items(&self, ids: &[&str]) -> Vec<Item> {
         let mut found: Vec<Item> = Vec::new();
-        for entry in self.entries.iter().rev() {
+        for entry in self.held().rev() {
             for item in entry.context.iter() {
                 if let Some(id) = item.id()
                     && ids.contains(&id)
@@ -336,18 +348,14 @@ impl ConnectionCache {
     /// Remembers a response, forgetting the oldest beyond the limits (the newest always stays).
     pub fn put(&mut self, entry: CachedResponse) {
         // A response put again replaces itself (a new one, the usual case, is in no lineage).
-        if let Some(position) = self
-            .entries
-            .iter()
-            .position(|held| held.response.id == entry.response.id)
-        {
-            let replaced = self.entries.remove(position).expect("a held entry");
-            self.put_at.remove(position);
-            self.bytes -= replaced.approximate_bytes();
+        if let Some(position) = self.position(&entry.response.id) {
+            self.remove(position);
         }
         self.bytes += entry.approximate_bytes();
-        self.entries.push_back(entry);
-        self.put_at.push_back(self.puts);
+        self.entries.push_back(Kept {
+            entry,
+            put_at: self.puts,
+        });
         self.puts += 1;
         while self.entries.len() > self.limits.entries.max(1)
             || (self.bytes > self.limits.bytes && self.entries.len() > 1)
@@ -358,19 +366,15 @@ impl ConnectionCache {
         // entry goes: the store holds its conversation too, and a continuation loads it from
         // there, as after any eviction, rather than the cache keeping a second copy. Another is
         // compacted, and later gives up its rendering.
-        let stale = self.puts.checked_sub(STALE_AFTER + 1);
-        if let Some(position) = self.put_at.iter().position(|&at| Some(at) == stale) {
-            if self.entries[position].response.store {
-                let entry = self.entries.remove(position).expect("a held entry");
-                self.put_at.remove(position);
-                self.bytes -= entry.approximate_bytes();
+        if let Some(position) = self.put_ago(STALE_AFTER) {
+            if self.entries[position].entry.response.store {
+                self.remove(position);
             } else {
-                self.entries[position].compact();
+                self.entries[position].entry.compact();
             }
         }
-        let forgotten = self.puts.checked_sub(FORGET_RENDERING_AFTER + 1);
-        if let Some(position) = self.put_at.iter().position(|&at| Some(at) == forgotten) {
-            let entry = &mut self.entries[position];
+        if let Some(position) = self.put_ago(FORGET_RENDERING_AFTER) {
+            let entry = &mut self.entries[position].entry;
             self.bytes -= entry.approximate_bytes();
             entry.forget_rendering();
             self.bytes += entry.approximate_bytes();
@@ -379,22 +383,15 @@ impl ConnectionCache {
 
     /// Forgets response `id` (after a failed continuation from it), also as an ancestor.
     pub fn evict(&mut self, id: &str) {
-        if let Some(position) = self
-            .entries
-            .iter()
-            .position(|entry| entry.response.id == id)
-        {
-            self.entries.remove(position);
-            self.put_at.remove(position);
+        if let Some(position) = self.position(id) {
+            self.remove(position);
         }
-        for entry in &mut self.entries {
-            entry.lineage.retain(|ancestor| ancestor.response.id != id);
+        for kept in &mut self.entries {
+            kept.entry
+                .lineage
+                .retain(|ancestor| ancestor.response.id != id);
         }
-        self.bytes = self
-            .entries
-            .iter()
-            .map(CachedResponse::approximate_bytes)
-            .sum();
+        self.bytes = self.held().map(CachedResponse::approximate_bytes).sum();
     }
 
     /// Number of responses held.
@@ -691,7 +688,7 @@ mod tests {
             1024,
             "the newest keeps room to grow"
         );
-        // Taking and evicting keep the entries and their put counts in step.
+        // Taking and evicting leave the others' put counts as they were.
         assert!(cache.take("r3").is_some());
         cache.evict("r4");
         cache.put(spare("later"));
@@ -748,12 +745,10 @@ mod tests {
         assert_eq!(
             cache.bytes(),
             cache
-                .entries
-                .iter()
+                .held()
                 .map(CachedResponse::approximate_bytes)
                 .sum::<usize>()
         );
-        assert_eq!(cache.entries.len(), cache.put_at.len());
     }
 
     #[test]
