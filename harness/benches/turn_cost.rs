@@ -11,7 +11,9 @@
 //! cache entry written). The same two points are counted for HTTP stateless, which re-sends the
 //! whole conversation (it grows with the context by design: it is printed for contrast, not
 //! checked). A count includes the client's share of the turn (encoding the request, reading the
-//! events), which does not depend on the context.
+//! events), which does not depend on the context; for the WebSocket turn it is also printed apart
+//! — what the client's future cost, read from the dump's call graph — and the rest is the
+//! server's share, a gateway's cost.
 //!
 //! The check: the WebSocket turn at ~125k tokens may cost at most [`MAX_GROWTH`] times the turn
 //! at ~6k (the engine's bookkeeping included, since it runs in the server's process), and
@@ -25,6 +27,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::process::Command;
 use std::time::Duration;
 
@@ -106,7 +109,7 @@ fn measure() -> i32 {
 }
 
 /// The instructions of each counted turn, by name, from callgrind's dump files.
-fn read_dumps(dir: &Path) -> Result<Vec<(String, u64)>, String> {
+fn read_dumps(dir: &Path) -> Result<Vec<Count>, String> {
     let mut counts = Vec::new();
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
@@ -132,24 +135,69 @@ fn read_dumps(dir: &Path) -> Result<Vec<(String, u64)>, String> {
         if let (Some(name), Some(summary)) = (trigger, summary)
             && MEASURED.contains(&name)
         {
-            counts.push((name.to_string(), summary));
+            let client = calls_to(&text, CLIENT_TURN);
+            if name.starts_with("ws-") && client == 0 {
+                return Err(format!(
+                    "the dump of '{name}' has no call to {CLIENT_TURN}: the client's share \
+                     cannot be told apart"
+                ));
+            }
+            counts.push(Count {
+                name: name.to_string(),
+                total: summary,
+                client,
+            });
         }
     }
     for name in MEASURED {
-        if !counts.iter().any(|(n, _)| n == name) {
+        if !counts.iter().any(|c| c.name == name) {
             return Err(format!("callgrind wrote no count for '{name}'"));
         }
     }
     Ok(counts)
 }
 
-fn report(counts: &[(String, u64)]) -> i32 {
-    let count = |name: &str| {
-        counts
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or(0, |(_, c)| *c)
-    };
+/// One counted turn: its instructions, and those of the client's future within them.
+struct Count {
+    name: String,
+    total: u64,
+    client: u64,
+}
+
+/// The function a WebSocket turn's client runs in: [`ws_turn`]'s future, polled through a box
+/// so that it is never inlined into its caller.
+const CLIENT_TURN: &str = "turn_cost::ws_turn::{{closure}}";
+
+/// The inclusive cost of every call to `callee` from another function, in a callgrind dump
+/// written with `--compress-strings=no`: a `calls=` line after `cfn=callee`, then the line of
+/// the call's cost.
+fn calls_to(dump: &str, callee: &str) -> u64 {
+    let mut caller = "";
+    let mut target = "";
+    let mut call = false;
+    let mut total = 0;
+    for line in dump.lines() {
+        if let Some(name) = line.strip_prefix("fn=") {
+            caller = name;
+        } else if let Some(name) = line.strip_prefix("cfn=") {
+            target = name;
+        } else if line.starts_with("calls=") {
+            call = true;
+        } else if call {
+            call = false;
+            if target == callee && caller != callee {
+                let cost = line.split_whitespace().nth(1).and_then(|c| c.parse::<u64>().ok());
+                total += cost.unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+fn report(counts: &[Count]) -> i32 {
+    let find = |name: &str| counts.iter().find(|c| c.name == name);
+    let count = |name: &str| find(name).map_or(0, |c| c.total);
+    let client = |name: &str| find(name).map_or(0, |c| c.client);
     println!("Tether turn cost: instructions per turn, counted by callgrind");
     println!("machine: {}", machine());
     println!(
@@ -158,7 +206,8 @@ fn report(counts: &[(String, u64)]) -> i32 {
          of instructions a request and a ~{OUTPUT_TOKENS}-token tool output a turn; one turn \
          counted at ~6k and one after {GROWTH_TURNS} more turns (~125k tokens), each with the \
          same new input; a count runs from before the request is written to the server's last \
-         work on it, the client's share included",
+         work on it, the client's share included (for WebSocket also printed apart: the \
+         client's future, from callgrind's call graph; the rest is the server's)",
         if cfg!(debug_assertions) {
             "debug"
         } else {
@@ -180,6 +229,20 @@ fn report(counts: &[(String, u64)]) -> i32 {
             thousands(count(long)),
             count(long) as f64 / count(short).max(1) as f64
         );
+        if short.starts_with("ws-") {
+            let server = |name: &str| count(name).saturating_sub(client(name));
+            for (part, short, long) in [
+                ("  the server's share", server(short), server(long)),
+                ("  the client's share", client(short), client(long)),
+            ] {
+                println!(
+                    "{part:<24}{:>16}{:>16}{:>9.2}x",
+                    thousands(short),
+                    thousands(long),
+                    long as f64 / short.max(1) as f64
+                );
+            }
+        }
     }
     let mut failed = false;
     let growth = count("ws-long") as f64 / count("ws-short").max(1) as f64;
@@ -297,13 +360,14 @@ async fn play() {
             dump(http_name);
             crabgrind::callgrind::zero_stats();
         }
-        let done = ws_turn(
+        // Boxed, so the client's future stays a function of its own in the call graph.
+        let turn: Pin<Box<dyn Future<Output = TurnDone> + '_>> = Box::pin(ws_turn(
             &mut ws,
             &instructions,
             std::slice::from_ref(&new_input),
             Some(&previous),
-        )
-        .await;
+        ));
+        let done = turn.await;
         if let Some((ws_name, _)) = counted {
             settle().await;
             dump(ws_name);
