@@ -5,6 +5,8 @@
 //! [`ResponseCreate::unknown_fields`], and the server decides what to refuse. Configuration objects the server only echoes back (`text`,
 //! `reasoning`, `tool_choice`, …) stay as JSON values so that no client setting is lost.
 
+use std::sync::Arc;
+
 use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -20,7 +22,7 @@ pub struct ResponseCreate {
     #[serde(default, deserialize_with = "null_as_default")]
     pub input: Input,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instructions: Option<String>,
+    pub instructions: Option<Arc<str>>,
     #[serde(
         default,
         deserialize_with = "null_as_default",

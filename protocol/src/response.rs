@@ -118,7 +118,7 @@ pub struct Response {
     #[serde(default)]
     pub incomplete_details: Option<IncompleteDetails>,
     #[serde(default, serialize_with = "crate::escaped::instructions")]
-    pub instructions: Option<String>,
+    pub instructions: Option<Arc<str>>,
     #[serde(default)]
     pub metadata: Option<Metadata>,
     pub model: String,

@@ -652,7 +652,7 @@ fn an_event_encodes_as_serde_json_does_whatever_its_size() {
         Some("x".repeat(70_000)),
     ] {
         let mut request = ResponseCreate::new("m", "hi");
-        request.instructions = instructions;
+        request.instructions = instructions.map(Into::into);
         let response = tether_protocol::Response::in_progress("resp_1", 1_700_000_000, &request);
         let mut builder = ResponseStreamBuilder::new(response, Some("lane".into()));
         let mut events = builder.start();

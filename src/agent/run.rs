@@ -434,7 +434,7 @@ fn build_request(
     }
     request.store = Some(config.mode.stores());
     request.tools = tools.to_vec();
-    request.instructions = config.instructions.clone();
+    request.instructions = config.instructions.as_deref().map(Into::into);
     request.prompt_cache_key = config.prompt_cache_key.clone();
     if let Some(scenario) = &config.scenario {
         let mut metadata = serde_json::Map::new();

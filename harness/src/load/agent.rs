@@ -22,7 +22,8 @@ pub struct RequestTemplate {
     pub model: String,
     pub tools: Vec<Tool>,
     pub metadata: Option<Map<String, Value>>,
-    pub instructions: Option<String>,
+    /// Shared by every request (a clone is a count, not a copy).
+    pub instructions: Option<Arc<str>>,
 }
 
 impl RequestTemplate {
@@ -50,6 +51,7 @@ impl RequestTemplate {
                     "You are a coding agent. Project guide:",
                     args.instructions_tokens,
                 )
+                .into()
             }),
         }
     }
