@@ -88,10 +88,21 @@ impl PrefixHashes {
         let split = preamble.len();
         let from_preamble = &preamble[start.min(split)..end.min(split)];
         let from_items = &items[start.saturating_sub(split)..end.saturating_sub(split)];
-        for (offset, token) in from_preamble.iter().chain(from_items).enumerate() {
-            chain.push(*token);
-            if (start + offset + 1).is_multiple_of(STRIDE) {
-                log.push(chain.0);
+        // A stride at a time (one may span the preamble's end): a tight loop of pushes, then
+        // the checkpoint, where a test of every token's position cost three times the pushes.
+        let mut pushed = 0;
+        for mut part in [from_preamble, from_items] {
+            while !part.is_empty() {
+                let (now, rest) = part.split_at((STRIDE - pushed).min(part.len()));
+                for &token in now {
+                    chain.push(token);
+                }
+                pushed += now.len();
+                part = rest;
+                if pushed == STRIDE {
+                    log.push(chain.0);
+                    pushed = 0;
+                }
             }
         }
         self.len = log.len();
