@@ -72,31 +72,69 @@ enum Decided {
 
 use Decided::{NotAscii, Word};
 
+/// A byte's classes, a bit each, looked up in [`CLASS`]: one load and a test where telling a
+/// byte's kind by its range took several comparisons (the scan's symbols took ~12 instructions a
+/// byte).
+const LOWER: u8 = 1;
+const UPPER: u8 = 1 << 1;
+const DIGIT: u8 = 1 << 2;
 /// Unicode's `White_Space` within ASCII, as the regex's `\s` has it.
-fn is_space(byte: u8) -> bool {
-    matches!(byte, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
+const SPACE: u8 = 1 << 3;
+/// `\r` or `\n` (spaces too).
+const BREAK: u8 = 1 << 4;
+/// A byte of a non-ASCII character: the regex decides.
+const HIGH: u8 = 1 << 5;
+/// `/` (a symbol too: no other class).
+const SLASH: u8 = 1 << 6;
+/// Past the end of the text ([`class_at`] only).
+const END: u8 = 1 << 7;
+const LETTER: u8 = LOWER | UPPER;
+/// `P` has none of these: any ASCII byte but `\r`, `\n`, a letter or a digit.
+const NOT_PREFIX: u8 = LETTER | DIGIT | BREAK | HIGH;
+/// `Q` has none of these: any ASCII byte but a space, a letter or a digit.
+const NOT_SYMBOL: u8 = LETTER | DIGIT | SPACE | HIGH;
+
+/// Every byte's classes.
+static CLASS: [u8; 256] = classes();
+
+const fn classes() -> [u8; 256] {
+    let mut table = [0; 256];
+    let mut i = 0;
+    while i < table.len() {
+        table[i] = match i as u8 {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            b'\r' | b'\n' => SPACE | BREAK,
+            b'\t' | 0x0B | 0x0C | b' ' => SPACE,
+            b'/' => SLASH,
+            0x80..=0xFF => HIGH,
+            _ => 0,
+        };
+        i += 1;
+    }
+    table
 }
 
-/// `P`: not `\r`, `\n`, a letter or a digit (an ASCII byte).
-fn is_prefix(byte: u8) -> bool {
-    !(byte == b'\r' || byte == b'\n' || byte.is_ascii_alphanumeric())
+fn class(byte: u8) -> u8 {
+    CLASS[usize::from(byte)]
 }
 
-/// `Q`: not a space, a letter or a digit (an ASCII byte).
-fn is_symbol(byte: u8) -> bool {
-    !(is_space(byte) || byte.is_ascii_alphanumeric())
+/// The classes of the byte at `at`, [`END`] past the text.
+fn class_at(text: &[u8], at: usize) -> u8 {
+    text.get(at).map_or(END, |&byte| class(byte))
 }
 
 /// The first word of `text` (not empty), if ASCII decides it.
 fn ascii_word(text: &[u8]) -> Decided {
-    let first = text[0];
-    if !first.is_ascii() {
+    let first = class(text[0]);
+    if first & HIGH != 0 {
         return NotAscii;
     }
     // 1 and 2: letters, after at most one prefix character.
-    let letters_from = if first.is_ascii_alphabetic() {
+    let letters_from = if first & LETTER != 0 {
         Some(0)
-    } else if is_prefix(first) {
+    } else if first & NOT_PREFIX == 0 {
         Some(1)
     } else {
         None
@@ -109,51 +147,51 @@ fn ascii_word(text: &[u8]) -> Decided {
         }
     }
     // 3: up to three digits.
-    if first.is_ascii_digit() {
+    if first & DIGIT != 0 {
         let mut end = 1;
-        while end < 3 && end < text.len() && text[end].is_ascii_digit() {
+        while end < 3 && class_at(text, end) & DIGIT != 0 {
             end += 1;
         }
-        return if end < 3 && end < text.len() && !text[end].is_ascii() {
+        return if end < 3 && class_at(text, end) & HIGH != 0 {
             NotAscii
         } else {
             Word(end)
         };
     }
     // 4: symbols, after at most one space, and the line breaks and slashes after them.
-    let symbols_from = if is_symbol(first) {
+    let symbols_from = if first & NOT_SYMBOL == 0 {
         Some(0)
-    } else if first == b' ' {
-        match text.get(1) {
-            Some(&next) if !next.is_ascii() => return NotAscii,
-            Some(&next) if is_symbol(next) => Some(1),
-            _ => None,
+    } else if text[0] == b' ' {
+        let next = class_at(text, 1);
+        if next & HIGH != 0 {
+            return NotAscii;
         }
+        (next & (NOT_SYMBOL | END) == 0).then_some(1)
     } else {
         None
     };
     if let Some(from) = symbols_from {
         let mut end = from;
-        while end < text.len() && text[end].is_ascii() && is_symbol(text[end]) {
+        while end < text.len() && class(text[end]) & NOT_SYMBOL == 0 {
             end += 1;
         }
-        if end < text.len() && !text[end].is_ascii() {
+        if class_at(text, end) & HIGH != 0 {
             return NotAscii;
         }
-        while end < text.len() && matches!(text[end], b'\r' | b'\n' | b'/') {
+        while end < text.len() && class(text[end]) & (BREAK | SLASH) != 0 {
             end += 1;
         }
         return Word(end);
     }
     // 5 to 8: a run of spaces (every other ASCII byte was taken above).
     let mut run = 0;
-    while run < text.len() && text[run].is_ascii() && is_space(text[run]) {
+    while run < text.len() && class(text[run]) & SPACE != 0 {
         run += 1;
     }
-    if run < text.len() && !text[run].is_ascii() {
+    if class_at(text, run) & HIGH != 0 {
         return NotAscii;
     }
-    if let Some(last_break) = text[..run].iter().rposition(|&b| b == b'\r' || b == b'\n') {
+    if let Some(last_break) = text[..run].iter().rposition(|&b| class(b) & BREAK != 0) {
         Word(last_break + 1)
     } else if run == text.len() || run == 1 {
         Word(run)
@@ -165,27 +203,29 @@ fn ascii_word(text: &[u8]) -> Decided {
 /// Alternatives 1 and 2 from `from`: where their letters end, `None` if neither matches there.
 fn letters(text: &[u8], from: usize) -> Option<Decided> {
     let mut end = from;
-    while end < text.len() && text[end].is_ascii_uppercase() {
+    while end < text.len() && class(text[end]) & UPPER != 0 {
         end += 1;
     }
     let upper = end - from;
-    match text.get(end) {
-        Some(&byte) if !byte.is_ascii() => Some(NotAscii),
-        // 1: the capitals, then lowercase letters.
-        Some(&byte) if byte.is_ascii_lowercase() => {
-            while end < text.len() && text[end].is_ascii_lowercase() {
-                end += 1;
-            }
-            Some(match text.get(end) {
-                Some(&byte) if !byte.is_ascii() => NotAscii,
-                _ => Word(end),
-            })
-        }
-        // 2: capitals alone (no ASCII capital is also lowercase, so 1 cannot match by giving
-        // some back).
-        _ if upper > 0 => Some(Word(end)),
-        _ => None,
+    let next = class_at(text, end);
+    if next & HIGH != 0 {
+        return Some(NotAscii);
     }
+    // 1: the capitals, then lowercase letters.
+    if next & LOWER != 0 {
+        end += 1;
+        while end < text.len() && class(text[end]) & LOWER != 0 {
+            end += 1;
+        }
+        return Some(if class_at(text, end) & HIGH != 0 {
+            NotAscii
+        } else {
+            Word(end)
+        });
+    }
+    // 2: capitals alone (no ASCII capital is also lowercase, so 1 cannot match by giving some
+    // back).
+    (upper > 0).then_some(Word(end))
 }
 
 /// The word ending at `end`, with the contraction that follows it.
