@@ -186,7 +186,10 @@ fn calls_to(dump: &str, callee: &str) -> u64 {
         } else if call {
             call = false;
             if target == callee && caller != callee {
-                let cost = line.split_whitespace().nth(1).and_then(|c| c.parse::<u64>().ok());
+                let cost = line
+                    .split_whitespace()
+                    .nth(1)
+                    .and_then(|c| c.parse::<u64>().ok());
                 total += cost.unwrap_or(0);
             }
         }
