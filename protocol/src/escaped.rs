@@ -56,9 +56,8 @@ pub(crate) fn instructions<S: Serializer>(
     };
     JSON.with_borrow_mut(|kept| {
         // The same instructions are most often the very same text, shared by the request and
-        // the events of its response: equal pointers spare comparing ~12 KB.
-        let same = |kept: &Arc<str>| Arc::ptr_eq(kept, text) || kept == text;
-        match kept.iter().position(|(kept, _)| same(kept)) {
+        // the events of its response: `Arc`'s equality compares the pointers first.
+        match kept.iter().position(|(kept, _)| kept == text) {
             Some(index) => kept[..=index].rotate_right(1),
             None => {
                 let json = serde_json::value::to_raw_value(&**text).map_err(S::Error::custom)?;

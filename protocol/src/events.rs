@@ -63,6 +63,7 @@ impl ServerEvent {
         // SAFETY: serde_json writes UTF-8 only (its own `to_string` skips the check too), and the
         // kept instructions it copies in are its own output. Checking again cost ~3 instructions
         // a byte: 36,788 of a turn whose events echo ~12 KB of instructions three times.
+        debug_assert!(std::str::from_utf8(&json).is_ok(), "serde_json wrote UTF-8");
         unsafe { String::from_utf8_unchecked(json) }
     }
 
