@@ -17,8 +17,9 @@
 //!
 //! The check: the WebSocket turn at ~125k tokens may cost at most [`MAX_GROWTH`] times the turn
 //! at ~6k (the engine's bookkeeping included, since it runs in the server's process), and
-//! neither may exceed the committed baseline (`turn_cost.baseline`) by more than
-//! [`MAX_REGRESSION`]. `TETHER_TURN_COST_BLESS=1` rewrites the baseline.
+//! neither — nor the server's share of either — may exceed the committed baseline
+//! (`turn_cost.baseline`) by more than [`MAX_REGRESSION`]. `TETHER_TURN_COST_BLESS=1` rewrites
+//! the baseline.
 //!
 //! Run: `cargo xtask turn-cost` (or `cargo bench -p tether-harness --bench turn_cost`): the
 //! binary runs itself under `valgrind --tool=callgrind` and exits non-zero if a check fails.
@@ -135,7 +136,7 @@ fn read_dumps(dir: &Path) -> Result<Vec<Count>, String> {
         if let (Some(name), Some(summary)) = (trigger, summary)
             && MEASURED.contains(&name)
         {
-            let client = calls_to(&text, CLIENT_TURN);
+            let client = calls_to(&text, CLIENT_TURN)?;
             if name.starts_with("ws-") && client == 0 {
                 return Err(format!(
                     "the dump of '{name}' has no call to {CLIENT_TURN}: the client's share \
@@ -165,13 +166,19 @@ struct Count {
 }
 
 /// The function a WebSocket turn's client runs in: [`ws_turn`]'s future, polled through a box
-/// so that it is never inlined into its caller.
+/// so that it stays a function of its own (were it ever inlined, the dump would hold no call to
+/// it, and [`read_dumps`] fails rather than count the client as the server).
 const CLIENT_TURN: &str = "turn_cost::ws_turn::{{closure}}";
 
 /// The inclusive cost of every call to `callee` from another function, in a callgrind dump
 /// written with `--compress-strings=no`: a `calls=` line after `cfn=callee`, then the line of
-/// the call's cost.
-fn calls_to(dump: &str, callee: &str) -> u64 {
+/// the call's cost — its positions (as many as the `positions:` header names; one, the line, by
+/// default), then the count.
+fn calls_to(dump: &str, callee: &str) -> Result<u64, String> {
+    let positions = dump
+        .lines()
+        .find_map(|l| l.strip_prefix("positions:"))
+        .map_or(1, |names| names.split_whitespace().count());
     let mut caller = "";
     let mut target = "";
     let mut call = false;
@@ -188,19 +195,27 @@ fn calls_to(dump: &str, callee: &str) -> u64 {
             if target == callee && caller != callee {
                 let cost = line
                     .split_whitespace()
-                    .nth(1)
-                    .and_then(|c| c.parse::<u64>().ok());
-                total += cost.unwrap_or(0);
+                    .nth(positions)
+                    .and_then(|c| c.parse::<u64>().ok())
+                    .ok_or_else(|| format!("a call to {callee} without a count: {line:?}"))?;
+                total += cost;
             }
         }
     }
-    total
+    Ok(total)
 }
 
 fn report(counts: &[Count]) -> i32 {
     let find = |name: &str| counts.iter().find(|c| c.name == name);
     let count = |name: &str| find(name).map_or(0, |c| c.total);
     let client = |name: &str| find(name).map_or(0, |c| c.client);
+    // What the baseline holds: the WebSocket turns' whole counts, and their server's shares.
+    let baselined = |name: &str| match name.strip_prefix("server-") {
+        Some(at) => find(&format!("ws-{at}")).map(|c| c.total - c.client),
+        None => name
+            .starts_with("ws-")
+            .then(|| find(name).map(|c| c.total))?,
+    };
     println!("Tether turn cost: instructions per turn, counted by callgrind");
     println!("machine: {}", machine());
     println!(
@@ -269,9 +284,11 @@ fn report(counts: &[Count]) -> i32 {
         let text = format!(
             "# Instructions per WebSocket continuation (harness/benches/turn_cost.rs); written by\n\
              # TETHER_TURN_COST_BLESS=1 cargo xtask turn-cost\n\
-             ws-short {}\nws-long {}\n",
+             ws-short {}\nws-long {}\nserver-short {}\nserver-long {}\n",
             count("ws-short"),
-            count("ws-long")
+            count("ws-long"),
+            count("ws-short") - client("ws-short"),
+            count("ws-long") - client("ws-long"),
         );
         match std::fs::write(&baseline_path, text) {
             Ok(()) => println!("baseline written to {}", baseline_path.display()),
@@ -290,7 +307,13 @@ fn report(counts: &[Count]) -> i32 {
                     let Ok(baseline) = value.trim().parse::<u64>() else {
                         continue;
                     };
-                    let now = count(name);
+                    let Some(now) = baselined(name) else {
+                        println!(
+                            "FAIL: the baseline names '{name}', which this bench does not count"
+                        );
+                        failed = true;
+                        continue;
+                    };
                     let change = now as f64 / baseline as f64 - 1.0;
                     let verdict = if change > MAX_REGRESSION {
                         failed = true;
