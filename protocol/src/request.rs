@@ -21,7 +21,11 @@ pub struct ResponseCreate {
     pub model: String,
     #[serde(default, deserialize_with = "null_as_default")]
     pub input: Input,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "shared_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub instructions: Option<Arc<str>>,
     #[serde(
         default,
@@ -286,5 +290,78 @@ impl<'de> Deserialize<'de> for Input {
         }
 
         deserializer.deserialize_any(InputVisitor)
+    }
+}
+
+/// Optional text read straight into a shared string: serde's own `Arc<str>` reads a `String`
+/// and copies it again, and instructions are often kilobytes (12,000 instructions of a turn's
+/// decoding for ~12 KB). The same values and errors ("expected a string") as serde's.
+fn shared_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Arc<str>>, D::Error> {
+    struct Text;
+    impl<'de> Visitor<'de> for Text {
+        type Value = Option<Arc<str>>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_some<D: Deserializer<'de>>(self, inner: D) -> Result<Self::Value, D::Error> {
+            inner.deserialize_str(self)
+        }
+
+        fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+            Ok(Some(Arc::from(text)))
+        }
+    }
+    deserializer.deserialize_option(Text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Instructions read as serde's `Option<Arc<str>>` would, from text and from a JSON tree.
+    #[test]
+    fn instructions_are_read_as_before() {
+        let read = |instructions: &str| {
+            let text = format!(r#"{{"model":"m","instructions":{instructions}}}"#);
+            let direct = serde_json::from_str::<ResponseCreate>(&text).map(|r| r.instructions);
+            let tree = serde_json::from_str::<Value>(&text)
+                .and_then(serde_json::from_value::<ResponseCreate>)
+                .map(|r| r.instructions);
+            match (&direct, &tree) {
+                (Ok(direct), Ok(tree)) => assert_eq!(direct, tree, "{instructions}"),
+                // The same error; read from text it also says where.
+                (Err(direct), Err(tree)) => {
+                    assert!(
+                        direct.to_string().starts_with(&tree.to_string()),
+                        "{instructions}"
+                    )
+                }
+                _ => panic!("{instructions}: {direct:?} but {tree:?}"),
+            }
+            direct.map_err(|e| e.to_string())
+        };
+        assert_eq!(read(r#""Be brief.""#), Ok(Some("Be brief.".into())));
+        assert_eq!(
+            read(r#""line\none \"quoted\" \u00e9""#),
+            Ok(Some("line\none \"quoted\" é".into()))
+        );
+        assert_eq!(read("null"), Ok(None));
+        let missing = serde_json::from_str::<ResponseCreate>(r#"{"model":"m"}"#).unwrap();
+        assert_eq!(missing.instructions, None);
+        let wrong = read("5").unwrap_err();
+        assert!(
+            wrong.starts_with("invalid type: integer `5`, expected a string"),
+            "{wrong}"
+        );
     }
 }
