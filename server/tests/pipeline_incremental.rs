@@ -19,8 +19,7 @@ async fn a_continuation_counts_the_same_tokens_as_a_full_render() {
     let server = TestServer::start(":memory:").await;
     // With the timing summary, which says how many tokens the connection cache supplied.
     let mut client = common::connect_with_query(server.addr, &[("tether_timing", "1")]).await;
-    let tools = json!([{"type": "function", "name": "read_file", "parameters": {"type": "object",
-        "properties": {"path": {"type": "string"}}, "required": ["path"]}}]);
+    let tools = read_file_tools();
     client
         .send(
             &json!({"type": "response.create", "model": "m", "store": false, "tools": tools,
@@ -236,8 +235,7 @@ async fn browsers_ask_for_the_timing_summary_on_the_upgrade_url() {
 async fn a_conversation_paused_behind_many_others_continues_with_the_same_tokens() {
     let server = TestServer::start(":memory:").await;
     let mut client = common::connect_with_query(server.addr, &[("tether_timing", "1")]).await;
-    let tools = json!([{"type": "function", "name": "read_file", "parameters": {"type": "object",
-        "properties": {"path": {"type": "string"}}, "required": ["path"]}}]);
+    let tools = read_file_tools();
     let create = |extra: Value| {
         let mut frame = json!({"type": "response.create", "model": "m", "store": false,
             "tools": tools, "instructions": "Be precise."});
@@ -295,4 +293,10 @@ async fn a_conversation_paused_behind_many_others_continues_with_the_same_tokens
         whole["usage"]["input_tokens"]
     );
     server.stop().await;
+}
+
+/// The one tool both conversations offer.
+fn read_file_tools() -> Value {
+    json!([{"type": "function", "name": "read_file", "parameters": {"type": "object",
+        "properties": {"path": {"type": "string"}}, "required": ["path"]}}])
 }

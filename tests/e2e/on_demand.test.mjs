@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchBrowser, plain, startServer } from "./server.mjs";
+import { launchBrowser, plain, startServer, waitFinished } from "./server.mjs";
 
 // Through a wrapper function, as agents' shells often have one: `command awk` loads it too.
 const AWK =
@@ -73,11 +73,7 @@ test("awk and jq load on first use and answer as bash does", async () => {
   await page.getByTestId("transport").selectOption("ws");
   await page.getByTestId("scenario").fill("on-demand-commands");
   await page.getByTestId("run").click();
-  await page.waitForFunction(
-    () => ["done", "failed"].includes(document.querySelector('[data-testid="run-status"]').textContent),
-    null,
-    { timeout: 30_000 },
-  );
+  await waitFinished(page, 30_000);
   const error = await page.locator('[data-testid="error"]').allTextContents();
   assert.equal(await status.textContent(), "done", `the run failed: ${error}`);
   const outputs = await page.getByTestId("tool-output").allTextContents();
