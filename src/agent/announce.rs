@@ -26,7 +26,7 @@ pub fn announce_comparison(comparison: &Comparison) -> String {
             describe_sweep(comparison).unwrap_or_default()
         ),
         (RunStatus::Done, Some(speedup)) => format!(
-            "Comparison done. {}. {}",
+            "Comparison done. {} {}",
             speedup.describe(),
             comparison.explain().unwrap_or_default()
         ),

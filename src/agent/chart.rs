@@ -309,12 +309,15 @@ fn trim(value: f64) -> String {
     text.strip_suffix(".0").map(str::to_string).unwrap_or(text)
 }
 
-/// `0`, `200 ms`, `1.5 s`: a time on an axis.
+/// `0`, `200 ms`, `10 ms`, `2.5 ms`, `1.5 s`: a time on an axis — a round tick, so without the
+/// `.0` that would not fit the phone's margin.
 fn time_label(ms: f64) -> String {
     if ms == 0.0 {
         "0".to_string()
     } else if ms >= 1000.0 {
         format!("{} s", trim(ms / 1000.0))
+    } else if ms >= 1.0 {
+        format!("{} ms", trim(ms))
     } else {
         format_duration(ms, Precision::BySize)
     }

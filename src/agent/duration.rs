@@ -11,7 +11,7 @@ pub enum Precision {
     WholeMs,
     /// `3.4 ms`: a tool run in the sandbox, a frame's offset in the inspector.
     TenthMs,
-    /// `0.21 ms`, `3.4 ms`, `812 ms`, `37.5 s`, by size: the server's stages, which run from
+    /// `0.21 ms`, `3.4 ms`, `812 ms`, `2.87 s`, `37.5 s`, by size: the server's stages, which run from
     /// microseconds (resolving a cached response) to the model's seconds, and a long run's parts.
     BySize,
     /// `1.23 s`: a whole run.
@@ -31,7 +31,8 @@ pub fn format_duration(ms: impl Into<Option<f64>>, precision: Precision) -> Stri
         Precision::TenthMs => format!("{ms:.1} ms"),
         Precision::BySize if ms < 1.0 => format!("{ms:.2} ms"),
         Precision::BySize if ms < 100.0 => format!("{ms:.1} ms"),
-        Precision::BySize if ms < 10_000.0 => format!("{ms:.0} ms"),
+        Precision::BySize if ms < 1_000.0 => format!("{ms:.0} ms"),
+        Precision::BySize if ms < 10_000.0 => format!("{:.2} s", ms / 1000.0),
         Precision::BySize => format!("{:.1} s", ms / 1000.0),
         Precision::Seconds => format!("{:.2} s", ms / 1000.0),
     }
@@ -50,12 +51,29 @@ pub fn format_span(ms: f64) -> String {
 /// `10.9–11.6 s`, `100–140 ms`, `812 ms–1.2 s`: a range of times, the unit said once when both
 /// ends share it.
 pub fn format_range(low: f64, high: f64) -> String {
-    let (low, high) = (format_span(low), format_span(high));
+    let (mut low_text, mut high_text) = (format_span(low), format_span(high));
+    // Ends that differ but print alike get the digits that tell them apart (down to 0.1 ms): a
+    // range of `1.2–1.2 s` would hide the very spread it is there to show.
+    let mut digits = 2;
+    while low_text == high_text && low != high && digits <= 4 {
+        (low_text, high_text) = (finer(low, digits), finer(high, digits));
+        digits += 1;
+    }
+    let (low, high) = (low_text, high_text);
     match (low.rsplit_once(' '), high.rsplit_once(' ')) {
         (Some((number, unit)), Some((_, high_unit))) if unit == high_unit => {
             format!("{number}–{high}")
         }
         _ => format!("{low}–{high}"),
+    }
+}
+
+/// `ms` with `digits` decimals of seconds from a second up, one fewer of milliseconds below.
+fn finer(ms: f64, digits: usize) -> String {
+    if ms.abs() >= 1000.0 {
+        format!("{:.*} s", digits, ms / 1000.0)
+    } else {
+        format!("{:.*} ms", digits - 1, ms)
     }
 }
 
@@ -71,6 +89,11 @@ mod tests {
         assert_eq!(format_range(10_900.0, 11_600.0), "10.9–11.6 s");
         assert_eq!(format_range(100.0, 140.0), "100–140 ms");
         assert_eq!(format_range(812.0, 1_200.0), "812 ms–1.2 s");
+        // Ends that print alike get more digits; equal ends stay as they are.
+        assert_eq!(format_range(1_210.0, 1_240.0), "1.21–1.24 s");
+        assert_eq!(format_range(1_200.0, 1_200.4), "1.2000–1.2004 s");
+        assert_eq!(format_range(1_200.0, 1_200.0), "1.2–1.2 s");
+        assert_eq!(format_range(812.2, 812.4), "812.2–812.4 ms");
     }
 
     #[test]
@@ -91,7 +114,9 @@ mod tests {
         assert_eq!(format_duration(1.0, Precision::BySize), "1.0 ms");
         assert_eq!(format_duration(3.44, Precision::BySize), "3.4 ms");
         assert_eq!(format_duration(99.9, Precision::BySize), "99.9 ms");
-        assert_eq!(format_duration(9_999.0, Precision::BySize), "9999 ms");
+        assert_eq!(format_duration(999.0, Precision::BySize), "999 ms");
+        assert_eq!(format_duration(2_873.0, Precision::BySize), "2.87 s");
+        assert_eq!(format_duration(9_999.0, Precision::BySize), "10.00 s");
         assert_eq!(format_duration(37_501.0, Precision::BySize), "37.5 s");
         assert_eq!(format_duration(100.0, Precision::BySize), "100 ms");
         assert_eq!(format_duration(812_000.4, Precision::BySize), "812.0 s");

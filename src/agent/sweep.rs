@@ -4,10 +4,12 @@
 //! each on a profile of its own ([`Comparison::sweep`]): after a discarded warm-up of both legs,
 //! each point — a profile — is measured as `per_point` pairs of the same task, WebSocket mode
 //! and HTTP stateless, the pairs alternating which leg goes first (A B, B A, …). A pair's saving
-//! is `1 − WebSocket ÷ HTTP` of its end-to-end times; a point shows their median and range, and
+//! is `1 − WebSocket ÷ HTTP` of their measured times (end to end less the modelled waits, as the
+//! comparison's headline); a point shows their median and range, and
 //! is a verdict only when its legs' ranges separate ([`super::verdict`]: one pair a point has no
 //! spread to judge by). This module reads the points and lays out their plot.
 
+use crate::agent::breakdown::Part;
 use crate::agent::compare::{COMPARE_HTTP_MODE, Comparison};
 use crate::agent::stats::Spread;
 use crate::agent::{ContinuationMode, Ratio, RunStatus, Verdict, nice_ticks};
@@ -106,10 +108,15 @@ pub fn sweep_points(c: &Comparison) -> Vec<SweepPoint> {
         .into_iter()
         .enumerate()
         .filter_map(|(i, (name, repetitions))| {
+            // What was measured, as the comparison's headline: end to end less the modelled
+            // waits (the hosted costs' classifier and hop), when the run says what they were.
             let done = |repetition, mode| {
-                c.leg(repetition, mode)
-                    .filter(|l| l.status == RunStatus::Done)?
-                    .end_to_end_ms
+                let leg = c
+                    .leg(repetition, mode)
+                    .filter(|l| l.status == RunStatus::Done)?;
+                leg.breakdown
+                    .and_then(|b| b.measured_ms())
+                    .or(leg.end_to_end_ms)
                     .filter(|ms| *ms > 0.0)
             };
             let pairs: Vec<(f64, f64)> = repetitions
@@ -168,8 +175,18 @@ pub fn describe_sweep(c: &Comparison) -> Option<String> {
     } else {
         ", one pair a point".to_string()
     };
+    let modelled = [ContinuationMode::WebSocket, COMPARE_HTTP_MODE]
+        .into_iter()
+        .flat_map(|mode| c.done(mode))
+        .any(|l| l.breakdown.and_then(|b| b.part(Part::Modelled)) > Some(0.0));
+    let what = if modelled {
+        " measured on this machine (the modelled hosted costs left out, as in the comparison's \
+         headline)"
+    } else {
+        ""
+    };
     Some(format!(
-        "WebSocket mode's saving over HTTP stateless{basis}: {}.",
+        "WebSocket mode's saving over HTTP stateless{what}{basis}: {}.",
         measured.join(", ")
     ))
 }
@@ -211,8 +228,9 @@ pub struct SweepPlot {
     /// Left, top, right, bottom.
     pub plot: (f64, f64, f64, f64),
     pub points: Vec<PlotPoint>,
-    /// Where each profile sits on the speed axis, measured or not: (x, label).
-    pub speed_ticks: Vec<(f64, String)>,
+    /// Where each profile sits on the speed axis, measured or not: (x, label on two lines —
+    /// `4,000` / `tok/s` —, so that neighbours do not overlap on a phone).
+    pub speed_ticks: Vec<(f64, [String; 2])>,
     /// The saving axis: (y, label).
     pub saving_ticks: Vec<(f64, String)>,
     /// The y of a saving of 0.
@@ -222,7 +240,8 @@ pub struct SweepPlot {
 impl SweepPlot {
     /// The plot of the sweep `c` in a `width` × `height` box.
     pub fn layout(c: &Comparison, width: f64, height: f64) -> SweepPlot {
-        let (left, top, right, bottom) = (56.0, 16.0, width - 24.0, height - 40.0);
+        // Room on the right for half the last tick's label ("no model"), at the plot's edge.
+        let (left, top, right, bottom) = (56.0, 16.0, width - 36.0, height - 52.0);
         // 50 to 5,000 tokens/s in log10, then one more step for no model time.
         let (low, high) = (50f64.log10(), 5000f64.log10());
         let unpaced_at = high + 0.45;
@@ -266,8 +285,8 @@ impl SweepPlot {
             .iter()
             .map(|p| {
                 let label = match p.profile.tokens_per_second {
-                    Some(rate) => format!("{} tok/s", thousands(rate)),
-                    None => "no model time".to_string(),
+                    Some(rate) => [thousands(rate), "tok/s".to_string()],
+                    None => ["no model".to_string(), "time".to_string()],
                 };
                 (x_of(p.profile), label)
             })
@@ -455,7 +474,7 @@ mod tests {
         assert!(ys[0] > ys[1] && ys[1] > ys[2], "{ys:?}");
         assert!(ys[3] > plot.zero && plot.zero > ys[0]);
         assert!(ys.iter().all(|y| (top - 1e-9..=bottom + 1e-9).contains(y)));
-        let labels: Vec<&str> = plot.speed_ticks.iter().map(|(_, l)| l.as_str()).collect();
+        let labels: Vec<String> = plot.speed_ticks.iter().map(|(_, l)| l.join(" ")).collect();
         assert_eq!(
             labels,
             ["65 tok/s", "1,000 tok/s", "4,000 tok/s", "no model time"]

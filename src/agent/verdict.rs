@@ -87,14 +87,14 @@ impl Ratio {
     }
 
     /// Why the result is within noise, if it is: `1 repetition: no spread to judge by`; `the
-    /// legs' ranges overlap (WebSocket 10.9–11.6 s, HTTP 11.2–11.9 s)`.
+    /// legs' ranges overlap: WebSocket 10.9–11.6 s, HTTP 11.2–11.9 s`.
     pub fn noise(&self, ws_name: &str) -> Option<String> {
         (self.verdict == Verdict::Noise).then(|| {
             if self.ws.n < 2 {
                 "1 repetition: no spread to judge by".to_string()
             } else {
                 format!(
-                    "the legs' ranges overlap ({ws_name} {}, HTTP {})",
+                    "the legs' ranges overlap: {ws_name} {}, HTTP {}",
                     range(&self.ws),
                     range(&self.http)
                 )
@@ -358,7 +358,7 @@ mod tests {
         assert_eq!(overlap.verdict, Verdict::Noise);
         assert_eq!(
             overlap.noise("WebSocket").unwrap(),
-            "the legs' ranges overlap (WebSocket 100–140 ms, HTTP 120–135 ms)"
+            "the legs' ranges overlap: WebSocket 100–140 ms, HTTP 120–135 ms"
         );
         let one = Ratio::of(s(&[100.0]), s(&[200.0])).unwrap();
         assert_eq!(one.verdict, Verdict::Noise, "however large the ratio");
@@ -447,7 +447,7 @@ mod tests {
         assert_eq!(
             unclear.speedup().unwrap().describe(),
             "Measured on this machine: within noise: 1.00× (median of 2 repetitions; the legs' \
-             ranges overlap (WebSocket 100–130 ms, HTTP 110–120 ms))."
+             ranges overlap: WebSocket 100–130 ms, HTTP 110–120 ms)."
         );
         let sweep = Comparison::sweep(&["spark"]);
         assert_eq!(sweep.speedup(), None);

@@ -10,7 +10,7 @@
 use crate::agent::breakdown::Part;
 use crate::agent::compare::{COMPARE_HTTP_MODE, Comparison, leg_name};
 use crate::agent::duration::format_span as span;
-use crate::agent::{ContinuationMode, Speedup};
+use crate::agent::{ContinuationMode, Speedup, Verdict};
 use crate::conditions::{HOSTED_PARAMETERS, Link, number};
 
 /// When the engine and the tools take this share of both legs' time, there is little left for
@@ -87,26 +87,45 @@ impl Legs<'_> {
         let bytes = |mode| self.count(mode, |l| l.sent_bytes as f64);
         let api_tokens = |mode| self.count(mode, |l| l.api_tokens as f64);
         Some(match (part, saved) {
-            (Part::Link | Part::Network, true) => match (link, bytes(http), bytes(self.ws)) {
-                (Some(link), Some(http_bytes), Some(ws_bytes)) if !link.is_loopback() => {
-                    let uplink = link.up_mbit.map_or_else(
-                        || format!("an unlimited link with {} ms RTT", number(link.rtt_ms)),
-                        |mbit| format!("a {} Mbit/s link", number(mbit)),
-                    );
-                    format!(
-                        "HTTP sent {} up {uplink} — the whole conversation every turn — against \
-                         {} over {ws_name}: {} on the link",
-                        format_bytes(http_bytes),
-                        format_bytes(ws_bytes),
-                        signed_ms(by)
-                    )
+            (Part::Link | Part::Network, true) => {
+                // Each of the two parts by its own name and figure: the emulated link, and the
+                // delivery of the frames (loopback, the server's socket, the browser).
+                let of = |part: Part| {
+                    self.c
+                        .difference_of(self.ws)
+                        .and_then(|d| d.into_iter().find(|(p, _)| *p == part))
+                        .map(|(_, ms)| ms)
+                };
+                let on_link = of(Part::Link).filter(|ms| *ms != 0.0);
+                let delivery = of(Part::Network).filter(|ms| *ms != 0.0);
+                let where_ = match (on_link, delivery) {
+                    (Some(l), Some(d)) => format!(
+                        "{} on the link, {} in frame delivery and loopback",
+                        signed_ms(l),
+                        signed_ms(d)
+                    ),
+                    (Some(l), None) => format!("{} on the link", signed_ms(l)),
+                    (None, _) => format!("{} in frame delivery and loopback", signed_ms(by)),
+                };
+                match (link, bytes(http), bytes(self.ws)) {
+                    (Some(link), Some(http_bytes), Some(ws_bytes)) if !link.is_loopback() => {
+                        let uplink = link.up_mbit.map_or_else(
+                            || format!("an unlimited link with {} ms RTT", number(link.rtt_ms)),
+                            |mbit| format!("a {} Mbit/s link", number(mbit)),
+                        );
+                        format!(
+                            "HTTP sent {} up {uplink} — the whole conversation every turn — \
+                             against {} over {ws_name}: {where_}",
+                            format_bytes(http_bytes),
+                            format_bytes(ws_bytes),
+                        )
+                    }
+                    _ => format!(
+                        "HTTP's requests carry the whole conversation: {where_}, on loopback \
+                         where bytes cost little"
+                    ),
                 }
-                _ => format!(
-                    "HTTP's requests carry the whole conversation: {} on the way, on loopback \
-                     where bytes cost little",
-                    signed_ms(by)
-                ),
-            },
+            }
             (Part::Api, true) => {
                 let scanned = match (api_tokens(http), api_tokens(self.ws)) {
                     (Some(h), Some(w)) => format!(
@@ -238,7 +257,24 @@ pub fn explain_why(c: &Comparison, ws: ContinuationMode) -> Option<String> {
         "End to end"
     };
     let share = ws_model.min(http_model);
-    let lead = if share >= DOMINANT {
+    let lead = if measured.verdict == Verdict::Noise && measured.ws.n > 1 {
+        // No result to explain: the medians' difference is smaller than the runs' spread.
+        format!(
+            "{here}, the legs are within noise: their runs' ranges overlap, so the medians' \
+             difference ({} a run) is not a result. Where a difference would come from: \
+             {reason}; the model and the tools are {} of {ws_name}'s run.",
+            signed_ms(saved),
+            percent(ws_model)
+        )
+    } else if measured.verdict == Verdict::Noise {
+        format!(
+            "{here}, one repetition, so no result yet: the medians differ by {} a run. Where a \
+             difference would come from: {reason}; the model and the tools are {} of \
+             {ws_name}'s run.",
+            signed_ms(saved),
+            percent(ws_model)
+        )
+    } else if share >= DOMINANT {
         format!(
             "The model and the tools are {} of both runs, so there is little to save. {here}: \
              {reason}.",
@@ -328,13 +364,16 @@ mod tests {
         LegSummary::of(mode, repetition, &run)
     }
 
+    /// Two repetitions alike: the legs' ranges are apart, so the result is a verdict.
     fn compared(ws: Did, http: Did, conditions: serde_json::Value) -> Comparison {
-        let mut c = Comparison::new(1);
+        let mut c = Comparison::new(2);
         for mode in [WS, HTTP] {
             c.update(leg(mode, WARM_UP, did(1.0, 1.0, 1.0, 1), &conditions));
         }
-        c.update(leg(WS, 1, ws, &conditions));
-        c.update(leg(HTTP, 1, http, &conditions));
+        for repetition in [1, 2] {
+            c.update(leg(WS, repetition, ws, &conditions));
+            c.update(leg(HTTP, repetition, http, &conditions));
+        }
         c
     }
 
@@ -372,7 +411,7 @@ mod tests {
             explain_why(&c, WS).unwrap(),
             "Measured on this machine, WebSocket saved 4.2 s of 24.2 s a run (17 %) because HTTP \
              sent 9.8 MB up a 20 Mbit/s link — the whole conversation every turn — against 400 kB \
-             over WebSocket: +3.7 s on the link; the model and the tools are 90 % of WebSocket's \
+             over WebSocket: +3.7 s in frame delivery and loopback; the model and the tools are 90 % of WebSocket's \
              run. Both transports wait for the link's 40 ms round trip on every turn (1 turn: \
              40.0 ms a run, the same on both sides): a longer round trip adds as much to each, \
              which lowers the ratio but not the saving."
@@ -405,6 +444,26 @@ mod tests {
              scanning 100k tokens for HTTP against 3,000 for WebSocket — with them, WebSocket \
              saved 14.9 s of 33.7 s (44 %)."
         );
+    }
+
+    #[test]
+    fn legs_within_noise_are_not_explained_as_a_saving() {
+        // The runs' ranges overlap (WebSocket 21–27 ms, HTTP 24–26 ms): no "saved … because".
+        let mut c = Comparison::new(2);
+        for (repetition, ws, http) in [(1, 20.0, 23.0), (2, 26.0, 25.0)] {
+            c.update(leg(WS, repetition, did(1.0, 0.0, ws, 1_000), &local()));
+            c.update(leg(HTTP, repetition, did(1.0, 0.0, http, 5_000), &local()));
+        }
+        let why = explain_why(&c, WS).unwrap();
+        assert!(
+            why.starts_with(
+                "Measured on this machine, the legs are within noise: their runs' ranges \
+                 overlap, so the medians' difference (+1.0 ms a run) is not a result. Where a \
+                 difference would come from: "
+            ),
+            "{why}"
+        );
+        assert!(!why.contains("saved"), "{why}");
     }
 
     #[test]

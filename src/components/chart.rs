@@ -234,7 +234,7 @@ pub fn SweepChart(
     let narrow = narrow_screen();
     let plot = Memo::new(move |_| {
         let width = if narrow.get() { 360.0 } else { 640.0 };
-        comparison.with(|c| SweepPlot::layout(c, width, 260.0))
+        comparison.with(|c| SweepPlot::layout(c, width, 272.0))
     });
     let progress = Memo::new(move |_| comparison.with(Comparison::legs_done));
     let running = Memo::new(move |_| comparison.with(|c| c.status() == RunStatus::Running));
@@ -257,7 +257,10 @@ pub fn SweepChart(
                 .map(|(x, label)| {
                     view! {
                         <line class="grid grid-v" x1=*x x2=*x y1=top y2=bottom></line>
-                        <text class="tick" x=*x y=bottom + 16.0 text-anchor="middle">{label.clone()}</text>
+                        <text class="tick" x=*x y=bottom + 14.0 text-anchor="middle">
+                            <tspan x=*x>{label[0].clone()}</tspan>
+                            <tspan x=*x dy="1.1em">{label[1].clone()}</tspan>
+                        </text>
                     }
                 })
                 .collect_view();
@@ -315,7 +318,7 @@ pub fn SweepChart(
                     <line class="zero" x1=left x2=right y1=plot.zero y2=plot.zero></line>
                     <polyline class="sweep-line" points=polyline(&line)></polyline>
                     {points}
-                    <text class="axis-title" x=(left + right) / 2.0 y=bottom + 34.0 text-anchor="middle">
+                    <text class="axis-title" x=(left + right) / 2.0 y=bottom + 46.0 text-anchor="middle">
                         "model speed (decoding, tokens/s; log scale)"
                     </text>
                     <text class="axis-title" x="12" y=(top + bottom) / 2.0 text-anchor="middle" transform=format!("rotate(-90 12 {})", (top + bottom) / 2.0)>
@@ -328,7 +331,7 @@ pub fn SweepChart(
     view! {
         <figure class="sweep-chart" data-testid="sweep-chart">
             <figcaption>
-                "Where it pays off: WebSocket mode's saving over HTTP stateless, 1 − WebSocket ÷ HTTP of a pair of runs' end-to-end times, against the model's speed, under the same task, link and API costs. Each point is the median of its pairs and its bar their range; a point is filled when every WebSocket run of it took less time than every HTTP run (the legs separate), hollow when within noise — with one pair a point there is no spread to judge by."
+                "Where it pays off: WebSocket mode's saving over HTTP stateless, 1 − WebSocket ÷ HTTP of a pair of runs' measured times (end to end less the modelled hosted costs, when there are any), against the model's speed, under the same task, link and API costs. Each point is the median of its pairs and its bar their range; a point is filled when every WebSocket run of it took less time than every HTTP run (the legs separate), hollow when within noise — with one pair a point there is no spread to judge by."
             </figcaption>
             <div class="chart-box" role="region" aria-label="Sweep plot" tabindex="0">
                 {svg}

@@ -13,7 +13,7 @@ mod why;
 
 use leptos::prelude::*;
 
-use crate::agent::{Comparison, ContinuationMode, WARM_UP, WARM_UP_PROFILE};
+use crate::agent::{Comparison, ContinuationMode, WARM_UP};
 use crate::components::{RunView, SweepChart, TurnChart};
 use headline::SpeedupHeadline;
 pub use legs::LegsView;
@@ -49,7 +49,8 @@ pub fn CompareView(
                 .iter()
                 .map(|mode| match c.latest(*mode) {
                     Some(leg) if leg.repetition == WARM_UP => {
-                        format!(" — warm-up ({WARM_UP_PROFILE}, local costs): not a result")
+                        // Short enough for a phone's panel; the repetitions table says on what.
+                        " — warm-up, not a result".to_string()
                     }
                     Some(leg) => match c.sweep_point(leg.repetition) {
                         Some(at) => format!(" — {}", at.describe()),

@@ -1,5 +1,5 @@
 //! The per-leg table of a comparison: each leg's median and range over its repetitions, part
-//! by part — end to end, then what was measured and what was modelled, then each part —, the
+//! by part — what was measured, what was modelled and both together, then each part —, the
 //! bytes, tokens and rates, and HTTP's difference with each WebSocket design. Every row is
 //! there from the start (a value not measured yet shows `–`), so nothing moves while the legs
 //! run.
@@ -27,8 +27,9 @@ fn spread_count(spread: Option<Spread>, show: fn(f64) -> String) -> String {
     }
 }
 
+/// `2,683,092`: a count, its thousands apart.
 fn whole(value: f64) -> String {
-    format!("{value:.0}")
+    crate::conditions::thousands(value)
 }
 
 /// One row of the per-leg table: a name, a note and what the row measures.
@@ -85,12 +86,6 @@ fn measured(c: &Comparison, mode: ContinuationMode) -> Option<Spread> {
 
 const ROWS: [Row; 17] = [
     Row {
-        name: "End to end",
-        title: "first request to the last terminal event (and the last tools)",
-        test_id: "compare-end-to-end",
-        measure: Measure::Time(Comparison::end_to_end),
-    },
-    Row {
         name: "Measured: end to end less the modelled waits",
         title: "what this machine spent: the server's work, the simulated model's pacing, the emulated link, the page",
         test_id: "compare-measured",
@@ -101,6 +96,12 @@ const ROWS: [Row; 17] = [
         title: "waits the server modelled with stated parameters: the hosted classifier per scanned token, the engine hop per call; 0 with local costs",
         test_id: "compare-modelled",
         measure: Measure::Part(Part::Modelled),
+    },
+    Row {
+        name: "End to end: measured and modelled",
+        title: "first request to the last terminal event (and the last tools)",
+        test_id: "compare-end-to-end",
+        measure: Measure::Time(Comparison::end_to_end),
     },
     Row {
         name: "API overhead (measured)",
