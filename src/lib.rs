@@ -27,7 +27,7 @@ use crate::components::field::Form;
 use crate::components::{AgentView, ChatView, Overview};
 use crate::settings::{Inputs, ModelChoices, Settings, UrlProfile};
 use crate::storage::{Kept, Restored};
-use crate::transport::models::fetch_models;
+use crate::transport::models::{conditions_refused, fetch_models};
 use tether_sandbox::Vfs;
 
 /// What the page was opened with, shared by its views.
@@ -64,6 +64,10 @@ pub struct PageContext {
     /// The next change of the settings is the page's own (the URL's profile checked against
     /// the server's list), not the user's: it is not stored.
     pub quiet: StoredValue<bool>,
+    /// The server's refusal of client-chosen conditions (started without
+    /// `--allow-client-conditions`), asked with the model list: no run asking for a link or for
+    /// API costs starts on such a server, and the conditions say so.
+    pub conditions_refused: RwSignal<Option<String>>,
 }
 
 impl PageContext {
@@ -84,6 +88,7 @@ impl PageContext {
             run_on_open: StoredValue::new(false),
             view: RwSignal::new(View::Agent),
             quiet: StoredValue::new(false),
+            conditions_refused: RwSignal::new(None),
         }
     }
 
@@ -125,6 +130,7 @@ impl PageContext {
                 View::Overview
             }),
             quiet: StoredValue::new(false),
+            conditions_refused: RwSignal::new(None),
         }
     }
 
@@ -138,6 +144,7 @@ impl PageContext {
     pub fn load_models(&self) {
         let settings = self.settings;
         let choices = self.models;
+        let refused = self.conditions_refused;
         let inputs = self.inputs;
         let url_profile = self.url_profile;
         let quiet = self.quiet;
@@ -154,17 +161,27 @@ impl PageContext {
             .base_url(&page_origin);
             choices.set(ModelChoices::Loading);
             leptos::task::spawn_local(async move {
-                let loaded = match base {
+                let (loaded, refusal) = match base {
                     Ok(base) => match tether_client::Endpoint::new(&base) {
-                        Ok(endpoint) => fetch_models(&endpoint.with_api_key(api_key.trim())).await,
-                        Err(error) => Err(error.to_string()),
+                        Ok(endpoint) => {
+                            let endpoint = endpoint.with_api_key(api_key.trim());
+                            let loaded = fetch_models(&endpoint).await;
+                            // Asked before the list is set: an autorun waits for the list.
+                            let refusal = match loaded {
+                                Ok(_) => conditions_refused(&endpoint).await,
+                                Err(_) => None,
+                            };
+                            (loaded, refusal)
+                        }
+                        Err(error) => (Err(error.to_string()), None),
                     },
-                    Err(error) => Err(error),
+                    Err(error) => (Err(error), None),
                 };
                 // The answer of an older source must not replace a newer one.
                 if source.try_get_untracked() != Some(wanted) {
                     return;
                 }
+                refused.try_set(refusal);
                 if let Ok(models) = &loaded
                     && let Some(asked) = url_profile.try_update_value(Option::take).flatten()
                 {

@@ -995,6 +995,60 @@ async fn the_conditions_show_what_they_mean_and_a_typed_link_is_custom() {
 }
 
 #[wasm_bindgen_test]
+async fn a_server_that_refuses_conditions_is_said_above_them_with_the_way_out() {
+    use tether_playground::components::field::Form;
+    use tether_playground::conditions::{ApiCosts, LinkPreset};
+    use tether_playground::settings::{Inputs, ModelChoices, Settings};
+    let settings = RwSignal::new(Settings {
+        link: LinkPreset::HomeUplink,
+        api_costs: ApiCosts::Hosted,
+        ..Settings::default()
+    });
+    let form = Form::new(settings, RwSignal::new(Inputs::default()));
+    let models = RwSignal::new(ModelChoices::Loaded(vec!["spark".to_string()]));
+    let refused = RwSignal::new(Some(
+        "This server does not accept client-chosen conditions (tether_api_costs)".to_string(),
+    ));
+    let wrapper = document().create_element("section").unwrap();
+    document().body().unwrap().append_child(&wrapper).unwrap();
+    let _handle = mount_to(wrapper.clone().unchecked_into(), move || {
+        view! {
+            <ConditionsPanel form=form models=models refused=refused locked=Signal::stored(false) />
+        }
+    });
+    let root: web_sys::HtmlElement = wrapper.unchecked_into();
+    tick().await;
+    assert!(text_of(&root, "conditions-refused").contains("does not accept client-chosen"));
+    assert!(
+        tether_playground::components::conditions::conditions_refused(
+            refused,
+            &settings.get_untracked(),
+            None
+        ),
+        "a run of these settings does not start"
+    );
+    let button: web_sys::HtmlElement = root
+        .query_selector("[data-testid=use-server-conditions]")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    button.click();
+    tick().await;
+    let now = settings.get_untracked();
+    assert_eq!(
+        (now.link, now.api_costs),
+        (LinkPreset::Loopback, ApiCosts::Server)
+    );
+    assert!(
+        root.query_selector("[data-testid=conditions-refused]")
+            .unwrap()
+            .is_none(),
+        "nothing is refused any more"
+    );
+    assert!(!tether_playground::components::conditions::conditions_refused(refused, &now, None));
+}
+
+#[wasm_bindgen_test]
 async fn a_sweep_plots_a_point_per_measured_pair() {
     use tether_playground::agent::{Comparison, LegSummary, SWEEP_PROFILES, TurnRecord};
     let leg = |mode, point, ms: f64| {

@@ -31,6 +31,7 @@ use leptos::prelude::*;
 use crate::PageContext;
 use crate::agent::{RunStatus, SWEEP_PROFILES, Session, Shown, sweep_profiles};
 use crate::components::ConditionsPanel;
+use crate::components::conditions::conditions_refused;
 use crate::components::field::InputErrors;
 use crate::components::settings::SettingsPanel;
 use browser::BrowserPage;
@@ -81,11 +82,15 @@ pub fn AgentView() -> impl IntoView {
 
     // Nothing starts on a value the page did not understand: the errors are shown at their
     // fields and by the buttons, and Run takes the focus to the first (an autorun just waits).
+    let refused = page.conditions_refused;
     let start = move |by_user: bool| {
         if !form.check(by_user.then_some("")) {
             return;
         }
         let current = settings.get_untracked();
+        if conditions_refused(refused, &current, by_user.then_some("")) {
+            return;
+        }
         let started = session.with_value(|s| s.start(current, &origin.get_value()));
         if let Some(run) = started {
             focus_follows.set_value(by_user);
@@ -97,6 +102,9 @@ pub fn AgentView() -> impl IntoView {
             return;
         }
         let current = settings.get_untracked();
+        if conditions_refused(refused, &current, Some("")) {
+            return;
+        }
         // Each point as often as a comparison repeats, so that it has a spread.
         let profiles = sweep_profiles(&SWEEP_PROFILES, current.repetitions);
         let started =
@@ -149,7 +157,12 @@ pub fn AgentView() -> impl IntoView {
                 } else {
                     view! {
                         <TaskField form=form running=running on_run=Callback::new(start) />
-                        <ConditionsPanel form=form models=models locked=running />
+                        <ConditionsPanel
+                            form=form
+                            models=models
+                            refused=page.conditions_refused
+                            locked=running
+                        />
                         <SettingsPanel form=form locked=running />
                     }
                         .into_any()

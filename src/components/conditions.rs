@@ -8,7 +8,30 @@ use leptos::prelude::*;
 use super::field::{Control, Form, FormField};
 use crate::conditions::{ApiCosts, LinkPreset};
 use crate::profiles::{profile, short_label};
-use crate::settings::{Field, ModelChoices, TaskLength};
+use crate::settings::{Field, ModelChoices, Settings, TaskLength};
+
+/// The id (after the form's prefix) of the button that takes the server's own conditions.
+const USE_SERVER_CONDITIONS: &str = "use-server-conditions";
+
+/// Whether a run of the settings must not start because the server refuses the conditions they
+/// ask for; if so, and given the prefix of the form's ids, the focus goes to the way out.
+pub fn conditions_refused(
+    refused: RwSignal<Option<String>>,
+    settings: &Settings,
+    focus: Option<&str>,
+) -> bool {
+    if refused.with_untracked(Option::is_none) || !settings.asks_for_conditions() {
+        return false;
+    }
+    if let Some(prefix) = focus
+        && let Some(button) =
+            document().get_element_by_id(&format!("{prefix}{USE_SERVER_CONDITIONS}"))
+        && let Ok(button) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(button)
+    {
+        let _ = button.focus();
+    }
+    true
+}
 
 /// The conditions form (`data-testid="conditions"`): task length (`task-length`), model profile
 /// (`profile`), link (`link`, and `rtt-ms`, `up-mbit`, `down-mbit`), API costs (`api-costs`).
@@ -22,11 +45,38 @@ pub fn ConditionsPanel(
     /// True while a run is going: nothing may change under it.
     #[prop(into)]
     locked: Signal<bool>,
+    /// The server's refusal of client-chosen conditions, if it refuses them.
+    #[prop(optional, into)]
+    refused: Signal<Option<String>>,
     /// Prefix of the controls' ids.
     #[prop(optional)]
     id: &'static str,
 ) -> impl IntoView {
     let settings = form.settings;
+    // On a server that refuses client-chosen conditions, conditions that ask for any are said
+    // to be refused before a run is tried, with the way to what the server does take.
+    let refusal = move || {
+        let message = refused.get()?;
+        settings.with(Settings::asks_for_conditions).then(|| {
+            view! {
+                <div class="input-errors" role="alert" data-testid="conditions-refused">
+                    <p>"This server does not take the link or API costs chosen here."</p>
+                    <p class="refusal">{message}</p>
+                    <button
+                        type="button"
+                        id=format!("{id}{USE_SERVER_CONDITIONS}")
+                        data-testid="use-server-conditions"
+                        on:click=move |_| {
+                            form.edit(Field::Link, LinkPreset::Loopback.as_str().to_string());
+                            form.edit(Field::ApiCosts, ApiCosts::Server.as_str().to_string());
+                        }
+                    >
+                        "Use what this server runs: the same machine, its own API costs"
+                    </button>
+                </div>
+            }
+        })
+    };
     // The profiles the server offers, and the one of the settings if it offers no such (kept
     // from another server).
     let profiles = Signal::derive(move || {
@@ -59,8 +109,13 @@ pub fn ConditionsPanel(
     // number typed for it.
     let link_fields = [Field::Link, Field::RttMs, Field::UpMbit, Field::DownMbit];
     let link_note = move || {
-        if let Some(error) = link_fields.into_iter().find_map(|f| form.error(f)) {
-            return error;
+        // Every number in error, not just the first: each is typed in a field of its own.
+        let errors: Vec<String> = link_fields
+            .into_iter()
+            .filter_map(|f| form.error(f))
+            .collect();
+        if !errors.is_empty() {
+            return errors.join(" · ");
         }
         settings.with(|s| match s.conditions() {
             Ok(c) if c.link.is_loopback() => {
@@ -91,6 +146,7 @@ pub fn ConditionsPanel(
     view! {
         <fieldset class="settings conditions" data-testid="conditions" prop:disabled=locked>
             <legend>"Conditions (both legs alike)"</legend>
+            {refusal}
             <FormField
                 form=form
                 field=Field::TaskLength

@@ -239,16 +239,54 @@ pub fn FormField(
 }
 
 /// Where the run would start: the values that keep it from starting, each naming its field and
-/// what it takes (`data-testid="input-errors"`); nothing when there are none.
+/// what it takes (`data-testid="input-errors"`); nothing when there are none. With `elsewhere`,
+/// an error in a field this form does not show (`shows` says which it does: the overview has
+/// no Repetitions) says where the field is and leads there (`input-error-elsewhere`).
 #[component]
-pub fn InputErrors(form: Form) -> impl IntoView {
+pub fn InputErrors(
+    form: Form,
+    /// The fields this form shows (none given: all of them).
+    #[prop(optional)]
+    shows: Option<fn(Field) -> bool>,
+    /// Where the other fields are, and the way there.
+    #[prop(optional)]
+    elsewhere: Option<(&'static str, Callback<()>)>,
+) -> impl IntoView {
     move || {
-        let errors = form.blocking();
+        let errors: Vec<(Field, String)> = form.settings.with(|s| {
+            form.inputs.with(|inputs| {
+                inputs
+                    .blocking(s)
+                    .into_iter()
+                    .map(|e| (e.field, e.to_string()))
+                    .collect()
+            })
+        });
         (!errors.is_empty()).then(|| {
+            let items = errors
+                .into_iter()
+                .map(|(field, error)| {
+                    let away = elsewhere.filter(|_| shows.is_some_and(|shows| !shows(field)));
+                    let lead = away.map(|(place, go)| {
+                        view! {
+                            " "
+                            <button
+                                type="button"
+                                class="link-button"
+                                data-testid="input-error-elsewhere"
+                                on:click=move |_| go.run(())
+                            >
+                                {format!("{} is on the {place}: fix it there", field.label())}
+                            </button>
+                        }
+                    });
+                    view! { <li>{error}{lead}</li> }
+                })
+                .collect_view();
             view! {
                 <div class="input-errors" role="alert" data-testid="input-errors">
                     <p>"Nothing runs until these are fixed:"</p>
-                    <ul>{errors.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ul>
+                    <ul>{items}</ul>
                 </div>
             }
         })

@@ -6,7 +6,7 @@ mod answer;
 mod chart;
 mod chat;
 mod compare;
-mod conditions;
+pub mod conditions;
 mod conversation;
 mod details;
 pub mod field;

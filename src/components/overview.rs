@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use crate::agent::{estimate_run, format_estimate};
 use crate::components::ConditionsPanel;
+use crate::components::conditions::conditions_refused;
 use crate::components::field::InputErrors;
 use crate::conditions::counted;
 use crate::profiles::PROFILES;
@@ -54,6 +55,20 @@ fn estimate_comparison(settings: &Settings) -> Option<f64> {
     })
 }
 
+/// The fields the overview shows (its conditions panel); the others are the Agent tab's.
+fn on_the_overview(field: Field) -> bool {
+    matches!(
+        field,
+        Field::TaskLength
+            | Field::Profile
+            | Field::Link
+            | Field::RttMs
+            | Field::UpMbit
+            | Field::DownMbit
+            | Field::ApiCosts
+    )
+}
+
 /// What is simulated and what is measured, in a line, before the button.
 const SIMULATED: &str = "Simulated: the model, paced by its profile; the network link, \
      emulated by this server; with hosted costs, the API's classifier and engine hop — modelled \
@@ -72,7 +87,11 @@ pub fn Overview() -> impl IntoView {
             Field::Transport,
             TransportChoice::Compare.as_str().to_string(),
         );
-        if !form.check(Some("overview-")) {
+        if !form.check(Some("overview-"))
+            || page.settings.with_untracked(|s| {
+                conditions_refused(page.conditions_refused, s, Some("overview-"))
+            })
+        {
             return;
         }
         page.run_on_open.set_value(true);
@@ -104,6 +123,7 @@ pub fn Overview() -> impl IntoView {
                         page
                             .settings
                             .with(estimate_comparison)
+                            .filter(|_| form.blocking().is_empty())
                             .map(|ms| {
                                 view! {
                                     <span
@@ -117,13 +137,27 @@ pub fn Overview() -> impl IntoView {
                             })
                     }}
                 </button>
-                <InputErrors form=form />
+                <InputErrors
+                    form=form
+                    shows=on_the_overview
+                    elsewhere=("Agent tab", Callback::new(move |()| page.view.set(View::Agent)))
+                />
                 <p class="cta-note" data-testid="intro-what">
-                    {move || page.settings.with(what_it_runs)}
+                    {move || {
+                        // Nothing is described, or estimated, from a value the page did not
+                        // understand: the settings still hold the last good one.
+                        if form.blocking().is_empty() {
+                            page.settings.with(what_it_runs)
+                        } else {
+                            "What runs, and how long it takes, once the fields above are fixed."
+                                .to_string()
+                        }
+                    }}
                 </p>
                 <ConditionsPanel
                     form=form
                     models=page.models
+                    refused=page.conditions_refused
                     locked=Signal::stored(false)
                     id="overview-"
                 />

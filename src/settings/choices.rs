@@ -100,7 +100,20 @@ impl TransportChoice {
         }
     }
 
+    /// Its option in the selector: short enough to be read whole in the settings' column (the
+    /// overview's list of designs says what each does; [`TransportChoice::design`] in full).
     pub fn label(self) -> &'static str {
+        match self {
+            TransportChoice::Ws => "WebSocket",
+            TransportChoice::WsAppend => "WebSocket long-running",
+            TransportChoice::HttpChained => "HTTP chained",
+            TransportChoice::HttpStateless => "HTTP stateless",
+            TransportChoice::Compare => "WebSocket vs HTTP",
+        }
+    }
+
+    /// What the choice runs, in full (an embedded run's summary line).
+    pub fn design(self) -> &'static str {
         match self {
             TransportChoice::Compare => "Compare: WebSocket and HTTP stateless, alternated",
             other => other.mode().map_or("", ContinuationMode::label),

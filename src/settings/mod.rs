@@ -116,7 +116,7 @@ impl Settings {
             TransportChoice::Compare if self.compare_long_running => {
                 "Compare: WebSocket, HTTP stateless and WebSocket long-running, in turn"
             }
-            other => other.label(),
+            other => other.design(),
         };
         let costs = match self.api_costs {
             ApiCosts::Server => "the server's API costs".to_string(),
@@ -140,6 +140,12 @@ impl Settings {
         change(&mut link);
         self.link = LinkPreset::Custom;
         self.custom_link = link;
+    }
+
+    /// Whether a run of these settings asks the server for conditions (a link, API costs): a
+    /// server started without `--allow-client-conditions` refuses it.
+    pub fn asks_for_conditions(&self) -> bool {
+        self.conditions().is_ok_and(|c| !c.pairs().is_empty())
     }
 
     /// The conditions a run asks the server for; the error says why they cannot be asked

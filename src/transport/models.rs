@@ -41,6 +41,21 @@ pub async fn fetch_models(endpoint: &Endpoint) -> Result<Vec<String>, String> {
     parse_models(&reply.text())
 }
 
+/// Whether the server at `endpoint` takes client-chosen conditions: `GET /v1/models` asking for
+/// local API costs (what any run of this page may ask) answers 400 `conditions_not_allowed` on
+/// a server started without `--allow-client-conditions`. `Some(its message)` when it refuses;
+/// `None` when it takes them, or when the answer says nothing either way (a run says the rest).
+pub async fn conditions_refused(endpoint: &Endpoint) -> Option<String> {
+    let endpoint = endpoint.clone().with_query("tether_api_costs", "local");
+    let reply = Http::new(&endpoint).get("/v1/models").await.ok()?;
+    refusal(reply.status, &reply.text())
+}
+
+/// The server's refusal of client-chosen conditions in a reply, if that is what it is.
+fn refusal(status: u16, body: &str) -> Option<String> {
+    (status == 400 && body.contains("conditions_not_allowed")).then(|| error_message(body))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,5 +74,21 @@ mod tests {
                 .unwrap_err()
                 .contains("does not decode")
         );
+    }
+
+    #[test]
+    fn only_the_conditions_error_is_a_refusal() {
+        let refused = r#"{"error":{"message":"This server does not accept client-chosen conditions (tether_api_costs); start it with --allow-client-conditions (cargo xtask run does) or leave them out.","type":"invalid_request_error","param":"tether_api_costs","code":"conditions_not_allowed"}}"#;
+        assert!(
+            refusal(400, refused)
+                .unwrap()
+                .contains("--allow-client-conditions")
+        );
+        assert_eq!(refusal(200, r#"{"data":[]}"#), None);
+        assert_eq!(
+            refusal(400, r#"{"error":{"code":"invalid_value","message":"x"}}"#),
+            None
+        );
+        assert_eq!(refusal(401, "conditions_not_allowed"), None);
     }
 }

@@ -154,14 +154,28 @@ test("a link outside the bounds is refused before anything is sent", async () =>
   await page.close();
 });
 
-test("a server that does not allow client-chosen conditions refuses them, and the page says so", async () => {
+test("a server that does not allow client-chosen conditions: the page says so before a run, and runs what it takes", async () => {
   const bare = await startServer();
   try {
     const page = await browser.newPage();
     await page.goto(bare.url + plain("/?transport=compare&profile=instant&repetitions=1&link=same-region&autorun=1"));
+    // The page asked the server with its model list: nothing is sent that it would refuse.
+    const refused = page.getByTestId("conditions-refused");
+    await refused.waitFor();
+    assert.match(await refused.textContent(), /does not accept client-chosen conditions.*--allow-client-conditions/);
+    await page.waitForTimeout(500);
+    assert.equal(await page.getByTestId("run-status").textContent(), "idle", "the autorun did not start");
+    // Run clicked anyway: nothing starts, and the focus goes to the way out.
+    await page.getByTestId("run").click();
+    await page.waitForTimeout(300);
+    assert.equal(await page.getByTestId("run-status").textContent(), "idle");
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), "use-server-conditions");
+    // What the server runs: the same machine, its own API costs — and then the run goes.
+    await page.getByTestId("use-server-conditions").click();
+    assert.equal(await refused.count(), 0);
+    await page.getByTestId("run").click();
     await waitFinished(page);
-    assert.equal(await page.getByTestId("run-status").textContent(), "failed");
-    assert.match(await page.getByTestId("error").textContent(), /does not accept client-chosen conditions/);
+    assert.equal(await page.getByTestId("run-status").textContent(), "done");
     await page.close();
   } finally {
     await bare.stop();

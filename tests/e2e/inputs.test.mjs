@@ -119,6 +119,40 @@ test("the overview's conditions are checked before its button runs anything", as
   await page.close();
 });
 
+test("on the overview, bad values are not described or estimated, and each link number says its own error", async () => {
+  const { page, sent } = await open("/");
+  await settled(page);
+  assert.match(await page.getByTestId("intro-what").textContent(), /over .*40 ms RTT/);
+  await page.getByTestId("rtt-ms").fill("-5");
+  await page.getByTestId("up-mbit").fill("abc");
+  // The note under the link names both numbers in error, not just the first.
+  const note = await page.getByTestId("link-note").textContent();
+  assert.match(note, /RTT must be .*got "-5"/);
+  assert.match(note, /Up must be .*got "abc"/);
+  // Nothing describes, or estimates, a run of values the page did not understand.
+  assert.doesNotMatch(await page.getByTestId("intro-what").textContent(), /RTT|Mbit/);
+  assert.equal(await page.getByTestId("intro-estimate").count(), 0, "no estimate");
+  await page.getByTestId("rtt-ms").fill("40");
+  await page.getByTestId("up-mbit").fill("20");
+  assert.equal(await page.getByTestId("input-errors").count(), 0);
+  assert.match(await page.getByTestId("intro-estimate").textContent(), /min|s/);
+  assert.deepEqual(sent, []);
+  await page.close();
+});
+
+test("a URL value in error whose field is on the Agent tab leads there from the overview", async () => {
+  const { page, sent } = await open("/?repetitions=99");
+  await settled(page);
+  assert.match(await page.getByTestId("input-errors").textContent(), /The URL's repetitions: Repetitions must be/);
+  const lead = page.getByTestId("input-error-elsewhere");
+  assert.match(await lead.textContent(), /Repetitions is on the Agent tab/);
+  await lead.click();
+  assert.equal(await page.getByTestId("tab-agent").getAttribute("aria-selected"), "true");
+  await assertInvalid(page, "repetitions", /Repetitions must be/);
+  assert.deepEqual(sent, []);
+  await page.close();
+});
+
 /** URL values the page does not understand, each with what its field says of it. */
 const BAD_URLS = [
   ["profile=bogus", "profile", /The URL's profile: Model speed \(profile\) must be one this server offers: .*tether-sim.*; got "bogus"/],
@@ -227,17 +261,24 @@ test("Copy link opens the same settings with the button, and starts nothing", as
   await shared.close();
 });
 
-test("no dropdown option's label is cut on the first screen, at 1280×800 and 390×844", async () => {
-  for (const viewport of [
-    { width: 1280, height: 800 },
-    { width: 390, height: 844 },
+test("no dropdown option's label is cut, on the first screen and the Agent tab, at 1280×800 and 390×844", async () => {
+  for (const [viewport, tab] of [
+    [{ width: 1280, height: 800 }, "overview"],
+    [{ width: 390, height: 844 }, "overview"],
+    [{ width: 1280, height: 800 }, "agent"],
+    [{ width: 390, height: 844 }, "agent"],
   ]) {
     const { page } = await open("/", viewport);
     await settled(page);
+    if (tab === "agent") {
+      await page.getByTestId("tab-agent").click();
+      await page.getByTestId("run").waitFor();
+    }
     const cut = await page.evaluate(() => {
       const canvas = document.createElement("canvas").getContext("2d");
       const found = [];
       for (const select of document.querySelectorAll("select")) {
+        if (select.offsetParent === null) continue; // not shown on this tab
         const style = getComputedStyle(select);
         canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
         // Every option, since any may be chosen: its text, the padding and the arrow.
@@ -249,7 +290,7 @@ test("no dropdown option's label is cut on the first screen, at 1280×800 and 39
       }
       return found;
     });
-    assert.deepEqual(cut, [], `${viewport.width}×${viewport.height}`);
+    assert.deepEqual(cut, [], `${tab}, ${viewport.width}×${viewport.height}`);
     await page.close();
   }
 });
