@@ -41,6 +41,13 @@ test("/docs serves the walkthrough and its three live demos run to done, one at 
   // Every resource the page and its demos ask for exists.
   const missing = [];
   page.on("response", (r) => r.status() === 404 && missing.push(r.url()));
+  // Layout shift through every demo's run: the frames are reserved about their final height.
+  await page.addInitScript(() => {
+    window.__shift = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
+    }).observe({ type: "layout-shift", buffered: true });
+  });
   const response = await page.goto(server.url + "/docs");
   assert.equal(response.status(), 200);
   assert.ok(page.url().endsWith("/docs/"), page.url());
@@ -78,6 +85,8 @@ test("/docs serves the walkthrough and its three live demos run to done, one at 
   const overlapping = await page.evaluate(() => Math.max(...window.__running));
   assert.ok(overlapping <= 1, `${overlapping} demos ran at once`);
   await assertFramesFit(page);
+  const shift = await page.evaluate(() => window.__shift);
+  assert.ok(shift <= 0.05, `the docs page shifted by ${shift.toFixed(3)} (CLS) while its demos ran`);
   // The page says what the number is made of, and claims no number of its own.
   const text = await page.textContent("body");
   assert.match(text, /API overhead/);
