@@ -160,6 +160,8 @@ impl PageContext {
             }
             .base_url(&page_origin);
             choices.set(ModelChoices::Loading);
+            // The last server's refusal is not this one's: asked again with the list.
+            refused.set(None);
             leptos::task::spawn_local(async move {
                 let (loaded, refusal) = match base {
                     Ok(base) => match tether_client::Endpoint::new(&base) {

@@ -82,13 +82,15 @@ pub fn AgentView() -> impl IntoView {
 
     // Nothing starts on a value the page did not understand: the errors are shown at their
     // fields and by the buttons, and Run takes the focus to the first (an autorun just waits).
+    // An embedded run shows no conditions to say a refusal at: it runs, and the server's
+    // refusal is its error (a docs page's demos each end, so the next one starts).
     let refused = page.conditions_refused;
     let start = move |by_user: bool| {
         if !form.check(by_user.then_some("")) {
             return;
         }
         let current = settings.get_untracked();
-        if conditions_refused(refused, &current, by_user.then_some("")) {
+        if !embed && conditions_refused(refused, &current, by_user.then_some("")) {
             return;
         }
         let started = session.with_value(|s| s.start(current, &origin.get_value()));

@@ -177,6 +177,14 @@ test("a server that does not allow client-chosen conditions: the page says so be
     await waitFinished(page);
     assert.equal(await page.getByTestId("run-status").textContent(), "done");
     await page.close();
+    // Embedded (a docs page's demo) there are no conditions to say it at: the run goes, and
+    // ends failed with the server's message, so a page waiting for it goes on.
+    const embedded = await browser.newPage();
+    await embedded.goto(bare.url + plain("/?embed=1&transport=compare&profile=instant&repetitions=1&link=same-region&autorun=1"));
+    await waitFinished(embedded);
+    assert.equal(await embedded.getByTestId("run-status").textContent(), "failed");
+    assert.match(await embedded.getByTestId("error").textContent(), /does not accept client-chosen conditions/);
+    await embedded.close();
   } finally {
     await bare.stop();
   }
