@@ -29,10 +29,12 @@ pub fn format_duration(ms: impl Into<Option<f64>>, precision: Precision) -> Stri
     match precision {
         Precision::WholeMs => format!("{ms:.0} ms"),
         Precision::TenthMs => format!("{ms:.1} ms"),
+        // Each bound where the size's own rounding would carry into the next (999.6 ms is
+        // "1.00 s", not "1000 ms").
         Precision::BySize if ms < 1.0 => format!("{ms:.2} ms"),
         Precision::BySize if ms < 100.0 => format!("{ms:.1} ms"),
-        Precision::BySize if ms < 1_000.0 => format!("{ms:.0} ms"),
-        Precision::BySize if ms < 10_000.0 => format!("{:.2} s", ms / 1000.0),
+        Precision::BySize if ms < 999.5 => format!("{ms:.0} ms"),
+        Precision::BySize if ms < 9_995.0 => format!("{:.2} s", ms / 1000.0),
         Precision::BySize => format!("{:.1} s", ms / 1000.0),
         Precision::Seconds => format!("{:.2} s", ms / 1000.0),
     }
@@ -56,7 +58,11 @@ pub fn format_range(low: f64, high: f64) -> String {
     // range of `1.2–1.2 s` would hide the very spread it is there to show.
     let mut digits = 2;
     while low_text == high_text && low != high && digits <= 4 {
-        (low_text, high_text) = (finer(low, digits), finer(high, digits));
+        let (finer_low, finer_high) = (finer(low, digits), finer(high, digits));
+        // Digits that still do not tell the ends apart are noise: keep the plain text.
+        if finer_low != finer_high {
+            (low_text, high_text) = (finer_low, finer_high);
+        }
         digits += 1;
     }
     let (low, high) = (low_text, high_text);
@@ -92,6 +98,7 @@ mod tests {
         // Ends that print alike get more digits; equal ends stay as they are.
         assert_eq!(format_range(1_210.0, 1_240.0), "1.21–1.24 s");
         assert_eq!(format_range(1_200.0, 1_200.4), "1.2000–1.2004 s");
+        assert_eq!(format_range(1_200.0, 1_200.01), "1.2–1.2 s");
         assert_eq!(format_range(1_200.0, 1_200.0), "1.2–1.2 s");
         assert_eq!(format_range(812.2, 812.4), "812.2–812.4 ms");
     }
@@ -116,7 +123,9 @@ mod tests {
         assert_eq!(format_duration(99.9, Precision::BySize), "99.9 ms");
         assert_eq!(format_duration(999.0, Precision::BySize), "999 ms");
         assert_eq!(format_duration(2_873.0, Precision::BySize), "2.87 s");
-        assert_eq!(format_duration(9_999.0, Precision::BySize), "10.00 s");
+        assert_eq!(format_duration(999.6, Precision::BySize), "1.00 s");
+        assert_eq!(format_duration(9_994.0, Precision::BySize), "9.99 s");
+        assert_eq!(format_duration(9_999.0, Precision::BySize), "10.0 s");
         assert_eq!(format_duration(37_501.0, Precision::BySize), "37.5 s");
         assert_eq!(format_duration(100.0, Precision::BySize), "100 ms");
         assert_eq!(format_duration(812_000.4, Precision::BySize), "812.0 s");

@@ -406,6 +406,40 @@ mod tests {
     }
 
     #[test]
+    fn a_point_is_the_measured_time_with_the_modelled_waits_left_out() {
+        use crate::agent::ServerTimings;
+        // End to end HTTP took 150 ms against 100, but 60 and 10 of them were modelled: what
+        // was measured is 90 ms on both sides, a saving of 0, not 33 %.
+        let timed = |mode, total: f64, modelled: f64| {
+            let mut turn = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+            turn.completed_at = Some(total);
+            let us = |ms: f64| (ms * 1000.0) as u64;
+            turn.server = ServerTimings::parse(&serde_json::json!({"path": "x", "stages": {},
+                "modelled": {"classify_us": us(modelled)}, "api_us": us(modelled),
+                "engine": {"queue_us": 0, "prefill_us": 0, "decode_us": 0,
+                           "service_total_us": 0, "service_ttft_us": 0, "iapi_ttft_us": 0,
+                           "iapi_total_us": 0}}));
+            let run = AgentRun {
+                status: RunStatus::Done,
+                turns: vec![turn],
+                ..AgentRun::default()
+            };
+            LegSummary::of(mode, 1, &run)
+        };
+        let mut sweep = Comparison::sweep(&["spark"]);
+        sweep.update(timed(WS, 100.0, 10.0));
+        sweep.update(timed(HTTP, 150.0, 60.0));
+        let point = &sweep_points(&sweep)[0];
+        assert!(point.saving.unwrap().abs() < 1e-9, "{:?}", point.saving);
+        assert_eq!(
+            describe_sweep(&sweep).unwrap(),
+            "WebSocket mode's saving over HTTP stateless measured on this machine (the modelled \
+             hosted costs left out, as in the comparison's headline), one pair a point: +0 % (1 \
+             pair: no spread to judge by) at 1,000 tokens/s (spark)."
+        );
+    }
+
+    #[test]
     fn a_point_of_several_pairs_has_a_spread_and_a_verdict_only_when_its_legs_separate() {
         let profiles = sweep_profiles(&["flagship", "spark"], 3);
         assert_eq!(

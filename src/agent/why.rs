@@ -316,13 +316,15 @@ mod tests {
     const HTTP: ContinuationMode = COMPARE_HTTP_MODE;
 
     /// What one leg of one turn did: `api` ms of API time (`modelled` of them the modelled
-    /// classifier), `engine` ms of decoding, `network` ms left on the way, `sent` bytes up.
+    /// classifier), `engine` ms of decoding, `network` ms left on the way (`link` of them the
+    /// emulated link's, as the server reports it), `sent` bytes up.
     #[derive(Clone, Copy)]
     struct Did {
         api: f64,
         modelled: f64,
         engine: f64,
         network: f64,
+        link: f64,
         sent: u64,
     }
 
@@ -332,6 +334,7 @@ mod tests {
             modelled: 0.0,
             engine,
             network,
+            link: 0.0,
             sent,
         }
     }
@@ -348,14 +351,19 @@ mod tests {
         turn.input_tokens = 100_000;
         let us = |ms: f64| (ms * 1000.0) as u64;
         let reused = if mode == WS { 97_000 } else { 0 };
-        turn.server = ServerTimings::parse(&json!({"path": "x", "stages": {},
+        let mut summary = json!({"path": "x", "stages": {},
             "modelled": {"classify_us": us(d.modelled)},
             "api_us": us(d.api),
             "engine": {"queue_us": 0, "prefill_us": 0, "decode_us": us(d.engine),
                        "service_total_us": 0, "service_ttft_us": 0, "iapi_ttft_us": 0,
                        "iapi_total_us": us(d.engine)},
             "tokens": {"input": 100_000, "cached": 0, "reused_by_connection": reused},
-            "conditions": conditions}));
+            "conditions": conditions});
+        if d.link > 0.0 {
+            summary["link"] = json!({"up_bytes": d.sent, "up_us": us(d.link), "down_bytes": 0,
+                                     "down_us": 0});
+        }
+        turn.server = ServerTimings::parse(&summary);
         let run = AgentRun {
             status: RunStatus::Done,
             turns: vec![turn],
@@ -402,17 +410,25 @@ mod tests {
     fn an_upload_over_a_slow_link_is_named_with_its_bytes_and_the_round_trips_are_both_legs() {
         let uplink = json!({"rtt_ms": 40, "up_mbit": 20, "down_mbit": 100, "api_costs": "local",
                             "model": "spark", "tokens_per_second": 1000.0});
+        // Of the time on the way, the link the server emulated took 100 ms over WebSocket and
+        // 3.0 s over HTTP; frame delivery and loopback the rest.
         let c = compared(
-            did(40.0, 18_000.0, 2_000.0, 400_000),
-            did(500.0, 18_000.0, 5_700.0, 9_800_000),
+            Did {
+                link: 100.0,
+                ..did(40.0, 18_000.0, 2_000.0, 400_000)
+            },
+            Did {
+                link: 3_000.0,
+                ..did(500.0, 18_000.0, 5_700.0, 9_800_000)
+            },
             uplink,
         );
         assert_eq!(
             explain_why(&c, WS).unwrap(),
             "Measured on this machine, WebSocket saved 4.2 s of 24.2 s a run (17 %) because HTTP \
              sent 9.8 MB up a 20 Mbit/s link — the whole conversation every turn — against 400 kB \
-             over WebSocket: +3.7 s in frame delivery and loopback; the model and the tools are 90 % of WebSocket's \
-             run. Both transports wait for the link's 40 ms round trip on every turn (1 turn: \
+             over WebSocket: +2.9 s on the link, +800 ms in frame delivery and loopback; the \
+             model and the tools are 90 % of WebSocket's run. Both transports wait for the link's 40 ms round trip on every turn (1 turn: \
              40.0 ms a run, the same on both sides): a longer round trip adds as much to each, \
              which lowers the ratio but not the saving."
         );

@@ -70,10 +70,13 @@ test("/docs serves the walkthrough and its three live demos run to done, one at 
   }, DEMOS);
   assert.equal(await page.locator('[data-testid="demo-pays"]').getAttribute("src"), null, "the last one waits");
   await frameDone(page, "demo-ws");
+  // Each next demo is watched where it runs, as a reader would: its shifts are in view.
+  await page.getByTestId("demo-compare").scrollIntoViewIfNeeded();
   const compare = await frameDone(page, "demo-compare");
   const speedup = await compare.getByTestId("speedup").textContent();
   assert.ok(parseFloat(speedup) > 0, speedup);
   assert.match(await compare.getByTestId("speedup-explained").textContent(), /API overhead/);
+  await page.getByTestId("demo-pays").scrollIntoViewIfNeeded();
   const pays = await frameDone(page, "demo-pays", 240_000);
   assert.match(await pays.getByTestId("speedup").textContent(), /^\d+\.\d\d×$/);
   assert.ok((await pays.getByTestId("speedup-why").textContent()).length > 40);
