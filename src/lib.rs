@@ -27,7 +27,7 @@ use crate::components::field::Form;
 use crate::components::{AgentView, ChatView, Overview};
 use crate::settings::{Inputs, ModelChoices, Settings, UrlProfile};
 use crate::storage::{Kept, Restored};
-use crate::transport::models::{conditions_refused, fetch_models};
+use crate::transport::models::{CONDITIONS_REFUSED, fetch_models};
 use tether_sandbox::Vfs;
 
 /// What the page was opened with, shared by its views.
@@ -166,14 +166,16 @@ impl PageContext {
                 let (loaded, refusal) = match base {
                     Ok(base) => match tether_client::Endpoint::new(&base) {
                         Ok(endpoint) => {
-                            let endpoint = endpoint.with_api_key(api_key.trim());
-                            let loaded = fetch_models(&endpoint).await;
-                            // Asked before the list is set: an autorun waits for the list.
-                            let refusal = match loaded {
-                                Ok(_) => conditions_refused(&endpoint).await,
-                                Err(_) => None,
-                            };
-                            (loaded, refusal)
+                            match fetch_models(&endpoint.with_api_key(api_key.trim())).await {
+                                // Said with the list (an autorun waits for the list).
+                                Ok(models) => (
+                                    Ok(models.ids),
+                                    models
+                                        .conditions_refused
+                                        .then(|| CONDITIONS_REFUSED.to_string()),
+                                ),
+                                Err(error) => (Err(error), None),
+                            }
                         }
                         Err(error) => (Err(error.to_string()), None),
                     },

@@ -207,6 +207,12 @@ async fn a_server_refuses_client_chosen_conditions_unless_it_allows_them() {
             .contains("--allow-client-conditions"),
         "{error}"
     );
+    // The model list says so beforehand, without asking for any.
+    raw.send(b"GET /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await;
+    let listed = raw.reply().await;
+    assert_eq!(listed.status, 200);
+    assert_eq!(listed.header("x-tether-client-conditions"), Some("refused"));
     // As a header too, and on any API route; the connection stays usable.
     raw.send(b"GET /v1/models HTTP/1.1\r\nHost: localhost\r\nx-tether-api-costs: hosted\r\n\r\n")
         .await;
@@ -235,6 +241,12 @@ async fn a_server_refuses_client_chosen_conditions_unless_it_allows_them() {
 async fn conditions_out_of_bounds_are_refused_before_anything_runs() {
     let server = allowing().await;
     let mut raw = Raw::connect(&server).await;
+    raw.send(b"GET /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await;
+    assert_eq!(
+        raw.reply().await.header("x-tether-client-conditions"),
+        Some("allowed")
+    );
     for (query, param) in [
         ("?tether_rtt_ms=5000", "tether_rtt_ms"),
         ("?tether_up_mbit=0.001", "tether_up_mbit"),

@@ -1,5 +1,6 @@
 //! `GET /v1/models`: the model profiles the server offers, for the settings' profile selector,
-//! asked with `tether-client`'s [`Http`].
+//! and whether it takes client-chosen conditions (Tether's `x-tether-client-conditions`), asked
+//! with `tether-client`'s [`Http`].
 
 use serde::Deserialize;
 use tether_client::error::error_message;
@@ -25,8 +26,25 @@ pub fn parse_models(body: &str) -> Result<Vec<String>, String> {
     Ok(list.data.into_iter().map(|m| m.id).collect())
 }
 
+/// What a Tether server says, on its model list, of client-chosen conditions: refused
+/// (`x-tether-client-conditions: refused`, started without `--allow-client-conditions`).
+pub const CONDITIONS_REFUSED: &str = "This server does not accept client-chosen conditions: it \
+     was started without --allow-client-conditions (cargo xtask run passes it).";
+
+/// A server's model list, and whether it refuses client-chosen conditions (a server that does
+/// not say — not Tether's — is taken to accept them; a run then says otherwise).
+pub struct Models {
+    pub ids: Vec<String>,
+    pub conditions_refused: bool,
+}
+
+/// Whether a model list's answer says the server refuses client-chosen conditions.
+fn refuses_conditions(header: Option<&str>) -> bool {
+    header.is_some_and(|value| value.trim().eq_ignore_ascii_case("refused"))
+}
+
 /// Fetches the model ids of the server at `endpoint`.
-pub async fn fetch_models(endpoint: &Endpoint) -> Result<Vec<String>, String> {
+pub async fn fetch_models(endpoint: &Endpoint) -> Result<Models, String> {
     let reply = Http::new(endpoint)
         .get("/v1/models")
         .await
@@ -38,22 +56,10 @@ pub async fn fetch_models(endpoint: &Endpoint) -> Result<Vec<String>, String> {
             error_message(&reply.text())
         ));
     }
-    parse_models(&reply.text())
-}
-
-/// Whether the server at `endpoint` takes client-chosen conditions: `GET /v1/models` asking for
-/// local API costs (what any run of this page may ask) answers 400 `conditions_not_allowed` on
-/// a server started without `--allow-client-conditions`. `Some(its message)` when it refuses;
-/// `None` when it takes them, or when the answer says nothing either way (a run says the rest).
-pub async fn conditions_refused(endpoint: &Endpoint) -> Option<String> {
-    let endpoint = endpoint.clone().with_query("tether_api_costs", "local");
-    let reply = Http::new(&endpoint).get("/v1/models").await.ok()?;
-    refusal(reply.status, &reply.text())
-}
-
-/// The server's refusal of client-chosen conditions in a reply, if that is what it is.
-fn refusal(status: u16, body: &str) -> Option<String> {
-    (status == 400 && body.contains("conditions_not_allowed")).then(|| error_message(body))
+    Ok(Models {
+        ids: parse_models(&reply.text())?,
+        conditions_refused: refuses_conditions(reply.header("x-tether-client-conditions")),
+    })
 }
 
 #[cfg(test)]
@@ -77,18 +83,12 @@ mod tests {
     }
 
     #[test]
-    fn only_the_conditions_error_is_a_refusal() {
-        let refused = r#"{"error":{"message":"This server does not accept client-chosen conditions (tether_api_costs); start it with --allow-client-conditions (cargo xtask run does) or leave them out.","type":"invalid_request_error","param":"tether_api_costs","code":"conditions_not_allowed"}}"#;
+    fn only_a_refused_header_refuses_conditions() {
+        assert!(refuses_conditions(Some("refused")));
+        assert!(!refuses_conditions(Some("allowed")));
         assert!(
-            refusal(400, refused)
-                .unwrap()
-                .contains("--allow-client-conditions")
+            !refuses_conditions(None),
+            "a server that does not say is not refused"
         );
-        assert_eq!(refusal(200, r#"{"data":[]}"#), None);
-        assert_eq!(
-            refusal(400, r#"{"error":{"code":"invalid_value","message":"x"}}"#),
-            None
-        );
-        assert_eq!(refusal(401, "conditions_not_allowed"), None);
     }
 }

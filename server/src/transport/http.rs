@@ -313,5 +313,15 @@ pub async fn models(State(state): State<AppState>) -> HttpResponse {
     let etag = server_headers::models_etag(&state);
     let mut reply = Json(json!({"object": "list", "data": data})).into_response();
     reply.headers_mut().insert(axum::http::header::ETAG, etag);
+    // Whether a client may ask for conditions (the playground says so before a run rather than
+    // after a 400).
+    reply.headers_mut().insert(
+        server_headers::CLIENT_CONDITIONS,
+        axum::http::HeaderValue::from_static(if state.allow_client_conditions {
+            "allowed"
+        } else {
+            "refused"
+        }),
+    );
     reply
 }

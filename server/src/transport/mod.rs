@@ -122,8 +122,15 @@ pub fn router(state: AppState, static_dir: &Path) -> Router {
                 ])
                 // Mirrored, not `*`: a wildcard does not cover `Authorization` (Fetch spec).
                 .allow_headers(tower_http::cors::AllowHeaders::mirror_request())
-                // A page may read where its project stands with the rate limits, and a 429's wait.
-                .expose_headers(rate_limit::HEADERS.map(axum::http::HeaderName::from_static))
+                // A page may read where its project stands with the rate limits, and a 429's
+                // wait; and whether this server takes the conditions it would ask for.
+                .expose_headers(
+                    rate_limit::HEADERS
+                        .map(axum::http::HeaderName::from_static)
+                        .into_iter()
+                        .chain([server_headers::CLIENT_CONDITIONS])
+                        .collect::<Vec<_>>(),
+                )
                 .max_age(std::time::Duration::from_secs(600)),
         )
         .with_state(state)

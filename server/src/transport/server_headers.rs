@@ -21,6 +21,9 @@ pub const OPENAI_MODEL: HeaderName = HeaderName::from_static("openai-model");
 pub const MODELS_ETAG: HeaderName = HeaderName::from_static("x-models-etag");
 /// Present: `usage.input_tokens` already counts the reasoning items of the context.
 pub const REASONING_INCLUDED: HeaderName = HeaderName::from_static("x-reasoning-included");
+/// On `GET /v1/models`: whether a client may choose an emulated link and the API costs
+/// (`allowed`, with `--allow-client-conditions`) or not (`refused`): Tether's own.
+pub const CLIENT_CONDITIONS: HeaderName = HeaderName::from_static("x-tether-client-conditions");
 /// The largest WebSocket message the connection accepts, in bytes.
 pub const MAX_MESSAGE_BYTES: HeaderName =
     HeaderName::from_static("x-codex-websocket-max-message-bytes");
