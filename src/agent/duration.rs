@@ -53,25 +53,37 @@ pub fn format_span(ms: f64) -> String {
 /// `10.9–11.6 s`, `100–140 ms`, `812 ms–1.2 s`: a range of times, the unit said once when both
 /// ends share it.
 pub fn format_range(low: f64, high: f64) -> String {
-    let (mut low_text, mut high_text) = (format_span(low), format_span(high));
-    // Ends that differ but print alike get the digits that tell them apart (down to 0.1 ms): a
-    // range of `1.2–1.2 s` would hide the very spread it is there to show.
-    let mut digits = 2;
-    while low_text == high_text && low != high && digits <= 4 {
-        let (finer_low, finer_high) = (finer(low, digits), finer(high, digits));
-        // Digits that still do not tell the ends apart are noise: keep the plain text.
-        if finer_low != finer_high {
-            (low_text, high_text) = (finer_low, finer_high);
+    let [range] = format_ranges([(low, high)]);
+    range
+}
+
+/// Ranges said side by side, with the same digits: those that tell apart the ends of every range
+/// that has two (down to 0.1 ms) — `1.150–1.180 s` beside `1.186–1.188 s`, not `1.1–1.2 s` —,
+/// since a range that prints `1.2–1.2 s` would hide the very spread it is there to show.
+pub fn format_ranges<const N: usize>(ranges: [(f64, f64); N]) -> [String; N] {
+    let at = |digits: usize, ms: f64| {
+        if digits < 2 {
+            format_span(ms)
+        } else {
+            finer(ms, digits)
         }
-        digits += 1;
-    }
-    let (low, high) = (low_text, high_text);
-    match (low.rsplit_once(' '), high.rsplit_once(' ')) {
-        (Some((number, unit)), Some((_, high_unit))) if unit == high_unit => {
-            format!("{number}–{high}")
+    };
+    let apart = |digits: usize| {
+        ranges
+            .iter()
+            .all(|(low, high)| low == high || at(digits, *low) != at(digits, *high))
+    };
+    // Digits that still do not tell the ends apart are noise: keep the plain text.
+    let digits = (1..=4).find(|d| apart(*d)).unwrap_or(1);
+    ranges.map(|(low, high)| {
+        let (low, high) = (at(digits, low), at(digits, high));
+        match (low.rsplit_once(' '), high.rsplit_once(' ')) {
+            (Some((number, unit)), Some((_, high_unit))) if unit == high_unit => {
+                format!("{number}–{high}")
+            }
+            _ => format!("{low}–{high}"),
         }
-        _ => format!("{low}–{high}"),
-    }
+    })
 }
 
 /// `ms` with `digits` decimals of seconds from a second up, one fewer of milliseconds below.
@@ -99,6 +111,15 @@ mod tests {
         assert_eq!(format_range(1_210.0, 1_240.0), "1.21–1.24 s");
         assert_eq!(format_range(1_200.0, 1_200.4), "1.2000–1.2004 s");
         assert_eq!(format_range(1_200.0, 1_200.01), "1.2–1.2 s");
+        // Side by side, the same digits for both.
+        assert_eq!(
+            format_ranges([(1_150.0, 1_180.0), (1_186.0, 1_188.0)]),
+            ["1.150–1.180 s", "1.186–1.188 s"]
+        );
+        assert_eq!(
+            format_ranges([(10_900.0, 11_600.0), (15_300.0, 17_700.0)]),
+            ["10.9–11.6 s", "15.3–17.7 s"]
+        );
         assert_eq!(format_range(1_200.0, 1_200.0), "1.2–1.2 s");
         assert_eq!(format_range(812.2, 812.4), "812.2–812.4 ms");
     }

@@ -193,8 +193,13 @@ pub fn describe_sweep(c: &Comparison) -> Option<String> {
 
 /// `+21 %`, `−3 %`.
 pub fn signed_percent(share: f64) -> String {
-    let sign = if share < 0.0 { '−' } else { '+' };
-    format!("{sign}{:.0} %", (share * 100.0).abs())
+    // The sign of what is shown: a saving that rounds to nothing is "0 %", not "−0 %".
+    let shown = (share * 100.0).round();
+    if shown == 0.0 {
+        return "0 %".to_string();
+    }
+    let sign = if shown < 0.0 { '−' } else { '+' };
+    format!("{sign}{:.0} %", shown.abs())
 }
 
 /// `at 1,000 tokens/s (spark)`, `with no model time (instant)`.
@@ -403,6 +408,7 @@ mod tests {
         assert_eq!(sweep_points(&sweep)[1].verdict, Some(Verdict::Noise));
         assert_eq!(describe_sweep(&Comparison::sweep(&["spark"])), None);
         assert_eq!(signed_percent(-0.031), "−3 %");
+        assert_eq!(signed_percent(-0.003), "0 %");
     }
 
     #[test]
@@ -434,7 +440,7 @@ mod tests {
         assert_eq!(
             describe_sweep(&sweep).unwrap(),
             "WebSocket mode's saving over HTTP stateless measured on this machine (the modelled \
-             hosted costs left out, as in the comparison's headline), one pair a point: +0 % (1 \
+             hosted costs left out, as in the comparison's headline), one pair a point: 0 % (1 \
              pair: no spread to judge by) at 1,000 tokens/s (spark)."
         );
     }

@@ -19,7 +19,7 @@
 
 use crate::agent::breakdown::Part;
 use crate::agent::compare::{COMPARE_HTTP_MODE, Comparison, LegSummary, format_speedup};
-use crate::agent::duration::{format_range, format_span};
+use crate::agent::duration::{format_ranges, format_span};
 use crate::agent::stats::Spread;
 use crate::agent::{ContinuationMode, RunStatus};
 
@@ -93,19 +93,16 @@ impl Ratio {
             if self.ws.n < 2 {
                 "1 repetition: no spread to judge by".to_string()
             } else {
-                format!(
-                    "the legs' ranges overlap: {ws_name} {}, HTTP {}",
-                    range(&self.ws),
-                    range(&self.http)
-                )
+                let [ws, http] = ranges(&self.ws, &self.http);
+                format!("the legs' ranges overlap: {ws_name} {ws}, HTTP {http}")
             }
         })
     }
 }
 
-/// `10.9–11.6 s`.
-fn range(spread: &Spread) -> String {
-    format_range(spread.min, spread.max)
+/// `10.9–11.6 s` and `15.3–17.7 s`: both legs' ranges, with the same digits.
+fn ranges(ws: &Spread, http: &Spread) -> [String; 2] {
+    format_ranges([(ws.min, ws.max), (http.min, http.max)])
 }
 
 /// A comparison's result against HTTP stateless for one WebSocket design.
@@ -173,11 +170,10 @@ impl Speedup {
         let ranges = match lead.noise(ws_name) {
             Some(_) if n < 2 => basis,
             Some(overlap) => format!("{basis}; {overlap}"),
-            None => format!(
-                "{basis}; every {ws_name} run {}, every HTTP run {}",
-                range(&lead.ws),
-                range(&lead.http)
-            ),
+            None => {
+                let [ws, http] = ranges(&lead.ws, &lead.http);
+                format!("{basis}; every {ws_name} run {ws}, every HTTP run {http}")
+            }
         };
         let speedup = format_speedup(lead.median);
         let saved = lead.saved_ms();

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use super::field::{Control, Form, FormField};
+use super::field::{Control, Form, FormField, focus_field_when_shown};
 use crate::conditions::{ApiCosts, LinkPreset};
 use crate::profiles::{profile, short_label};
 use crate::settings::{Field, ModelChoices, Settings, TaskLength};
@@ -69,6 +69,8 @@ pub fn ConditionsPanel(
                         on:click=move |_| {
                             form.edit(Field::Link, LinkPreset::Loopback.as_str().to_string());
                             form.edit(Field::ApiCosts, ApiCosts::Server.as_str().to_string());
+                            // The button goes with the refusal: the focus to what it changed.
+                            focus_field_when_shown(id, Field::Link);
                         }
                     >
                         "Use what this server runs: the same machine, its own API costs"

@@ -85,6 +85,27 @@ impl Form {
     }
 }
 
+/// Takes the focus to `field`'s control in the form whose ids start with `prefix` (which scrolls
+/// it into view) as soon as it is on the page — a view just switched to mounts on its next
+/// frames, or once its module has loaded —, trying for about two seconds.
+pub fn focus_field_when_shown(prefix: &'static str, field: Field) {
+    fn attempt(id: String, left: u32) {
+        if let Some(control) = document().get_element_by_id(&id)
+            && let Ok(control) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(control)
+        {
+            let _ = control.focus();
+            return;
+        }
+        if left > 0 {
+            set_timeout(
+                move || attempt(id, left - 1),
+                std::time::Duration::from_millis(50),
+            );
+        }
+    }
+    attempt(format!("{prefix}setting-{}", field.testid()), 40);
+}
+
 /// What the control is.
 #[derive(Clone)]
 pub enum Control {
@@ -248,9 +269,9 @@ pub fn InputErrors(
     /// The fields this form shows (none given: all of them).
     #[prop(optional)]
     shows: Option<fn(Field) -> bool>,
-    /// Where the other fields are, and the way there.
+    /// Where the other fields are, and the way there (to the field given).
     #[prop(optional)]
-    elsewhere: Option<(&'static str, Callback<()>)>,
+    elsewhere: Option<(&'static str, Callback<Field>)>,
 ) -> impl IntoView {
     move || {
         let errors: Vec<(Field, String)> = form.settings.with(|s| {
@@ -269,12 +290,12 @@ pub fn InputErrors(
                     let away = elsewhere.filter(|_| shows.is_some_and(|shows| !shows(field)));
                     let lead = away.map(|(place, go)| {
                         view! {
-                            " "
+                            ". "
                             <button
                                 type="button"
                                 class="link-button"
                                 data-testid="input-error-elsewhere"
-                                on:click=move |_| go.run(())
+                                on:click=move |_| go.run(field)
                             >
                                 {format!("{} is on the {place}: fix it there", field.label())}
                             </button>

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use crate::agent::{estimate_run, format_estimate};
 use crate::components::ConditionsPanel;
 use crate::components::conditions::conditions_refused;
-use crate::components::field::InputErrors;
+use crate::components::field::{InputErrors, focus_field_when_shown};
 use crate::conditions::counted;
 use crate::profiles::PROFILES;
 use crate::settings::{Field, Settings, TaskLength, TransportChoice};
@@ -81,6 +81,10 @@ pub fn Overview() -> impl IntoView {
     let page = use_context::<PageContext>().unwrap_or_else(PageContext::standalone);
     // The same settings as the Agent tab's: a condition chosen here is chosen there.
     let form = page.form();
+    // The server refuses the conditions these settings ask for.
+    let refused = page.conditions_refused;
+    let refused_here =
+        move || refused.with(Option::is_some) && page.settings.with(Settings::asks_for_conditions);
     let compare = move |_| {
         // The button compares, whatever the Agent tab's transport (or the URL's) says.
         form.edit(
@@ -123,7 +127,7 @@ pub fn Overview() -> impl IntoView {
                         page
                             .settings
                             .with(estimate_comparison)
-                            .filter(|_| form.blocking().is_empty())
+                            .filter(|_| form.blocking().is_empty() && !refused_here())
                             .map(|ms| {
                                 view! {
                                     <span
@@ -140,17 +144,27 @@ pub fn Overview() -> impl IntoView {
                 <InputErrors
                     form=form
                     shows=on_the_overview
-                    elsewhere=("Agent tab", Callback::new(move |()| page.view.set(View::Agent)))
+                    elsewhere=(
+                        "Agent tab",
+                        Callback::new(move |field| {
+                            page.view.set(View::Agent);
+                            focus_field_when_shown("", field);
+                        }),
+                    )
                 />
                 <p class="cta-note" data-testid="intro-what">
                     {move || {
                         // Nothing is described, or estimated, from a value the page did not
                         // understand: the settings still hold the last good one.
-                        if form.blocking().is_empty() {
-                            page.settings.with(what_it_runs)
-                        } else {
-                            "What runs, and how long it takes, once the fields above are fixed."
+                        if !form.blocking().is_empty() {
+                            "What runs, and how long it takes, once the fields below are fixed."
                                 .to_string()
+                        } else if refused_here() {
+                            "This server does not take the link or API costs chosen below: \
+                             choose what it runs there."
+                                .to_string()
+                        } else {
+                            page.settings.with(what_it_runs)
                         }
                     }}
                 </p>

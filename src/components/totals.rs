@@ -16,18 +16,22 @@ pub(crate) fn rate(value: Option<f64>) -> String {
     value.map_or_else(|| "–".to_string(), |v| format!("{v:.0}"))
 }
 
-/// `1,920 (94%)`: the engine's prompt-cache hits and their share of the input.
+/// `1,920 (94 %)`: the engine's prompt-cache hits and their share of the input.
 pub(crate) fn cached(tokens: u64, input: u64) -> String {
+    let count = crate::conditions::thousands(tokens as f64);
     if input > 0 {
-        format!("{tokens} ({:.0}%)", tokens as f64 * 100.0 / input as f64)
+        format!("{count} ({:.0} %)", tokens as f64 * 100.0 / input as f64)
     } else {
-        tokens.to_string()
+        count
     }
 }
 
 /// `1,990`, or `–` when no turn reported it.
 pub(crate) fn reused(tokens: Option<u64>) -> String {
-    tokens.map_or_else(|| "–".to_string(), |n| n.to_string())
+    tokens.map_or_else(
+        || "–".to_string(),
+        |n| crate::conditions::thousands(n as f64),
+    )
 }
 
 /// The totals of `run` as a definition list (`data-testid="totals"`).

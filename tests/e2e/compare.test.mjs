@@ -101,7 +101,7 @@ test("compare mode alternates the legs, shows both side by side and explains the
   assert.match(await page.getByTestId("compare-per-event").textContent(), /µs.*µs/);
   // The connection cache reuses tokens over WebSocket only; the engine cache counts on both.
   const reused = await page.getByTestId("compare-reused").locator("td").allTextContents();
-  assert.ok(Number(reused[0]) > 0 && reused[1] === "0", `reused: ${reused}`);
+  assert.ok(Number(reused[0].replace(/,/g, "")) > 0 && reused[1] === "0", `reused: ${reused}`);
   assert.match(await page.getByTestId("speedup-explained").textContent(), /API overhead [+−]/);
   assert.ok((await page.getByTestId("speedup-why").textContent()).length > 40);
   // The chart of both legs, a bar per turn.

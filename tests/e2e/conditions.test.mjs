@@ -173,10 +173,23 @@ test("a server that does not allow client-chosen conditions: the page says so be
     // What the server runs: the same machine, its own API costs — and then the run goes.
     await page.getByTestId("use-server-conditions").click();
     assert.equal(await refused.count(), 0);
+    await page.waitForFunction(() => document.activeElement?.dataset.testid === "link");
     await page.getByTestId("run").click();
     await waitFinished(page);
     assert.equal(await page.getByTestId("run-status").textContent(), "done");
     await page.close();
+    // The overview's default conditions ask for a link and hosted costs: its button neither
+    // describes nor estimates a run this server would refuse.
+    const overview = await browser.newPage();
+    await overview.goto(bare.url + "/");
+    await overview.getByTestId("conditions-refused").waitFor();
+    assert.match(await overview.getByTestId("intro-what").textContent(), /does not take the link or API costs/);
+    assert.equal(await overview.getByTestId("intro-estimate").count(), 0);
+    await overview.getByTestId("intro-compare").click();
+    await overview.waitForTimeout(300);
+    assert.equal(await overview.getByTestId("tab-overview").getAttribute("aria-selected"), "true", "still here");
+    assert.equal(await overview.evaluate(() => document.activeElement?.dataset.testid), "use-server-conditions");
+    await overview.close();
     // Embedded (a docs page's demo) there are no conditions to say it at: the run goes, and
     // ends failed with the server's message, so a page waiting for it goes on.
     const embedded = await browser.newPage();

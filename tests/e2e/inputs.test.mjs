@@ -148,6 +148,8 @@ test("a URL value in error whose field is on the Agent tab leads there from the 
   assert.match(await lead.textContent(), /Repetitions is on the Agent tab/);
   await lead.click();
   assert.equal(await page.getByTestId("tab-agent").getAttribute("aria-selected"), "true");
+  // The field itself, in view, has the focus.
+  await page.waitForFunction(() => document.activeElement?.id === "setting-repetitions");
   await assertInvalid(page, "repetitions", /Repetitions must be/);
   assert.deepEqual(sent, []);
   await page.close();

@@ -12,7 +12,7 @@ let browser;
 before(async () => {
   // 100 tokens/s makes the ~60-token answer take about half a second: slow enough to observe
   // the page mid-stream, fast enough for a quick test.
-  server = await startServer(["--tokens-per-second", "100"]);
+  server = await startServer(["--tokens-per-second", "100", "--allow-client-conditions"]);
   browser = await launchBrowser();
 });
 

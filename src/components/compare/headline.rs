@@ -56,22 +56,13 @@ pub fn SpeedupHeadline(
         (None, RunStatus::Idle) => "Not run yet.".to_string(),
         (None, other) => format!("The comparison {}.", other.as_str()),
     };
-    // The headline is the measured ratio: end to end less the modelled waits, when there were
-    // any (the label says so), else end to end.
-    let label = move || {
-        let modelled = speedup.get().is_some_and(|s| s.has_modelled());
-        match (long, modelled) {
-            (true, true) => {
-                "Long-running response, measured (HTTP's median ÷ the long-running design's, the modelled costs left out): "
-            }
-            (true, false) => {
-                "Long-running response, measured (HTTP's median end to end ÷ the long-running design's): "
-            }
-            (false, true) => {
-                "Speedup, measured (HTTP's median ÷ WebSocket's, the modelled costs left out): "
-            }
-            (false, false) => "Speedup, measured (HTTP's median end to end ÷ WebSocket's): ",
-        }
+    // The headline is the measured ratio: end to end less the modelled waits (none with local
+    // costs). One label throughout, whatever the result: a label that changed with it would
+    // move what is under it when the first result arrives.
+    let label = if long {
+        "Long-running response, measured (HTTP's median ÷ the long-running design's, modelled costs left out): "
+    } else {
+        "Speedup, measured (HTTP's median ÷ WebSocket's, modelled costs left out): "
     };
     view! {
         <p class="speedup-line">
