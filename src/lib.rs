@@ -244,6 +244,18 @@ pub fn now_ms() -> f64 {
     PERFORMANCE.with(|p| p.as_ref().map_or(0.0, web_sys::Performance::now))
 }
 
+/// Takes the focus to the element `id` (which scrolls it into view), if it is on the page;
+/// whether it was.
+pub fn focus_id(id: &str) -> bool {
+    document()
+        .get_element_by_id(id)
+        .and_then(|element| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(element).ok())
+        .map(|element| {
+            let _ = element.focus();
+        })
+        .is_some()
+}
+
 /// The origin (`http://host:port`) of the server that served this page.
 pub fn page_origin_url() -> Result<String, String> {
     let location = web_sys::window().ok_or("no window")?.location();
@@ -443,11 +455,7 @@ pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
         set_timeout(agent.preload, std::time::Duration::from_millis(1500));
     }
     let focus_tab = |which: View| {
-        if let Some(tab) = document().get_element_by_id(&format!("tab-{}", which.id()))
-            && let Ok(tab) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(tab)
-        {
-            let _ = tab.focus();
-        }
+        focus_id(&format!("tab-{}", which.id()));
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
         let at = View::ALL

@@ -71,6 +71,11 @@ pub struct LegSummary {
 }
 
 impl LegSummary {
+    /// The waits the server modelled in this leg (the hosted costs), when there were any.
+    pub fn modelled_ms(&self) -> Option<f64> {
+        self.breakdown?.part(Part::Modelled).filter(|ms| *ms > 0.0)
+    }
+
     pub fn of(mode: ContinuationMode, repetition: usize, run: &AgentRun) -> LegSummary {
         let totals = RunTotals::of(run);
         LegSummary {

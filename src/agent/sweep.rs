@@ -9,7 +9,6 @@
 //! is a verdict only when its legs' ranges separate ([`super::verdict`]: one pair a point has no
 //! spread to judge by). This module reads the points and lays out their plot.
 
-use crate::agent::breakdown::Part;
 use crate::agent::compare::{COMPARE_HTTP_MODE, Comparison};
 use crate::agent::stats::Spread;
 use crate::agent::{ContinuationMode, Ratio, RunStatus, Verdict, nice_ticks};
@@ -178,7 +177,7 @@ pub fn describe_sweep(c: &Comparison) -> Option<String> {
     let modelled = [ContinuationMode::WebSocket, COMPARE_HTTP_MODE]
         .into_iter()
         .flat_map(|mode| c.done(mode))
-        .any(|l| l.breakdown.and_then(|b| b.part(Part::Modelled)) > Some(0.0));
+        .any(|l| l.modelled_ms().is_some());
     let what = if modelled {
         " measured on this machine (the modelled hosted costs left out, as in the comparison's \
          headline)"

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use super::field::{Control, Form, FormField, focus_field_when_shown};
 use crate::conditions::{ApiCosts, LinkPreset};
+use crate::focus_id;
 use crate::profiles::{profile, short_label};
 use crate::settings::{Field, ModelChoices, Settings, TaskLength};
 
@@ -23,12 +24,8 @@ pub fn conditions_refused(
     if refused.with_untracked(Option::is_none) || !settings.asks_for_conditions() {
         return false;
     }
-    if let Some(prefix) = focus
-        && let Some(button) =
-            document().get_element_by_id(&format!("{prefix}{USE_SERVER_CONDITIONS}"))
-        && let Ok(button) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(button)
-    {
-        let _ = button.focus();
+    if let Some(prefix) = focus {
+        focus_id(&format!("{prefix}{USE_SERVER_CONDITIONS}"));
     }
     true
 }

@@ -41,11 +41,7 @@ pub fn RunDetails(
 ) -> impl IntoView {
     let panel = RwSignal::new(Panel::Files);
     let focus_tab = |which: Panel| {
-        if let Some(tab) = document().get_element_by_id(&format!("details-tab-{}", which.id()))
-            && let Ok(tab) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(tab)
-        {
-            let _ = tab.focus();
-        }
+        crate::focus_id(&format!("details-tab-{}", which.id()));
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
         let at = Panel::ALL

@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use crate::focus_id;
 use crate::settings::{Field, Inputs, Settings};
 
 /// The settings being edited and what was typed into them: a form's state.
@@ -75,12 +76,7 @@ impl Form {
         let Some(prefix) = focus else {
             return false;
         };
-        let id = format!("{prefix}setting-{}", field.testid());
-        if let Some(control) = document().get_element_by_id(&id)
-            && let Ok(control) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(control)
-        {
-            let _ = control.focus();
-        }
+        focus_id(&format!("{prefix}setting-{}", field.testid()));
         false
     }
 }
@@ -90,13 +86,7 @@ impl Form {
 /// frames, or once its module has loaded —, trying for about two seconds.
 pub fn focus_field_when_shown(prefix: &'static str, field: Field) {
     fn attempt(id: String, left: u32) {
-        if let Some(control) = document().get_element_by_id(&id)
-            && let Ok(control) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(control)
-        {
-            let _ = control.focus();
-            return;
-        }
-        if left > 0 {
+        if !focus_id(&id) && left > 0 {
             set_timeout(
                 move || attempt(id, left - 1),
                 std::time::Duration::from_millis(50),

@@ -6,8 +6,8 @@
 use leptos::prelude::*;
 
 use crate::agent::{
-    COMPARE_HTTP_MODE, Comparison, ContinuationMode, LegSummary, Part, Precision, RunStatus,
-    WARM_UP, WARM_UP_PROFILE, format_duration, format_speedup, leg_name,
+    COMPARE_HTTP_MODE, Comparison, ContinuationMode, LegSummary, Precision, RunStatus, WARM_UP,
+    WARM_UP_PROFILE, format_duration, format_speedup, leg_name,
 };
 use crate::profiles::short_label;
 
@@ -18,17 +18,14 @@ fn cell(c: &Comparison, repetition: usize, mode: ContinuationMode) -> String {
         Some(leg) => match leg.status {
             RunStatus::Done if repetition == WARM_UP => "done".to_string(),
             // Measured first, as the ratio: with modelled waits, `11.1 s + 1.1 s modelled`.
-            RunStatus::Done => {
-                let modelled = leg.breakdown.and_then(|b| b.part(Part::Modelled));
-                match (leg.end_to_end_ms, modelled) {
-                    (Some(total), Some(modelled)) if modelled > 0.0 => format!(
-                        "{} + {} modelled",
-                        format_duration(Some(total - modelled), Precision::BySize),
-                        format_duration(Some(modelled), Precision::BySize)
-                    ),
-                    (total, _) => format_duration(total, Precision::BySize),
-                }
-            }
+            RunStatus::Done => match (leg.end_to_end_ms, leg.modelled_ms()) {
+                (Some(total), Some(modelled)) => format!(
+                    "{} + {} modelled",
+                    format_duration(Some(total - modelled), Precision::BySize),
+                    format_duration(Some(modelled), Precision::BySize)
+                ),
+                (total, _) => format_duration(total, Precision::BySize),
+            },
             RunStatus::Running => "running…".to_string(),
             other => other.as_str().to_string(),
         },
@@ -59,9 +56,7 @@ fn ratio(c: &Comparison, repetition: usize, ws: ContinuationMode) -> String {
         h.breakdown.and_then(|b| b.measured_ms()),
         w.breakdown.and_then(|b| b.measured_ms()),
     );
-    let modelled = [w, h]
-        .iter()
-        .any(|l| l.breakdown.and_then(|b| b.part(Part::Modelled)) > Some(0.0));
+    let modelled = w.modelled_ms().is_some() || h.modelled_ms().is_some();
     match (measured, total) {
         (Some(m), Some(t)) if modelled => format!(
             "{} ({} with the modelled waits)",
