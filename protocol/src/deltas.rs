@@ -167,26 +167,46 @@ impl<'a> Scanner<'a> {
         self.eat(b']')
     }
 
+    /// A number as JSON writes it — `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` —, which
+    /// the full decoder would take too (Rust's `f64` parse also takes `09` and `1.`, which JSON
+    /// refuses: a fuzz finding).
+    fn json_number(&mut self) -> Option<()> {
+        let digits = |s: &mut Self| {
+            let start = s.at;
+            while s.bytes.get(s.at).is_some_and(u8::is_ascii_digit) {
+                s.at += 1;
+            }
+            (s.at > start).then_some(())
+        };
+        if self.bytes.get(self.at) == Some(&b'-') {
+            self.at += 1;
+        }
+        match self.bytes.get(self.at)? {
+            b'0' => self.at += 1,
+            b'1'..=b'9' => digits(self)?,
+            _ => return None,
+        }
+        if self.bytes.get(self.at) == Some(&b'.') {
+            self.at += 1;
+            digits(self)?;
+        }
+        if let Some(b'e' | b'E') = self.bytes.get(self.at) {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.bytes.get(self.at) {
+                self.at += 1;
+            }
+            digits(self)?;
+        }
+        Some(())
+    }
+
     /// Any value of a field the event does not keep: a string, a number, `true`, `false` or
     /// `null` (a nested value is left to the full decoder).
     fn skip_value(&mut self) -> Option<()> {
         self.skip_space();
         match *self.bytes.get(self.at)? {
             b'"' => self.string().map(drop),
-            b'0'..=b'9' | b'-' => {
-                let start = self.at;
-                self.at += 1;
-                while let Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') =
-                    self.bytes.get(self.at)
-                {
-                    self.at += 1;
-                }
-                std::str::from_utf8(&self.bytes[start..self.at])
-                    .ok()?
-                    .parse::<f64>()
-                    .ok()
-                    .map(drop)
-            }
+            b'0'..=b'9' | b'-' => self.json_number(),
             _ => {
                 for word in [&b"true"[..], b"false", b"null"] {
                     if self.bytes[self.at..].starts_with(word) {
@@ -390,6 +410,39 @@ mod tests {
         ] {
             assert_eq!(decoded(text), general(text), "{text}");
             assert!(decoded(text).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_fields_number_is_held_to_json_as_the_full_decoder_holds_it() {
+        // A fuzz finding: `09` passed Rust's f64 parse, so the fast path took an event serde
+        // refuses.
+        let frame = |n: &str| {
+            format!(
+                r#"{{"type":"response.function_call_arguments.delta","item_id":"fc","output_index":1,"delta":"x","extra":{n}}}"#
+            )
+        };
+        for bad in [
+            "09", "1.", "1.e5", "-", "--1", "1e", "1e+", "+1", "00", "-01", "1.5.2", "1e5e5",
+        ] {
+            let text = frame(bad);
+            assert!(general(&text).is_err(), "{text}");
+            assert!(decoded(&text).is_err(), "{text}");
+        }
+        for good in [
+            "0",
+            "-0",
+            "9",
+            "10",
+            "-1.5e3",
+            "0.25",
+            "1E+2",
+            "2e-7",
+            "123456789012345678901",
+        ] {
+            let text = frame(good);
+            assert!(general(&text).is_ok(), "{text}");
+            assert_eq!(decoded(&text), general(&text), "{text}");
         }
     }
 
