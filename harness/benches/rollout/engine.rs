@@ -22,11 +22,11 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tether_client::{Endpoint, SseFrames, WebSocket};
 use tether_harness::load::turn::ws_frame_turn;
 use tether_server::Config;
+use tether_server::engine::quick_ack::QuickAck;
 use tokio::net::TcpStream;
 
 use crate::play::{instructions, median, ms, start};
@@ -186,7 +186,9 @@ impl Direct {
     async fn connect(addr: SocketAddr, path: &'static str) -> Direct {
         let stream = TcpStream::connect(addr).await.unwrap();
         stream.set_nodelay(true).unwrap();
-        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        // Acknowledged as Tether's engine connection is, so that an engine holding its writes
+        // for an ACK (llmsim) stalls neither path and the difference stays Tether's own work.
+        let (sender, connection) = hyper::client::conn::http1::handshake(QuickAck::from(stream))
             .await
             .unwrap();
         tokio::spawn(async move {

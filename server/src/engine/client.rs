@@ -1,6 +1,7 @@
 //! The HTTP client Tether talks to upstreams with: hyper's pooled client over plain TCP
-//! (`TCP_NODELAY`, a connect timeout), keep-alive connections reused across requests, one
-//! request a connection at a time (HTTP/1.1). Dropping a response's body closes its connection,
+//! (`TCP_NODELAY`, a connect timeout, each read acknowledged at once: [`super::quick_ack`]),
+//! keep-alive connections reused across requests, one request a connection at a time
+//! (HTTP/1.1). Dropping a response's body closes its connection,
 //! which is how an engine learns that a request was abandoned: vLLM, llama.cpp's server and
 //! Ollama stop generating when the client's connection closes.
 
@@ -17,9 +18,10 @@ use hyper_util::rt::TokioExecutor;
 
 use super::body::Parts;
 use super::failure::{UpstreamError, error_body, retry_after};
+use super::quick_ack::QuickAckConnector;
 
 /// The client: cheap to clone (one pool).
-pub type HttpClient = Client<HttpConnector, Parts>;
+pub type HttpClient = Client<QuickAckConnector, Parts>;
 
 /// A client whose connections open within `connect_timeout`.
 pub fn http_client(connect_timeout: Duration) -> HttpClient {
@@ -29,7 +31,7 @@ pub fn http_client(connect_timeout: Duration) -> HttpClient {
     connector.enforce_http(true);
     Client::builder(TokioExecutor::new())
         .pool_idle_timeout(Duration::from_secs(60))
-        .build(connector)
+        .build(QuickAckConnector(connector))
 }
 
 /// An API key, kept out of `Debug` and logs.

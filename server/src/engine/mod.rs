@@ -23,6 +23,7 @@ pub mod health;
 pub mod limiter;
 pub mod metrics;
 pub mod prefix;
+pub mod quick_ack;
 pub mod replay;
 pub mod replica;
 pub mod responses;
