@@ -108,6 +108,12 @@ impl Part {
         self != Part::Modelled
     }
 
+    /// Whether the transport changes the part's work: not the engine's decoding or the tools'
+    /// runs, the same work on both legs (what they differ by is their run-to-run spread).
+    pub fn depends_on_transport(self) -> bool {
+        !matches!(self, Part::Engine | Part::Tools)
+    }
+
     /// A stable name for CSS classes and tests.
     pub fn id(self) -> &'static str {
         match self {

@@ -17,6 +17,11 @@ use crate::conditions::{HOSTED_PARAMETERS, Link, number};
 /// a transport to save.
 const DOMINANT: f64 = 0.9;
 
+/// When only the engine's or the tools' time went the result's way: neither is a transport's
+/// doing, so neither is named as its cause.
+const NOT_THE_TRANSPORT: &str = "no part that depends on the transport differed that way — the \
+     model's and the tools' times, the same work on both legs, vary run to run";
+
 /// `4.1 MB`, `380 kB`, `900 B`: bytes, decimal.
 pub fn format_bytes(bytes: f64) -> String {
     if bytes >= 1e6 {
@@ -70,7 +75,7 @@ impl Legs<'_> {
     }
 
     /// Why the measured part came out as it did: its largest part in the direction of the
-    /// result, in the terms of what each transport did.
+    /// result that the transport changes, in the terms of what each transport did.
     fn measured_reason(&self, saved: bool) -> Option<String> {
         let ws_name = self.ws_name;
         let http = COMPARE_HTTP_MODE;
@@ -78,7 +83,11 @@ impl Legs<'_> {
             .c
             .difference_of(self.ws)?
             .into_iter()
-            .filter(|(part, ms)| part.is_measured() && if saved { *ms > 0.0 } else { *ms < 0.0 })
+            .filter(|(part, ms)| {
+                part.is_measured()
+                    && part.depends_on_transport()
+                    && if saved { *ms > 0.0 } else { *ms < 0.0 }
+            })
             .fold(None, |best: Option<(Part, f64)>, (part, ms)| match best {
                 Some((_, top)) if top.abs() >= ms.abs() => best,
                 _ => Some((part, ms)),
@@ -248,9 +257,13 @@ pub fn explain_why(c: &Comparison, ws: ContinuationMode) -> Option<String> {
     let measured = speedup.measured.unwrap_or(speedup.total);
     let saved = measured.saved_ms();
     let ws_name = legs.ws_name;
-    let reason = legs
-        .measured_reason(saved >= 0.0)
-        .unwrap_or_else(|| "no part of the measured time differed in that direction".to_string());
+    let found = legs.measured_reason(saved >= 0.0);
+    // "because …", or, when no transport's part explains the result, that it is not one's.
+    let because = found.as_ref().map_or_else(
+        || format!(", but {NOT_THE_TRANSPORT}"),
+        |r| format!(" because {r}"),
+    );
+    let reason = found.unwrap_or_else(|| NOT_THE_TRANSPORT.to_string());
     let here = if speedup.measured.is_some() {
         "Measured on this machine"
     } else {
@@ -282,8 +295,8 @@ pub fn explain_why(c: &Comparison, ws: ContinuationMode) -> Option<String> {
         )
     } else if saved >= 0.0 {
         format!(
-            "{here}, {ws_name} saved {} of {} a run ({}) because {reason}; the model and the \
-             tools are {} of {ws_name}'s run.",
+            "{here}, {ws_name} saved {} of {} a run ({}){because}; the model and the tools are \
+             {} of {ws_name}'s run.",
             span(saved),
             span(measured.http.median),
             percent(saved / measured.http.median),
@@ -291,8 +304,8 @@ pub fn explain_why(c: &Comparison, ws: ContinuationMode) -> Option<String> {
         )
     } else {
         format!(
-            "{here}, HTTP was {} faster a run because {reason}; the model and the tools are {} \
-             of {ws_name}'s run.",
+            "{here}, HTTP was {} faster a run{because}; the model and the tools are {} of \
+             {ws_name}'s run.",
             span(-saved),
             percent(ws_model)
         )
@@ -481,6 +494,24 @@ mod tests {
             "{why}"
         );
         assert!(!why.contains("saved"), "{why}");
+    }
+
+    #[test]
+    fn the_model_or_the_tools_are_never_named_as_the_transports_doing() {
+        // WebSocket's model took 20 ms longer (the same work on both legs: its pacing varied);
+        // HTTP's frames took 2 ms longer. HTTP was faster, but not by anything a transport does.
+        let c = compared(
+            did(1.0, 50.0, 10.0, 1_000),
+            did(1.0, 30.0, 12.0, 5_000),
+            local(),
+        );
+        assert_eq!(
+            explain_why(&c, WS).unwrap(),
+            "Measured on this machine, HTTP was 18.0 ms faster a run, but no part that depends \
+             on the transport differed that way — the model's and the tools' times, the same \
+             work on both legs, vary run to run; the model and the tools are 82 % of \
+             WebSocket's run."
+        );
     }
 
     #[test]
