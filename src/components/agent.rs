@@ -123,11 +123,12 @@ pub fn AgentView() -> impl IntoView {
         }
     };
     let copy_link = move || share::copy_link(settings, share_link);
-    // The overview's button asked for this run: the view follows it, as after Run. An autorun
-    // from the URL (an embedded demo) leaves the focus and the scroll alone.
+    // The overview's button asked for this run, or a shared link opened on its own page: the
+    // view follows it, as after Run, so its progress is in sight from the first second. An
+    // embedded demo's autorun (`embed=1`) leaves the focus and the scroll of the docs page alone.
     let asked = page.take_run_on_open();
     if page.autorun || asked {
-        lifecycle::start_when_settled(page.models, move || start(asked));
+        lifecycle::start_when_settled(page.models, move || start(asked || !embed));
     }
 
     // What a steer would steer: the single run shown, over the transport it runs on.

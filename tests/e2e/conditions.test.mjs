@@ -104,8 +104,8 @@ test("a Compare under a home uplink: the server applies the link to both legs, t
   assert.match(why, /^(Measured on this machine|The model and the tools)/);
   assert.match(why, /Both transports wait for the link's 40 ms round trip on every turn/);
   assert.match(why, /Modelled, not measured: the hosted API's services \(a safety classifier at 5\.7 µs per scanned token/);
-  // An autorun leaves the focus alone (a click on the overview's button moves it to the result).
-  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), undefined, "autorun leaves the focus alone");
+  // A shared link's autorun on its own page is followed as a click is: the focus on the result.
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), "result", "the focus is on the result");
   assert.deepEqual(pageErrors, []);
   await page.screenshot({ path: artifactPath("playground-compare-link.png"), fullPage: true });
   await page.close();
@@ -195,6 +195,9 @@ test("a server that does not allow client-chosen conditions: the page says so be
     const embedded = await browser.newPage();
     await embedded.goto(bare.url + plain("/?embed=1&transport=compare&profile=instant&repetitions=1&link=same-region&autorun=1"));
     await waitFinished(embedded);
+    // An embedded demo's autorun leaves the docs page's focus and scroll alone.
+    assert.equal(await embedded.evaluate(() => document.activeElement?.dataset.testid), undefined);
+    assert.equal(await embedded.evaluate(() => window.scrollY), 0);
     assert.equal(await embedded.getByTestId("run-status").textContent(), "failed");
     assert.match(await embedded.getByTestId("error").textContent(), /does not accept client-chosen conditions/);
     await embedded.close();

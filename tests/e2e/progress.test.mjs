@@ -6,7 +6,7 @@
 // can separate the legs.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { artifactPath, launchBrowser, startServer, waitFinished } from "./server.mjs";
+import { artifactPath, launchBrowser, plain, startServer, waitFinished } from "./server.mjs";
 
 let server;
 let browser;
@@ -109,3 +109,19 @@ for (const viewport of [
     await page.close();
   });
 }
+
+test("a shared link that runs on opening shows its progress from the first second, on a phone", async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await page.goto(server.url + plain("/?transport=compare&profile=spark&repetitions=1&autorun=1"));
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="run-status"]')?.textContent === "running",
+    null,
+    { timeout: 15_000 },
+  );
+  await page.waitForTimeout(500);
+  assert.ok(await inSight(page, "progress", true), "the progress is in sight");
+  await waitFinished(page, 120_000);
+  assert.equal(await page.getByTestId("run-status").textContent(), "done");
+  assert.ok(await inSight(page, "result"), "the result is in sight");
+  await page.close();
+});

@@ -2,8 +2,9 @@
 //! begins, its buttons at the top of the window, so that its progress — and a comparison's chart
 //! right under it — are in sight as it goes; when Run or Stop disables itself, the focus on the
 //! button that is now enabled (if the focus was on the other one, or lost) — Stop, in sight; when
-//! a comparison the user started is done, its result, scrolled into view, with the focus. An
-//! autorun (an embedded demo) never moves either.
+//! a comparison the user started is done, its result, scrolled into view, with the focus. A
+//! shared link's autorun on its own page counts as started by the user; an embedded demo's
+//! autorun never moves either.
 
 use leptos::html;
 use leptos::prelude::*;
