@@ -38,15 +38,11 @@ impl Form {
             .with(|s| self.inputs.with(|inputs| inputs.shown(field, s)))
     }
 
-    /// The error standing at `field`, in words; none for a field the run does not use.
+    /// The error standing at `field`, in words ([`Inputs::standing`]).
     pub fn error(self, field: Field) -> Option<String> {
         self.settings.with(|s| {
-            self.inputs.with(|inputs| {
-                inputs
-                    .error(field)
-                    .filter(|_| field.applies(s))
-                    .map(ToString::to_string)
-            })
+            self.inputs
+                .with(|inputs| inputs.standing(field, s).map(ToString::to_string))
         })
     }
 

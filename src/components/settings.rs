@@ -19,6 +19,10 @@ pub fn SettingsPanel(
 ) -> impl IntoView {
     let settings = form.settings;
     let long = Signal::derive(move || settings.with(|s| s.task_length == TaskLength::Long));
+    // The long task's own fields are locked, but one the URL gave a value in error stays open
+    // until that value is corrected.
+    let locked_for_long =
+        move |field: Field| Signal::derive(move || long.get() && form.error(field).is_none());
     let note = |text: &'static str| Signal::stored(text.to_string());
     let bounds = |field: Field, what: &'static str| {
         let bounds = field.bounds().unwrap_or_default();
@@ -64,7 +68,7 @@ pub fn SettingsPanel(
                     }
                         .to_string()
                 })
-                disabled=long
+                disabled=locked_for_long(Field::Scenario)
             />
             <datalist id="known-scenarios">
                 {KNOWN_SCENARIOS.map(|name| view! { <option value=name></option> }).collect_view()}
@@ -74,7 +78,7 @@ pub fn SettingsPanel(
                 field=Field::MaxTurns
                 control=Control::number("20")
                 note=max_turns_note
-                disabled=long
+                disabled=locked_for_long(Field::MaxTurns)
             />
             <FormField
                 form=form

@@ -388,12 +388,26 @@ impl Inputs {
     }
 
     /// What `field` shows: the text given, or the value of `settings`. A field the run does not
-    /// use shows what the run uses (the long rollout's own task).
+    /// use shows what the run uses (the long rollout's own task), unless the URL gave it a value
+    /// in error: that stays in sight until it is corrected.
     pub fn shown(&self, field: Field, settings: &Settings) -> String {
         match self.given.iter().find(|g| g.field == field) {
-            Some(given) if field.applies(settings) => given.text.clone(),
+            Some(given)
+                if field.applies(settings) || given.error.as_ref().is_some_and(|e| e.from_url) =>
+            {
+                given.text.clone()
+            }
             _ => field.text(settings),
         }
+    }
+
+    /// The error standing at `field` that counts for a run of `settings`: a field the run does
+    /// not use counts only for a value the URL gave it (a link is never run on a value the page
+    /// did not understand, used or not); one the visitor typed there before choosing the long
+    /// task does not.
+    pub fn standing(&self, field: Field, settings: &Settings) -> Option<&InputError> {
+        self.error(field)
+            .filter(|e| e.from_url || field.applies(settings))
     }
 
     /// The errors that keep a run of `settings` from starting, in the page's order.
@@ -401,7 +415,7 @@ impl Inputs {
         self.given
             .iter()
             .filter_map(|g| g.error.as_ref())
-            .filter(|e| e.field.applies(settings))
+            .filter(|e| e.from_url || e.field.applies(settings))
             .collect()
     }
 
@@ -538,6 +552,24 @@ mod tests {
             inputs.shown(Field::Task, &settings),
             tether_sandbox::LONG_TASK_PROMPT
         );
+    }
+
+    #[test]
+    fn a_link_is_not_run_on_a_value_in_error_even_where_the_long_task_does_not_use_it() {
+        let mut settings = short();
+        let inputs = settings.apply(&crate::settings::UrlParams::parse(
+            "task_length=long&scenario=fix-sample-project&max_turns=999",
+        ));
+        let blocking: Vec<Field> = inputs.blocking(&settings).iter().map(|e| e.field).collect();
+        assert_eq!(blocking, [Field::MaxTurns]);
+        assert_eq!(inputs.shown(Field::MaxTurns, &settings), "999");
+        assert!(inputs.standing(Field::MaxTurns, &settings).is_some());
+        // What the visitor typed before choosing the long task does not count (above); what
+        // the link gave counts until it is corrected.
+        let mut inputs = inputs;
+        inputs.edit(&mut settings, Field::MaxTurns, "30");
+        assert!(inputs.runnable(&settings));
+        assert_eq!(inputs.shown(Field::MaxTurns, &settings), "30");
     }
 
     #[test]

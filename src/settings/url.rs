@@ -5,7 +5,7 @@
 //! URL: a crafted link must not be able to send a stored key to another server.
 
 use super::fields::{Field, InputError, Inputs};
-use super::{DEFAULT_TASK, Settings, TransportChoice};
+use super::{DEFAULT_TASK, Settings, TaskLength, TransportChoice};
 use crate::conditions::{LinkPreset, number};
 
 /// The page's URL parameters the playground reads. `None`: not given.
@@ -116,9 +116,13 @@ impl Settings {
         let mut pairs = vec![
             ("transport", self.transport.as_str().to_string()),
             ("profile", self.profile.clone()),
-            ("scenario", self.scenario.clone()),
         ];
-        if self.max_turns != Settings::default().max_turns {
+        // The long task has its own scenario, turns and text: a link to it carries none.
+        let short = self.task_length == TaskLength::Short;
+        if short {
+            pairs.push(("scenario", self.scenario.clone()));
+        }
+        if short && self.max_turns != Settings::default().max_turns {
             pairs.push(("max_turns", self.max_turns.to_string()));
         }
         if self.transport == TransportChoice::Compare {
@@ -127,7 +131,7 @@ impl Settings {
                 pairs.push(("long_running", "1".to_string()));
             }
         }
-        if self.task != DEFAULT_TASK {
+        if short && self.task != DEFAULT_TASK {
             pairs.push(("task", self.task.clone()));
         }
         pairs.push(("task_length", self.task_length.as_str().to_string()));
@@ -439,6 +443,13 @@ mod tests {
         let query = settings.share_query();
         assert!(
             query.ends_with("&task_length=long&link=home-uplink&api_costs=hosted"),
+            "{query}"
+        );
+        // The long task's own scenario, turns and text are not the link's to say.
+        assert!(
+            !query.contains("scenario=")
+                && !query.contains("max_turns=")
+                && !query.contains("task="),
             "{query}"
         );
         let mut shared = Settings::default();
