@@ -25,7 +25,7 @@ use leptos::prelude::*;
 use crate::agent::LastRun;
 use crate::components::field::Form;
 use crate::components::{AgentView, ChatView, Overview};
-use crate::settings::{Inputs, ModelChoices, Settings, UrlProfile};
+use crate::settings::{Field, Inputs, ModelChoices, Settings, UrlProfile, unknown_scenario};
 use crate::storage::{Kept, Restored};
 use crate::transport::models::{CONDITIONS_REFUSED, fetch_models};
 use tether_sandbox::Vfs;
@@ -68,6 +68,11 @@ pub struct PageContext {
     /// `--allow-client-conditions`), asked with the model list: no run asking for a link or for
     /// API costs starts on such a server, and the conditions say so.
     pub conditions_refused: RwSignal<Option<String>>,
+    /// The scenarios the server plays, asked with the model list (`None` until it answers, or
+    /// from a server that does not say).
+    pub scenarios: RwSignal<Option<Vec<String>>>,
+    /// The scenario the URL gave, so that an unknown one is said as the URL's.
+    pub url_scenario: StoredValue<Option<String>>,
 }
 
 impl PageContext {
@@ -89,6 +94,8 @@ impl PageContext {
             view: RwSignal::new(View::Agent),
             quiet: StoredValue::new(false),
             conditions_refused: RwSignal::new(None),
+            scenarios: RwSignal::new(None),
+            url_scenario: StoredValue::new(None),
         }
     }
 
@@ -131,6 +138,13 @@ impl PageContext {
             }),
             quiet: StoredValue::new(false),
             conditions_refused: RwSignal::new(None),
+            scenarios: RwSignal::new(None),
+            url_scenario: StoredValue::new(
+                restored
+                    .params
+                    .value(Field::Scenario)
+                    .map(|s| s.trim().to_string()),
+            ),
         }
     }
 
@@ -148,6 +162,8 @@ impl PageContext {
         let inputs = self.inputs;
         let url_profile = self.url_profile;
         let quiet = self.quiet;
+        let scenarios = self.scenarios;
+        let url_scenario = self.url_scenario;
         let page_origin = page_origin_url().unwrap_or_default();
         let source =
             Memo::new(move |_| settings.with(|s| (s.server_url.clone(), s.api_key.clone())));
@@ -160,10 +176,12 @@ impl PageContext {
             }
             .base_url(&page_origin);
             choices.set(ModelChoices::Loading);
-            // The last server's refusal is not this one's: asked again with the list.
+            // The last server's refusal and scenarios are not this one's: asked again with the
+            // list.
             refused.set(None);
+            scenarios.set(None);
             leptos::task::spawn_local(async move {
-                let (loaded, refusal) = match base {
+                let (loaded, refusal, played) = match base {
                     Ok(base) => match tether_client::Endpoint::new(&base) {
                         Ok(endpoint) => {
                             match fetch_models(&endpoint.with_api_key(api_key.trim())).await {
@@ -173,19 +191,33 @@ impl PageContext {
                                     models
                                         .conditions_refused
                                         .then(|| CONDITIONS_REFUSED.to_string()),
+                                    models.scenarios,
                                 ),
-                                Err(error) => (Err(error), None),
+                                Err(error) => (Err(error), None, None),
                             }
                         }
-                        Err(error) => (Err(error.to_string()), None),
+                        Err(error) => (Err(error.to_string()), None, None),
                     },
-                    Err(error) => (Err(error), None),
+                    Err(error) => (Err(error), None, None),
                 };
                 // The answer of an older source must not replace a newer one.
                 if source.try_get_untracked() != Some(wanted) {
                     return;
                 }
                 refused.try_set(refusal);
+                // A scenario the server does not play is an error at its field before the list
+                // is said (an autorun waiting for the list finds it and does not start); later
+                // edits are checked by [`PageContext::check_scenario`].
+                if let Some(known) = &played {
+                    let from_url = url_scenario.get_value();
+                    settings.with_untracked(|s| {
+                        let given = from_url.as_deref() == Some(s.scenario.trim());
+                        if let Some(error) = unknown_scenario(s, known, given) {
+                            inputs.update(|i| i.refuse(error));
+                        }
+                    });
+                }
+                scenarios.try_set(played);
                 if let Ok(models) = &loaded
                     && let Some(asked) = url_profile.try_update_value(Option::take).flatten()
                 {
@@ -205,6 +237,33 @@ impl PageContext {
                     Err(error) => ModelChoices::Failed(error),
                 });
             });
+        });
+    }
+
+    /// Checks the scenario against the server's list whenever it changes (typed, or another
+    /// server's list): a name the server does not play is an error at its field, as any value
+    /// the page did not understand; nothing runs on it.
+    pub fn check_scenario(&self) {
+        let (settings, inputs, scenarios, url_scenario) = (
+            self.settings,
+            self.inputs,
+            self.scenarios,
+            self.url_scenario,
+        );
+        Effect::new(move |_| {
+            let Some(known) = scenarios.get() else {
+                return;
+            };
+            let from_url = url_scenario.get_value();
+            let error = settings.with(|s| {
+                let given = from_url.as_deref() == Some(s.scenario.trim());
+                unknown_scenario(s, &known, given)
+            });
+            if let Some(error) = error
+                && inputs.with_untracked(|i| i.error(Field::Scenario) != Some(&error))
+            {
+                inputs.update(|i| i.refuse(error));
+            }
         });
     }
 
@@ -436,6 +495,7 @@ pub fn App(#[prop(optional)] agent: AgentLoader) -> impl IntoView {
         });
     }
     page.load_models();
+    page.check_scenario();
     let embed = page.embed;
     let autorun = page.autorun;
     let notices = page.notices;

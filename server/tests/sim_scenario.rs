@@ -190,6 +190,11 @@ async fn models_lists_every_profile() {
         .body(Body::empty())
         .unwrap();
     let response = router().oneshot(request).await.unwrap();
+    // The scenarios `metadata.scenario` may name, for a page to check a name before it asks.
+    assert_eq!(
+        response.headers()["x-tether-scenarios"],
+        "fix-sample-project,triage-ci-log"
+    );
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
     let body: Value = serde_json::from_slice(&bytes).unwrap();
     let ids: Vec<_> = body["data"]

@@ -53,6 +53,7 @@ pub fn AgentView() -> impl IntoView {
     let page = use_context::<PageContext>().unwrap_or_else(|| {
         let page = PageContext::standalone();
         page.load_models();
+        page.check_scenario();
         page
     });
     page.read_kept();

@@ -34,6 +34,29 @@ pub const DEFAULT_PROFILE: &str = "spark";
 /// The scenarios the server ships (`server/scenarios/`); the field also takes any other name a
 /// server loads with `--scenario-dir`, and empty for the echo generator.
 pub const KNOWN_SCENARIOS: [&str; 1] = [DEFAULT_SCENARIO];
+/// The scenario of `settings` checked against the ones the server plays (`known`, from its
+/// model list): a name it does not play is an error at the field, said of the URL when the URL
+/// gave it (`from_url`). Empty (the echo generator) is always one.
+pub fn unknown_scenario(
+    settings: &Settings,
+    known: &[String],
+    from_url: bool,
+) -> Option<InputError> {
+    let name = settings.scenario.trim();
+    if name.is_empty() || known.iter().any(|k| k == name) {
+        return None;
+    }
+    let error = InputError::taking(
+        Field::Scenario,
+        name,
+        format!(
+            "one this server plays ({}), or empty for the echo generator",
+            known.join(", ")
+        ),
+    );
+    Some(if from_url { error.in_url() } else { error })
+}
+
 /// Turn limits the form accepts.
 pub const MAX_TURNS: std::ops::RangeInclusive<usize> = 1..=100;
 
@@ -271,6 +294,29 @@ mod tests {
             };
             assert_eq!(short.run_max_turns(), max_turns);
         }
+    }
+
+    #[test]
+    fn a_scenario_the_server_does_not_play_is_an_error_at_its_field() {
+        let known = [
+            "fix-sample-project".to_string(),
+            "triage-ci-log".to_string(),
+        ];
+        let mut settings = Settings::default();
+        assert_eq!(unknown_scenario(&settings, &known, false), None);
+        settings.scenario = String::new();
+        assert_eq!(
+            unknown_scenario(&settings, &known, false),
+            None,
+            "the echo generator"
+        );
+        settings.scenario = "nope".into();
+        let error = unknown_scenario(&settings, &known, true).unwrap();
+        assert_eq!(
+            error.to_string(),
+            "The URL's scenario: Scenario must be one this server plays (fix-sample-project, \
+             triage-ci-log), or empty for the echo generator; got \"nope\""
+        );
     }
 
     #[test]

@@ -36,6 +36,21 @@ pub const CONDITIONS_REFUSED: &str = "This server does not accept client-chosen 
 pub struct Models {
     pub ids: Vec<String>,
     pub conditions_refused: bool,
+    /// The scenarios the server plays (`x-tether-scenarios`); `None` from a server that does not
+    /// say (in front of an engine, or not Tether): a name is then the server's to refuse.
+    pub scenarios: Option<Vec<String>>,
+}
+
+/// The names of an `x-tether-scenarios` header.
+fn scenario_names(header: Option<&str>) -> Option<Vec<String>> {
+    Some(
+        header?
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// Whether a model list's answer says the server refuses client-chosen conditions.
@@ -59,6 +74,7 @@ pub async fn fetch_models(endpoint: &Endpoint) -> Result<Models, String> {
     Ok(Models {
         ids: parse_models(&reply.text())?,
         conditions_refused: refuses_conditions(reply.header("x-tether-client-conditions")),
+        scenarios: scenario_names(reply.header("x-tether-scenarios")),
     })
 }
 
@@ -90,5 +106,14 @@ mod tests {
             !refuses_conditions(None),
             "a server that does not say is not refused"
         );
+    }
+
+    #[test]
+    fn a_scenario_list_is_its_names_and_no_header_is_no_list() {
+        assert_eq!(
+            scenario_names(Some("fix-sample-project, triage-ci-log")).unwrap(),
+            ["fix-sample-project", "triage-ci-log"]
+        );
+        assert_eq!(scenario_names(None), None);
     }
 }

@@ -69,6 +69,8 @@ test("a typed value the page does not understand is said at the field and by Run
     ["repetitions", "abc", /^Repetitions must be a whole number from 1 to 9; got "abc"$/],
     ["max-turns", "0", /^Max turns must be a whole number from 1 to 100; got "0"$/],
     ["max-turns", "2.5", /^Max turns must be a whole number from 1 to 100; got "2\.5"$/],
+    // Checked against the scenarios the server says it plays (x-tether-scenarios).
+    ["scenario", "nope", /^Scenario must be one this server plays \(fix-sample-project, triage-ci-log\), or empty for the echo generator; got "nope"$/],
   ];
   for (const [field, typed, message] of cases) {
     await page.getByTestId(field).fill(typed);
@@ -83,7 +85,8 @@ test("a typed value the page does not understand is said at the field and by Run
     // Run took the focus to the field in error.
     assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), field);
     // A value that parses replaces the error.
-    await page.getByTestId(field).fill(field === "repetitions" ? "1" : field === "max-turns" ? "20" : "10");
+    const good = { repetitions: "1", "max-turns": "20", scenario: "fix-sample-project" };
+    await page.getByTestId(field).fill(good[field] ?? "10");
     assert.equal(await page.getByTestId(field).getAttribute("aria-invalid"), "false");
     assert.equal(await page.getByTestId("input-errors").count(), 0);
   }
@@ -166,6 +169,7 @@ const BAD_URLS = [
   ["task_length=huge", "task-length", /The URL's task_length: Task length must be one of short, or long; got "huge"/],
   ["api_costs=free", "api-costs", /The URL's api_costs: API costs must be one of server, local, or hosted; got "free"/],
   ["transport=pigeon", "transport", /The URL's transport: Transport must be one of http, ws, .*; got "pigeon"/],
+  ["scenario=nope", "scenario", /The URL's scenario: Scenario must be one this server plays \(fix-sample-project, triage-ci-log\), or empty for the echo generator; got "nope"/],
 ];
 
 for (const [bad, field, message] of BAD_URLS) {
@@ -184,6 +188,26 @@ for (const [bad, field, message] of BAD_URLS) {
     await page.close();
   });
 }
+
+test("a link's bad values at fields the long task does not use still stop its run", async () => {
+  const { page, sent, pageErrors } = await open(
+    "/?transport=compare&task_length=long&profile=instant&max_turns=999&scenario=nope&autorun=1",
+  );
+  await page.getByTestId("run").waitFor();
+  await settled(page);
+  const said = await page.getByTestId("input-errors").textContent();
+  assert.match(said, /The URL's scenario: Scenario must be one this server plays .*; got "nope"/);
+  assert.match(said, /The URL's max_turns: Max turns must be a whole number from 1 to 100; got "999"/);
+  assert.equal(await page.getByTestId("run-status").textContent(), "idle", "the autorun did not start");
+  assert.deepEqual(sent, [], "nothing was sent");
+  // The fields stay open with the URL's values until they are corrected.
+  assert.equal(await page.getByTestId("max-turns").inputValue(), "999");
+  assert.equal(await page.getByTestId("max-turns").isDisabled(), false);
+  await page.getByTestId("max-turns").fill("30");
+  assert.equal(await page.getByTestId("max-turns").isDisabled(), true, "locked again once corrected");
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
 
 test("an embedded demo with a bad URL value says so where its run would start, and does not run", async () => {
   const { page, sent } = await open("/?embed=1&transport=compare&rtt_ms=-3&repetitions=99&autorun=1", {

@@ -57,6 +57,11 @@ impl Model for Dispatch {
         self.named.contains_key(model) || self.default.serves(model)
     }
 
+    /// The default model's: the simulator's, when no `--engine` replaces it.
+    fn scenario_names(&self) -> Option<Vec<String>> {
+        self.default.scenario_names()
+    }
+
     fn check(&self, request: &ResponseCreate) -> Result<(), ApiError> {
         self.pick(&request.model).check(request)
     }

@@ -111,6 +111,12 @@ pub trait Model: Send + Sync + 'static {
     /// The model ids the server lists and, with `--reject-unknown-models`, accepts.
     fn model_ids(&self) -> Vec<String>;
 
+    /// The scenarios a request may name in `metadata.scenario`, sorted; `None` for a model that
+    /// plays none (an engine).
+    fn scenario_names(&self) -> Option<Vec<String>> {
+        None
+    }
+
     /// Whether `model` is served with `--reject-unknown-models`: a listed id, or another name
     /// the model answers to.
     fn serves(&self, model: &str) -> bool {

@@ -254,6 +254,12 @@ impl Model for Simulator {
             .collect()
     }
 
+    fn scenario_names(&self) -> Option<Vec<String>> {
+        let mut names: Vec<String> = self.scenarios.names().map(str::to_string).collect();
+        names.sort_unstable();
+        Some(names)
+    }
+
     /// Profiles, aliases and scenario names (a `model` equal to a scenario's name plays it).
     fn serves(&self, model: &str) -> bool {
         self.scenarios.get(model).is_some() || self.model_ids().iter().any(|id| id == model)

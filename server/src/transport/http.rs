@@ -323,5 +323,13 @@ pub async fn models(State(state): State<AppState>) -> HttpResponse {
             "refused"
         }),
     );
+    // Which scenarios it plays (the playground checks a name before a run rather than after a
+    // 400). A name no header can carry leaves the list out rather than shortening it.
+    if let Some(names) = state.model.scenario_names()
+        && names.iter().all(|name| !name.contains(','))
+        && let Ok(value) = axum::http::HeaderValue::from_str(&names.join(","))
+    {
+        reply.headers_mut().insert(server_headers::SCENARIOS, value);
+    }
     reply
 }

@@ -128,7 +128,7 @@ pub fn router(state: AppState, static_dir: &Path) -> Router {
                     rate_limit::HEADERS
                         .map(axum::http::HeaderName::from_static)
                         .into_iter()
-                        .chain([server_headers::CLIENT_CONDITIONS])
+                        .chain([server_headers::CLIENT_CONDITIONS, server_headers::SCENARIOS])
                         .collect::<Vec<_>>(),
                 )
                 .max_age(std::time::Duration::from_secs(600)),

@@ -24,6 +24,9 @@ pub const REASONING_INCLUDED: HeaderName = HeaderName::from_static("x-reasoning-
 /// On `GET /v1/models`: whether a client may choose an emulated link and the API costs
 /// (`allowed`, with `--allow-client-conditions`) or not (`refused`): Tether's own.
 pub const CLIENT_CONDITIONS: HeaderName = HeaderName::from_static("x-tether-client-conditions");
+/// On `GET /v1/models`: the scenarios `metadata.scenario` may name, comma-separated (absent in
+/// front of an engine, which plays none): Tether's own.
+pub const SCENARIOS: HeaderName = HeaderName::from_static("x-tether-scenarios");
 /// The largest WebSocket message the connection accepts, in bytes.
 pub const MAX_MESSAGE_BYTES: HeaderName =
     HeaderName::from_static("x-codex-websocket-max-message-bytes");
