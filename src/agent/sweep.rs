@@ -6,8 +6,9 @@
 //! and HTTP stateless, the pairs alternating which leg goes first (A B, B A, …). A pair's saving
 //! is `1 − WebSocket ÷ HTTP` of their measured times (end to end less the modelled waits, as the
 //! comparison's headline); a point shows their median and range, and
-//! is a verdict only when its legs' ranges separate ([`super::verdict`]: one pair a point has no
-//! spread to judge by). This module reads the points and lays out their plot.
+//! is a verdict only when its legs' ranges separate over at least three pairs
+//! ([`super::verdict`]: one pair a point has no spread to judge by, two are too few). This
+//! module reads the points and lays out their plot.
 
 use crate::agent::compare::{COMPARE_HTTP_MODE, Comparison};
 use crate::agent::stats::Spread;

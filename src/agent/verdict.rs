@@ -10,9 +10,10 @@
 //!
 //! The page leads with the measured one. Either is a **verdict** — faster or slower, and
 //! coloured — only when the repetitions' spread separates the legs: every run of one leg took
-//! less time than every run of the other (its slowest below the other's fastest). One
-//! repetition has no spread, and overlapping ranges say nothing either way: those results are
-//! **within noise**, and say why.
+//! less time than every run of the other (its slowest below the other's fastest), over at least
+//! [`JUDGED_FROM`] repetitions. Fewer cannot tell: with two legs alike, two runs each separate
+//! by chance one time in three (2 of the 6 orders of four times), three each one time in ten (2
+//! of 20). One or two repetitions, and overlapping ranges, are **within noise**, and say why.
 //!
 //! A result shows as soon as one repetition has both legs done, and is refined as the others
 //! arrive; until every leg is done it says how many repetitions it counts.
@@ -23,6 +24,10 @@ use crate::agent::duration::{format_ranges, format_span};
 use crate::agent::stats::Spread;
 use crate::agent::{ContinuationMode, RunStatus};
 
+/// Repetitions a leg needs before its range can separate it from the other's: with two, legs
+/// that are alike separate by chance one time in three.
+pub const JUDGED_FROM: usize = 3;
+
 /// What a result says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -30,7 +35,8 @@ pub enum Verdict {
     Faster,
     /// Every WebSocket run took more time than every HTTP run.
     Slower,
-    /// The legs' ranges overlap, or there is one repetition: no verdict.
+    /// The legs' ranges overlap, or there are fewer than [`JUDGED_FROM`] repetitions: no
+    /// verdict.
     Noise,
 }
 
@@ -64,7 +70,7 @@ impl Ratio {
         if ws.median <= 0.0 {
             return None;
         }
-        let verdict = if ws.n < 2 || http.n < 2 {
+        let verdict = if ws.n < JUDGED_FROM || http.n < JUDGED_FROM {
             Verdict::Noise
         } else if ws.max < http.min {
             Verdict::Faster
@@ -86,14 +92,22 @@ impl Ratio {
         self.http.median - self.ws.median
     }
 
-    /// Why the result is within noise, if it is: `1 repetition: no spread to judge by`; `the
-    /// legs' ranges overlap: WebSocket 10.9–11.6 s, HTTP 11.2–11.9 s`.
+    /// Why the result is within noise, if it is: `1 repetition: no spread to judge by`; `too
+    /// few to judge by: …` (two repetitions apart); `the legs' ranges overlap: WebSocket
+    /// 10.9–11.6 s, HTTP 11.2–11.9 s`.
     pub fn noise(&self, ws_name: &str) -> Option<String> {
         (self.verdict == Verdict::Noise).then(|| {
-            if self.ws.n < 2 {
+            let [ws, http] = ranges(&self.ws, &self.http);
+            let separated = self.ws.max < self.http.min || self.http.max < self.ws.min;
+            if self.ws.n.min(self.http.n) < 2 {
                 "1 repetition: no spread to judge by".to_string()
+            } else if separated {
+                // Apart, but over fewer repetitions than can tell.
+                format!(
+                    "too few to judge by: legs alike would be as far apart one time in three \
+                     ({ws_name} {ws}, HTTP {http}); {JUDGED_FROM} or more can tell"
+                )
             } else {
-                let [ws, http] = ranges(&self.ws, &self.http);
                 format!("the legs' ranges overlap: {ws_name} {ws}, HTTP {http}")
             }
         })
@@ -345,10 +359,18 @@ mod tests {
     #[test]
     fn separated_ranges_are_a_verdict_overlapping_ones_are_noise() {
         let s = |values: &[f64]| Spread::of(values.iter().copied()).unwrap();
-        let faster = Ratio::of(s(&[100.0, 110.0]), s(&[120.0, 130.0])).unwrap();
+        let faster = Ratio::of(s(&[100.0, 105.0, 110.0]), s(&[120.0, 125.0, 130.0])).unwrap();
         assert_eq!(faster.verdict, Verdict::Faster);
-        let slower = Ratio::of(s(&[120.0, 130.0]), s(&[100.0, 110.0])).unwrap();
+        let slower = Ratio::of(s(&[120.0, 125.0, 130.0]), s(&[100.0, 105.0, 110.0])).unwrap();
         assert_eq!(slower.verdict, Verdict::Slower);
+        // Two repetitions each: separated ranges, but legs alike separate so one time in three.
+        let two = Ratio::of(s(&[100.0, 110.0]), s(&[120.0, 130.0])).unwrap();
+        assert_eq!(two.verdict, Verdict::Noise);
+        assert_eq!(
+            two.noise("WebSocket").unwrap(),
+            "too few to judge by: legs alike would be as far apart one time in three (WebSocket \
+             100–110 ms, HTTP 120–130 ms); 3 or more can tell"
+        );
         // Medians far apart, but one HTTP run as fast as a WebSocket one.
         let overlap = Ratio::of(s(&[100.0, 101.0, 140.0]), s(&[120.0, 130.0, 135.0])).unwrap();
         assert_eq!(overlap.verdict, Verdict::Noise);
@@ -429,13 +451,17 @@ mod tests {
 
     #[test]
     fn a_slower_or_unclear_result_says_so() {
-        let slower = compared(2, &[(100.0, 80.0), (110.0, 85.0)], (0.0, 0.0));
+        let slower = compared(
+            3,
+            &[(100.0, 80.0), (110.0, 85.0), (105.0, 82.0)],
+            (0.0, 0.0),
+        );
         let speedup = slower.speedup().unwrap();
         assert_eq!(speedup.verdict(), Verdict::Slower);
         assert!(
             speedup
                 .describe()
-                .starts_with("Measured on this machine: WebSocket mode was slower: 0.79×, HTTP took 22.5 ms less a run"),
+                .starts_with("Measured on this machine: WebSocket mode was slower: 0.78×, HTTP took 23.0 ms less a run"),
             "{}",
             speedup.describe()
         );

@@ -271,11 +271,19 @@ pub fn explain_why(c: &Comparison, ws: ContinuationMode) -> Option<String> {
     };
     let share = ws_model.min(http_model);
     let lead = if measured.verdict == Verdict::Noise && measured.ws.n > 1 {
-        // No result to explain: the medians' difference is smaller than the runs' spread.
+        // No result to explain: the medians' difference is smaller than the runs' spread, or
+        // the runs are too few to tell.
+        let (ws_runs, http_runs) = (&measured.ws, &measured.http);
+        let apart = ws_runs.max < http_runs.min || http_runs.max < ws_runs.min;
+        let why_not = if apart {
+            "two repetitions are too few to judge by"
+        } else {
+            "their runs' ranges overlap"
+        };
         format!(
-            "{here}, the legs are within noise: their runs' ranges overlap, so the medians' \
-             difference ({} a run) is not a result. Where a difference would come from: \
-             {reason}; the model and the tools are {} of {ws_name}'s run.",
+            "{here}, the legs are within noise: {why_not}, so the medians' difference ({} a \
+             run) is not a result. Where a difference would come from: {reason}; the model and \
+             the tools are {} of {ws_name}'s run.",
             signed_ms(saved),
             percent(ws_model)
         )
@@ -385,13 +393,13 @@ mod tests {
         LegSummary::of(mode, repetition, &run)
     }
 
-    /// Two repetitions alike: the legs' ranges are apart, so the result is a verdict.
+    /// Three repetitions alike: the legs' ranges are apart, so the result is a verdict.
     fn compared(ws: Did, http: Did, conditions: serde_json::Value) -> Comparison {
-        let mut c = Comparison::new(2);
+        let mut c = Comparison::new(3);
         for mode in [WS, HTTP] {
             c.update(leg(mode, WARM_UP, did(1.0, 1.0, 1.0, 1), &conditions));
         }
-        for repetition in [1, 2] {
+        for repetition in [1, 2, 3] {
             c.update(leg(WS, repetition, ws, &conditions));
             c.update(leg(HTTP, repetition, http, &conditions));
         }
@@ -511,6 +519,23 @@ mod tests {
              on the transport differed that way — the model's and the tools' times, the same \
              work on both legs, vary run to run; the model and the tools are 82 % of \
              WebSocket's run."
+        );
+    }
+
+    #[test]
+    fn two_repetitions_apart_are_too_few_to_explain_as_a_saving() {
+        let mut c = Comparison::new(2);
+        for (repetition, ws, http) in [(1, 20.0, 30.0), (2, 22.0, 31.0)] {
+            c.update(leg(WS, repetition, did(1.0, 0.0, ws, 1_000), &local()));
+            c.update(leg(HTTP, repetition, did(1.0, 0.0, http, 5_000), &local()));
+        }
+        let why = explain_why(&c, WS).unwrap();
+        assert!(
+            why.starts_with(
+                "Measured on this machine, the legs are within noise: two repetitions are too \
+                 few to judge by, so the medians' difference (+9.5 ms a run) is not a result."
+            ),
+            "{why}"
         );
     }
 
