@@ -173,6 +173,7 @@ pub fn AgentView() -> impl IntoView {
                 }}
                 <RunControls
                     settings=settings
+                    understood=Signal::derive(move || form.blocking().is_empty())
                     running=running
                     run_button=run_button
                     stop_button=stop_button

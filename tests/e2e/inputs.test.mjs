@@ -72,10 +72,13 @@ test("a typed value the page does not understand is said at the field and by Run
     // Checked against the scenarios the server says it plays (x-tether-scenarios).
     ["scenario", "nope", /^Scenario must be one this server plays \(fix-sample-project, triage-ci-log\), or empty for the echo generator; got "nope"$/],
   ];
+  // The button says how long a run of understood values takes, and nothing while one is not.
+  assert.equal(await page.getByTestId("run-estimate").count(), 1, "an estimate");
   for (const [field, typed, message] of cases) {
     await page.getByTestId(field).fill(typed);
     assert.equal(await page.getByTestId(field).inputValue(), typed, "the field keeps what was typed");
     await assertInvalid(page, field, message);
+    assert.equal(await page.getByTestId("run-estimate").count(), 0, `no estimate with ${field}=${typed}`);
     // Where the run would start, before anything is pressed.
     assert.match(await page.getByTestId("input-errors").textContent(), unanchored(message));
     await page.getByTestId("run").click();
@@ -89,6 +92,7 @@ test("a typed value the page does not understand is said at the field and by Run
     await page.getByTestId(field).fill(good[field] ?? "10");
     assert.equal(await page.getByTestId(field).getAttribute("aria-invalid"), "false");
     assert.equal(await page.getByTestId("input-errors").count(), 0);
+    assert.equal(await page.getByTestId("run-estimate").count(), 1, "the estimate is back");
   }
   // With every value understood, Run runs.
   await page.getByTestId("run").click();

@@ -1,6 +1,7 @@
 //! The agent view's buttons: Run (a comparison's "Run comparison") and Sweep model speed, each
 //! saying how long it will take under the chosen conditions before it starts
-//! ([`crate::agent::estimate_run`]; nothing for a task the page does not know), Stop, and —
+//! ([`crate::agent::estimate_run`]; nothing for a task the page does not know, or while a value
+//! in the form is not understood — the settings still hold the last good one), Stop, and —
 //! outside an embedded demo — Copy link and Reset.
 
 use leptos::html;
@@ -25,6 +26,8 @@ fn estimate(ms: Option<f64>, id: &'static str) -> impl IntoView {
 #[component]
 pub fn RunControls(
     settings: RwSignal<Settings>,
+    /// Every value in the form parsed: only then is there a run to estimate.
+    understood: Signal<bool>,
     running: Signal<bool>,
     run_button: NodeRef<html::Button>,
     stop_button: NodeRef<html::Button>,
@@ -42,7 +45,9 @@ pub fn RunControls(
         <div class="controls" node_ref=controls>
             <button type="submit" data-testid="run" node_ref=run_button disabled=running>
                 {move || if compare() { "Run comparison" } else { "Run" }}
-                {move || estimate(settings.with(estimate_run), "run-estimate")}
+                {move || {
+                    estimate(understood.get().then(|| settings.with(estimate_run)).flatten(), "run-estimate")
+                }}
             </button>
             <button
                 type="button"
@@ -62,7 +67,9 @@ pub fn RunControls(
                 on:click=move |_| on_sweep.run(())
             >
                 "Sweep model speed"
-                {move || estimate(settings.with(estimate_sweep), "sweep-estimate")}
+                {move || {
+                    estimate(understood.get().then(|| settings.with(estimate_sweep)).flatten(), "sweep-estimate")
+                }}
             </button>
             {(!embed)
                 .then(|| {
