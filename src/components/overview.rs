@@ -176,7 +176,7 @@ pub fn Overview() -> impl IntoView {
                     id="overview-"
                 />
                 <p class="field-note">
-                    "On this machine (loopback, local API costs) with the short demo there is little to save — the model and the tools are nearly all of a run. The Agent tab's "
+                    "With the short demo on loopback and local API costs there is little to save — the model and the tools are nearly all of a run; the long task over a real link, or with a hosted API's costs, is where it pays. The Agent tab's "
                     <strong>"Sweep model speed"</strong>
                     " measures the saving at 65, 1,000 and 4,000 tokens/s and with no model time, under the same conditions."
                 </p>
