@@ -228,10 +228,18 @@ impl Speedup {
             Some(_) => " (within noise)",
             None => "",
         };
+        // A saving only when it is a verdict: within noise it is a difference of medians.
+        let tail = match total.verdict {
+            Verdict::Faster => format!("{} saved a run", format_span(total.saved_ms())),
+            Verdict::Slower => format!("HTTP took {} less a run", format_span(-total.saved_ms())),
+            Verdict::Noise => format!(
+                "the medians {} apart a run",
+                format_span(total.saved_ms().abs())
+            ),
+        };
         format!(
-            "{measured} With the modelled hosted costs (not measured): {}{judged}, {} saved a run.",
-            format_speedup(total.median),
-            format_span(total.saved_ms())
+            "{measured} With the modelled hosted costs (not measured): {}{judged}, {tail}.",
+            format_speedup(total.median)
         )
     }
 }
@@ -446,6 +454,23 @@ mod tests {
              (median of 3 repetitions; every WebSocket run 11.3–11.6 s, every HTTP run \
              15.9–16.2 s). With the modelled hosted costs (not measured): 2.56×, 18.9 s saved \
              a run."
+        );
+    }
+
+    #[test]
+    fn within_noise_the_modelled_result_is_a_difference_not_a_saving() {
+        let c = compared(
+            3,
+            &[(100.0, 120.0), (130.0, 105.0), (110.0, 125.0)],
+            (1.0, 1.0),
+        );
+        let said = c.speedup().unwrap().describe();
+        assert!(
+            said.ends_with(
+                "With the modelled hosted costs (not measured): 1.09× (within noise), the medians \
+                 10.0 ms apart a run."
+            ),
+            "{said}"
         );
     }
 
