@@ -59,7 +59,9 @@ pub fn format_range(low: f64, high: f64) -> String {
 
 /// Ranges said side by side, with the same digits: those that tell apart the ends of every range
 /// that has two (down to 0.1 ms) — `1.150–1.180 s` beside `1.186–1.188 s`, not `1.1–1.2 s` —,
-/// since a range that prints `1.2–1.2 s` would hide the very spread it is there to show.
+/// since a range that prints `1.2–1.2 s` would hide the very spread it is there to show, and
+/// two ranges that differ from each other (`1.21–1.26 s` beside `1.18–1.28 s`, not `1.2–1.3 s`
+/// twice).
 pub fn format_ranges<const N: usize>(ranges: [(f64, f64); N]) -> [String; N] {
     let at = |digits: usize, ms: f64| {
         if digits < 2 {
@@ -69,9 +71,15 @@ pub fn format_ranges<const N: usize>(ranges: [(f64, f64); N]) -> [String; N] {
         }
     };
     let apart = |digits: usize| {
+        let printed = |(low, high): &(f64, f64)| (at(digits, *low), at(digits, *high));
         ranges
             .iter()
             .all(|(low, high)| low == high || at(digits, *low) != at(digits, *high))
+            && ranges.iter().enumerate().all(|(i, a)| {
+                ranges[i + 1..]
+                    .iter()
+                    .all(|b| a == b || printed(a) != printed(b))
+            })
     };
     // Digits that still do not tell the ends apart are noise: keep the plain text.
     let digits = (1..=4).find(|d| apart(*d)).unwrap_or(1);
@@ -98,6 +106,19 @@ fn finer(ms: f64, digits: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_ranges_that_differ_do_not_print_alike() {
+        assert_eq!(
+            format_ranges([(1_210.0, 1_260.0), (1_180.0, 1_280.0)]),
+            ["1.21–1.26 s", "1.18–1.28 s"]
+        );
+        assert_eq!(
+            format_ranges([(1_210.0, 1_260.0), (1_210.0, 1_260.0)]),
+            ["1.2–1.3 s", "1.2–1.3 s"],
+            "the same range, the same text"
+        );
+    }
 
     #[test]
     fn spans_and_ranges_read_as_in_a_sentence() {
