@@ -663,7 +663,7 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
         LegSummary::of(mode, repetition, &run)
     };
     let (ws, http) = (ContinuationMode::WebSocket, ContinuationMode::HttpStateless);
-    let mut done = Comparison::new(2);
+    let mut done = Comparison::new(3);
     // The warm-up, slower than any repetition and not counted.
     done.update(leg(ws, WARM_UP, 900.0));
     done.update(leg(http, WARM_UP, 900.0));
@@ -686,7 +686,7 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
     assert_eq!(text_of(&root, "speedup"), "0.90×");
     assert!(
         text_of(&root, "speedup-text").starts_with(
-            "So far (1 of 2 repetitions): Within noise: 0.90× (1 repetition: no spread to judge by)"
+            "So far (1 of 3 repetitions): Within noise: 0.90× (1 repetition: no spread to judge by)"
         ),
         "{}",
         text_of(&root, "speedup-text")
@@ -698,8 +698,8 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
             .class_name()
     };
     assert!(class(&root).contains("verdict-noise"), "{}", class(&root));
-    // The warm-up's row first, not a result, then the two repetitions'.
-    assert_eq!(count(&root, ".compare-repetitions tbody tr"), 3);
+    // The warm-up's row first, not a result, then the three repetitions'.
+    assert_eq!(count(&root, ".compare-repetitions tbody tr"), 4);
     let warm_up = text_of(&root, "compare-warm-up");
     assert!(warm_up.starts_with("warm-up (not counted)"), "{warm_up}");
     assert!(
@@ -708,19 +708,30 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
     );
 
     done.update(leg(ws, 2, 101.0));
+    // Two repetitions apart are too few to judge by (legs alike are one time in three).
+    comparison.set(done.clone());
+    tick().await;
+    assert!(class(&root).contains("verdict-noise"), "{}", class(&root));
+    assert!(
+        text_of(&root, "speedup-text").contains("too few to judge by"),
+        "{}",
+        text_of(&root, "speedup-text")
+    );
+    done.update(leg(ws, 3, 102.0));
+    done.update(leg(http, 3, 89.0));
     comparison.set(done);
     tick().await;
     let speedup = root
         .query_selector("[data-testid=speedup]")
         .unwrap()
         .unwrap();
-    assert_eq!(speedup.text_content().unwrap(), "0.89×");
+    assert_eq!(speedup.text_content().unwrap(), "0.88×");
     assert!(
         speedup.class_name().contains("verdict-slower"),
         "a slowdown is not green: {}",
         speedup.class_name()
     );
-    // Every WebSocket run (100, 101 ms) slower than every HTTP run (88, 90 ms).
+    // Every WebSocket run (100–102 ms) slower than every HTTP run (88–90 ms).
     assert!(text_of(&root, "speedup-text").starts_with("WebSocket mode was slower"));
     assert!(text_of(&root, "compare-end-to-end").contains("100 ms"));
     assert!(
