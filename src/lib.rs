@@ -25,7 +25,7 @@ use leptos::prelude::*;
 use crate::agent::LastRun;
 use crate::components::field::Form;
 use crate::components::{AgentView, ChatView, Overview};
-use crate::settings::{Field, Inputs, ModelChoices, Settings, UrlProfile, unknown_scenario};
+use crate::settings::{Field, Inputs, ModelChoices, Settings, UrlProfile, recheck_scenario};
 use crate::storage::{Kept, Restored};
 use crate::transport::models::{CONDITIONS_REFUSED, fetch_models};
 use tether_sandbox::Vfs;
@@ -208,15 +208,14 @@ impl PageContext {
                 // A scenario the server does not play is an error at its field before the list
                 // is said (an autorun waiting for the list finds it and does not start); later
                 // edits are checked by [`PageContext::check_scenario`].
-                if let Some(known) = &played {
-                    let from_url = url_scenario.get_value();
-                    settings.with_untracked(|s| {
-                        let given = from_url.as_deref() == Some(s.scenario.trim());
-                        if let Some(error) = unknown_scenario(s, known, given) {
-                            inputs.update(|i| i.refuse(error));
-                        }
-                    });
-                }
+                let from_url = url_scenario.get_value();
+                settings.with_untracked(|s| {
+                    let given = from_url.as_deref() == Some(s.scenario.trim());
+                    let mut checked = inputs.get_untracked();
+                    if recheck_scenario(&mut checked, s, played.as_deref(), given) {
+                        inputs.set(checked);
+                    }
+                });
                 scenarios.try_set(played);
                 if let Ok(models) = &loaded
                     && let Some(asked) = url_profile.try_update_value(Option::take).flatten()
@@ -251,19 +250,15 @@ impl PageContext {
             self.url_scenario,
         );
         Effect::new(move |_| {
-            let Some(known) = scenarios.get() else {
-                return;
-            };
+            let known = scenarios.get();
             let from_url = url_scenario.get_value();
-            let error = settings.with(|s| {
+            settings.with(|s| {
                 let given = from_url.as_deref() == Some(s.scenario.trim());
-                unknown_scenario(s, &known, given)
+                let mut checked = inputs.get_untracked();
+                if recheck_scenario(&mut checked, s, known.as_deref(), given) {
+                    inputs.set(checked);
+                }
             });
-            if let Some(error) = error
-                && inputs.with_untracked(|i| i.error(Field::Scenario) != Some(&error))
-            {
-                inputs.update(|i| i.refuse(error));
-            }
         });
     }
 

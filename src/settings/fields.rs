@@ -379,6 +379,14 @@ impl Inputs {
         });
     }
 
+    /// Drops the error standing at `field`, and what was given there with it (the field shows
+    /// the settings' value again); whether there was one.
+    pub fn forget_error(&mut self, field: Field) -> bool {
+        let before = self.given.len();
+        self.given.retain(|g| g.field != field || g.error.is_none());
+        self.given.len() != before
+    }
+
     /// The error standing at `field`.
     pub fn error(&self, field: Field) -> Option<&InputError> {
         self.given

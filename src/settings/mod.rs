@@ -57,6 +57,27 @@ pub fn unknown_scenario(
     Some(if from_url { error.in_url() } else { error })
 }
 
+/// Brings the scenario's error in `inputs` up to date with what the server said it plays
+/// (`known`; `None` from a server that does not say, or before it answers): a name it does not
+/// play is an error at the field ([`unknown_scenario`]); otherwise no error stands there (the
+/// field's text always parses, so any error at it is this check's, perhaps against another
+/// server's list). Whether `inputs` changed.
+pub fn recheck_scenario(
+    inputs: &mut Inputs,
+    settings: &Settings,
+    known: Option<&[String]>,
+    from_url: bool,
+) -> bool {
+    match known.and_then(|known| unknown_scenario(settings, known, from_url)) {
+        Some(error) if inputs.error(Field::Scenario) != Some(&error) => {
+            inputs.refuse(error);
+            true
+        }
+        Some(_) => false,
+        None => inputs.forget_error(Field::Scenario),
+    }
+}
+
 /// Turn limits the form accepts.
 pub const MAX_TURNS: std::ops::RangeInclusive<usize> = 1..=100;
 
@@ -317,6 +338,42 @@ mod tests {
             "The URL's scenario: Scenario must be one this server plays (fix-sample-project, \
              triage-ci-log), or empty for the echo generator; got \"nope\""
         );
+    }
+
+    #[test]
+    fn a_scenario_error_follows_the_list_of_the_server_asked() {
+        let known = ["fix-sample-project".to_string()];
+        let settings = Settings {
+            scenario: "triage-ci-log".into(),
+            ..Settings::default()
+        };
+        let mut inputs = Inputs::default();
+        assert!(recheck_scenario(
+            &mut inputs,
+            &settings,
+            Some(&known),
+            false
+        ));
+        assert!(inputs.error(Field::Scenario).is_some());
+        assert!(
+            !recheck_scenario(&mut inputs, &settings, Some(&known), false),
+            "unchanged"
+        );
+        // Another server, which plays it, or says nothing: the error goes, the name stays.
+        let more = [
+            "fix-sample-project".to_string(),
+            "triage-ci-log".to_string(),
+        ];
+        assert!(recheck_scenario(&mut inputs, &settings, Some(&more), false));
+        assert!(inputs.runnable(&settings));
+        assert!(recheck_scenario(
+            &mut inputs,
+            &settings,
+            Some(&known),
+            false
+        ));
+        assert!(recheck_scenario(&mut inputs, &settings, None, false));
+        assert_eq!(inputs.shown(Field::Scenario, &settings), "triage-ci-log");
     }
 
     #[test]
