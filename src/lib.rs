@@ -208,13 +208,8 @@ impl PageContext {
                 // A scenario the server does not play is an error at its field before the list
                 // is said (an autorun waiting for the list finds it and does not start); later
                 // edits are checked by [`PageContext::check_scenario`].
-                let from_url = url_scenario.get_value();
                 settings.with_untracked(|s| {
-                    let given = from_url.as_deref() == Some(s.scenario.trim());
-                    let mut checked = inputs.get_untracked();
-                    if recheck_scenario(&mut checked, s, played.as_deref(), given) {
-                        inputs.set(checked);
-                    }
+                    recheck_page_scenario(s, inputs, played.as_deref(), url_scenario);
                 });
                 scenarios.try_set(played);
                 if let Ok(models) = &loaded
@@ -251,14 +246,7 @@ impl PageContext {
         );
         Effect::new(move |_| {
             let known = scenarios.get();
-            let from_url = url_scenario.get_value();
-            settings.with(|s| {
-                let given = from_url.as_deref() == Some(s.scenario.trim());
-                let mut checked = inputs.get_untracked();
-                if recheck_scenario(&mut checked, s, known.as_deref(), given) {
-                    inputs.set(checked);
-                }
-            });
+            settings.with(|s| recheck_page_scenario(s, inputs, known.as_deref(), url_scenario));
         });
     }
 
@@ -283,6 +271,20 @@ impl PageContext {
         self.run_on_open
             .try_update_value(std::mem::take)
             .unwrap_or(false)
+    }
+}
+
+/// [`recheck_scenario`] on the page's inputs, the name said as the URL's when the URL gave it.
+fn recheck_page_scenario(
+    settings: &Settings,
+    inputs: RwSignal<Inputs>,
+    known: Option<&[String]>,
+    url_scenario: StoredValue<Option<String>>,
+) {
+    let from_url = url_scenario.with_value(|u| u.as_deref() == Some(settings.scenario.trim()));
+    let mut checked = inputs.get_untracked();
+    if recheck_scenario(&mut checked, settings, known, from_url) {
+        inputs.set(checked);
     }
 }
 
