@@ -70,14 +70,9 @@ impl Ratio {
         if ws.median <= 0.0 {
             return None;
         }
-        let verdict = if ws.n < JUDGED_FROM || http.n < JUDGED_FROM {
-            Verdict::Noise
-        } else if ws.max < http.min {
-            Verdict::Faster
-        } else if http.max < ws.min {
-            Verdict::Slower
-        } else {
-            Verdict::Noise
+        let verdict = match apart(&ws, &http) {
+            Some(verdict) if ws.n >= JUDGED_FROM && http.n >= JUDGED_FROM => verdict,
+            _ => Verdict::Noise,
         };
         Some(Ratio {
             median: http.median / ws.median,
@@ -85,6 +80,11 @@ impl Ratio {
             http,
             verdict,
         })
+    }
+
+    /// Whether the legs' ranges are apart, however few their runs.
+    pub fn apart(&self) -> bool {
+        apart(&self.ws, &self.http).is_some()
     }
 
     /// What HTTP's median took more than the WebSocket design's, in milliseconds.
@@ -98,10 +98,9 @@ impl Ratio {
     pub fn noise(&self, ws_name: &str) -> Option<String> {
         (self.verdict == Verdict::Noise).then(|| {
             let [ws, http] = ranges(&self.ws, &self.http);
-            let separated = self.ws.max < self.http.min || self.http.max < self.ws.min;
             if self.ws.n.min(self.http.n) < 2 {
                 "1 repetition: no spread to judge by".to_string()
-            } else if separated {
+            } else if self.apart() {
                 // Apart, but over fewer repetitions than can tell.
                 format!(
                     "too few to judge by: legs alike would be as far apart one time in three \
@@ -111,6 +110,18 @@ impl Ratio {
                 format!("the legs' ranges overlap: {ws_name} {ws}, HTTP {http}")
             }
         })
+    }
+}
+
+/// Which way the legs' ranges are apart, if they are: every WebSocket run faster than every
+/// HTTP run, or slower.
+fn apart(ws: &Spread, http: &Spread) -> Option<Verdict> {
+    if ws.max < http.min {
+        Some(Verdict::Faster)
+    } else if http.max < ws.min {
+        Some(Verdict::Slower)
+    } else {
+        None
     }
 }
 

@@ -273,9 +273,7 @@ pub fn explain_why(c: &Comparison, ws: ContinuationMode) -> Option<String> {
     let lead = if measured.verdict == Verdict::Noise && measured.ws.n > 1 {
         // No result to explain: the medians' difference is smaller than the runs' spread, or
         // the runs are too few to tell.
-        let (ws_runs, http_runs) = (&measured.ws, &measured.http);
-        let apart = ws_runs.max < http_runs.min || http_runs.max < ws_runs.min;
-        let why_not = if apart {
+        let why_not = if measured.apart() {
             "two repetitions are too few to judge by"
         } else {
             "their runs' ranges overlap"
