@@ -128,6 +128,73 @@ fn awk_compiling_ever_new_regexes_is_bounded() {
     assert!(output.stderr.contains("MiB of text"), "{}", output.stderr);
 }
 
+/// `awk` (a `timeout-…` artifact of the awk target in CI): a loop whose condition wrote a huge
+/// integral number as text (`getline l < 1e89 "/in.txt"`) ran the step limit out at ~1 µs a
+/// step natively and past libFuzzer's 10 s in CI — writing 1e300 exactly takes ~15 µs, a
+/// thousand decimals of 1.2e-300 ~40 µs, each counted as its few bytes. A conversion now counts
+/// its digits times its exponent against the text budget, which ends these loops first.
+#[test]
+fn awk_writing_numbers_the_long_way_is_bounded() {
+    for line in [
+        "awk 'BEGIN { while (1) x = 1e300 \"\" }'",
+        "awk 'BEGIN { while (1) x = sprintf(\"%.1000f\", 1.2e-300) }'",
+        "awk 'BEGIN { CONVFMT = \"%.1000f\"; while (1) x = 1.2e-300 \"\" }'",
+        "awk 'BEGIN { while (1) print 1e300 > \"/dev/null\" }'",
+    ] {
+        stopped_by_the_text_budget(line);
+    }
+}
+
+/// Runs `line`, an awk program that ends on its text budget; what it printed last, as a
+/// number (0 if nothing).
+fn stopped_by_the_text_budget(line: &'static str) -> u64 {
+    let output = run_within(20, line);
+    assert_eq!(output.exit_code, 2, "{line}");
+    assert!(
+        output.stderr.contains("MiB of text"),
+        "{line}: {}",
+        output.stderr
+    );
+    let last = output.stdout.lines().last().unwrap_or("0");
+    last.parse()
+        .unwrap_or_else(|_| panic!("{line}: printed {last:?}"))
+}
+
+/// `awk` (found looking for more of the above): work done per piece rather than per byte was
+/// counted by the bytes alone — a `gsub` of a 1 MB string by an empty regex finds a million
+/// matches (~80 ns each), rebuilding `$0` joins each of its fields, `for (k in a)` lists every
+/// key — so the text budget allowed minutes of it. Each match, field and key now also counts
+/// 128 bytes; these loops stop after a handful of rounds, not hundreds.
+#[test]
+fn awk_counts_matches_fields_and_keys_against_its_budget() {
+    let grow = "s = \"ab\"; while (length(s) < 1000000) s = s s";
+    let cases = [
+        format!("awk 'BEGIN {{ {grow}; while (1) {{ n += gsub(//, \"\", s); print ++i }} }}'"),
+        format!("awk 'BEGIN {{ {grow}; FS = \"b\"; $0 = s; while (1) {{ $1 = $1; print ++i }} }}'"),
+        "awk 'BEGIN { for (i = 0; i < 200000; i++) a[i]; while (1) { for (k in a) break; \
+         print ++j } }'"
+            .to_string(),
+    ];
+    for line in cases {
+        let line: &'static str = Box::leak(line.into_boxed_str());
+        let rounds = stopped_by_the_text_budget(line);
+        assert!((1..=64).contains(&rounds), "{line}: {rounds} rounds");
+    }
+}
+
+/// `awk`: a command run from awk reads the files it names, which awk did not count, so
+/// `while (1) system("grep -q x /big")` on an 8 MB file ran for hours. A command's operands
+/// (a directory: every file beneath it) now count against the text budget before it runs.
+#[test]
+fn awk_counts_what_its_commands_read() {
+    let rounds = stopped_by_the_text_budget(
+        "awk 'BEGIN { s = \"ab\"; while (length(s) < 1000000) s = s s; printf \"%s\", s > \"/big\"; \
+         close(\"/big\"); while (1) { system(\"grep -q x /big\"); system(\"grep -rq x /\"); \
+         print ++n } }'",
+    );
+    assert!((100..=600).contains(&rounds), "{rounds} rounds");
+}
+
 /// The in-place append of the fix above gives what copying gave: numbers turn into text, the
 /// appended operands may read the variable itself, and an operand that assigns the variable
 /// takes the ordinary path.

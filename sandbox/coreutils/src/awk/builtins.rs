@@ -10,7 +10,9 @@ use regex::Regex;
 
 use super::ast::{Builtin, Expr, Output, RLENGTH, RSTART, compile};
 use super::error::AwkErrorKind;
-use super::eval::{Cell, MAX_STRING_BYTES, Machine, REGEX_COMPILE_WORK, Run, check_size};
+use super::eval::{
+    Cell, MAX_STRING_BYTES, Machine, PIECE_WORK, REGEX_COMPILE_WORK, Run, check_size,
+};
 use super::io::split_ranges;
 use super::value::Value;
 use crate::{cformat, clock};
@@ -194,6 +196,7 @@ impl Machine<'_, '_, '_> {
         self.charge(text.len())?;
         let mut ranges = Vec::new();
         split_ranges(&text, &splitter, &mut ranges);
+        self.charge(ranges.len().saturating_mul(PIECE_WORK))?;
         let pieces: Vec<Value> = ranges
             .into_iter()
             .map(|(a, b)| Value::Data(text[a..b].to_string()))
@@ -230,6 +233,7 @@ impl Machine<'_, '_, '_> {
                 expand_replacement(&replacement, found.as_str(), &mut result);
             }
             check_size(result.len() + current.len() - found.end())?;
+            self.charge(PIECE_WORK)?;
             last = found.end();
             count += 1;
             if !global {
@@ -328,12 +332,13 @@ impl Machine<'_, '_, '_> {
                     if n.abs() < 9.2e18 {
                         spec.signed(n as i64)
                     } else {
-                        cformat::Spec {
+                        let exact = cformat::Spec {
                             conv: 'f',
                             precision: Some(0),
                             ..spec
-                        }
-                        .float(n.trunc())
+                        };
+                        self.add_work(exact.float_work(n));
+                        exact.float(n.trunc())
                     }
                 }
                 'o' | 'u' | 'x' | 'X' => spec.unsigned(value.number() as i64 as u64),
@@ -352,7 +357,11 @@ impl Machine<'_, '_, '_> {
                     spec.text(&text)
                 }
                 's' => spec.text(&self.text(value)),
-                _ => spec.float(value.number()),
+                _ => {
+                    let n = value.number();
+                    self.add_work(spec.float_work(n));
+                    spec.float(n)
+                }
             };
             if out.len() + text.len() > MAX_STRING_BYTES {
                 return (out, Some(AwkErrorKind::StringSize(MAX_STRING_BYTES >> 20)));

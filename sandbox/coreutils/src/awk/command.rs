@@ -4,8 +4,10 @@
 //! shell (pipes, redirections other than `2>/dev/null` and `2>&1`, `$`, globs, `;`, `&&`) or a
 //! shell builtin is refused by name rather than run differently.
 
+use tether_vfs::{EntryKind, Vfs, normalize};
+
 use super::error::AwkErrorKind;
-use super::eval::{Machine, Run};
+use super::eval::{Machine, PIECE_WORK, Run};
 use crate::{Ctx, Input, lookup};
 
 /// What happens to the command's stderr.
@@ -117,6 +119,27 @@ pub fn check(line: &str) -> Run<()> {
     runnable(line).map(drop)
 }
 
+/// What a command's operands count against awk's text budget before it runs: the files it
+/// names, whole, and for a directory every file beneath it (`grep -r`, `find`), each also a
+/// [`PIECE_WORK`] — reading them is the command's work, which awk's own counts never see.
+fn operand_work(vfs: &Vfs, cwd: &str, args: &[String]) -> usize {
+    let size = |path: &str| vfs.read(path).map_or(0, <[u8]>::len);
+    args.iter()
+        .map(|arg| {
+            let path = normalize(cwd, arg);
+            match vfs.kind(&path) {
+                Some(EntryKind::File) => size(&path),
+                Some(EntryKind::Dir) => vfs
+                    .descendants(&path)
+                    .iter()
+                    .map(|(entry, _)| size(entry) + PIECE_WORK)
+                    .sum(),
+                _ => 0,
+            }
+        })
+        .sum()
+}
+
 impl Machine<'_, '_, '_> {
     /// Runs `line` with `stdin`; its exit status and stdout (its stderr joins awk's).
     pub(super) fn run_command(&mut self, line: &str, stdin: Vec<u8>) -> Run<(i32, Vec<u8>)> {
@@ -131,6 +154,7 @@ impl Machine<'_, '_, '_> {
                 .extend_from_slice(format!("sh: 1: {name}: not found\n").as_bytes());
             return Ok((127, Vec::new()));
         };
+        self.charge(operand_work(self.ctx.vfs, self.ctx.cwd, &argv[1..]))?;
         let mut input = Input::new(stdin);
         let max_output = self.ctx.max_output.saturating_sub(self.ctx.out.len());
         let mut ctx = Ctx {

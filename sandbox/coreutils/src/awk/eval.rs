@@ -1,7 +1,8 @@
 //! awk's evaluator: a [`Machine`] runs a parsed [`Program`] — `BEGIN` rules, every other rule
 //! on each record of the input, then `END` rules — within its budgets: [`MAX_STEPS`]
 //! statements, [`MAX_TEXT_WORK`] bytes of text moved (a run-time regex compile counts
-//! [`REGEX_COMPILE_WORK`]), strings of at most [`MAX_STRING_BYTES`], [`MAX_ELEMENTS`] array
+//! [`REGEX_COMPILE_WORK`], each match, field or key [`PIECE_WORK`], writing a number what its
+//! conversion costs), strings of at most [`MAX_STRING_BYTES`], [`MAX_ELEMENTS`] array
 //! elements, user functions [`MAX_CALL_DEPTH`] deep. `x = x …` appends in place, so building a
 //! string piece by piece stays linear. Records, fields and I/O are in [`super::io`], builtin
 //! functions and `printf` in [`super::builtins`].
@@ -32,6 +33,12 @@ pub const MAX_TEXT_WORK: u64 = 1 << 30;
 /// What compiling a regular expression computed at run time counts against
 /// [`MAX_TEXT_WORK`], beyond its length: about what moving this many bytes costs.
 pub const REGEX_COMPILE_WORK: usize = 64 * 1024;
+
+/// What each match a scan finds (`gsub`), each field split or joined and each key listed
+/// counts against [`MAX_TEXT_WORK`], beyond its text: finding an empty match or joining a
+/// field takes 30–80 ns here, about what moving this many bytes costs, so that millions of
+/// tiny pieces cannot take as long as billions of bytes.
+pub const PIECE_WORK: usize = 128;
 
 /// Array elements alive at once, over all arrays (about 100 bytes each).
 pub const MAX_ELEMENTS: usize = 1_000_000;
@@ -96,7 +103,9 @@ pub struct Machine<'p, 'c, 'a> {
     pub(super) nesting: usize,
     pub(super) io: Io,
     pub(super) steps: u64,
-    pub(super) work: u64,
+    /// Text work so far ([`MAX_TEXT_WORK`]); a cell so that writing a number, which reads
+    /// the machine, can add what it cost, checked at the next step or charge.
+    pub(super) work: std::cell::Cell<u64>,
     pub(super) elements: usize,
     /// The program line of the statement running, for errors.
     pub(super) line: usize,
@@ -148,7 +157,7 @@ impl<'p, 'c, 'a> Machine<'p, 'c, 'a> {
             nesting: 0,
             io: Io::default(),
             steps: 0,
-            work: 0,
+            work: std::cell::Cell::new(0),
             elements: 0,
             line: 0,
             exit_code: 0,
@@ -329,16 +338,22 @@ impl<'p, 'c, 'a> Machine<'p, 'c, 'a> {
         if self.steps > MAX_STEPS {
             return Err(self.error(AwkErrorKind::Steps(MAX_STEPS)).into());
         }
-        Ok(())
+        self.charge(0)
     }
 
     /// Counts `bytes` of text moved against [`MAX_TEXT_WORK`].
     pub(super) fn charge(&mut self, bytes: usize) -> Run<()> {
-        self.work = self.work.saturating_add(bytes as u64);
-        if self.work > MAX_TEXT_WORK {
+        self.add_work(bytes);
+        if self.work.get() > MAX_TEXT_WORK {
             return Err(self.error(AwkErrorKind::Work(MAX_TEXT_WORK >> 20)).into());
         }
         Ok(())
+    }
+
+    /// Counts work without checking the budget: the next [`Machine::tick`] or
+    /// [`Machine::charge`] does.
+    pub(super) fn add_work(&self, bytes: usize) {
+        self.work.set(self.work.get().saturating_add(bytes as u64));
     }
 
     /// Counts a change in the number of array elements against [`MAX_ELEMENTS`].
@@ -357,13 +372,32 @@ impl<'p, 'c, 'a> Machine<'p, 'c, 'a> {
         }
     }
 
+    /// How `print` writes numbers: `OFMT`.
+    fn ofmt(&self) -> NumFormat<'_> {
+        match &self.globals[OFMT as usize] {
+            Cell::Val(Value::Str(s) | Value::Data(s)) => NumFormat::of(s),
+            _ => NumFormat::G6,
+        }
+    }
+
     /// A value as text, numbers through `CONVFMT`.
     pub(super) fn text(&self, value: &Value) -> String {
-        self.convfmt().text(value)
+        let (text, work) = self.convfmt().text(value);
+        self.add_work(work);
+        text
     }
 
     pub(super) fn take_text(&self, value: Value) -> String {
-        self.convfmt().take_text(value)
+        let (text, work) = self.convfmt().take_text(value);
+        self.add_work(work);
+        text
+    }
+
+    /// A number as `print` writes it, through `OFMT`.
+    pub(super) fn output_number(&self, n: f64) -> String {
+        let (text, work) = self.ofmt().number_with_work(n);
+        self.add_work(work);
+        text
     }
 
     /// A special global's text (`FS`, `OFS`, `ORS`, `SUBSEP`, …).
@@ -459,7 +493,8 @@ impl<'p, 'c, 'a> Machine<'p, 'c, 'a> {
             }
             StmtKind::ForIn(var, array, body) => {
                 let keys = self.array(*array)?.borrow_mut().keys();
-                self.charge(keys.iter().map(String::len).sum())?;
+                let listed: usize = keys.iter().map(|key| key.len() + PIECE_WORK).sum();
+                self.charge(listed)?;
                 for key in keys {
                     self.tick()?;
                     self.set_slot(*var, Value::Str(key))?;

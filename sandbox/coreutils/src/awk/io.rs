@@ -14,8 +14,8 @@ use regex::Regex;
 use super::array::Key;
 use super::ast::{ARGC, ARGV, Expr, FILENAME, FS, ORS, Output, OutputMode, RS, Source};
 use super::error::AwkErrorKind;
-use super::eval::{Cell, Machine, Run, check_size};
-use super::value::{NumFormat, Value};
+use super::eval::{Cell, Machine, PIECE_WORK, Run, check_size};
+use super::value::Value;
 
 /// The highest field number a program may assign to (or `NF` may be set to).
 pub const MAX_FIELDS: usize = 100_000;
@@ -312,6 +312,7 @@ impl Machine<'_, '_, '_> {
         };
         self.charge(self.io.record.len())?;
         split_ranges(&self.io.record, &splitter, &mut self.io.fields);
+        self.charge(self.io.fields.len().saturating_mul(PIECE_WORK))?;
         self.io.split = true;
         Ok(())
     }
@@ -368,6 +369,7 @@ impl Machine<'_, '_, '_> {
         let size = new_len(&self.io);
         check_size(size)?;
         self.charge(size)?;
+        self.charge(count.saturating_mul(PIECE_WORK))?;
         let record = &self.io.record;
         let fields = &self.io.fields;
         let text_of = |i: usize| -> &str {
@@ -465,7 +467,7 @@ impl Machine<'_, '_, '_> {
                 self.push_global(&mut line, super::ast::OFS);
             }
             match self.eval(arg)? {
-                Value::Num(n) => line.push_str(&self.ofmt().number(n)),
+                Value::Num(n) => line.push_str(&self.output_number(n)),
                 other => line.push_str(other.as_str().unwrap_or_default()),
             }
             check_size(line.len())?;
@@ -488,13 +490,6 @@ impl Machine<'_, '_, '_> {
         match &self.globals[slot as usize] {
             Cell::Val(Value::Str(s) | Value::Data(s)) => Some(s),
             _ => None,
-        }
-    }
-
-    fn ofmt(&self) -> NumFormat<'_> {
-        match &self.globals[super::ast::OFMT as usize] {
-            Cell::Val(Value::Str(s) | Value::Data(s)) => NumFormat::of(s),
-            _ => NumFormat::G6,
         }
     }
 

@@ -83,45 +83,61 @@ impl NumFormat<'_> {
         }
     }
 
-    /// `n` as text: an integral value exactly, as `%d` would print it; anything else through
-    /// the format.
-    pub fn number(self, n: f64) -> String {
+    /// `n` as text — an integral value exactly, as `%d` would print it; anything else through
+    /// the format — and about what writing it cost in bytes of text moved
+    /// ([`cformat::Spec::float_work`]): far more than its length for a huge integral value
+    /// written exactly, or a format asking for many digits.
+    pub fn number_with_work(self, n: f64) -> (String, usize) {
         if n.fract() == 0.0 && n.abs() < 9.2e18 {
-            return (n as i64).to_string();
+            return ((n as i64).to_string(), 0);
         }
         if n.is_finite() && n.fract() == 0.0 {
-            return format!("{n:.0}");
+            let exact = cformat::Spec {
+                conv: 'f',
+                precision: Some(0),
+                ..cformat::Spec::default()
+            };
+            return (exact.float(n), exact.float_work(n));
         }
         match self {
-            NumFormat::G6 => cformat::g6(n),
+            NumFormat::G6 => {
+                let g6 = cformat::Spec {
+                    conv: 'g',
+                    precision: Some(6),
+                    ..cformat::Spec::default()
+                };
+                (g6.float(n), g6.float_work(n))
+            }
             NumFormat::Custom(format) => custom(format, n),
         }
     }
 
-    /// `value` as text.
-    pub fn text(self, value: &Value) -> String {
+    /// `value` as text, and the work of writing a number (see [`NumFormat::number_with_work`]).
+    pub fn text(self, value: &Value) -> (String, usize) {
         match value {
-            Value::Num(n) => self.number(*n),
-            other => other.as_str().unwrap_or_default().to_string(),
+            Value::Num(n) => self.number_with_work(*n),
+            other => (other.as_str().unwrap_or_default().to_string(), 0),
         }
     }
 
-    /// `value` as text, consuming it (no copy for strings).
-    pub fn take_text(self, value: Value) -> String {
+    /// `value` as text, consuming it (no copy for strings), and the work of writing a number.
+    pub fn take_text(self, value: Value) -> (String, usize) {
         match value {
-            Value::Uninit => String::new(),
-            Value::Num(n) => self.number(n),
-            Value::Str(s) | Value::Data(s) => s,
+            Value::Uninit => (String::new(), 0),
+            Value::Num(n) => self.number_with_work(n),
+            Value::Str(s) | Value::Data(s) => (s, 0),
         }
     }
 }
 
-/// A number through a user's `OFMT`/`CONVFMT`: its first conversion, the rest of the text kept.
-fn custom(format: &str, n: f64) -> String {
+/// A number through a user's `OFMT`/`CONVFMT`: its first conversion, the rest of the text kept;
+/// and the work of the conversion.
+fn custom(format: &str, n: f64) -> (String, usize) {
     let chars: Vec<char> = format.chars().collect();
     let mut out = String::new();
     let mut i = 0;
     let mut used = false;
+    let mut work = 0;
     while i < chars.len() {
         if chars[i] != '%' {
             out.push(chars[i]);
@@ -140,7 +156,10 @@ fn custom(format: &str, n: f64) -> String {
                     'd' | 'i' => spec.signed(n as i64),
                     'o' | 'x' | 'X' | 'u' | 'c' => spec.unsigned(n as i64 as u64),
                     's' => spec.text(&cformat::g6(n)),
-                    _ => spec.float(n),
+                    _ => {
+                        work = spec.float_work(n);
+                        spec.float(n)
+                    }
                 });
                 i = end;
             }
@@ -150,7 +169,7 @@ fn custom(format: &str, n: f64) -> String {
             }
         }
     }
-    out
+    (out, work)
 }
 
 /// The leading number of a string, as awk converts strings: optional blanks, a sign,
@@ -234,10 +253,10 @@ mod tests {
             (-0.0, "0"),
         ];
         for (n, want) in cases {
-            assert_eq!(NumFormat::G6.number(n), want, "{n}");
+            assert_eq!(NumFormat::G6.number_with_work(n).0, want, "{n}");
         }
-        assert_eq!(NumFormat::of("%.2f").number(1.23456), "1.23");
-        assert_eq!(NumFormat::of("x=%d!").number(2.5), "x=2!");
+        assert_eq!(NumFormat::of("%.2f").number_with_work(1.23456).0, "1.23");
+        assert_eq!(NumFormat::of("x=%d!").number_with_work(2.5).0, "x=2!");
     }
 
     #[test]
