@@ -195,6 +195,28 @@ fn awk_counts_what_its_commands_read() {
     assert!((100..=600).contains(&rounds), "{rounds} rounds");
 }
 
+/// The same search: the file system's append copied the whole file to add to it, so awk
+/// closing a file it appends to in a loop (`print >> f; close(f)`), or the shell's `>>` in a
+/// loop, was quadratic — 2,000,000 steps of it never ended. A file now grows in place.
+#[test]
+fn appending_to_a_file_is_linear() {
+    let output = run_within(
+        20,
+        "awk 'BEGIN { while (1) { print \"xxxxxxxxxxxxxxxx\" >> \"/f\"; close(\"/f\") } }'",
+    );
+    assert_eq!(output.exit_code, 2);
+    assert!(output.stderr.contains("steps"), "{}", output.stderr);
+    let mut vfs = Vfs::new();
+    vfs.write("/f", b"a".to_vec()).unwrap();
+    vfs.append("/f", b"b").unwrap();
+    vfs.append("/g", b"c").unwrap();
+    assert_eq!(vfs.read("/f").unwrap(), b"ab");
+    assert_eq!(vfs.read("/g").unwrap(), b"c");
+    vfs.mkdir("/d").unwrap();
+    assert!(vfs.append("/d", b"x").is_err());
+    assert!(vfs.append("/f/x", b"x").is_err());
+}
+
 /// The in-place append of the fix above gives what copying gave: numbers turn into text, the
 /// appended operands may read the variable itself, and an operand that assigns the variable
 /// takes the ordinary path.

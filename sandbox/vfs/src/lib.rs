@@ -279,15 +279,27 @@ impl Vfs {
         Ok(())
     }
 
-    /// Appends to a file, creating it if missing.
+    /// Appends to a file, creating it if missing. The file grows in place: appending is
+    /// proportional to what is appended, not to the file (a loop appending a line at a time
+    /// copied the whole file each time).
     pub fn append(&mut self, path: &str, content: &[u8]) -> Result<(), VfsError> {
-        let mut data = match self.read(path) {
-            Ok(data) => data.to_vec(),
-            Err(VfsError::NotFound) => Vec::new(),
-            Err(e) => return Err(e),
-        };
-        data.extend_from_slice(content);
-        self.write(path, data)
+        let path = normalize("/", path);
+        if !matches!(self.nodes.get(&path), Some(Node::File(_))) {
+            // Missing, a directory, or a parent in the way: what `write` says of it.
+            return self.write(&path, content.to_vec());
+        }
+        let new_total = self.bytes + content.len();
+        if new_total > self.byte_limit && !content.is_empty() {
+            return Err(VfsError::NoSpace {
+                limit: self.byte_limit,
+            });
+        }
+        self.record(&path);
+        self.bytes = new_total;
+        if let Some(Node::File(data)) = self.nodes.get_mut(&path) {
+            data.extend_from_slice(content);
+        }
+        Ok(())
     }
 
     /// Creates one directory; its parent must exist.
