@@ -167,7 +167,7 @@ pub fn AgentView() -> impl IntoView {
                             refused=page.conditions_refused
                             locked=running
                         />
-                        <SettingsPanel form=form locked=running />
+                        <SettingsPanel form=form locked=running scenarios=page.scenarios />
                     }
                         .into_any()
                 }}

@@ -16,6 +16,10 @@ pub fn SettingsPanel(
     /// True while a run is going: nothing may change under it.
     #[prop(into)]
     locked: Signal<bool>,
+    /// The scenarios the server says it plays, suggested at the field (the ones Tether ships
+    /// until it answers, or from a server that does not say).
+    #[prop(into)]
+    scenarios: Signal<Option<Vec<String>>>,
 ) -> impl IntoView {
     let settings = form.settings;
     let long = Signal::derive(move || settings.with(|s| s.task_length == TaskLength::Long));
@@ -71,7 +75,14 @@ pub fn SettingsPanel(
                 disabled=locked_for_long(Field::Scenario)
             />
             <datalist id="known-scenarios">
-                {KNOWN_SCENARIOS.map(|name| view! { <option value=name></option> }).collect_view()}
+                {move || {
+                    scenarios
+                        .get()
+                        .unwrap_or_else(|| KNOWN_SCENARIOS.map(str::to_string).to_vec())
+                        .into_iter()
+                        .map(|name| view! { <option value=name></option> })
+                        .collect_view()
+                }}
             </datalist>
             <FormField
                 form=form

@@ -34,6 +34,7 @@ pub const DEFAULT_PROFILE: &str = "spark";
 /// The scenarios the server ships (`server/scenarios/`); the field also takes any other name a
 /// server loads with `--scenario-dir`, and empty for the echo generator.
 pub const KNOWN_SCENARIOS: [&str; 1] = [DEFAULT_SCENARIO];
+
 /// The scenario of `settings` checked against the ones the server plays (`known`, from its
 /// model list): a name it does not play is an error at the field, said of the URL when the URL
 /// gave it (`from_url`). Empty (the echo generator) is always one.

@@ -72,6 +72,11 @@ test("a typed value the page does not understand is said at the field and by Run
     // Checked against the scenarios the server says it plays (x-tether-scenarios).
     ["scenario", "nope", /^Scenario must be one this server plays \(fix-sample-project, triage-ci-log\), or empty for the echo generator; got "nope"$/],
   ];
+  // The field suggests what the server says it plays.
+  assert.deepEqual(
+    await page.locator("#known-scenarios option").evaluateAll((options) => options.map((o) => o.value)),
+    ["fix-sample-project", "triage-ci-log"],
+  );
   // The button says how long a run of understood values takes, and nothing while one is not.
   assert.equal(await page.getByTestId("run-estimate").count(), 1, "an estimate");
   for (const [field, typed, message] of cases) {
