@@ -367,7 +367,7 @@ impl Deployment {
         let no_websocket_port = free_port()?;
         deployment.url = format!("http://127.0.0.1:{port}");
         deployment.no_websocket_url = format!("http://127.0.0.1:{no_websocket_port}");
-        let ports = (0..replicas)
+        let mut ports = (0..replicas)
             .map(|_| free_port())
             .collect::<Result<Vec<_>>>()?;
         deployment
@@ -379,8 +379,8 @@ impl Deployment {
                 pid: 0,
                 restarts: 0,
             }));
-        for (index, port) in ports.iter().enumerate() {
-            deployment.start_replica(root, binary, index, *port, server_args)?;
+        for (index, port) in ports.iter_mut().enumerate() {
+            deployment.start_replica(root, binary, index, port, server_args)?;
         }
         let prefix = dir.join("nginx");
         let config = nginx_config(&template, &prefix, port, no_websocket_port, &ports);
@@ -456,33 +456,58 @@ impl Deployment {
     }
 
     /// Starts replica `index` on `port` and a thread that restarts it whenever it exits while
-    /// the deployment runs; returns once it listens.
+    /// the deployment runs; returns once it listens. Should the port have been taken since it
+    /// was chosen, the replica starts on another free one (`port` says which), up to
+    /// [`PORT_ATTEMPTS`] times; any other failure ends the start.
     fn start_replica(
         &mut self,
         root: &Path,
         binary: &Path,
         index: usize,
-        port: u16,
+        port: &mut u16,
         server_args: &[String],
     ) -> Result<()> {
-        let mut command = Command::new(binary);
-        command
-            .current_dir(root)
-            .args(["--addr", &format!("127.0.0.1:{port}")])
-            .args(["--store", &self.postgres_url])
-            .args(["--replica-id", &replica_id(index)])
-            .args(["--static-dir", "/nonexistent"])
-            .args(server_args)
-            .env(
-                "RUST_LOG",
-                std::env::var("RUST_LOG").unwrap_or("tether_server=warn".into()),
-            )
-            // Whatever one replica seals or signs for a client (compaction items, client secrets),
-            // the others must open.
-            .env("TETHER_SERVER_SECRET", &self.shared_secret)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped());
-        let child = spawn_replica(&mut command, index)?;
+        let mut attempt = 1;
+        let (mut command, child) = loop {
+            let mut command = Command::new(binary);
+            command
+                .current_dir(root)
+                .args(["--addr", &format!("127.0.0.1:{port}")])
+                .args(["--store", &self.postgres_url])
+                .args(["--replica-id", &replica_id(index)])
+                .args(["--static-dir", "/nonexistent"])
+                .args(server_args)
+                .env(
+                    "RUST_LOG",
+                    std::env::var("RUST_LOG").unwrap_or("tether_server=warn".into()),
+                )
+                // A start-up error's message, not its backtrace (a panic keeps RUST_BACKTRACE's).
+                .env("RUST_LIB_BACKTRACE", "0")
+                // Whatever one replica seals or signs for a client (compaction items, client
+                // secrets), the others must open.
+                .env("TETHER_SERVER_SECRET", &self.shared_secret)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped());
+            match spawn_replica(&mut command, index) {
+                Ok(child) => break (command, child),
+                Err(error)
+                    if attempt < PORT_ATTEMPTS
+                        && error
+                            .downcast_ref::<ReplicaFailed>()
+                            .is_some_and(ReplicaFailed::port_taken) =>
+                {
+                    let taken = *port;
+                    *port = free_port()?;
+                    eprintln!(
+                        "deploy: replica {index}'s port {taken} was taken before it bound it; \
+                         on {port} instead"
+                    );
+                    self.replicas.lock().unwrap()[index].url = format!("http://127.0.0.1:{port}");
+                    attempt += 1;
+                }
+                Err(error) => return Err(error),
+            }
+        };
         let (replicas, stopping, dir) = (
             self.replicas.clone(),
             self.stopping.clone(),
@@ -695,13 +720,76 @@ fn record_pid(
     }
 }
 
+/// Why a replica did not start: its exit status and what it said on stderr before that.
+#[derive(Debug)]
+pub(crate) struct ReplicaFailed {
+    index: usize,
+    status: String,
+    said: Vec<String>,
+}
+
+impl ReplicaFailed {
+    /// Whether it failed because its port was taken between choosing and binding it (another
+    /// process's connection can hold a port `free_port` just returned).
+    pub(crate) fn port_taken(&self) -> bool {
+        self.said
+            .iter()
+            .any(|line| line.contains("cannot listen on") && line.contains("in use"))
+    }
+}
+
+impl std::fmt::Display for ReplicaFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "replica {} did not start listening ({})",
+            self.index, self.status
+        )?;
+        if !self.said.is_empty() {
+            write!(f, "; it said:\n  {}", self.said.join("\n  "))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ReplicaFailed {}
+
+/// How many ports a replica is tried on at start when the one chosen for it was taken.
+const PORT_ATTEMPTS: u32 = 3;
+
+/// The most lines of a replica's stderr a [`ReplicaFailed`] repeats.
+const LINES_KEPT: usize = 20;
+
 /// Spawns a replica and returns once it printed its `listening on` line; the rest of its
-/// output is passed on to stderr, each line marked with the replica.
+/// output, stdout and stderr, is passed on to stderr, each line marked with the replica. When
+/// it exits (or stays silent for 60 s) first, the error repeats its last lines of stderr —
+/// up to an error's backtrace, whose frames say less than its message.
 pub(crate) fn spawn_replica(command: &mut Command, index: usize) -> Result<Child> {
     let mut child = command
+        .stderr(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot start {command:?}"))?;
     let stdout = child.stdout.take().context("the replica's stdout")?;
+    let stderr = child.stderr.take().context("the replica's stderr")?;
+    let said = Arc::new(Mutex::new(std::collections::VecDeque::new()));
+    let stderr_done = std::thread::spawn({
+        let said = said.clone();
+        move || {
+            let mut backtrace = false;
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                eprintln!("[replica {index}] {line}");
+                backtrace |= line.trim_start().starts_with("Stack backtrace:");
+                if !backtrace {
+                    let mut said = said.lock().unwrap();
+                    if said.len() == LINES_KEPT {
+                        said.pop_front();
+                    }
+                    said.push_back(line);
+                }
+            }
+        }
+    });
     let (listening, heard) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut told = false;
@@ -719,8 +807,19 @@ pub(crate) fn spawn_replica(command: &mut Command, index: usize) -> Result<Child
         Ok(()) => Ok(child),
         Err(_) => {
             let _ = child.kill();
-            let status = child.wait();
-            bail!("replica {index} did not start listening ({status:?})")
+            let status = match child.wait() {
+                Ok(status) => status.to_string(),
+                Err(error) => format!("cannot wait for it: {error}"),
+            };
+            // Its stderr closes with it: everything it said is read.
+            let _ = stderr_done.join();
+            let said = said.lock().unwrap().drain(..).collect();
+            Err(ReplicaFailed {
+                index,
+                status,
+                said,
+            }
+            .into())
         }
     }
 }
@@ -766,6 +865,49 @@ fn random_hex(bytes: usize) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A replica that exits before listening: the error repeats what it said, up to its
+    /// backtrace, and tells a taken port from other failures.
+    #[test]
+    fn a_replica_that_does_not_start_says_why() {
+        let fails = |script: &str| {
+            let mut command = Command::new("sh");
+            command
+                .args(["-c", script])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped());
+            let error = spawn_replica(&mut command, 1).expect_err("it exits before listening");
+            let failed = error.downcast::<ReplicaFailed>().expect("a ReplicaFailed");
+            (failed.to_string(), failed.port_taken())
+        };
+        let (message, taken) = fails(
+            "echo 'Error: cannot listen on 127.0.0.1:9: Address already in use (os error 98)' >&2; \
+             echo >&2; echo 'Stack backtrace:' >&2; echo '   0: frame' >&2; exit 1",
+        );
+        assert!(taken, "{message}");
+        assert!(
+            message.starts_with("replica 1 did not start listening (exit status: 1)"),
+            "{message}"
+        );
+        assert!(message.contains("Address already in use"), "{message}");
+        assert!(!message.contains("frame"), "{message}");
+        let (message, taken) = fails("echo 'Error: cannot open the store' >&2; exit 1");
+        assert!(!taken, "{message}");
+        assert!(message.contains("cannot open the store"), "{message}");
+        // One that listens is handed back running.
+        let mut command = Command::new("sh");
+        command
+            .args([
+                "-c",
+                "echo 'Tether listening on 127.0.0.1:9'; exec sleep 30",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped());
+        let mut child = spawn_replica(&mut command, 0).unwrap();
+        assert!(child.try_wait().unwrap().is_none());
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
 
     #[test]
     fn the_nginx_template_fills_in() {
