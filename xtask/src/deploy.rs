@@ -144,10 +144,20 @@ struct ReplicaInfo {
     restarts: u32,
 }
 
+/// A free port of 127.0.0.1 (free now: whoever binds it later may find it taken).
 pub(crate) fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
+    Ok(free_ports(1)?[0])
+}
+
+/// `count` free ports of 127.0.0.1, all different: each is held until the last is chosen, so
+/// the system cannot hand out one twice (a port chosen and released can be chosen again).
+pub(crate) fn free_ports(count: usize) -> Result<Vec<u16>> {
+    let held = (0..count)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0"))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    held.iter()
+        .map(|listener| Ok(listener.local_addr()?.port()))
+        .collect()
 }
 
 /// Debian's PostgreSQL server binaries: `TETHER_PG_BIN`, else the newest
@@ -363,13 +373,13 @@ impl Deployment {
         // From here on, an error drops `deployment`, which stops what was started.
         let pg_port = deployment.start_postgres(&bin, user)?;
         deployment.postgres_url = format!("postgres://tether@127.0.0.1:{pg_port}/tether");
-        let port = if port == 0 { free_port()? } else { port };
-        let no_websocket_port = free_port()?;
+        // nginx's two ports and the replicas', all different.
+        let mut ports = free_ports(replicas + 2)?;
+        let no_websocket_port = ports.pop().context("a port for nginx")?;
+        let chosen = ports.pop().context("a port for nginx")?;
+        let port = if port == 0 { chosen } else { port };
         deployment.url = format!("http://127.0.0.1:{port}");
         deployment.no_websocket_url = format!("http://127.0.0.1:{no_websocket_port}");
-        let mut ports = (0..replicas)
-            .map(|_| free_port())
-            .collect::<Result<Vec<_>>>()?;
         deployment
             .replicas
             .lock()
@@ -865,6 +875,14 @@ fn random_hex(bytes: usize) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ports_chosen_together_differ() {
+        let ports = free_ports(64).unwrap();
+        let distinct: std::collections::HashSet<_> = ports.iter().collect();
+        assert_eq!(distinct.len(), 64, "{ports:?}");
+        assert!(ports.iter().all(|&port| port != 0));
+    }
 
     /// A replica that exits before listening: the error repeats what it said, up to its
     /// backtrace, and tells a taken port from other failures.
