@@ -299,18 +299,31 @@ impl ServerTimings {
     }
 
     /// The API/engine split in one line: `API 0.42 ms · engine 812 ms (queue 0.00 ms, prefill
-    /// 30.2 ms, decode 780 ms)`; `None` from a server that does not report it.
+    /// 30.2 ms, decode 780 ms)`, each side saying how much of it was a modelled wait (`API 18.4
+    /// ms, 17.0 ms of it modelled`): what this machine did and what was assumed stay apart on
+    /// every turn, as in the totals. `None` from a server that does not report it.
     pub fn split(&self) -> Option<String> {
         let api = self.api_ms?;
         let engine = self.engine.as_ref()?;
         let d = |ms: f64| format_duration(ms, Precision::BySize);
+        let (classify, hop) = self.modelled_split();
+        let modelled = |part: f64, of: f64| {
+            let part = part.min(of);
+            if part > 0.0 {
+                format!(", {} of it modelled", d(part))
+            } else {
+                String::new()
+            }
+        };
         Some(format!(
-            "API {} · engine {} (queue {}, prefill {}, decode {})",
+            "API {}{} · engine {} (queue {}, prefill {}, decode {}){}",
             d(api),
+            modelled(classify, api),
             d(engine.iapi_total_ms),
             d(engine.queue_ms),
             d(engine.prefill_ms),
-            d(engine.decode_ms)
+            d(engine.decode_ms),
+            modelled(hop, engine.other_ms()),
         ))
     }
 }
@@ -373,7 +386,8 @@ mod tests {
         );
         assert_eq!(
             timings.split().unwrap(),
-            "API 0.42 ms · engine 31.4 ms (queue 0.00 ms, prefill 30.0 ms, decode 0.40 ms)"
+            "API 0.42 ms · engine 31.4 ms (queue 0.00 ms, prefill 30.0 ms, decode 0.40 ms), \
+             1.0 ms of it modelled"
         );
         // Kept in the summary's own shape, read back the same.
         assert_eq!(
@@ -381,6 +395,15 @@ mod tests {
             Some(timings.clone())
         );
         assert_eq!((&timings.conditions, timings.link_ms()), (&None, None));
+        // Hosted costs: the classifier's modelled wait is named within the API's time.
+        let mut hosted = summary.clone();
+        hosted["modelled"] = json!({"classify_us": 17_000, "engine_hop_us": 1000});
+        hosted["api_us"] = json!(18_400);
+        assert_eq!(
+            ServerTimings::parse(&hosted).unwrap().split().unwrap(),
+            "API 18.4 ms, 17.0 ms of it modelled · engine 31.4 ms (queue 0.00 ms, prefill 30.0 \
+             ms, decode 0.40 ms), 1.0 ms of it modelled"
+        );
 
         // An older server's summary: stages only, nothing else.
         let old =

@@ -104,6 +104,9 @@ test("a Compare under a home uplink: the server applies the link to both legs, t
   assert.match(why, /^(Measured on this machine|The model and the tools)/);
   assert.match(why, /Both transports wait for the link's 40 ms round trip on every turn/);
   assert.match(why, /Modelled, not measured: the hosted API's services \(a safety classifier at 5\.7 µs per scanned token/);
+  // Each turn's API time names what of it was the modelled classifier, as the totals do.
+  const splits = await page.getByTestId("leg-http").getByTestId("server-split").allTextContents();
+  assert.ok(splits.length > 0 && splits.every((s) => /^API [\d.]+ m?s, [\d.]+ m?s of it modelled · engine /.test(s)), splits.join(" | "));
   // A shared link's autorun on its own page is followed as a click is: the focus on the result.
   assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), "result", "the focus is on the result");
   assert.deepEqual(pageErrors, []);
