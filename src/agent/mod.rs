@@ -69,5 +69,5 @@ pub use sweep::{
 pub use timing::{EngineTimings, LinkTimings, ServerTimings, ServerTokens};
 pub use totals::{RunTotals, decoding_rate, turn_durations};
 pub use turn::{RunStatus, Turn};
-pub use verdict::{Ratio, Speedup, Verdict};
+pub use verdict::{JUDGED_FROM, Ratio, Speedup, Verdict};
 pub use why::{explain_why, format_bytes};

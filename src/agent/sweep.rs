@@ -12,7 +12,7 @@
 
 use crate::agent::compare::{COMPARE_HTTP_MODE, Comparison};
 use crate::agent::stats::Spread;
-use crate::agent::{ContinuationMode, Ratio, RunStatus, Verdict, nice_ticks};
+use crate::agent::{ContinuationMode, JUDGED_FROM, Ratio, RunStatus, Verdict, nice_ticks};
 use crate::conditions::thousands;
 use crate::profiles::{ProfileInfo, profile};
 
@@ -99,6 +99,9 @@ pub struct SweepPoint {
     pub pairs: usize,
     /// Whether the legs' times separate (faster, slower), or not (within noise).
     pub verdict: Option<Verdict>,
+    /// Whether the legs' ranges are apart, however few the pairs (too few to judge by when
+    /// the verdict is still noise).
+    pub apart: bool,
 }
 
 /// The points of the sweep `c` (none when it is not a sweep).
@@ -124,17 +127,17 @@ pub fn sweep_points(c: &Comparison) -> Vec<SweepPoint> {
                 .filter_map(|r| done(*r, ws).zip(done(*r, COMPARE_HTTP_MODE)))
                 .collect();
             let savings = Spread::of(pairs.iter().map(|(ws, http)| 1.0 - ws / http));
-            let verdict = Spread::of(pairs.iter().map(|p| p.0))
+            let ratio = Spread::of(pairs.iter().map(|p| p.0))
                 .zip(Spread::of(pairs.iter().map(|p| p.1)))
-                .and_then(|(ws, http)| Ratio::of(ws, http))
-                .map(|ratio| ratio.verdict);
+                .and_then(|(ws, http)| Ratio::of(ws, http));
             Some(SweepPoint {
                 point: i + 1,
                 profile: profile(&name)?,
                 saving: savings.map(|s| s.median),
                 savings,
                 pairs: repetitions.len(),
-                verdict,
+                verdict: ratio.map(|r| r.verdict),
+                apart: ratio.is_some_and(|r| r.apart()),
             })
         })
         .collect()
@@ -154,9 +157,14 @@ pub fn describe_sweep(c: &Comparison) -> Option<String> {
                 signed_percent(savings.min).trim_end_matches(" %"),
                 signed_percent(savings.max)
             );
+            // Within noise says why, so that a range on one side of zero does not read as
+            // a result: the legs' times overlap, or they are apart over too few pairs.
             let judged = match (p.verdict?, savings.n) {
                 (_, 1) => "1 pair: no spread to judge by".to_string(),
-                (Verdict::Noise, _) => format!("{range}, within noise"),
+                (Verdict::Noise, n) if p.apart => {
+                    format!("{range}; {n} pairs are too few to judge by, {JUDGED_FROM} can tell")
+                }
+                (Verdict::Noise, _) => format!("{range}; within noise, the legs' times overlap"),
                 _ => range,
             };
             Some(format!(
@@ -222,6 +230,8 @@ pub struct PlotPoint {
     pub saving: f64,
     pub savings: Spread,
     pub verdict: Verdict,
+    /// Whether its legs' ranges are apart (too few pairs to judge by when still noise).
+    pub apart: bool,
 }
 
 /// The sweep's plot: the saving against the model's speed, the speed on a log scale (each
@@ -283,6 +293,7 @@ impl SweepPlot {
                     saving: savings.median,
                     savings,
                     verdict: p.verdict.unwrap_or(Verdict::Noise),
+                    apart: p.apart,
                 })
             })
             .collect();
@@ -483,8 +494,8 @@ mod tests {
         assert_eq!(
             describe_sweep(&sweep).unwrap(),
             "WebSocket mode's saving over HTTP stateless, the median of each point's 3 pairs and \
-             their range: +3 % (+2 to +4 %) at 65 tokens/s (flagship), +15 % (−4 to +20 %, within \
-             noise) at 1,000 tokens/s (spark)."
+             their range: +3 % (+2 to +4 %) at 65 tokens/s (flagship), +15 % (−4 to +20 %; within \
+             noise, the legs' times overlap) at 1,000 tokens/s (spark)."
         );
         // The plot draws each point's range around its median.
         let plot = SweepPlot::layout(&sweep, 600.0, 240.0);
@@ -493,6 +504,25 @@ mod tests {
         assert!(p.low_y > plot.zero, "its least saving is below zero");
         // A restored sweep keeps its pairs.
         assert_eq!(sweep.clone().restored().repetitions, 6);
+    }
+
+    /// Two pairs, WebSocket slower in both: a range below zero, but too few pairs to judge
+    /// by — said so, not "within noise" beside a one-sided range.
+    #[test]
+    fn two_pairs_apart_are_too_few_and_say_so() {
+        let mut sweep = Comparison::sweep(&["spark", "spark"]);
+        for (repetition, ws, http) in [(1, 113.0, 100.0), (2, 119.0, 100.0)] {
+            sweep.update(leg(WS, repetition, RunStatus::Done, ws));
+            sweep.update(leg(HTTP, repetition, RunStatus::Done, http));
+        }
+        let point = &sweep_points(&sweep)[0];
+        assert_eq!((point.verdict, point.apart), (Some(Verdict::Noise), true));
+        assert_eq!(
+            describe_sweep(&sweep).unwrap(),
+            "WebSocket mode's saving over HTTP stateless, the median of each point's 2 pairs and \
+             their range: −16 % (−19 to −13 %; 2 pairs are too few to judge by, 3 can tell) at \
+             1,000 tokens/s (spark)."
+        );
     }
 
     #[test]

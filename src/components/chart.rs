@@ -265,6 +265,7 @@ pub fn SweepChart(
                 })
                 .collect_view();
             let line: Vec<(f64, f64)> = plot.points.iter().map(|p| (p.x, p.y)).collect();
+            let middle = (left + right) / 2.0;
             let points = plot
                 .points
                 .iter()
@@ -277,7 +278,8 @@ pub fn SweepChart(
                             signed_percent(p.savings.min),
                             signed_percent(p.savings.max),
                             match p.verdict {
-                                Verdict::Noise => "within noise",
+                                Verdict::Noise if p.apart => "too few pairs to judge by",
+                                Verdict::Noise => "within noise, the legs' times overlap",
                                 _ => "the legs' times separate",
                             }
                         )
@@ -298,7 +300,14 @@ pub fn SweepChart(
                                 y2=p.high_y
                             ></line>
                             <circle cx=p.x cy=p.y r="5"></circle>
-                            <text class="point-label" x=p.x y=p.y - 10.0 text-anchor="middle">
+                            // Beside the point, clear of its range's line: to its right in
+                            // the plot's left half, to its left in the right half.
+                            <text
+                                class="point-label"
+                                x=if p.x < middle { p.x + 9.0 } else { p.x - 9.0 }
+                                y=p.y + 4.0
+                                text-anchor=if p.x < middle { "start" } else { "end" }
+                            >
                                 {label.clone()}
                             </text>
                             <title>{format!("{}: {range}", p.profile)}</title>
@@ -347,6 +356,13 @@ pub fn SweepChart(
                     let (done, all) = progress.get();
                     if running.get() {
                         format!(" {done} of {all} legs done (the first two are the warm-up, not a result)")
+                    } else if done == all {
+                        // The status line above says the legs done; here, what they measured.
+                        let points = plot.with(|p| p.points.len());
+                        let pairs = (all.saturating_sub(2)) / 2;
+                        format!(
+                            " all done: {pairs} pairs measured at {points} model speeds, after a warm-up"
+                        )
                     } else {
                         format!(" {done} of {all} legs done")
                     }
