@@ -120,6 +120,11 @@ pub fn ConditionsPanel(
             Ok(c) if c.link.is_loopback() => {
                 "Nothing in between: the page and the server on one machine.".to_string()
             }
+            // Not what will happen on a server that refuses it (the notice above says so).
+            Ok(c) if refused.with(Option::is_some) => format!(
+                "This server does not emulate a link: {} is refused (above).",
+                c.link.describe()
+            ),
             Ok(c) => format!(
                 "The server delays and paces the bytes each leg really sends and receives: {}.",
                 c.link.describe()

@@ -166,6 +166,16 @@ test("a server that does not allow client-chosen conditions: the page says so be
     const refused = page.getByTestId("conditions-refused");
     await refused.waitFor();
     assert.match(await refused.textContent(), /does not accept client-chosen conditions.*--allow-client-conditions/);
+    // The link's note does not promise what the server will not do.
+    assert.match(await page.getByTestId("link-note").textContent(), /^This server does not emulate a link: .* is refused \(above\)\.$/);
+    // The way out looks like a button of this page (the accent colour), not a grey default one.
+    const look = await page.getByTestId("use-server-conditions").evaluate((b) => {
+      const style = getComputedStyle(b);
+      return { background: style.backgroundColor, size: parseFloat(style.fontSize) };
+    });
+    const accent = await page.getByTestId("run").evaluate((b) => getComputedStyle(b).backgroundColor);
+    assert.deepEqual(look, { background: accent, size: look.size });
+    assert.ok(look.size >= 14, `the way out in ${look.size} px type`);
     await page.waitForTimeout(500);
     assert.equal(await page.getByTestId("run-status").textContent(), "idle", "the autorun did not start");
     // Run clicked anyway: nothing starts, and the focus goes to the way out.
