@@ -91,9 +91,14 @@ impl Field {
 
     /// What it takes, to finish "RTT must be …".
     pub fn takes(self) -> String {
-        let names = |names: &[&str]| {
-            let (last, rest) = names.split_last().expect("a choice has names");
-            format!("one of {}, or {last}", rest.join(", "))
+        // "short or long"; "server, local, or hosted".
+        let names = |names: &[&str]| match names {
+            [only] => (*only).to_string(),
+            [first, second] => format!("{first} or {second}"),
+            _ => {
+                let (last, rest) = names.split_last().expect("a choice has names");
+                format!("one of {}, or {last}", rest.join(", "))
+            }
         };
         match self {
             Field::Task => "what the agent should do, in words".into(),

@@ -293,7 +293,7 @@ mod tests {
         assert_eq!(
             said(&inputs, &settings),
             [
-                "The URL's task_length: Task length must be one of short, or long; got \"huge\"",
+                "The URL's task_length: Task length must be short or long; got \"huge\"",
                 "The URL's link: Network link must be one of loopback, same-region, \
                  home-uplink, other-continent, or custom; got \"mars\"",
                 "The URL's rtt_ms: RTT must be a number of milliseconds from 0 to 1000; got \"-3\"",
