@@ -82,7 +82,28 @@ impl Settings {
     /// was and is an error at its field.
     pub fn apply(&mut self, params: &UrlParams) -> Inputs {
         let mut inputs = Inputs::default();
+        // A preset and the link's numbers both set the link: which was meant is not for the
+        // page to guess (`link=custom` with numbers is the one way to give both).
+        let numbers = [Field::RttMs, Field::UpMbit, Field::DownMbit]
+            .into_iter()
+            .filter(|f| params.value(*f).is_some())
+            .filter_map(Field::param)
+            .collect::<Vec<_>>();
+        let conflict = params
+            .value(Field::Link)
+            .and_then(|link| LinkPreset::parse(link.trim()).map(|preset| (link, preset)))
+            .filter(|(_, preset)| *preset != LinkPreset::Custom && !numbers.is_empty());
+        if let Some((link, _)) = conflict {
+            let takes = format!(
+                "custom or left out when the URL also gives the link's numbers ({})",
+                numbers.join(", ")
+            );
+            inputs.refuse(InputError::taking(Field::Link, link, takes).in_url());
+        }
         for field in URL_FIELDS {
+            if field == Field::Link && conflict.is_some() {
+                continue;
+            }
             if let Some(value) = params.value(field)
                 && let Err(error) = field.parse_into(self, value)
             {
@@ -469,6 +490,23 @@ mod tests {
         assert!(
             query.contains("&rtt_ms=150&up_mbit=5&down_mbit=0&"),
             "{query}"
+        );
+        // A preset and numbers both set the link: an error at the link, not a silent choice;
+        // `link=custom` with numbers is fine.
+        let mut both = Settings::default();
+        let inputs = both.apply(&UrlParams::parse("link=loopback&rtt_ms=5"));
+        assert!(!inputs.runnable(&both));
+        assert_eq!(
+            inputs.error(Field::Link).unwrap().to_string(),
+            "The URL's link: Network link must be custom or left out when the URL also gives \
+             the link's numbers (rtt_ms); got \"loopback\""
+        );
+        let mut custom = Settings::default();
+        let inputs = custom.apply(&UrlParams::parse("link=custom&rtt_ms=5"));
+        assert!(inputs.runnable(&custom), "{inputs:?}");
+        assert_eq!(
+            custom.link().describe(),
+            "5 ms RTT, 20 Mbit/s up, 100 Mbit/s down"
         );
         assert_eq!(
             Settings {

@@ -172,6 +172,7 @@ const BAD_URLS = [
   ["profile=bogus", "profile", /The URL's profile: Model speed \(profile\) must be one this server offers: .*tether-sim.*; got "bogus"/],
   ["link=mars", "link", /The URL's link: Network link must be one of loopback, same-region, home-uplink, other-continent, or custom; got "mars"/],
   ["repetitions=99", "repetitions", /The URL's repetitions: Repetitions must be a whole number from 1 to 9; got "99"/],
+  ["link=loopback&rtt_ms=5", "link", /The URL's link: Network link must be custom or left out when the URL also gives the link's numbers \(rtt_ms\); got "loopback"/],
   ["rtt_ms=-3", "rtt-ms", /The URL's rtt_ms: RTT must be a number of milliseconds from 0 to 1000; got "-3"/],
   ["up_mbit=abc", "up-mbit", /The URL's up_mbit: Up must be .*; got "abc"/],
   ["max_turns=abc", "max-turns", /The URL's max_turns: Max turns must be a whole number from 1 to 100; got "abc"/],
