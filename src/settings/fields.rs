@@ -353,6 +353,11 @@ impl Inputs {
     /// kept as typed either way.
     pub fn edit(&mut self, settings: &mut Settings, field: Field, text: &str) {
         let error = field.parse_into(settings, text).err();
+        // A link's number typed, even one in error, is the link made custom (from the values
+        // it had): the preset's name beside a number it does not have would say otherwise.
+        if error.is_some() && matches!(field, Field::RttMs | Field::UpMbit | Field::DownMbit) {
+            settings.edit_link(|_| {});
+        }
         let replaced = if error.is_none() {
             field.replaces()
         } else {
@@ -458,7 +463,7 @@ mod tests {
     }
 
     #[test]
-    fn a_number_that_does_not_parse_leaves_the_settings_and_names_the_field_and_its_bounds() {
+    fn a_number_that_does_not_parse_leaves_the_values_and_names_the_field_and_its_bounds() {
         for (field, text) in [
             (Field::RttMs, "-5"),
             (Field::RttMs, "abc"),
@@ -478,7 +483,15 @@ mod tests {
             (Field::Repetitions, "-1"),
         ] {
             let (settings, inputs) = edited(field, text);
-            assert_eq!(settings, short(), "{field:?} {text:?}");
+            // A link's number in error makes the link custom, with the numbers it had: the
+            // preset's name no longer stands beside a number it does not have.
+            let mut expected = short();
+            if matches!(field, Field::RttMs | Field::UpMbit | Field::DownMbit) {
+                expected.edit_link(|_| {});
+                assert_eq!(settings.link, LinkPreset::Custom);
+                assert_eq!(settings.link(), short().link());
+            }
+            assert_eq!(settings, expected, "{field:?} {text:?}");
             let error = inputs.error(field).expect("an error");
             assert_eq!(error.given, text);
             assert_eq!(inputs.shown(field, &settings), text, "shown as typed");

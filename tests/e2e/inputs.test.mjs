@@ -141,6 +141,8 @@ test("on the overview, bad values are not described or estimated, and each link 
   const note = await page.getByTestId("link-note").textContent();
   assert.match(note, /RTT must be .*got "-5"/);
   assert.match(note, /Up must be .*got "abc"/);
+  // A number typed for the link makes it custom, in error or not: no preset's name beside it.
+  assert.equal(await page.getByTestId("link").inputValue(), "custom");
   // Nothing describes, or estimates, a run of values the page did not understand.
   assert.doesNotMatch(await page.getByTestId("intro-what").textContent(), /RTT|Mbit/);
   assert.equal(await page.getByTestId("intro-estimate").count(), 0, "no estimate");
