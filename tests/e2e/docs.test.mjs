@@ -116,7 +116,7 @@ async function assertFramesFit(page) {
     const fit = await page.evaluate((id) => {
       const frame = document.querySelector(`[data-testid="${id}"]`);
       const doc = frame.contentDocument;
-      // The timeline scrolls in its own box, on purpose (its columns line the legs up).
+      // A timeline is checked in its own box, below.
       const wide = [...doc.querySelectorAll("table:not(.timeline), svg, .chart-box, .table-scroll")]
         .filter((el) => el.getBoundingClientRect().right > doc.documentElement.clientWidth + 1 || el.scrollWidth > el.clientWidth + 1)
         .map((el) => `${el.tagName.toLowerCase()}.${el.className?.baseVal ?? el.className}`);
@@ -126,12 +126,21 @@ async function assertFramesFit(page) {
         sideways: doc.documentElement.scrollWidth - doc.documentElement.clientWidth,
         wide,
         lastColumn: [...doc.querySelectorAll("table.compare-totals th")].some((th) => /HTTP − WebSocket/.test(th.textContent)),
+        // Each timeline's box: does it hide columns at its side, or turns below its height?
+        timelines: [...doc.querySelectorAll(".timeline-box")].map((box) => ({
+          sideways: box.scrollWidth > box.clientWidth + 1,
+          below: box.scrollHeight > box.clientHeight + 1,
+        })),
       };
     }, id);
     assert.ok(Math.abs(fit.frame - fit.content) <= 2, `${id}: frame ${fit.frame}px for ${fit.content}px of content`);
     assert.ok(fit.sideways <= 0, `${id} scrolls sideways by ${fit.sideways}px`);
     assert.deepEqual(fit.wide, [], `${id}: wider than the frame`);
     if (id !== "demo-ws") assert.ok(fit.lastColumn, `${id} has its HTTP − WebSocket column`);
+    // Every timeline's columns in view; a single run's every turn too (a comparison's legs
+    // scroll theirs, 41 turns each).
+    assert.ok(fit.timelines.length > 0 && fit.timelines.every((t) => !t.sideways), `${id}: ${JSON.stringify(fit.timelines)}`);
+    if (id === "demo-ws") assert.ok(!fit.timelines[0].below, `${id}: turns hidden below the timeline's box`);
   }
 }
 
