@@ -25,6 +25,7 @@ use leptos::prelude::*;
 use crate::agent::LastRun;
 use crate::components::field::Form;
 use crate::components::{AgentView, ChatView, Overview};
+use crate::conditions::{ApiCosts, LinkPreset};
 use crate::settings::{Field, Inputs, ModelChoices, Settings, UrlProfile, recheck_scenario};
 use crate::storage::{Kept, Restored};
 use crate::transport::models::{CONDITIONS_REFUSED, fetch_models};
@@ -73,7 +74,17 @@ pub struct PageContext {
     pub scenarios: RwSignal<Option<Vec<String>>>,
     /// The scenario the URL gave, so that an unknown one is said as the URL's.
     pub url_scenario: StoredValue<Option<String>>,
+    /// Whether the URL gave the link or the API costs: conditions a visitor chose, which the
+    /// page never changes by itself.
+    pub url_conditions: bool,
 }
+
+/// Said when the page, on a server that refuses client-chosen conditions, runs what the server
+/// does instead of its own default conditions (which nobody chose).
+pub const SERVER_CONDITIONS_CHOSEN: &str = "This server does not take client-chosen conditions \
+     (it was started without --allow-client-conditions), so the page runs what it does: the same \
+     machine, its own API costs. The default comparison's home uplink and hosted costs need a \
+     server that takes them (cargo xtask run starts one).";
 
 impl PageContext {
     /// Defaults, kept nowhere: a view mounted on its own (tests).
@@ -96,6 +107,7 @@ impl PageContext {
             conditions_refused: RwSignal::new(None),
             scenarios: RwSignal::new(None),
             url_scenario: StoredValue::new(None),
+            url_conditions: false,
         }
     }
 
@@ -117,6 +129,15 @@ impl PageContext {
             notices.push(notice);
         }
         let autorun = restored.params.autorun && interrupted.is_none();
+        let url_conditions = [
+            Field::Link,
+            Field::RttMs,
+            Field::UpMbit,
+            Field::DownMbit,
+            Field::ApiCosts,
+        ]
+        .into_iter()
+        .any(|field| restored.params.value(field).is_some());
         PageContext {
             settings: RwSignal::new(restored.settings),
             inputs: RwSignal::new(restored.inputs),
@@ -145,6 +166,7 @@ impl PageContext {
                     .value(Field::Scenario)
                     .map(|s| s.trim().to_string()),
             ),
+            url_conditions,
         }
     }
 
@@ -164,6 +186,9 @@ impl PageContext {
         let quiet = self.quiet;
         let scenarios = self.scenarios;
         let url_scenario = self.url_scenario;
+        let notices = self.notices;
+        // Whether the page may put the server's own conditions in place of its defaults.
+        let may_choose = !self.embed && !self.url_conditions;
         let page_origin = page_origin_url().unwrap_or_default();
         let source =
             Memo::new(move |_| settings.with(|s| (s.server_url.clone(), s.api_key.clone())));
@@ -203,6 +228,22 @@ impl PageContext {
                 // The answer of an older source must not replace a newer one.
                 if source.try_get_untracked() != Some(wanted) {
                     return;
+                }
+                // On a server that refuses client-chosen conditions, the page's own default
+                // conditions (a link, hosted costs) — nobody's choice — give way to what the
+                // server runs, said in a notice and not stored; conditions a visitor chose stay,
+                // and are said to be refused where they are. An embedded demo runs as linked.
+                let defaults = Settings::default();
+                let untouched = settings.with_untracked(|s| {
+                    s.link == defaults.link && s.api_costs == defaults.api_costs
+                });
+                if refusal.is_some() && may_choose && untouched {
+                    let mut chosen = settings.get_untracked();
+                    chosen.link = LinkPreset::Loopback;
+                    chosen.api_costs = ApiCosts::Server;
+                    quiet.set_value(true);
+                    settings.set(chosen);
+                    notices.update(|n| n.push(SERVER_CONDITIONS_CHOSEN.to_string()));
                 }
                 refused.try_set(refusal);
                 // A scenario the server does not play is an error at its field before the list

@@ -191,12 +191,22 @@ test("a server that does not allow client-chosen conditions: the page says so be
     await waitFinished(page);
     assert.equal(await page.getByTestId("run-status").textContent(), "done");
     await page.close();
-    // The overview's default conditions ask for a link and hosted costs: its button neither
-    // describes nor estimates a run this server would refuse.
+    // The page's own default conditions (a link, hosted costs), which nobody chose, give way
+    // to what this server runs, said in a notice: the overview's button describes and
+    // estimates that run, and nothing is refused.
     const overview = await browser.newPage();
     await overview.goto(bare.url + "/");
+    await overview.getByTestId("notices").waitFor();
+    assert.match(await overview.getByTestId("notices").textContent(), /does not take client-chosen conditions .*so the page runs what it does: the same machine, its own API costs/);
+    assert.equal(await overview.getByTestId("link").inputValue(), "loopback");
+    assert.equal(await overview.getByTestId("api-costs").inputValue(), "server");
+    assert.equal(await overview.getByTestId("conditions-refused").count(), 0);
+    assert.match(await overview.getByTestId("intro-estimate").textContent(), /^ · (about \d|a few)/);
+    // Not stored: the defaults come back where a server takes them.
+    assert.equal(await overview.evaluate(() => localStorage.getItem("tether.settings")), null);
+    // Chosen conditions stay: one asked for by a link is said to be refused, as above.
+    await overview.goto(bare.url + plain("/?api_costs=hosted"));
     await overview.getByTestId("conditions-refused").waitFor();
-    assert.match(await overview.getByTestId("intro-what").textContent(), /does not take the link or API costs/);
     assert.equal(await overview.getByTestId("intro-estimate").count(), 0);
     await overview.getByTestId("intro-compare").click();
     await overview.waitForTimeout(300);
