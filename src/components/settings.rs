@@ -6,7 +6,9 @@
 use leptos::prelude::*;
 
 use super::field::{Control, Form, FormField};
-use crate::settings::{Field, KNOWN_SCENARIOS, LONG_TURNS, TaskLength, TransportChoice};
+use crate::settings::{
+    Field, KNOWN_SCENARIOS, LONG_SCENARIO, LONG_TURNS, TaskLength, TransportChoice,
+};
 
 /// The settings form fields (the task and Run/Stop live with the agent view).
 #[component]
@@ -80,6 +82,9 @@ pub fn SettingsPanel(
                         .get()
                         .unwrap_or_else(|| KNOWN_SCENARIOS.map(str::to_string).to_vec())
                         .into_iter()
+                        // The field is the short task's: the long task's scenario needs its
+                        // project and turns (the field says so if it is typed).
+                        .filter(|name| name != LONG_SCENARIO)
                         .map(|name| view! { <option value=name></option> })
                         .collect_view()
                 }}

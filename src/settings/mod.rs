@@ -58,9 +58,31 @@ pub fn unknown_scenario(
     Some(if from_url { error.in_url() } else { error })
 }
 
+/// The short task given the long task's scenario, which reads a file the short task's project
+/// does not have ([`tether_sandbox::CI_LOG_PATH`]) over more turns than its limit: an error at
+/// the field, not a run whose every read fails while the scripted model reports on them.
+pub fn long_scenario_in_short_task(settings: &Settings, from_url: bool) -> Option<InputError> {
+    let name = settings.scenario.trim();
+    if settings.task_length != TaskLength::Short || name != LONG_SCENARIO {
+        return None;
+    }
+    let error = InputError::taking(
+        Field::Scenario,
+        name,
+        format!(
+            "one the short task can play: {LONG_SCENARIO} is the long task's (it reads {}, \
+             which the short task's project does not have, over {LONG_TURNS} turns), so choose \
+             Task length: long for it",
+            tether_sandbox::CI_LOG_PATH
+        ),
+    );
+    Some(if from_url { error.in_url() } else { error })
+}
+
 /// Brings the scenario's error in `inputs` up to date with what the server said it plays
 /// (`known`; `None` from a server that does not say, or before it answers): a name it does not
-/// play is an error at the field ([`unknown_scenario`]); otherwise no error stands there (the
+/// play is an error at the field ([`unknown_scenario`]), and so is the long task's scenario in
+/// the short task ([`long_scenario_in_short_task`]); otherwise no error stands there (the
 /// field's text always parses, so any error at it is this check's, perhaps against another
 /// server's list). Whether `inputs` changed.
 pub fn recheck_scenario(
@@ -69,7 +91,9 @@ pub fn recheck_scenario(
     known: Option<&[String]>,
     from_url: bool,
 ) -> bool {
-    match known.and_then(|known| unknown_scenario(settings, known, from_url)) {
+    let error = long_scenario_in_short_task(settings, from_url)
+        .or_else(|| known.and_then(|known| unknown_scenario(settings, known, from_url)));
+    match error {
         Some(error) if inputs.error(Field::Scenario) != Some(&error) => {
             inputs.refuse(error);
             true
@@ -375,6 +399,35 @@ mod tests {
         ));
         assert!(recheck_scenario(&mut inputs, &settings, None, false));
         assert_eq!(inputs.shown(Field::Scenario, &settings), "triage-ci-log");
+    }
+
+    #[test]
+    fn the_long_tasks_scenario_is_an_error_in_the_short_task_whatever_the_server_plays() {
+        let both = [
+            "fix-sample-project".to_string(),
+            "triage-ci-log".to_string(),
+        ];
+        let mut settings = Settings {
+            task_length: TaskLength::Short,
+            scenario: "triage-ci-log".into(),
+            ..Settings::default()
+        };
+        for known in [Some(&both[..]), None] {
+            let mut inputs = Inputs::default();
+            recheck_scenario(&mut inputs, &settings, known, false);
+            assert_eq!(
+                inputs.error(Field::Scenario).unwrap().to_string(),
+                "Scenario must be one the short task can play: triage-ci-log is the long \
+                 task's (it reads logs/ci.log, which the short task's project does not have, \
+                 over 41 turns), so choose Task length: long for it; got \"triage-ci-log\""
+            );
+            assert!(!inputs.runnable(&settings));
+        }
+        // The long task plays it: no error.
+        settings.task_length = TaskLength::Long;
+        let mut inputs = Inputs::default();
+        recheck_scenario(&mut inputs, &settings, Some(&both), false);
+        assert!(inputs.runnable(&settings));
     }
 
     #[test]

@@ -71,11 +71,13 @@ test("a typed value the page does not understand is said at the field and by Run
     ["max-turns", "2.5", /^Max turns must be a whole number from 1 to 100; got "2\.5"$/],
     // Checked against the scenarios the server says it plays (x-tether-scenarios).
     ["scenario", "nope", /^Scenario must be one this server plays \(fix-sample-project, triage-ci-log\), or empty for the echo generator; got "nope"$/],
+    // The long task's scenario reads a file the short task's project lacks, over 41 turns.
+    ["scenario", "triage-ci-log", /^Scenario must be one the short task can play: triage-ci-log is the long task's \(it reads logs\/ci\.log, .* over 41 turns\), so choose Task length: long for it; got "triage-ci-log"$/],
   ];
-  // The field suggests what the server says it plays.
+  // The field suggests what the server says it plays that the short task can.
   assert.deepEqual(
     await page.locator("#known-scenarios option").evaluateAll((options) => options.map((o) => o.value)),
-    ["fix-sample-project", "triage-ci-log"],
+    ["fix-sample-project"],
   );
   // The button says how long a run of understood values takes, and nothing while one is not.
   assert.equal(await page.getByTestId("run-estimate").count(), 1, "an estimate");
