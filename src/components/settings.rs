@@ -69,6 +69,11 @@ pub fn SettingsPanel(
                 note=Signal::derive(move || {
                     if long.get() {
                         "The long rollout's scenario (choose the short task to set your own)."
+                    } else if settings.with(|s| s.scenario.trim().is_empty()) {
+                        // Said before a run, not found out from a failed call.
+                        "Empty: the echo generator, not an agent — it calls the first tool once \
+                         with placeholder arguments from its schema (the shell gets an empty \
+                         command, which fails), then quotes your task."
                     } else {
                         "Sent as metadata.scenario: a scripted agent the server plays."
                     }

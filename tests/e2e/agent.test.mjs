@@ -139,6 +139,8 @@ test("Stop ends a running agent mid-stream and closes its WebSocket", async () =
     await page.getByTestId("tab-agent").click();
     // The echo generator's first answer, not the default scenario's.
     await page.getByTestId("scenario").fill("");
+    // Said before the run: what the echo generator does with the sandbox's tools.
+    assert.match(await page.getByTestId("scenario-note").textContent(), /^Empty: the echo generator, not an agent .*empty command, which fails/);
     await page.getByTestId("run").click();
     // Mid-stream: the first request is out (the run is connected and counting its turn).
     await page.waitForFunction(
