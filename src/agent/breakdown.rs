@@ -24,7 +24,8 @@
 //!   the browser's per-frame cost, which no page code can see.
 //!
 //! A turn where a long-running response paused (`response.done`) has no summary of its own: the
-//! one at the response's end covers every turn of it.
+//! one at the response's end covers every turn of it. A run that ended before that (stopped,
+//! failed, out of turns) never got it: its server part is unknown, not zero.
 //!
 //! A turn without a summary (a server that does not send one) leaves the server's part unknown,
 //! and so the network's: the breakdown then says so rather than guess.
@@ -198,6 +199,8 @@ impl Breakdown {
         let mut link_ms = 0.0;
         let mut client_ms = 0.0;
         let mut events = 0;
+        // Paused turns whose response's summary, which covers them, has not come.
+        let mut uncovered = false;
         for (i, turn) in run.turns.iter().enumerate() {
             client_ms += turn.client_ms;
             events += turn.events;
@@ -208,6 +211,7 @@ impl Breakdown {
                     .and_then(|s| Some((s.api_ms?, s.engine.as_ref()?)))
                 {
                     Some((api, engine)) => {
+                        uncovered = false;
                         link_ms += turn
                             .server
                             .as_ref()
@@ -228,7 +232,7 @@ impl Breakdown {
                     }
                     // A long-running response reports its stages once, at its end, for all of
                     // its turns.
-                    None if turn.paused => {}
+                    None if turn.paused => uncovered = true,
                     None => server = None,
                 }
                 // Between this turn's terminal event and the next request: the tools and the
@@ -237,6 +241,9 @@ impl Breakdown {
                     client_ms += (next.sent_at - completed - turn.tool_ms).max(0.0);
                 }
             }
+        }
+        if uncovered {
+            server = None;
         }
         let rest = server.map(|parts| {
             end_to_end_ms
@@ -311,6 +318,30 @@ mod tests {
                        "service_total_us": (prefill + decode) * 1000, "service_ttft_us": 0,
                        "iapi_ttft_us": 0, "iapi_total_us": (prefill + decode + 1) * 1000}}));
         t
+    }
+
+    /// A long-running response's paused turns are covered by the summary at its end; a run
+    /// that ended before it came has its server's part unknown, not 0 ms.
+    #[test]
+    fn paused_turns_without_their_responses_summary_leave_the_server_unknown() {
+        let paused = |sent: f64| {
+            let mut t = turn(sent, 100.0, 0, (0, 0));
+            t.server = None;
+            t.paused = true;
+            t
+        };
+        let cut = AgentRun {
+            turns: vec![paused(0.0), paused(150.0)],
+            ..AgentRun::default()
+        };
+        let b = Breakdown::of(&cut).unwrap();
+        assert_eq!((b.server, b.link_ms, b.network_ms), (None, None, None));
+        assert_eq!(b.part(Part::Api), None);
+        // With the summary at the response's end, the parts are known.
+        let mut whole = cut.clone();
+        whole.turns.push(turn(300.0, 100.0, 10, (30, 50)));
+        let b = Breakdown::of(&whole).unwrap();
+        assert_eq!(b.server.unwrap().api_ms, 10.0);
     }
 
     #[test]

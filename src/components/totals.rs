@@ -175,6 +175,20 @@ pub fn BreakdownView(
                 {bar}
             </span>
             <dl class="parts">{rows}</dl>
+            {move || {
+                breakdown
+                    .with(|b| b.is_some_and(|b| b.server.is_none()))
+                    .then(|| {
+                        view! {
+                            <p class="part-note" data-testid="breakdown-unknown">
+                                "– : not known. A completed turn has no timings from the server \
+                                 (a long-running response reports them at its end, which a run \
+                                 stopped or out of turns does not reach), so its parts, the link \
+                                 and the rest are not split out."
+                            </p>
+                        }
+                    })
+            }}
         </section>
     }
 }

@@ -102,6 +102,18 @@ test("the long-running transport completes with the same conversation as WebSock
   await long.page.close();
 });
 
+test("a long-running run that ends before its response does says its server's parts are unknown", async () => {
+  // Three turns, all paused: the summary that covers them would come at the response's end.
+  const { page } = await recordedPage("/?transport=ws-append&profile=instant&scenario=fix-sample-project&max_turns=3");
+  await page.getByTestId("run").click();
+  assert.equal(await finished(page), "failed");
+  for (const part of ["api", "engine", "link", "network", "modelled"]) {
+    assert.equal(await page.getByTestId(`breakdown-${part}`).textContent(), "–", part);
+  }
+  assert.match(await page.getByTestId("breakdown-unknown").textContent(), /long-running response reports them at its end/);
+  await page.close();
+});
+
 test("a steer sent while a run streams shows its outcome in the timeline and the events", async () => {
   // flagship: 0.4 s to the first token at 65 tokens/s, so the first response runs long enough.
   const { page, record } = await recordedPage("/?transport=ws&profile=flagship&scenario=");
