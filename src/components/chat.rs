@@ -12,6 +12,7 @@ use crate::agent::{
     ChatBrowser, ChatConnection, ChatScreen, ChatSession, ChatTarget, RunStatus, Turn,
 };
 use crate::components::AnswerView;
+use crate::settings::Field;
 use crate::transport::ws::{Incoming, WsClient};
 use crate::{PageContext, now_ms, page_origin_url};
 
@@ -62,13 +63,27 @@ pub fn ChatView() -> impl IntoView {
     let prompt = RwSignal::new(String::from(
         "Why does WebSocket mode make agent loops faster?",
     ));
-    let settings = use_context::<PageContext>()
-        .unwrap_or_else(PageContext::standalone)
-        .settings;
+    let context = use_context::<PageContext>().unwrap_or_else(PageContext::standalone);
+    let settings = context.settings;
+    let form = context.form();
     let page = Rc::new(ChatPage { turn });
     let session = StoredValue::new_local(ChatSession::new(page.clone(), page));
+    // A Server URL the Agent tab holds in error is this view's too: it is said here, and
+    // nothing is sent to another server in its place.
+    let server_error = move || form.error(Field::ServerUrl);
+    let target = move || {
+        settings.with(
+            |s| match page_origin_url().and_then(|origin| s.base_url(&origin)) {
+                Ok(base) => format!("To {base}, model {} (the Agent tab's settings).", s.profile),
+                Err(why) => why,
+            },
+        )
+    };
 
     let send = move || {
+        if server_error().is_some() {
+            return;
+        }
         let target = settings.with_untracked(|s| ChatTarget {
             base: page_origin_url().and_then(|origin| s.base_url(&origin)),
             api_key: s.api_key.clone(),
@@ -112,6 +127,19 @@ pub fn ChatView() -> impl IntoView {
                 </button>
                 <span id="prompt-hint" class="hint">"Ctrl+Enter sends"</span>
             </form>
+            <p class="hint" data-testid="chat-target">{target}</p>
+            {move || {
+                server_error()
+                    .map(|error| {
+                        view! {
+                            <p class="error" role="alert" data-testid="chat-blocked">
+                                {format!(
+                                    "Nothing is sent until the Agent tab's Server URL is fixed: {error}"
+                                )}
+                            </p>
+                        }
+                    })
+            }}
             <AnswerView turn=turn />
         </section>
     }

@@ -93,6 +93,26 @@ test("the chat view with no server names the URL it could not reach", async () =
   await page.close();
 });
 
+test("the chat view says where it sends, and sends nothing while the Server URL is in error", async () => {
+  const page = await browser.newPage();
+  const sockets = [];
+  page.on("websocket", (ws) => sockets.push(ws.url()));
+  await page.goto(server.url + plain("/?profile=instant"));
+  await page.getByTestId("tab-chat").click();
+  assert.match(await page.getByTestId("chat-target").textContent(), new RegExp(`^To ${server.url}, model instant`));
+  await page.getByTestId("tab-agent").click();
+  await page.getByTestId("server-url").fill("htp://x");
+  await page.getByTestId("server-url").press("Tab");
+  await page.getByTestId("tab-chat").click();
+  assert.match(await page.getByTestId("chat-blocked").textContent(), /^Nothing is sent until the Agent tab's Server URL is fixed: Server URL must be/);
+  sockets.length = 0;
+  await page.getByTestId("send").click();
+  await page.waitForTimeout(500);
+  assert.deepEqual(sockets, [], "nothing was sent to another server in its place");
+  assert.equal(await page.locator('.chat-view [data-testid="run-status"]').textContent(), "idle", "no turn started");
+  await page.close();
+});
+
 test("a server stopped during an HTTP run is named, with what failed", async () => {
   // The page comes from one server and runs against another, slow one, which stops mid-run.
   const slow = await startServer(["--tokens-per-second", "20"]);
