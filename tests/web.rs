@@ -889,7 +889,7 @@ async fn the_turn_chart_draws_a_panel_per_leg_a_stack_per_turn_and_the_context()
         .unwrap();
     assert_eq!(points.split(' ').count(), 2, "{points}");
     let legend = text_of(&root, "chart-legend");
-    assert!(legend.contains("response, not split by the server") && legend.contains("context"));
+    assert!(legend.contains("response, not split per turn") && legend.contains("context"));
     let label = root
         .query_selector("svg[role=img]")
         .unwrap()

@@ -35,7 +35,8 @@ pub enum Segment {
     Client,
     /// Not measured: the waits the server modelled (the hosted classifier, the engine hop).
     Modelled,
-    /// A response the server did not split (no timing summary): its time, undivided.
+    /// A response the server did not split (no timing summary), or a turn of a long-running
+    /// response (whose one summary covers all its turns): its time, undivided.
     Unsplit,
 }
 
@@ -81,7 +82,9 @@ impl Segment {
             Segment::Delivery => "wire and frame delivery",
             Segment::Client => "client handling",
             Segment::Modelled => "modelled, not measured: hosted classifier and engine hop",
-            Segment::Unsplit => "response, not split by the server",
+            Segment::Unsplit => {
+                "response, not split per turn (no summary, or a long-running one's)"
+            }
         }
     }
 
@@ -146,9 +149,14 @@ pub fn turn_bars(run: &AgentRun) -> Vec<TurnBar> {
             sent_bytes: turn.sent_bytes,
         };
         let response = completed - turn.sent_at;
+        // A long-running response's summary comes on its last turn and covers every turn of
+        // it: split into this turn's bar, it would draw all of their engine time in one (the
+        // totals split it for the run); after paused turns the bar is left undivided too.
+        let covers_others = i > 0 && run.turns[i - 1].paused;
         let split = turn
             .server
             .as_ref()
+            .filter(|_| !covers_others)
             .and_then(|s| Some((s.api_ms?, s.engine.as_ref()?, s.link_ms())));
         match split {
             Some((api, engine, link)) => {
@@ -541,6 +549,26 @@ mod tests {
             .map(|b| b.get(Segment::Link) + b.get(Segment::Delivery))
             .sum();
         assert!((network - breakdown.network_ms.unwrap()).abs() < 1e-9);
+    }
+
+    /// A long-running response: its paused turns have no summary, and the one on its last turn
+    /// covers them all — drawn into that turn's bar it would be taller than the turn. Every
+    /// bar is its own turn's time, undivided.
+    #[test]
+    fn a_long_running_responses_summary_is_not_drawn_into_its_last_turn() {
+        let mut first = turn(1, 0.0, 100.0, 0, (0, 0));
+        first.server = None;
+        first.paused = true;
+        // Its summary: 400 ms of engine time for the whole response, in a 120 ms turn.
+        let last = turn(2, 110.0, 120.0, 10, (100, 300));
+        let run = AgentRun {
+            turns: vec![first, last],
+            ..AgentRun::default()
+        };
+        let bars = turn_bars(&run);
+        assert_eq!(bars[1].total_ms(), 120.0);
+        assert_eq!(bars[1].get(Segment::Unsplit), 120.0);
+        assert_eq!(bars[1].get(Segment::Decode), 0.0);
     }
 
     #[test]
