@@ -334,8 +334,13 @@ impl Runner<'_, '_> {
                 Err(TurnError::Stopped) => return Err(Ended::Stopped),
                 Err(TurnError::Transport(error)) if error.is_disconnect() && !resent => {
                     resent = true;
-                    if let Err(error) = self.agent.transport.reconnect().await {
-                        return Err(Ended::Failed(format!("{error}; reconnecting failed too")));
+                    // Both said, the loss first: the reconnect's error alone ("nothing listens
+                    // at …, the WebSocket did not open") hid that one had been open.
+                    if let Err(reconnecting) = self.agent.transport.reconnect().await {
+                        return Err(Ended::Failed(format!(
+                            "the connection was lost mid-turn ({error}), and reconnecting \
+                             failed: {reconnecting}"
+                        )));
                     }
                     let resume = self.thread.resend(&mut request);
                     let now = (self.agent.clock)();

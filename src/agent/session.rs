@@ -1018,6 +1018,59 @@ mod tests {
         }
     }
 
+    /// A WebSocket that drops in the middle of the first turn, and a server then gone.
+    struct Lost;
+
+    impl Transport for Lost {
+        fn kind(&self) -> TransportKind {
+            TransportKind::WebSocket
+        }
+
+        fn send<'a>(
+            &'a mut self,
+            _request: &'a ResponseCreate,
+            _text: &'a str,
+        ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
+            Box::pin(async { Ok(()) })
+        }
+
+        fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
+            Box::pin(async { Err(TransportError::Closed("code 1006".into())) })
+        }
+
+        fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
+            Box::pin(async {
+                Err(TransportError::Unreachable {
+                    url: "ws://127.0.0.1:9/v1/responses".into(),
+                    detail: "the WebSocket did not open".into(),
+                })
+            })
+        }
+
+        fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
+            Box::pin(async { Ok(()) })
+        }
+    }
+
+    #[test]
+    fn a_connection_lost_mid_turn_is_said_before_the_failed_reconnect() {
+        let page = FakePage::serving([Box::new(Lost) as Box<dyn Transport>]);
+        let session = Session::new(page.clone(), true);
+        let mut pool = LocalPool::new();
+        spawn(&pool, &session, over(TransportChoice::Ws));
+        pool.run_until_stalled();
+        let run = page.shown_run();
+        assert_eq!(run.status, RunStatus::Failed);
+        assert_eq!(
+            run.error.as_deref(),
+            Some(
+                "the connection was lost mid-turn (the connection closed: code 1006), and \
+                 reconnecting failed: nothing listens at ws://127.0.0.1:9/v1/responses: the \
+                 WebSocket did not open"
+            )
+        );
+    }
+
     fn silent() -> Box<dyn Transport> {
         Box::new(Silent { handshake: false })
     }
