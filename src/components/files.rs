@@ -145,7 +145,18 @@ pub fn FilesView(
             <h3>"Changes"</h3>
             <Show
                 when=move || changes.with(|c| !c.is_empty())
-                fallback=|| view! { <p class="muted">"No tool call has changed a file yet."</p> }
+                fallback=move || {
+                    // A run kept from an earlier visit has its calls' changes named in the
+                    // conversation but not their diffs, which are not kept.
+                    let kept = run.with(|r| r.tool_calls().any(|c| !c.changes.is_empty()));
+                    let said = if kept {
+                        "This run's diffs are not kept between visits: its calls above name what \
+                         they changed, and the tree shows the files it left."
+                    } else {
+                        "No tool call has changed a file yet."
+                    };
+                    view! { <p class="muted" data-testid="changes-none">{said}</p> }
+                }
             >
                 <ol class="changes-list">
                     {move || changes.with(|c| c.iter().map(change_view).collect_view())}

@@ -106,6 +106,12 @@ test("settings and the last run survive a reload; Reset clears them", async () =
   assert.equal(await page.getByTestId("run-status").textContent(), "done");
   assert.equal(await page.getByTestId("turn-count").textContent(), turns);
   assert.equal(await page.getByTestId("timeline-row").count(), Number(turns));
+  // And the files it left, with a word on its diffs, which are not kept.
+  await page.getByTestId("details-tab-files").click();
+  const files = page.getByTestId("files");
+  await files.getByTestId("file-tree").getByRole("button", { name: "paginate.js" }).click();
+  assert.match(await files.getByTestId("file-view").textContent(), /const start = \(current - 1\) \* pageSize;/);
+  assert.match(await files.getByTestId("changes-none").textContent(), /^This run's diffs are not kept between visits/);
 
   await page.getByTestId("reset").click();
   assert.equal(await page.getByTestId("transport").inputValue(), "ws");

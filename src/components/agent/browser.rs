@@ -6,7 +6,8 @@ use leptos::prelude::*;
 use tether_sandbox::{Sandbox, Vfs};
 
 use crate::agent::{
-    Browser, Comparison, ContinuationMode, Endpoint, LastRun, Memory, Screen, SharedRun, Shown,
+    Browser, Comparison, ContinuationMode, Endpoint, FileSnapshot, LastRun, Memory, RunStatus,
+    Screen, SharedRun, Shown,
 };
 use crate::components::RunView;
 use crate::js::WorkerRuntime;
@@ -46,10 +47,18 @@ impl BrowserPage {
             .last_run
             .with_value(|last| Shown::restore(last.as_ref()));
         // In a comparison the details follow the leg that ran last.
-        let followed = match opening.comparison.legs.last() {
+        let mut followed = match opening.comparison.legs.last() {
             Some(leg) if opening.shown == Shown::Compare => opening.leg(leg.mode).clone(),
             _ => opening.run.clone(),
         };
+        // A kept run comes back without its file tree (the snapshot keeps the conversation);
+        // the files it left are kept apart: the Files view shows them, as before the reload.
+        if followed.status != RunStatus::Idle
+            && followed.files.files.is_empty()
+            && let Some(files) = page.files.with_value(|f| f.as_ref().map(FileSnapshot::of))
+        {
+            followed.files = std::sync::Arc::new(files);
+        }
         BrowserPage {
             shown: RwSignal::new(opening.shown),
             run: RunView::new(followed),
