@@ -982,13 +982,17 @@ mod tests {
         Box::new(ReplayTransport::new(mode.transport_kind(), [script]))
     }
 
-    /// A server that takes every request and never answers; with `handshake`, a WebSocket
-    /// whose handshake never ends either.
-    struct Silent {
-        handshake: bool,
+    /// A WebSocket server that takes every request and then: never answers (`Silent`), never
+    /// finishes its handshake either (`Handshaking`), or drops the connection in the middle of
+    /// the first turn and is gone when the page reconnects (`Lost`).
+    #[derive(Clone, Copy, PartialEq)]
+    enum Stub {
+        Silent,
+        Handshaking,
+        Lost,
     }
 
-    impl Transport for Silent {
+    impl Transport for Stub {
         fn kind(&self) -> TransportKind {
             TransportKind::WebSocket
         }
@@ -1002,15 +1006,28 @@ mod tests {
         }
 
         fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
-            Box::pin(futures::future::pending())
+            if *self == Stub::Lost {
+                Box::pin(async { Err(TransportError::Closed("code 1006".into())) })
+            } else {
+                Box::pin(futures::future::pending())
+            }
         }
 
         fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
-            Box::pin(async { Ok(()) })
+            let lost = *self == Stub::Lost;
+            Box::pin(async move {
+                if lost {
+                    return Err(TransportError::Unreachable {
+                        url: "ws://127.0.0.1:9/v1/responses".into(),
+                        detail: "the WebSocket did not open".into(),
+                    });
+                }
+                Ok(())
+            })
         }
 
         fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
-            if self.handshake {
+            if *self == Stub::Handshaking {
                 Box::pin(futures::future::pending())
             } else {
                 Box::pin(async { Ok(()) })
@@ -1018,43 +1035,9 @@ mod tests {
         }
     }
 
-    /// A WebSocket that drops in the middle of the first turn, and a server then gone.
-    struct Lost;
-
-    impl Transport for Lost {
-        fn kind(&self) -> TransportKind {
-            TransportKind::WebSocket
-        }
-
-        fn send<'a>(
-            &'a mut self,
-            _request: &'a ResponseCreate,
-            _text: &'a str,
-        ) -> LocalBoxFuture<'a, Result<(), TransportError>> {
-            Box::pin(async { Ok(()) })
-        }
-
-        fn next_event(&mut self) -> LocalBoxFuture<'_, Result<Received, TransportError>> {
-            Box::pin(async { Err(TransportError::Closed("code 1006".into())) })
-        }
-
-        fn reconnect(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
-            Box::pin(async {
-                Err(TransportError::Unreachable {
-                    url: "ws://127.0.0.1:9/v1/responses".into(),
-                    detail: "the WebSocket did not open".into(),
-                })
-            })
-        }
-
-        fn ready(&mut self) -> LocalBoxFuture<'_, Result<(), TransportError>> {
-            Box::pin(async { Ok(()) })
-        }
-    }
-
     #[test]
     fn a_connection_lost_mid_turn_is_said_before_the_failed_reconnect() {
-        let page = FakePage::serving([Box::new(Lost) as Box<dyn Transport>]);
+        let page = FakePage::serving([Box::new(Stub::Lost) as Box<dyn Transport>]);
         let session = Session::new(page.clone(), true);
         let mut pool = LocalPool::new();
         spawn(&pool, &session, over(TransportChoice::Ws));
@@ -1072,7 +1055,7 @@ mod tests {
     }
 
     fn silent() -> Box<dyn Transport> {
-        Box::new(Silent { handshake: false })
+        Box::new(Stub::Silent)
     }
 
     /// The short demo on this machine: no link, the server's own API costs.
@@ -1472,7 +1455,7 @@ mod tests {
 
     #[test]
     fn a_page_hidden_during_the_handshake_keeps_a_started_run() {
-        let page = FakePage::serving([Box::new(Silent { handshake: true }) as Box<dyn Transport>]);
+        let page = FakePage::serving([Box::new(Stub::Handshaking) as Box<dyn Transport>]);
         let session = Session::new(page.clone(), true);
         let mut pool = LocalPool::new();
         spawn(&pool, &session, over(TransportChoice::Ws));
