@@ -2,10 +2,11 @@
 //!
 //! One connection owns one cache and drops it when it closes; it never touches disk. Its lanes
 //! share it (behind a mutex held only for a lookup or an insert, never across an await). It
-//! keeps the most recent responses (at least the latest of every lane) with the full logical
-//! context after each — input and output items, their rendered tokens and the compiled tool
-//! schemas — so a continuation starts from memory instead of the store and only renders,
-//! validates and classifies its new items.
+//! keeps the latest response of every lane — what the reference service promises — and, if the
+//! server is told to (`--connection-cache-superseded`), some that a later response on their lane
+//! superseded; each with the full logical context after it — input and output items, their
+//! rendered tokens and the compiled tool schemas — so a continuation starts from memory instead
+//! of the store and only renders, validates and classifies its new items.
 //!
 //! A continuation *takes* its previous response's entry and extends it in place, so the
 //! history is never copied on the straight path. Each entry remembers the responses it
@@ -200,10 +201,15 @@ impl CachedResponse {
     }
 }
 
-/// What one connection's cache may hold (`--connection-cache-entries`, `--connection-cache-bytes`).
+/// What one connection's cache may hold (`--connection-cache-entries`,
+/// `--connection-cache-superseded`, `--connection-cache-bytes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
+    /// Responses in all.
     pub entries: usize,
+    /// Responses kept although a later response on their lane superseded them: the last
+    /// responses of conversations a client may come back to.
+    pub superseded: usize,
     pub bytes: usize,
 }
 
@@ -211,6 +217,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             entries: 64,
+            superseded: 0,
             bytes: 64 << 20,
         }
     }
@@ -230,11 +237,15 @@ pub struct ConnectionCache {
 }
 
 /// An entry as the cache holds it: with the count of responses put before it, which says how
-/// long it has gone without being continued.
+/// long it has gone without being continued, and the lane it was answered on.
 #[derive(Debug)]
 struct Kept {
     entry: CachedResponse,
     put_at: u64,
+    /// Its request's `stream_id` (`None`: the connection's default lane).
+    lane: Option<Box<str>>,
+    /// A later response on its lane was put: it is no longer the lane's latest.
+    superseded: bool,
 }
 
 /// An entry not continued within this many responses of its connection is compacted: its
@@ -345,16 +356,30 @@ impl ConnectionCache {
         found
     }
 
-    /// Remembers a response, forgetting the oldest beyond the limits (the newest always stays).
-    pub fn put(&mut self, entry: CachedResponse) {
+    /// Remembers a response answered on `lane`, which supersedes the lane's latest if still held
+    /// (a continuation took it out); forgets the oldest superseded responses beyond their limit,
+    /// then the oldest beyond the others (the newest always stays).
+    pub fn put(&mut self, entry: CachedResponse, lane: Option<&str>) {
         // A response put again replaces itself (a new one, the usual case, is in no lineage).
         if let Some(position) = self.position(&entry.response.id) {
             self.remove(position);
+        }
+        let mut superseded = 0;
+        for kept in &mut self.entries {
+            kept.superseded |= kept.lane.as_deref() == lane;
+            superseded += usize::from(kept.superseded);
+        }
+        while superseded > self.limits.superseded {
+            let oldest = self.entries.iter().position(|kept| kept.superseded);
+            self.remove(oldest.expect("counted"));
+            superseded -= 1;
         }
         self.bytes += entry.approximate_bytes();
         self.entries.push_back(Kept {
             entry,
             put_at: self.puts,
+            lane: lane.map(Into::into),
+            superseded: false,
         });
         self.puts += 1;
         while self.entries.len() > self.limits.entries.max(1)
@@ -515,6 +540,8 @@ pub enum Checkin<'a> {
         model: &'a str,
         replica: usize,
         entry: Option<Box<CachedResponse>>,
+        /// The lane it was answered on (its request's `stream_id`).
+        lane: Option<&'a str>,
     },
     /// It was refused before generating: the response it continued (`previous`) is forgotten, so
     /// a failed continuation is not retried against the same state (docs/protocol.md §4).
@@ -584,10 +611,11 @@ impl SharedCache {
                 model,
                 replica,
                 entry,
+                lane,
             } => {
                 cache.keep_route(model, replica);
                 if let Some(entry) = entry {
-                    cache.put(*entry);
+                    cache.put(*entry, lane);
                 }
             }
             Checkin::Refused { previous } => {
@@ -637,6 +665,15 @@ mod tests {
 
     const CAPACITY: usize = 64;
 
+    /// A cache that keeps superseded responses too (up to its 64 entries), as
+    /// `--connection-cache-superseded 64` does: most tests put responses on one lane.
+    fn keeping_superseded() -> ConnectionCache {
+        ConnectionCache::with_limits(Limits {
+            superseded: CAPACITY,
+            ..Limits::default()
+        })
+    }
+
     /// An entry of about `tokens` rendered tokens.
     fn sized(id: &str, tokens: usize) -> CachedResponse {
         let mut entry = entry(id);
@@ -646,7 +683,7 @@ mod tests {
 
     #[test]
     fn an_entry_not_continued_for_a_while_gives_back_its_spare_capacity() {
-        let mut cache = ConnectionCache::default();
+        let mut cache = keeping_superseded();
         let spare = |id: &str| {
             let mut tokens = Vec::with_capacity(1024);
             tokens.extend(0..10u32);
@@ -665,13 +702,13 @@ mod tests {
                 .items
                 .capacity()
         };
-        cache.put(spare("old"));
+        cache.put(spare("old"), None);
         for i in 0..STALE_AFTER {
             assert_eq!(capacity(&cache, "old"), 1024, "not stale after {i} puts");
-            cache.put(spare(&format!("r{i}")));
+            cache.put(spare(&format!("r{i}")), None);
         }
         assert_eq!(capacity(&cache, "old"), 10, "compacted once stale");
-        cache.put(spare("newest"));
+        cache.put(spare("newest"), None);
         assert_eq!(
             *cache
                 .get("old")
@@ -691,7 +728,7 @@ mod tests {
         // Taking and evicting leave the others' put counts as they were.
         assert!(cache.take("r3").is_some());
         cache.evict("r4");
-        cache.put(spare("later"));
+        cache.put(spare("later"), None);
         assert_eq!(
             capacity(&cache, "r1"),
             10,
@@ -706,12 +743,12 @@ mod tests {
 
     #[test]
     fn an_entry_not_continued_for_longer_gives_up_its_rendering() {
-        let mut cache = ConnectionCache::default();
-        cache.put(sized("old", 10_000));
+        let mut cache = keeping_superseded();
+        cache.put(sized("old", 10_000), None);
         let with_tokens = cache.bytes();
         for i in 0..FORGET_RENDERING_AFTER {
             assert!(cache.get("old").unwrap().reusable.is_some(), "kept at {i}");
-            cache.put(entry(&format!("r{i}")));
+            cache.put(entry(&format!("r{i}")), None);
         }
         assert!(cache.get("old").unwrap().reusable.is_none());
         assert!(
@@ -727,19 +764,19 @@ mod tests {
 
     #[test]
     fn a_stored_response_not_continued_for_a_while_is_left_to_the_store() {
-        let mut cache = ConnectionCache::default();
+        let mut cache = keeping_superseded();
         let mut stored = sized("stored", 1_000);
         stored.response.store = true;
-        cache.put(stored);
-        cache.put(sized("unstored", 1_000));
+        cache.put(stored, None);
+        cache.put(sized("unstored", 1_000), None);
         for i in 1..STALE_AFTER {
             assert!(cache.get("stored").is_some(), "kept at {i}");
-            cache.put(entry(&format!("r{i}")));
+            cache.put(entry(&format!("r{i}")), None);
         }
         assert!(cache.get("stored").is_none(), "the store has it");
         assert!(cache.get("unstored").is_some(), "the only copy stays");
         for i in STALE_AFTER..=FORGET_RENDERING_AFTER {
-            cache.put(entry(&format!("r{i}")));
+            cache.put(entry(&format!("r{i}")), None);
         }
         assert!(cache.get("unstored").unwrap().reusable.is_none());
         assert_eq!(
@@ -753,20 +790,72 @@ mod tests {
 
     #[test]
     fn keeps_the_most_recent_and_evicts() {
-        let mut cache = ConnectionCache::default();
+        let mut cache = keeping_superseded();
         assert_eq!(Limits::default().entries, CAPACITY);
         for i in 0..CAPACITY + 5 {
-            cache.put(entry(&format!("r{i}")));
+            cache.put(entry(&format!("r{i}")), None);
         }
         assert_eq!(cache.len(), CAPACITY);
         assert!(cache.get("r0").is_none());
         assert!(cache.get(&format!("r{}", CAPACITY + 4)).is_some());
         cache.evict(&format!("r{}", CAPACITY + 4));
         assert!(cache.get(&format!("r{}", CAPACITY + 4)).is_none());
-        cache.put(entry("r10"));
+        cache.put(entry("r10"), None);
         assert_eq!(cache.len(), CAPACITY - 1, "re-putting an id replaces it");
         assert!(cache.take("r10").is_some());
         assert!(cache.get("r10").is_none(), "taking removes");
+    }
+
+    #[test]
+    fn by_default_each_lane_keeps_its_latest_response() {
+        let mut cache = ConnectionCache::default();
+        assert_eq!(Limits::default().superseded, 0);
+        // A conversation on the default lane, one on lane "b".
+        cache.put(entry("a1"), None);
+        cache.put(entry("b1"), Some("b"));
+        // "a1" continued: taken, its successor the lane's latest; nothing superseded.
+        assert!(cache.take("a1").is_some());
+        cache.put(entry("a2"), None);
+        assert!(cache.get("a2").is_some() && cache.get("b1").is_some());
+        // A new conversation on the default lane supersedes "a2", which goes; "b1" stays.
+        cache.put(entry("c1"), None);
+        assert!(cache.get("a2").is_none(), "superseded");
+        assert!(cache.get("c1").is_some() && cache.get("b1").is_some());
+        assert_eq!(cache.len(), 2);
+        assert_eq!(
+            cache.bytes(),
+            cache
+                .held()
+                .map(CachedResponse::approximate_bytes)
+                .sum::<usize>()
+        );
+        // A continuation forked onto another lane takes its response from the first lane.
+        assert!(cache.take("b1").is_some());
+        cache.put(entry("b2"), Some("fork"));
+        cache.put(entry("d1"), Some("b"));
+        assert!(cache.get("b2").is_some() && cache.get("d1").is_some());
+    }
+
+    #[test]
+    fn superseded_responses_are_kept_up_to_their_limit_oldest_going_first() {
+        let mut cache = ConnectionCache::with_limits(Limits {
+            superseded: 2,
+            ..Limits::default()
+        });
+        for i in 0..5 {
+            cache.put(entry(&format!("r{i}")), None);
+        }
+        cache.put(entry("other"), Some("b"));
+        let held: Vec<&str> = cache.held().map(|e| e.response.id.as_str()).collect();
+        assert_eq!(held, ["r2", "r3", "r4", "other"]);
+        // Taking a superseded one leaves room for the next.
+        assert!(cache.take("r2").is_some());
+        cache.put(entry("r5"), None);
+        let held: Vec<&str> = cache.held().map(|e| e.response.id.as_str()).collect();
+        assert_eq!(held, ["r3", "r4", "other", "r5"]);
+        cache.put(entry("r6"), None);
+        let held: Vec<&str> = cache.held().map(|e| e.response.id.as_str()).collect();
+        assert_eq!(held, ["r4", "other", "r5", "r6"]);
     }
 
     #[test]
@@ -777,8 +866,8 @@ mod tests {
         let mut root = entry("root");
         root.context = Arc::new(first.clone());
         root.reusable.as_mut().unwrap().rendered = rendered.clone();
-        let mut cache = ConnectionCache::default();
-        cache.put(root);
+        let mut cache = keeping_superseded();
+        cache.put(root, None);
         // A continuation takes the root and caches its own response with the root as ancestor.
         let taken = cache.take("root").unwrap();
         let (lineage, _, reusable) = taken.into_successor();
@@ -794,7 +883,7 @@ mod tests {
         child.context = Arc::new(first.iter().chain(&second).cloned().collect());
         child.reusable.as_mut().unwrap().rendered = extended;
         child.lineage = lineage;
-        cache.put(child);
+        cache.put(child, None);
         // A second continuation of the root: rebuilt from the child's prefix.
         let branch = cache.take("root").expect("served from the lineage");
         assert_eq!(*branch.context, first);
@@ -818,16 +907,17 @@ mod tests {
         let per_entry = sized("x", 1000).approximate_bytes();
         let mut cache = ConnectionCache::with_limits(Limits {
             entries: 100,
+            superseded: 100,
             bytes: 3 * per_entry,
         });
         for i in 0..5 {
-            cache.put(sized(&format!("r{i}"), 1000));
+            cache.put(sized(&format!("r{i}"), 1000), None);
         }
         assert_eq!(cache.len(), 3);
         assert_eq!(cache.bytes(), 3 * per_entry);
         assert!(cache.get("r1").is_none() && cache.get("r2").is_some());
         // One response larger than the whole limit is still kept, alone.
-        cache.put(sized("huge", 10_000));
+        cache.put(sized("huge", 10_000), None);
         assert_eq!(cache.len(), 1);
         assert!(cache.get("huge").is_some());
         assert!(cache.take("huge").is_some());
@@ -840,21 +930,22 @@ mod tests {
         let budget = CacheBudget::new(4 * per_entry);
         let limits = Limits {
             entries: 100,
+            superseded: 100,
             bytes: usize::MAX,
         };
         let (a, b) = (
             SharedCache::new(limits, &budget),
             SharedCache::new(limits, &budget),
         );
-        a.with(|c| c.put(sized("a1", 1000)));
-        a.with(|c| c.put(sized("a2", 1000)));
-        b.with(|c| c.put(sized("b1", 1000)));
-        b.with(|c| c.put(sized("b2", 1000)));
+        a.with(|c| c.put(sized("a1", 1000), None));
+        a.with(|c| c.put(sized("a2", 1000), None));
+        b.with(|c| c.put(sized("b1", 1000), None));
+        b.with(|c| c.put(sized("b2", 1000), None));
         assert_eq!(budget.used(), 4 * per_entry);
         // `a` is used again; `b` is then the least recently used.
         assert!(a.with(|c| c.get("a1").is_some()));
         // One more on `a`: `b`'s oldest goes.
-        a.with(|c| c.put(sized("a3", 1000)));
+        a.with(|c| c.put(sized("a3", 1000), None));
         assert_eq!(budget.used(), 4 * per_entry);
         assert!(b.with(|c| c.get("b1").is_none()));
         assert!(b.with(|c| c.get("b2").is_some()));
@@ -893,11 +984,13 @@ mod tests {
         first.context = Arc::new(vec![said("msg_1")]);
         let mut other = entry("r0");
         other.context = Arc::new(vec![said("msg_0")]);
-        for entry in [first, other] {
+        // Each the latest of its lane.
+        for (entry, lane) in [(first, None), (other, Some("other"))] {
             cache.checkin(Checkin::Served {
                 model: "m",
                 replica: 2,
                 entry: Some(Box::new(entry)),
+                lane,
             });
         }
         // One lock: the previous response handed over, the referenced items of the responses
@@ -915,6 +1008,7 @@ mod tests {
             model: "m",
             replica: 0,
             entry: None,
+            lane: None,
         });
         let out = cache.checkout(&turn("m", Some("r1"), &[]));
         assert!(out.previous.is_none(), "taken, and not put back");

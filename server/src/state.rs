@@ -204,6 +204,7 @@ impl AppState {
             lifecycle: Lifecycle::new(config.max_connections),
             cache_limits: Limits {
                 entries: config.connection_cache_entries,
+                superseded: config.connection_cache_superseded,
                 bytes: config.connection_cache_bytes,
             },
             cache_budget: cache_budget(config.cache_memory_bytes, &metrics_for_budget),

@@ -245,15 +245,16 @@ async fn a_conversation_paused_behind_many_others_continues_with_the_same_tokens
             .extend(extra.as_object().unwrap().clone());
         frame.to_string()
     };
-    // A finding in the first input (the default policy flags it): scanned once, when sent.
+    // A finding in the first input (the default policy flags it): scanned once, when sent. On
+    // a lane of its own, so it stays that lane's latest response, which the cache keeps.
     client
-        .send(&create(
-            json!({"input": "Read the config file; mail ops@example.com if it is missing."}),
-        ))
+        .send(&create(json!({"stream_id": "paused",
+            "input": "Read the config file; mail ops@example.com if it is missing."})))
         .await;
     let first = completed(&client.response_events().await);
-    // 40 other conversations on the same connection: past the point where the cache compacts
-    // the paused one's entry (8 responses) and gives up its rendering (32).
+    // 40 other conversations on the same connection, one after the other on the default lane:
+    // past the point where the cache compacts the paused one's entry (16 responses) and gives
+    // up its rendering (32).
     for i in 0..40 {
         client
             .send(&create(
@@ -267,7 +268,7 @@ async fn a_conversation_paused_behind_many_others_continues_with_the_same_tokens
         "output": "port = 8080\nhost = 'localhost'"});
     client
         .send(&create(
-            json!({"previous_response_id": first["id"], "input": [output]}),
+            json!({"stream_id": "paused", "previous_response_id": first["id"], "input": [output]}),
         ))
         .await;
     let events = client.response_events().await;

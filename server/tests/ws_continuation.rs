@@ -193,6 +193,50 @@ async fn a_failed_continuation_evicts_the_previous_response() {
 }
 
 #[tokio::test]
+async fn a_conversation_superseded_on_its_lane_is_kept_only_if_the_server_is_told_to() {
+    for (superseded, kept) in [(0, false), (4, true)] {
+        let mut config = common::config(":memory:");
+        config.connection_cache_superseded = superseded;
+        let server = TestServer::start_with(config).await;
+        let mut client = server.connect().await;
+        let mut answer = async |extra: Value| {
+            let mut frame = json!({"type": "response.create", "model": "m", "store": false});
+            frame
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            client.send(&frame.to_string()).await;
+            // Its terminal event, or the error frame that refuses it.
+            loop {
+                let event = client.next_json().await;
+                if event["type"] == "error" || event["type"] == "response.completed" {
+                    return event;
+                }
+            }
+        };
+        // Two conversations one after the other on the default lane, a third on lane "side".
+        let first = answer(json!({"input": "first task"})).await["response"]["id"].clone();
+        let second = answer(json!({"input": "second task"})).await["response"]["id"].clone();
+        answer(json!({"input": "side task", "stream_id": "side"})).await;
+        // The second is its lane's latest: continued whatever the setting.
+        let event = answer(json!({"previous_response_id": second, "input": "go on"})).await;
+        assert_eq!(event["type"], "response.completed", "{event}");
+        // The first was superseded by the second (store: false: nothing else holds it).
+        let event = answer(json!({"previous_response_id": first, "input": "go on"})).await;
+        if kept {
+            assert_eq!(event["type"], "response.completed", "{superseded}: {event}");
+        } else {
+            assert_eq!(
+                error_of(&event),
+                (&json!(400), &json!("previous_response_not_found")),
+                "{superseded}"
+            );
+        }
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
 async fn item_references_resolve_against_the_previous_context() {
     let server = TestServer::start(":memory:").await;
     let mut client = server.connect().await;

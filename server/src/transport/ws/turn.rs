@@ -111,6 +111,7 @@ pub async fn serve(
             model: &settings.model,
             replica,
             entry,
+            lane: lane.as_deref(),
         });
         if steers.is_empty() {
             return Ok(outcome.next_job);
