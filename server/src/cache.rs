@@ -2,11 +2,13 @@
 //!
 //! One connection owns one cache and drops it when it closes; it never touches disk. Its lanes
 //! share it (behind a mutex held only for a lookup or an insert, never across an await). It
-//! keeps the latest response of every lane — what the reference service promises — and, if the
-//! server is told to (`--connection-cache-superseded`), some that a later response on their lane
-//! superseded; each with the full logical context after it — input and output items, their
-//! rendered tokens and the compiled tool schemas — so a continuation starts from memory instead
-//! of the store and only renders, validates and classifies its new items.
+//! keeps the latest response of every lane — what the reference service promises —, every
+//! response that waits for the outputs of the client tools it called (an agent run as another's
+//! tool holds a conversation of its own on the same lane before the outer one goes on), and, if
+//! the server is told to (`--connection-cache-superseded`), some finished ones a later response
+//! on their lane superseded; each with the full logical context after it — input and output
+//! items, their rendered tokens and the compiled tool schemas — so a continuation starts from
+//! memory instead of the store and only renders, validates and classifies its new items.
 //!
 //! A continuation *takes* its previous response's entry and extends it in place, so the
 //! history is never copied on the straight path. Each entry remembers the responses it
@@ -207,8 +209,9 @@ impl CachedResponse {
 pub struct Limits {
     /// Responses in all.
     pub entries: usize,
-    /// Responses kept although a later response on their lane superseded them: the last
-    /// responses of conversations a client may come back to.
+    /// Finished responses (no client tool call to answer) kept although a later response on
+    /// their lane superseded them: the last responses of conversations a client may come back
+    /// to.
     pub superseded: usize,
     pub bytes: usize,
 }
@@ -244,7 +247,9 @@ struct Kept {
     put_at: u64,
     /// Its request's `stream_id` (`None`: the connection's default lane).
     lane: Option<Box<str>>,
-    /// A later response on its lane was put: it is no longer the lane's latest.
+    /// It ended with client tool calls: its conversation goes on once they are answered.
+    awaits_outputs: bool,
+    /// It is finished and a later response on its lane was put: no longer the lane's latest.
     superseded: bool,
 }
 
@@ -356,17 +361,18 @@ impl ConnectionCache {
         found
     }
 
-    /// Remembers a response answered on `lane`, which supersedes the lane's latest if still held
-    /// (a continuation took it out); forgets the oldest superseded responses beyond their limit,
-    /// then the oldest beyond the others (the newest always stays).
-    pub fn put(&mut self, entry: CachedResponse, lane: Option<&str>) {
+    /// Remembers a response answered on `lane`, which supersedes the lane's earlier finished
+    /// responses (its latest, unless a continuation took it out); forgets the oldest superseded
+    /// responses beyond their limit, then the oldest beyond the others (the newest always stays).
+    /// One that `awaits_outputs` (it ended with client tool calls) is never superseded.
+    pub fn put(&mut self, entry: CachedResponse, lane: Option<&str>, awaits_outputs: bool) {
         // A response put again replaces itself (a new one, the usual case, is in no lineage).
         if let Some(position) = self.position(&entry.response.id) {
             self.remove(position);
         }
         let mut superseded = 0;
         for kept in &mut self.entries {
-            kept.superseded |= kept.lane.as_deref() == lane;
+            kept.superseded |= !kept.awaits_outputs && kept.lane.as_deref() == lane;
             superseded += usize::from(kept.superseded);
         }
         while superseded > self.limits.superseded {
@@ -379,6 +385,7 @@ impl ConnectionCache {
             entry,
             put_at: self.puts,
             lane: lane.map(Into::into),
+            awaits_outputs,
             superseded: false,
         });
         self.puts += 1;
@@ -542,6 +549,8 @@ pub enum Checkin<'a> {
         entry: Option<Box<CachedResponse>>,
         /// The lane it was answered on (its request's `stream_id`).
         lane: Option<&'a str>,
+        /// Whether it ended with client tool calls (its conversation waits for their outputs).
+        awaits_outputs: bool,
     },
     /// It was refused before generating: the response it continued (`previous`) is forgotten, so
     /// a failed continuation is not retried against the same state (docs/protocol.md §4).
@@ -612,10 +621,11 @@ impl SharedCache {
                 replica,
                 entry,
                 lane,
+                awaits_outputs,
             } => {
                 cache.keep_route(model, replica);
                 if let Some(entry) = entry {
-                    cache.put(*entry, lane);
+                    cache.put(*entry, lane, awaits_outputs);
                 }
             }
             Checkin::Refused { previous } => {
@@ -702,13 +712,13 @@ mod tests {
                 .items
                 .capacity()
         };
-        cache.put(spare("old"), None);
+        cache.put(spare("old"), None, false);
         for i in 0..STALE_AFTER {
             assert_eq!(capacity(&cache, "old"), 1024, "not stale after {i} puts");
-            cache.put(spare(&format!("r{i}")), None);
+            cache.put(spare(&format!("r{i}")), None, false);
         }
         assert_eq!(capacity(&cache, "old"), 10, "compacted once stale");
-        cache.put(spare("newest"), None);
+        cache.put(spare("newest"), None, false);
         assert_eq!(
             *cache
                 .get("old")
@@ -728,7 +738,7 @@ mod tests {
         // Taking and evicting leave the others' put counts as they were.
         assert!(cache.take("r3").is_some());
         cache.evict("r4");
-        cache.put(spare("later"), None);
+        cache.put(spare("later"), None, false);
         assert_eq!(
             capacity(&cache, "r1"),
             10,
@@ -744,11 +754,11 @@ mod tests {
     #[test]
     fn an_entry_not_continued_for_longer_gives_up_its_rendering() {
         let mut cache = keeping_superseded();
-        cache.put(sized("old", 10_000), None);
+        cache.put(sized("old", 10_000), None, false);
         let with_tokens = cache.bytes();
         for i in 0..FORGET_RENDERING_AFTER {
             assert!(cache.get("old").unwrap().reusable.is_some(), "kept at {i}");
-            cache.put(entry(&format!("r{i}")), None);
+            cache.put(entry(&format!("r{i}")), None, false);
         }
         assert!(cache.get("old").unwrap().reusable.is_none());
         assert!(
@@ -767,16 +777,16 @@ mod tests {
         let mut cache = keeping_superseded();
         let mut stored = sized("stored", 1_000);
         stored.response.store = true;
-        cache.put(stored, None);
-        cache.put(sized("unstored", 1_000), None);
+        cache.put(stored, None, false);
+        cache.put(sized("unstored", 1_000), None, false);
         for i in 1..STALE_AFTER {
             assert!(cache.get("stored").is_some(), "kept at {i}");
-            cache.put(entry(&format!("r{i}")), None);
+            cache.put(entry(&format!("r{i}")), None, false);
         }
         assert!(cache.get("stored").is_none(), "the store has it");
         assert!(cache.get("unstored").is_some(), "the only copy stays");
         for i in STALE_AFTER..=FORGET_RENDERING_AFTER {
-            cache.put(entry(&format!("r{i}")), None);
+            cache.put(entry(&format!("r{i}")), None, false);
         }
         assert!(cache.get("unstored").unwrap().reusable.is_none());
         assert_eq!(
@@ -793,14 +803,14 @@ mod tests {
         let mut cache = keeping_superseded();
         assert_eq!(Limits::default().entries, CAPACITY);
         for i in 0..CAPACITY + 5 {
-            cache.put(entry(&format!("r{i}")), None);
+            cache.put(entry(&format!("r{i}")), None, false);
         }
         assert_eq!(cache.len(), CAPACITY);
         assert!(cache.get("r0").is_none());
         assert!(cache.get(&format!("r{}", CAPACITY + 4)).is_some());
         cache.evict(&format!("r{}", CAPACITY + 4));
         assert!(cache.get(&format!("r{}", CAPACITY + 4)).is_none());
-        cache.put(entry("r10"), None);
+        cache.put(entry("r10"), None, false);
         assert_eq!(cache.len(), CAPACITY - 1, "re-putting an id replaces it");
         assert!(cache.take("r10").is_some());
         assert!(cache.get("r10").is_none(), "taking removes");
@@ -811,14 +821,14 @@ mod tests {
         let mut cache = ConnectionCache::default();
         assert_eq!(Limits::default().superseded, 0);
         // A conversation on the default lane, one on lane "b".
-        cache.put(entry("a1"), None);
-        cache.put(entry("b1"), Some("b"));
+        cache.put(entry("a1"), None, false);
+        cache.put(entry("b1"), Some("b"), false);
         // "a1" continued: taken, its successor the lane's latest; nothing superseded.
         assert!(cache.take("a1").is_some());
-        cache.put(entry("a2"), None);
+        cache.put(entry("a2"), None, false);
         assert!(cache.get("a2").is_some() && cache.get("b1").is_some());
         // A new conversation on the default lane supersedes "a2", which goes; "b1" stays.
-        cache.put(entry("c1"), None);
+        cache.put(entry("c1"), None, false);
         assert!(cache.get("a2").is_none(), "superseded");
         assert!(cache.get("c1").is_some() && cache.get("b1").is_some());
         assert_eq!(cache.len(), 2);
@@ -831,9 +841,25 @@ mod tests {
         );
         // A continuation forked onto another lane takes its response from the first lane.
         assert!(cache.take("b1").is_some());
-        cache.put(entry("b2"), Some("fork"));
-        cache.put(entry("d1"), Some("b"));
+        cache.put(entry("b2"), Some("fork"), false);
+        cache.put(entry("d1"), Some("b"), false);
         assert!(cache.get("b2").is_some() && cache.get("d1").is_some());
+    }
+
+    #[test]
+    fn a_response_waiting_for_its_tool_outputs_is_not_superseded() {
+        let mut cache = ConnectionCache::default();
+        // The lead agent's response calls a tool; the agent run as that tool holds a
+        // conversation of its own on the same lane, which ends with a message; then another.
+        cache.put(entry("lead1"), None, true);
+        cache.put(entry("tool1"), None, true);
+        assert!(cache.take("tool1").is_some());
+        cache.put(entry("tool2"), None, false);
+        cache.put(entry("other"), None, false);
+        assert!(cache.get("tool2").is_none(), "finished, then superseded");
+        assert!(cache.get("lead1").is_some(), "waits for its tool's output");
+        // Its outputs come: continued from memory.
+        assert!(cache.take("lead1").is_some());
     }
 
     #[test]
@@ -843,17 +869,17 @@ mod tests {
             ..Limits::default()
         });
         for i in 0..5 {
-            cache.put(entry(&format!("r{i}")), None);
+            cache.put(entry(&format!("r{i}")), None, false);
         }
-        cache.put(entry("other"), Some("b"));
+        cache.put(entry("other"), Some("b"), false);
         let held: Vec<&str> = cache.held().map(|e| e.response.id.as_str()).collect();
         assert_eq!(held, ["r2", "r3", "r4", "other"]);
         // Taking a superseded one leaves room for the next.
         assert!(cache.take("r2").is_some());
-        cache.put(entry("r5"), None);
+        cache.put(entry("r5"), None, false);
         let held: Vec<&str> = cache.held().map(|e| e.response.id.as_str()).collect();
         assert_eq!(held, ["r3", "r4", "other", "r5"]);
-        cache.put(entry("r6"), None);
+        cache.put(entry("r6"), None, false);
         let held: Vec<&str> = cache.held().map(|e| e.response.id.as_str()).collect();
         assert_eq!(held, ["r4", "other", "r5", "r6"]);
     }
@@ -867,7 +893,7 @@ mod tests {
         root.context = Arc::new(first.clone());
         root.reusable.as_mut().unwrap().rendered = rendered.clone();
         let mut cache = keeping_superseded();
-        cache.put(root, None);
+        cache.put(root, None, false);
         // A continuation takes the root and caches its own response with the root as ancestor.
         let taken = cache.take("root").unwrap();
         let (lineage, _, reusable) = taken.into_successor();
@@ -883,7 +909,7 @@ mod tests {
         child.context = Arc::new(first.iter().chain(&second).cloned().collect());
         child.reusable.as_mut().unwrap().rendered = extended;
         child.lineage = lineage;
-        cache.put(child, None);
+        cache.put(child, None, false);
         // A second continuation of the root: rebuilt from the child's prefix.
         let branch = cache.take("root").expect("served from the lineage");
         assert_eq!(*branch.context, first);
@@ -911,13 +937,13 @@ mod tests {
             bytes: 3 * per_entry,
         });
         for i in 0..5 {
-            cache.put(sized(&format!("r{i}"), 1000), None);
+            cache.put(sized(&format!("r{i}"), 1000), None, false);
         }
         assert_eq!(cache.len(), 3);
         assert_eq!(cache.bytes(), 3 * per_entry);
         assert!(cache.get("r1").is_none() && cache.get("r2").is_some());
         // One response larger than the whole limit is still kept, alone.
-        cache.put(sized("huge", 10_000), None);
+        cache.put(sized("huge", 10_000), None, false);
         assert_eq!(cache.len(), 1);
         assert!(cache.get("huge").is_some());
         assert!(cache.take("huge").is_some());
@@ -937,15 +963,15 @@ mod tests {
             SharedCache::new(limits, &budget),
             SharedCache::new(limits, &budget),
         );
-        a.with(|c| c.put(sized("a1", 1000), None));
-        a.with(|c| c.put(sized("a2", 1000), None));
-        b.with(|c| c.put(sized("b1", 1000), None));
-        b.with(|c| c.put(sized("b2", 1000), None));
+        a.with(|c| c.put(sized("a1", 1000), None, false));
+        a.with(|c| c.put(sized("a2", 1000), None, false));
+        b.with(|c| c.put(sized("b1", 1000), None, false));
+        b.with(|c| c.put(sized("b2", 1000), None, false));
         assert_eq!(budget.used(), 4 * per_entry);
         // `a` is used again; `b` is then the least recently used.
         assert!(a.with(|c| c.get("a1").is_some()));
         // One more on `a`: `b`'s oldest goes.
-        a.with(|c| c.put(sized("a3", 1000), None));
+        a.with(|c| c.put(sized("a3", 1000), None, false));
         assert_eq!(budget.used(), 4 * per_entry);
         assert!(b.with(|c| c.get("b1").is_none()));
         assert!(b.with(|c| c.get("b2").is_some()));
@@ -991,6 +1017,7 @@ mod tests {
                 replica: 2,
                 entry: Some(Box::new(entry)),
                 lane,
+                awaits_outputs: false,
             });
         }
         // One lock: the previous response handed over, the referenced items of the responses
@@ -1009,6 +1036,7 @@ mod tests {
             replica: 0,
             entry: None,
             lane: None,
+            awaits_outputs: false,
         });
         let out = cache.checkout(&turn("m", Some("r1"), &[]));
         assert!(out.previous.is_none(), "taken, and not put back");

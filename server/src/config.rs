@@ -106,14 +106,16 @@ pub struct Config {
     /// refused with 429 `too_many_queued_requests`.
     #[arg(long, env = "TETHER_MAX_QUEUED_REQUESTS", default_value_t = 64)]
     pub max_queued_requests: usize,
-    /// Responses one connection's cache holds at most: the latest of each lane, and the
-    /// superseded ones `--connection-cache-superseded` keeps.
+    /// Responses one connection's cache holds at most: the latest of each lane, those waiting
+    /// for their tool calls' outputs, and the superseded ones `--connection-cache-superseded`
+    /// keeps.
     #[arg(long, env = "TETHER_CONNECTION_CACHE_ENTRIES", default_value_t = 64)]
     pub connection_cache_entries: usize,
-    /// Responses one connection's cache keeps although a later response on their lane superseded
-    /// them: the last responses of earlier conversations, for a client that comes back to one
-    /// (with `store: false` the cache holds their only copy). 0 keeps the latest response of
-    /// each lane, what the reference service promises.
+    /// Finished responses (no client tool call to answer) one connection's cache keeps although
+    /// a later response on their lane superseded them: the last responses of earlier
+    /// conversations, for a client that comes back to one (with `store: false` the cache holds
+    /// their only copy). 0 keeps the latest response of each lane, what the reference service
+    /// promises, and those waiting for their tool calls' outputs.
     #[arg(long, env = "TETHER_CONNECTION_CACHE_SUPERSEDED", default_value_t = 0)]
     pub connection_cache_superseded: usize,
     /// Bytes one connection's cache holds at most (its newest response is always kept).

@@ -193,7 +193,7 @@ async fn a_failed_continuation_evicts_the_previous_response() {
 }
 
 #[tokio::test]
-async fn a_conversation_superseded_on_its_lane_is_kept_only_if_the_server_is_told_to() {
+async fn a_finished_conversation_superseded_on_its_lane_is_kept_only_if_told_to() {
     for (superseded, kept) in [(0, false), (4, true)] {
         let mut config = common::config(":memory:");
         config.connection_cache_superseded = superseded;
@@ -214,6 +214,11 @@ async fn a_conversation_superseded_on_its_lane_is_kept_only_if_the_server_is_tol
                 }
             }
         };
+        // A lead agent's response calls a tool; the agent run as that tool, and then others,
+        // answer on the same lane meanwhile.
+        let lead = answer(json!({"input": "lead task", "tools": shell_tool()})).await;
+        let call = lead["response"]["output"][0].clone();
+        assert_eq!(call["type"], "function_call", "{lead}");
         // Two conversations one after the other on the default lane, a third on lane "side".
         let first = answer(json!({"input": "first task"})).await["response"]["id"].clone();
         let second = answer(json!({"input": "second task"})).await["response"]["id"].clone();
@@ -232,6 +237,21 @@ async fn a_conversation_superseded_on_its_lane_is_kept_only_if_the_server_is_tol
                 "{superseded}"
             );
         }
+        // The lead waits for its tool's output: never superseded.
+        let event = answer(json!({"previous_response_id": lead["response"]["id"],
+            "tools": shell_tool(), "input": [{"type": "function_call_output",
+            "call_id": call["call_id"], "output": "ok"}]}))
+        .await;
+        assert_eq!(event["type"], "response.completed", "{superseded}: {event}");
+        // From memory: the second conversation's continuation, the lead's, and the first's
+        // when kept.
+        assert_eq!(
+            server
+                .metric("tether_cache_lookups_total{result=\"hit\"}")
+                .await,
+            2 + u64::from(kept),
+            "{superseded}"
+        );
         server.stop().await;
     }
 }

@@ -112,6 +112,7 @@ pub async fn serve(
             replica,
             entry,
             lane: lane.as_deref(),
+            awaits_outputs: outcome.calls.is_some(),
         });
         if steers.is_empty() {
             return Ok(outcome.next_job);
