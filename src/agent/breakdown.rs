@@ -235,10 +235,11 @@ impl Breakdown {
                     None if turn.paused => uncovered = true,
                     None => server = None,
                 }
-                // Between this turn's terminal event and the next request: the tools and the
-                // page's own work.
+                // Between this turn's terminal event and the next request (first sent: an
+                // attempt a lost connection cut short is the next turn's, in the rest): the
+                // tools and the page's own work.
                 if let Some(next) = run.turns.get(i + 1) {
-                    client_ms += (next.sent_at - completed - turn.tool_ms).max(0.0);
+                    client_ms += (next.first_sent_at() - completed - turn.tool_ms).max(0.0);
                 }
             }
         }

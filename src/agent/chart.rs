@@ -83,7 +83,8 @@ impl Segment {
             Segment::Client => "client handling",
             Segment::Modelled => "modelled, not measured: hosted classifier and engine hop",
             Segment::Unsplit => {
-                "response, not split per turn (no summary, or a long-running one's)"
+                "response, not split per turn (no summary, a long-running one's, or an attempt \
+                 a lost connection cut short)"
             }
         }
     }
@@ -185,9 +186,16 @@ pub fn turn_bars(run: &AgentRun) -> Vec<TurnBar> {
                 bar.add(Segment::Client, turn.client_ms);
             }
         }
+        // Attempts a lost connection cut short, before the turn was sent again: its own time,
+        // undivided.
+        bar.add(Segment::Unsplit, turn.lost_ms);
         bar.add(Segment::Tools, turn.tool_ms);
+        // Until the next turn was first sent: what came after is that turn's.
         if let Some(next) = run.turns.get(i + 1) {
-            bar.add(Segment::Client, next.sent_at - completed - turn.tool_ms);
+            bar.add(
+                Segment::Client,
+                next.first_sent_at() - completed - turn.tool_ms,
+            );
         }
         bars.push(bar);
     }
@@ -478,7 +486,7 @@ pub fn polyline(points: &[(f64, f64)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::{ServerTimings, TurnRecord};
+    use crate::agent::{Resume, ServerTimings, TurnRecord};
     use serde_json::json;
     use tether_protocol::ResponseCreate;
 
@@ -549,6 +557,50 @@ mod tests {
             .map(|b| b.get(Segment::Link) + b.get(Segment::Delivery))
             .sum();
         assert!((network - breakdown.network_ms.unwrap()).abs() < 1e-9);
+    }
+
+    /// The connection dropped during turn 2, which was sent again 1.5 s after its first
+    /// sending: that time is turn 2's, drawn undivided in its bar, not the page's handling
+    /// after turn 1; and turn 3, lost and not sent again (the server gone), charges turn 2
+    /// only until its first sending.
+    #[test]
+    fn a_turn_sent_again_keeps_its_lost_time() {
+        let request = ResponseCreate::new("m", "x");
+        let mut first = turn(1, 0.0, 100.0, 10, (30, 50));
+        first.tool_ms = 40.0;
+        let mut second = TurnRecord::new(2, &request, 145.0);
+        second.restart(&request, 1645.0, Resume::FullContext);
+        assert_eq!((second.lost_ms, second.first_sent_at()), (1500.0, 145.0));
+        second.completed_at = Some(1705.0);
+        let mut third = TurnRecord::new(3, &request, 1800.0);
+        third.restart(&request, 3800.0, Resume::FullContext);
+        third.resumed = Some(Resume::Failed);
+        let run = AgentRun {
+            turns: vec![first, second, third],
+            ..AgentRun::default()
+        };
+        let bars = turn_bars(&run);
+        assert_eq!(bars.len(), 2, "the unfinished turn has no bar");
+        assert_eq!(
+            bars[0].total_ms(),
+            145.0,
+            "turn 1: until turn 2 was first sent"
+        );
+        assert_eq!(bars[1].get(Segment::Unsplit), 1500.0 + 60.0);
+        assert_eq!(
+            bars[1].get(Segment::Client),
+            95.0,
+            "until turn 3 was first sent"
+        );
+        // Over the finished turns, the bars add up to the run's breakdown.
+        let finished = AgentRun {
+            turns: run.turns[..2].to_vec(),
+            ..AgentRun::default()
+        };
+        let breakdown = crate::agent::Breakdown::of(&finished).unwrap();
+        let sum: f64 = turn_bars(&finished).iter().map(TurnBar::total_ms).sum();
+        assert!((sum - breakdown.end_to_end_ms).abs() < 1e-9, "{sum}");
+        assert_eq!(breakdown.end_to_end_ms, 1705.0);
     }
 
     /// A long-running response: its paused turns have no summary, and the one on its last turn

@@ -19,6 +19,8 @@ pub enum Resume {
     PreviousResponse,
     /// Nothing to continue from on the new connection: the full conversation was resent.
     FullContext,
+    /// Sending it again failed too (the server is gone): the turn ended there.
+    Failed,
 }
 
 /// How a turn's response was asked for.
@@ -88,6 +90,10 @@ pub struct TurnRecord {
     pub received_bytes: u64,
     /// Set when the connection dropped during this turn and the turn was sent again.
     pub resumed: Option<Resume>,
+    /// The time lost before `sent_at` when the connection dropped during this turn: from its
+    /// first sending to the last (0 when it was sent once). It is this turn's, not the page's
+    /// handling between turns.
+    pub lost_ms: f64,
     /// The server's per-stage timings of this response, when it sent them.
     pub server: Option<ServerTimings>,
     /// How the response was asked for.
@@ -124,6 +130,7 @@ impl TurnRecord {
             sent_bytes: 0,
             received_bytes: 0,
             resumed: None,
+            lost_ms: 0.0,
             server: None,
             sent_as: SentAs::Create,
             paused: false,
@@ -131,12 +138,19 @@ impl TurnRecord {
         }
     }
 
-    /// Starts the measurements again for a resend of the turn at `sent_at`.
+    /// Starts the measurements again for a resend of the turn at `sent_at`; the time since it
+    /// was first sent is lost.
     pub(crate) fn restart(&mut self, request: &ResponseCreate, sent_at: f64, resume: Resume) {
         *self = TurnRecord {
             resumed: Some(resume),
+            lost_ms: self.lost_ms + (sent_at - self.sent_at).max(0.0),
             ..TurnRecord::new(self.number, request, sent_at)
         };
+    }
+
+    /// When the turn was first sent: before any attempt the connection lost.
+    pub fn first_sent_at(&self) -> f64 {
+        self.sent_at - self.lost_ms
     }
 
     pub(crate) fn token(&mut self, now: f64) {

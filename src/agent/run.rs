@@ -32,7 +32,7 @@ use tether_sandbox::{ApplyPatchForm, ChangeKind, ChangeSet, Sandbox, ToolResult}
 
 use crate::agent::files::{FileChangeRecord, FileSnapshot};
 use crate::agent::play::{Observed, Sending, TurnError, TurnOutput, play_turn};
-use crate::agent::record::{AgentRun, Entry};
+use crate::agent::record::{AgentRun, Entry, Resume};
 use crate::agent::steer;
 use crate::agent::thread::{Thread, TurnEnd};
 use crate::agent::{RunStatus, StopSignal};
@@ -308,7 +308,8 @@ impl Runner<'_, '_> {
             run.turns.push(record);
             run.entries.len()
         });
-        let mut resent = false;
+        // The error that lost the connection, once the turn was sent again.
+        let mut lost: Option<String> = None;
         loop {
             let sending = Sending {
                 request: &request,
@@ -332,8 +333,7 @@ impl Runner<'_, '_> {
                     return Ok(turn);
                 }
                 Err(TurnError::Stopped) => return Err(Ended::Stopped),
-                Err(TurnError::Transport(error)) if error.is_disconnect() && !resent => {
-                    resent = true;
+                Err(TurnError::Transport(error)) if error.is_disconnect() && lost.is_none() => {
                     // Both said, the loss first: the reconnect's error alone ("nothing listens
                     // at …, the WebSocket did not open") hid that one had been open.
                     if let Err(reconnecting) = self.agent.transport.reconnect().await {
@@ -342,6 +342,7 @@ impl Runner<'_, '_> {
                              failed: {reconnecting}"
                         )));
                     }
+                    lost = Some(error.to_string());
                     let resume = self.thread.resend(&mut request);
                     let now = (self.agent.clock)();
                     self.run.change(|run| {
@@ -349,6 +350,19 @@ impl Runner<'_, '_> {
                         let record = run.turns.last_mut().expect("the turn was pushed");
                         record.restart(&request, now, resume);
                     });
+                }
+                // Sent again after a loss, it could not be: a WebSocket reconnects as it sends,
+                // so a server that is gone shows here.
+                Err(TurnError::Transport(error)) if lost.is_some() => {
+                    self.run.change(|run| {
+                        let record = run.turns.last_mut().expect("the turn was pushed");
+                        record.resumed = Some(Resume::Failed);
+                    });
+                    let lost = lost.unwrap_or_default();
+                    return Err(Ended::Failed(format!(
+                        "the connection was lost mid-turn ({lost}), and sending the turn again \
+                         failed: {error}"
+                    )));
                 }
                 Err(TurnError::Transport(error)) => return Err(Ended::Failed(error.to_string())),
                 Err(TurnError::Response(message)) => return Err(Ended::Failed(message)),

@@ -70,6 +70,9 @@ struct SnapshotTurn {
     sent_bytes: u64,
     #[serde(default)]
     received_bytes: u64,
+    // Kept since a resent turn's lost time is its own; a run stored before has none.
+    #[serde(default)]
+    lost_ms: f64,
     /// The server's timing summary, in its own shape ([`ServerTimings::to_summary`]).
     #[serde(default)]
     server: Option<serde_json::Value>,
@@ -239,6 +242,7 @@ impl RunSnapshot {
                 delta_client_ms: t.delta_client_ms,
                 sent_bytes: t.sent_bytes,
                 received_bytes: t.received_bytes,
+                lost_ms: t.lost_ms,
                 server: t.server.as_ref().map(ServerTimings::to_summary),
                 sent_as: (t.sent_as != SentAs::Create).then(|| t.sent_as.as_str().to_string()),
                 paused: t.paused,
@@ -324,6 +328,7 @@ impl RunSnapshot {
                 record.delta_client_ms = t.delta_client_ms;
                 record.sent_bytes = t.sent_bytes;
                 record.received_bytes = t.received_bytes;
+                record.lost_ms = t.lost_ms;
                 record.server = t.server.as_ref().and_then(ServerTimings::parse);
                 record.sent_as = t
                     .sent_as

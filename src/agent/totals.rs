@@ -41,7 +41,7 @@ pub fn decoding_rate(tokens: u64, span_ms: f64) -> Option<f64> {
 
 impl RunTotals {
     pub fn of(run: &AgentRun) -> RunTotals {
-        let start = run.turns.first().map(|t| t.sent_at);
+        let start = run.turns.first().map(|t| t.first_sent_at());
         let end = run.turns.last().and_then(|t| {
             t.completed_at
                 .or(t.last_token_at)

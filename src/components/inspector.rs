@@ -189,7 +189,7 @@ pub fn Inspector(
                     children=move |index| {
                         let frame = log.with_untracked(|log| log.get(index));
                         let start = run
-                            .with_untracked(|r| r.turns.first().map(|t| t.sent_at))
+                            .with_untracked(|r| r.turns.first().map(|t| t.first_sent_at()))
                             .unwrap_or_default();
                         frame.map(|frame| frame_row(index, frame, start, status))
                     }

@@ -50,6 +50,7 @@ fn how_sent(turn: &TurnRecord) -> String {
         None => "",
         Some(Resume::PreviousResponse) => " — reconnected, resent chained",
         Some(Resume::FullContext) => " — reconnected, resent full context",
+        Some(Resume::Failed) => " — connection lost, and sending it again failed",
     };
     format!("{base}{stored}{ended}{resumed}")
 }

@@ -140,3 +140,41 @@ test("a server stopped during an HTTP run is named, with what failed", async () 
   await page.getByTestId("reset").click();
   await page.close();
 });
+
+test("a server gone mid-turn over WebSocket: the loss said first, its time not the turn before's", async () => {
+  const slow = await startServer(["--tokens-per-second", "10"]);
+  const page = await browser.newPage();
+  try {
+    await page.goto(server.url + plain("/?transport=ws&scenario="));
+    await page.getByTestId("tab-agent").click();
+    await page.getByTestId("server-url").fill(slow.url);
+    await page.getByTestId("server-url").press("Tab");
+    await page.getByTestId("run").click();
+    // Turn 2 streams for a while before the server is killed.
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="run-status"]').textContent === "running" &&
+        document.querySelector('[data-testid="turn-count"]').textContent === "2",
+    );
+    await page.waitForTimeout(1000);
+  } finally {
+    await slow.kill();
+  }
+  await waitFinished(page, 30_000);
+  assert.equal(await page.getByTestId("run-status").textContent(), "failed");
+  const error = await page.getByTestId("error").textContent();
+  assert.match(error, /^the connection was lost mid-turn \(.*\), and sending the turn again failed: /, error);
+  const rows = await page.getByTestId("timeline-row").allTextContents();
+  assert.match(rows.at(-1), /connection lost, and sending it again failed/, rows.at(-1));
+  // Turn 1's bar ends when turn 2 was first sent: the second waited ≥ 1 s on a dead server.
+  const titles = await page.locator('[data-testid="chart-bar"] title').allTextContents();
+  const handling = titles.find((t) => t.startsWith("turn 1: client handling"));
+  assert.ok(handling, titles.join("\n"));
+  const [, amount, unit] = handling.match(/ ([\d.]+) (ms|s)$/);
+  const ms = Number(amount) * (unit === "s" ? 1000 : 1);
+  assert.ok(ms < 500, handling);
+  assert.ok(!titles.some((t) => t.startsWith("turn 2:")), "turn 2 never finished: no bar");
+  await page.getByTestId("reset").click();
+  await page.close();
+});
+
