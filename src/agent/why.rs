@@ -223,14 +223,28 @@ impl Legs<'_> {
             _ => "the server's modelled API services".to_string(),
         };
         let total = &speedup.total;
+        let of = |ms: f64| {
+            format!(
+                "{} of {} ({})",
+                span(ms),
+                span(total.http.median),
+                percent(ms / total.http.median)
+            )
+        };
+        // A saving only when it is a verdict, as in the headline.
+        let with_them = match total.verdict {
+            Verdict::Faster => format!("{ws_name} saved {}", of(total.saved_ms())),
+            Verdict::Slower => format!("HTTP took {} less", of(-total.saved_ms())),
+            Verdict::Noise => format!(
+                "the medians differ by {}, within noise",
+                of(total.saved_ms().abs())
+            ),
+        };
         Some(format!(
             "Modelled, not measured: {what} took {} a run over HTTP and {} over {ws_name}{scanned} \
-             — with them, {ws_name} saved {} of {} ({}).",
+             — with them, {with_them}.",
             span(http_modelled),
             span(ws_modelled),
-            span(total.saved_ms()),
-            span(total.http.median),
-            percent(total.saved_ms() / total.http.median)
         ))
     }
 }
@@ -499,6 +513,25 @@ mod tests {
             ),
             "{why}"
         );
+        assert!(!why.contains("saved"), "{why}");
+    }
+
+    #[test]
+    fn a_modelled_difference_within_noise_is_not_called_a_saving() {
+        let hosted = json!({"rtt_ms": 0, "up_mbit": null, "down_mbit": null,
+                            "api_costs": "hosted", "model": "spark", "tokens_per_second": 1000.0});
+        let mut c = Comparison::new(2);
+        for (repetition, ws, http) in [(1, 20.0, 23.0), (2, 26.0, 25.0)] {
+            let with = |api, modelled, network, sent| Did {
+                modelled,
+                ..did(api, 0.0, network, sent)
+            };
+            c.update(leg(WS, repetition, with(6.0, 5.0, ws, 1_000), &hosted));
+            c.update(leg(HTTP, repetition, with(7.0, 6.0, http, 5_000), &hosted));
+        }
+        let why = explain_why(&c, WS).unwrap();
+        assert!(why.contains("— with them, the medians differ by "), "{why}");
+        assert!(why.ends_with(", within noise."), "{why}");
         assert!(!why.contains("saved"), "{why}");
     }
 
