@@ -76,9 +76,13 @@ pub fn format_ranges<const N: usize>(ranges: [(f64, f64); N]) -> [String; N] {
             .iter()
             .all(|(low, high)| low == high || at(digits, *low) != at(digits, *high))
             && ranges.iter().enumerate().all(|(i, a)| {
-                ranges[i + 1..]
-                    .iter()
-                    .all(|b| a == b || printed(a) != printed(b))
+                ranges[i + 1..].iter().all(|b| {
+                    // Ranges apart print apart: one's top is not the other's bottom.
+                    let touch = |low: &(f64, f64), high: &(f64, f64)| {
+                        low.1 < high.0 && at(digits, low.1) == at(digits, high.0)
+                    };
+                    (a == b || printed(a) != printed(b)) && !touch(a, b) && !touch(b, a)
+                })
             })
     };
     // Digits that still do not tell the ends apart are noise: keep the plain text.
@@ -117,6 +121,11 @@ mod tests {
             format_ranges([(1_210.0, 1_260.0), (1_210.0, 1_260.0)]),
             ["1.2–1.3 s", "1.2–1.3 s"],
             "the same range, the same text"
+        );
+        // Apart, but touching at two digits (7.65–7.66 s, 7.66–7.69 s): a third tells them apart.
+        assert_eq!(
+            format_ranges([(7_650.0, 7_657.0), (7_661.0, 7_690.0)]),
+            ["7.650–7.657 s", "7.661–7.690 s"]
         );
     }
 

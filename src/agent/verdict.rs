@@ -82,6 +82,17 @@ impl Ratio {
         })
     }
 
+    /// The ratio as the page prints it: `1.34×`; with a third decimal when a verdict would
+    /// otherwise read `1.00×` (`1.004×`), so that a result never looks like no difference.
+    pub fn shown(&self) -> String {
+        let plain = format_speedup(self.median);
+        if self.verdict != Verdict::Noise && plain == format_speedup(1.0) {
+            format!("{:.3}×", self.median)
+        } else {
+            plain
+        }
+    }
+
     /// Whether the legs' ranges are apart, however few their runs.
     pub fn apart(&self) -> bool {
         apart(&self.ws, &self.http).is_some()
@@ -200,7 +211,7 @@ impl Speedup {
                 format!("{basis}; every {ws_name} run {ws}, every HTTP run {http}")
             }
         };
-        let speedup = format_speedup(lead.median);
+        let speedup = lead.shown();
         let saved = lead.saved_ms();
         let result = match lead.verdict {
             Verdict::Faster => format!(
@@ -250,7 +261,7 @@ impl Speedup {
         };
         format!(
             "{measured} With the modelled hosted costs (not measured): {}{judged}, {tail}.",
-            format_speedup(total.median)
+            total.shown()
         )
     }
 }
@@ -373,6 +384,22 @@ mod tests {
             c.update(leg(HTTP, i + 1, *http, modelled.1));
         }
         c
+    }
+
+    #[test]
+    fn a_verdict_never_prints_as_no_difference() {
+        let s = |values: &[f64]| Spread::of(values.iter().copied()).unwrap();
+        let close = Ratio::of(
+            s(&[7_650.0, 7_655.0, 7_657.0]),
+            s(&[7_661.0, 7_680.0, 7_690.0]),
+        )
+        .unwrap();
+        assert_eq!(close.verdict, Verdict::Faster);
+        assert_eq!(close.shown(), "1.003×");
+        let noise = Ratio::of(s(&[7_650.0, 7_670.0]), s(&[7_660.0, 7_680.0])).unwrap();
+        assert_eq!(noise.shown(), "1.00×");
+        let clear = Ratio::of(s(&[100.0, 105.0, 110.0]), s(&[120.0, 125.0, 130.0])).unwrap();
+        assert_eq!(clear.shown(), "1.19×");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{Comparison, ContinuationMode, RunStatus, Speedup, format_speedup};
+use crate::agent::{Comparison, ContinuationMode, RunStatus, Speedup};
 
 /// The result against HTTP stateless of the leg `leg` (`data-testid="speedup"`, the words
 /// `speedup-text`, with the modelled waits `speedup-total`; for the long-running leg
@@ -27,7 +27,7 @@ pub fn SpeedupHeadline(
     let speedup = Memo::new(move |_| comparison.with(|c| c.speedup_of(leg)));
     let status = Memo::new(move |_| comparison.with(Comparison::status));
     let text = move || match (speedup.get(), status.get()) {
-        (Some(s), _) => format_speedup(s.headline().median),
+        (Some(s), _) => s.headline().shown(),
         (None, RunStatus::Running) => "measuring…".to_string(),
         (None, _) => "–".to_string(),
     };
@@ -42,7 +42,7 @@ pub fn SpeedupHeadline(
             view! {
                 " · with the modelled hosted costs (not measured): "
                 <strong data-testid=format!("{id}-total") class="speedup-total">
-                    {format_speedup(s.total.median)}
+                    {s.total.shown()}
                 </strong>
             }
         })
