@@ -74,7 +74,7 @@ impl Segment {
     pub fn label(self) -> &'static str {
         match self {
             Segment::Api => "API work (measured)",
-            Segment::Wait => "engine: queue",
+            Segment::Wait => "engine: queue and the call's edges",
             Segment::Prefill => "engine: prefill",
             Segment::Decode => "engine: decode",
             Segment::Tools => "tools",
