@@ -349,40 +349,72 @@ impl Comparison {
         self.explain_of(ContinuationMode::WebSocket)
     }
 
-    /// [`Comparison::explain`] between HTTP's legs and those of `ws`.
+    /// [`Comparison::explain`] between HTTP's legs and those of `ws`: the means of the runs'
+    /// parts, which add up to the mean run (medians do not), the measured parts first and
+    /// summed apart from the modelled waits.
     pub fn explain_of(&self, ws: ContinuationMode) -> Option<String> {
         if self.is_sweep() {
             return None;
         }
         let http = COMPARE_HTTP_MODE;
-        let total = self.end_to_end(http)?.median - self.end_to_end(ws)?.median;
-        let mut parts = self.difference_of(ws)?;
-        // The measured parts by size, then the modelled waits, if there were any.
-        let modelled = self
-            .part(http, Part::Modelled)
-            .zip(self.part(ws, Part::Modelled))
-            .is_some_and(|(h, w)| h.max > 0.0 || w.max > 0.0);
-        parts.retain(|(part, _)| part.is_measured() || modelled);
-        crate::agent::stats::sort_small(&mut parts, |a, b| {
-            (a.0.is_measured() && !b.0.is_measured())
-                || (a.0.is_measured() == b.0.is_measured() && a.1.abs() > b.1.abs())
-        });
-        let parts: Vec<String> = parts
+        let mean_of = |mode, part| -> Option<f64> {
+            let values: Option<Vec<f64>> = self
+                .done(mode)
+                .map(|l| l.breakdown.as_ref()?.part(part))
+                .collect();
+            let values = values?;
+            (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+        };
+        let mut parts: Vec<(Part, f64)> = Part::ALL
+            .iter()
+            .map(|part| Some((*part, mean_of(http, *part)? - mean_of(ws, *part)?)))
+            .collect::<Option<_>>()?;
+        let runs = self.done(http).count().min(self.done(ws).count());
+        let modelled = parts
+            .iter()
+            .find(|(part, _)| !part.is_measured())
+            .map(|(_, ms)| *ms)
+            .filter(|_| {
+                self.part(http, Part::Modelled)
+                    .zip(self.part(ws, Part::Modelled))
+                    .is_some_and(|(h, w)| h.max > 0.0 || w.max > 0.0)
+            });
+        parts.retain(|(part, _)| part.is_measured());
+        crate::agent::stats::sort_small(&mut parts, |a, b| a.1.abs() > b.1.abs());
+        let measured: f64 = parts.iter().map(|(_, ms)| ms).sum();
+        let listed: Vec<String> = parts
             .iter()
             .map(|(part, ms)| format!("{} {}", part.noun(), signed_ms(*ms)))
             .collect();
-        let (how, by) = if total >= 0.0 {
-            ("more", total)
-        } else {
-            ("less", -total)
+        let more_or_less = |ms: f64| {
+            let how = if ms >= 0.0 { "more" } else { "less" };
+            format!("{} {how}", format_duration(ms.abs(), Precision::BySize))
         };
-        Some(format!(
-            "{} took {} {how} per run than {} (medians): {}.",
+        let means = if runs == 1 {
+            "1 run each".to_string()
+        } else {
+            format!("means of {runs} runs each, which add up")
+        };
+        let lead = format!(
+            "{}, {} took {} per run than {} ({means}): {}.",
+            if modelled.is_some() {
+                "Measured"
+            } else {
+                "Part by part"
+            },
             leg_name(http),
-            format_duration(by, Precision::BySize),
+            more_or_less(measured),
             leg_name(ws),
-            parts.join(", ")
-        ))
+            listed.join(", ")
+        );
+        Some(match modelled {
+            Some(waits) => format!(
+                "{lead} The modelled hosted services add {}: {} with them.",
+                signed_ms(waits),
+                more_or_less(measured + waits)
+            ),
+            None => lead,
+        })
     }
 
     /// How far along the comparison is, 0 to 1, and in words: `leg 3 of 8 (HTTP stateless,
@@ -697,11 +729,24 @@ mod tests {
         assert_eq!(difference[5], (Part::Network, 1.0));
         assert_eq!(
             c.explain().unwrap(),
-            "HTTP stateless took 9.0 ms more per run than WebSocket (medians): API overhead \
-             +8.0 ms, frame delivery +1.0 ms, engine +0.00 ms, tools +0.00 ms, client-side \
-             handling +0.00 ms, link +0.00 ms."
+            "Part by part, HTTP stateless took 9.0 ms more per run than WebSocket (1 run each): \
+             API overhead +8.0 ms, frame delivery +1.0 ms, engine +0.00 ms, tools +0.00 ms, \
+             client-side handling +0.00 ms, link +0.00 ms."
         );
         assert_eq!(signed_ms(-0.4), "−0.40 ms");
+        // Three runs whose parts' medians do not add up (API +8, network +1, the runs' medians
+        // +13): their means do (+12, +2: the mean runs 14 ms apart).
+        let mut c = Comparison::new(3);
+        for (repetition, http_api, http_wait) in [(1, 9, 3.0), (2, 9, 7.0), (3, 21, 2.0)] {
+            c.update(leg(WS, repetition, 1, 2.0));
+            c.update(leg(HTTP, repetition, http_api, http_wait));
+        }
+        assert_eq!(
+            c.explain().unwrap(),
+            "Part by part, HTTP stateless took 14.0 ms more per run than WebSocket (means of 3 \
+             runs each, which add up): API overhead +12.0 ms, frame delivery +2.0 ms, engine \
+             +0.00 ms, tools +0.00 ms, client-side handling +0.00 ms, link +0.00 ms."
+        );
     }
 
     #[test]
