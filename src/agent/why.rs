@@ -209,8 +209,11 @@ impl Legs<'_> {
         let ws_name = self.ws_name;
         let api_tokens = |mode| self.count(mode, |l| l.api_tokens as f64);
         let scanned = match (api_tokens(COMPARE_HTTP_MODE), api_tokens(self.ws)) {
+            // What the API tokenized; the classifier scans the conversation's text among them,
+            // not the tools' schemas or the instructions, so it is not the classifier's count.
             (Some(h), Some(w)) => format!(
-                ", scanning {} tokens for HTTP against {} for {ws_name}",
+                ", the API tokenizing {} tokens a run for HTTP against {} for {ws_name} (the \
+                 classifier scans their conversation's text, not the tools or the instructions)",
                 tokens(h),
                 tokens(w)
             ),
@@ -491,8 +494,9 @@ mod tests {
              work; the model and the tools are 96 % of WebSocket's run. Modelled, not measured: \
              the hosted API's services (a safety classifier at 5.7 µs per scanned token, a 1 ms \
              hop to the engine per call) took 15.0 s a run over HTTP and 700 ms over WebSocket, \
-             scanning 100k tokens for HTTP against 3,000 for WebSocket — with them, WebSocket \
-             saved 14.9 s of 33.7 s (44 %)."
+             the API tokenizing 100k tokens a run for HTTP against 3,000 for WebSocket (the \
+             classifier scans their conversation's text, not the tools or the instructions) — \
+             with them, WebSocket saved 14.9 s of 33.7 s (44 %)."
         );
     }
 
