@@ -69,6 +69,8 @@ pub struct TurnRecord {
     pub completed_at: Option<f64>,
     /// Time spent running this turn's tool calls in the sandbox.
     pub tool_ms: f64,
+    /// How many of its tool calls ran (a call can take less than the clock's resolution).
+    pub tool_runs: u32,
     /// Deltas received (text, function arguments, custom tool input).
     pub deltas: u64,
     /// Events received, of any kind.
@@ -120,6 +122,7 @@ impl TurnRecord {
             last_token_at: None,
             completed_at: None,
             tool_ms: 0.0,
+            tool_runs: 0,
             deltas: 0,
             events: 0,
             client_ms: 0.0,
@@ -146,6 +149,12 @@ impl TurnRecord {
             lost_ms: self.lost_ms + (sent_at - self.sent_at).max(0.0),
             ..TurnRecord::new(self.number, request, sent_at)
         };
+    }
+
+    /// The time its tools took, if any ran: 0.0 ms when they took less than the clock can
+    /// tell, `None` when none ran.
+    pub fn tools_ms(&self) -> Option<f64> {
+        (self.tool_runs > 0 || self.tool_ms > 0.0).then_some(self.tool_ms)
     }
 
     /// When the turn was first sent: before any attempt the connection lost.
@@ -336,5 +345,18 @@ impl AgentRun {
     /// How many turns had to be resent after a dropped connection.
     pub fn resumed_turns(&self) -> usize {
         self.turns.iter().filter(|t| t.resumed.is_some()).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_faster_than_the_clock_still_ran() {
+        let mut turn = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+        assert_eq!(turn.tools_ms(), None, "no tool ran");
+        turn.tool_runs = 1;
+        assert_eq!(turn.tools_ms(), Some(0.0), "one ran in less than the clock's tick");
     }
 }

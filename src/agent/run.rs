@@ -492,6 +492,7 @@ fn record_changes(
 fn show_result(run: &mut AgentRun, call_id: &str, result: &ToolResult, elapsed: f64) {
     if let Some(record) = run.turns.last_mut() {
         record.tool_ms += elapsed;
+        record.tool_runs += 1;
     }
     let entry = run.entries.iter_mut().rev().find_map(|e| match e {
         Entry::ToolCall(call) if call.call_id == call_id => Some(call),

@@ -73,6 +73,9 @@ struct SnapshotTurn {
     // Kept since a resent turn's lost time is its own; a run stored before has none.
     #[serde(default)]
     lost_ms: f64,
+    // Kept since a tool faster than the clock shows as 0.0 ms; a run stored before has none.
+    #[serde(default)]
+    tool_runs: u32,
     /// The server's timing summary, in its own shape ([`ServerTimings::to_summary`]).
     #[serde(default)]
     server: Option<serde_json::Value>,
@@ -243,6 +246,7 @@ impl RunSnapshot {
                 sent_bytes: t.sent_bytes,
                 received_bytes: t.received_bytes,
                 lost_ms: t.lost_ms,
+                tool_runs: t.tool_runs,
                 server: t.server.as_ref().map(ServerTimings::to_summary),
                 sent_as: (t.sent_as != SentAs::Create).then(|| t.sent_as.as_str().to_string()),
                 paused: t.paused,
@@ -329,6 +333,7 @@ impl RunSnapshot {
                 record.sent_bytes = t.sent_bytes;
                 record.received_bytes = t.received_bytes;
                 record.lost_ms = t.lost_ms;
+                record.tool_runs = t.tool_runs;
                 record.server = t.server.as_ref().and_then(ServerTimings::parse);
                 record.sent_as = t
                     .sent_as

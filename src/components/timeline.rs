@@ -175,9 +175,7 @@ fn turn_rows(turn: TurnMemo, steers: Memo<Vec<SteerRecord>>) -> impl IntoView {
             <td>{cell(|t| ms(t.streaming_ms()))}</td>
             <td>{cell(|t| ms(t.response_ms()))}</td>
             <td>
-                {cell(|t| {
-                    format_duration((t.tool_ms > 0.0).then_some(t.tool_ms), Precision::TenthMs)
-                })}
+                {cell(|t| format_duration(t.tools_ms(), Precision::TenthMs))}
             </td>
             <td data-testid="turn-tokens">{cell(tokens)}</td>
             <td data-testid="turn-reused">
