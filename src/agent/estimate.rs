@@ -91,14 +91,16 @@ pub const LONG_TASK: TaskShape = TaskShape {
     tool_ms: 1.0,
 };
 
-/// The short demo (`fix-sample-project`): six turns of a few thousand tokens; its tests run in
-/// `node` twice.
+/// The short demo (`fix-sample-project`), as its requests held in a measured run (a WebSocket
+/// run on `instant`, 2026-12-05: 1,098, 1,197, 2,101, 2,306, 2,533 and 2,673 tokens in, 285
+/// out, 124 ms of tools in all — its tests run in `node` twice): six turns, a first prompt of
+/// ~1,100 tokens and ~315 added a turn.
 pub const SHORT_TASK: TaskShape = TaskShape {
     turns: 6,
-    first_tokens: 3_300.0,
-    added_tokens: 500.0,
-    output_tokens: 60.0,
-    tool_ms: 30.0,
+    first_tokens: 1_100.0,
+    added_tokens: 315.0,
+    output_tokens: 48.0,
+    tool_ms: 21.0,
 };
 
 /// The conditions a leg runs under, for its estimate.
