@@ -201,7 +201,10 @@ impl Breakdown {
         let mut events = 0;
         // Paused turns whose response's summary, which covers them, has not come.
         let mut uncovered = false;
-        for (i, turn) in run.turns.iter().enumerate() {
+        // A turn nothing came back for, at the end of a failed run, is after the run's counted
+        // time (which ends where it was sent).
+        let counted = run.turns.len() - usize::from(totals.unanswered_turn.is_some());
+        for (i, turn) in run.turns[..counted].iter().enumerate() {
             client_ms += turn.client_ms;
             events += turn.events;
             if let Some(completed) = turn.completed_at {
@@ -319,6 +322,48 @@ mod tests {
                        "service_total_us": (prefill + decode) * 1000, "service_ttft_us": 0,
                        "iapi_ttft_us": 0, "iapi_total_us": (prefill + decode + 1) * 1000}}));
         t
+    }
+
+    /// A run that failed on a turn nothing came back for (its server gone, the resend lost
+    /// too): its time is counted until that turn was first sent, the turns before whole and
+    /// split, the page's handling after the last of them until then.
+    #[test]
+    fn a_run_failed_on_an_unanswered_turn_is_split_until_that_turn() {
+        use crate::agent::{Resume, RunStatus};
+        let request = ResponseCreate::new("m", "x");
+        let mut first = turn(0.0, 100.0, 10, (30, 50));
+        first.tool_ms = 40.0;
+        first.client_ms = 3.0;
+        let mut second = turn(150.0, 60.0, 5, (20, 25));
+        second.tool_ms = 5.0;
+        let mut gone = TurnRecord::new(3, &request, 230.0);
+        gone.client_ms = 0.5;
+        gone.restart(&request, 1_900.0, Resume::FullContext);
+        gone.resumed = Some(Resume::Failed);
+        let run = AgentRun {
+            status: RunStatus::Failed,
+            turns: vec![first, second, gone],
+            ..AgentRun::default()
+        };
+        let totals = crate::agent::RunTotals::of(&run);
+        assert_eq!(totals.unanswered_turn, Some(3));
+        assert_eq!(
+            totals.end_to_end_ms,
+            Some(230.0),
+            "until turn 3 was first sent"
+        );
+        let b = Breakdown::of(&run).unwrap();
+        assert_eq!(b.end_to_end_ms, 230.0);
+        assert_eq!(b.part(Part::Tools), Some(45.0));
+        // 3 ms measured, 10 ms after turn 1's tools, 15 ms after turn 2's.
+        assert_eq!(b.client_ms, 3.0 + 10.0 + 15.0);
+        assert!(b.server.is_some(), "both turns were split by the server");
+        // While it runs, or with one turn only, nothing is cut.
+        let running = AgentRun {
+            status: RunStatus::Running,
+            ..run.clone()
+        };
+        assert_eq!(crate::agent::RunTotals::of(&running).unanswered_turn, None);
     }
 
     /// A long-running response's paused turns are covered by the summary at its end; a run

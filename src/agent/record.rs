@@ -357,6 +357,10 @@ mod tests {
         let mut turn = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
         assert_eq!(turn.tools_ms(), None, "no tool ran");
         turn.tool_runs = 1;
-        assert_eq!(turn.tools_ms(), Some(0.0), "one ran in less than the clock's tick");
+        assert_eq!(
+            turn.tools_ms(),
+            Some(0.0),
+            "one ran in less than the clock's tick"
+        );
     }
 }

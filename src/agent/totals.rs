@@ -2,14 +2,19 @@
 //! (how many of those the engine's prompt cache held, and how many the WebSocket connection's
 //! cache saved the API from tokenizing again) and came out, and the decoding rate.
 
-use crate::agent::AgentRun;
+use crate::agent::{AgentRun, RunStatus};
 
 /// The totals of one run, over the turns it has so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RunTotals {
     /// First request sent → the last event of the last turn (its terminal event once done), in
-    /// milliseconds; tool time in between included. `None` before anything came back.
+    /// milliseconds; tool time in between included. `None` before anything came back. For a
+    /// run that ended on a turn nothing came back for, until that turn was sent
+    /// ([`RunTotals::unanswered_turn`]).
     pub end_to_end_ms: Option<f64>,
+    /// The turn a failed or stopped run ended on with nothing back from the server (its
+    /// connection lost, its server gone): the run's time is counted until it was sent.
+    pub unanswered_turn: Option<usize>,
     pub turns: usize,
     pub input_tokens: u64,
     /// Read from the engine's prompt cache (`cached_tokens`): the same on every transport.
@@ -42,12 +47,23 @@ pub fn decoding_rate(tokens: u64, span_ms: f64) -> Option<f64> {
 impl RunTotals {
     pub fn of(run: &AgentRun) -> RunTotals {
         let start = run.turns.first().map(|t| t.first_sent_at());
-        let end = run.turns.last().and_then(|t| {
-            t.completed_at
-                .or(t.last_token_at)
-                .or(t.first_event_at)
-                .map(|at| at + t.tool_ms)
+        // A run that ended on a turn with nothing back: what it measured ends where that turn
+        // was (first) sent; the turns before are whole.
+        let unanswered = run.turns.last().filter(|t| {
+            run.status != RunStatus::Running
+                && run.turns.len() > 1
+                && t.completed_at.is_none()
+                && t.first_event_at.is_none()
         });
+        let end = match unanswered {
+            Some(t) => Some(t.first_sent_at()),
+            None => run.turns.last().and_then(|t| {
+                t.completed_at
+                    .or(t.last_token_at)
+                    .or(t.first_event_at)
+                    .map(|at| at + t.tool_ms)
+            }),
+        };
         let reused: Vec<u64> = run
             .turns
             .iter()
@@ -69,6 +85,7 @@ impl RunTotals {
         }
         RunTotals {
             end_to_end_ms: start.zip(end).map(|(start, end)| end - start),
+            unanswered_turn: unanswered.map(|t| t.number),
             turns: run.turns.len(),
             input_tokens: run.turns.iter().map(|t| t.input_tokens).sum(),
             cached_tokens: run.turns.iter().map(|t| t.cached_tokens).sum(),

@@ -49,7 +49,16 @@ pub fn TotalsView(
                 <dd data-testid="total-time">
                     {move || {
                         if done.get() {
-                            seconds(totals.get().end_to_end_ms)
+                            let totals = totals.get();
+                            match totals.unanswered_turn {
+                                Some(turn) => {
+                                    format!(
+                                        "{} (until turn {turn} was sent: nothing came back for it)",
+                                        seconds(totals.end_to_end_ms),
+                                    )
+                                }
+                                None => seconds(totals.end_to_end_ms),
+                            }
                         } else {
                             "running…".to_string()
                         }

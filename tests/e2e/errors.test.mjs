@@ -174,6 +174,15 @@ test("a server gone mid-turn over WebSocket: the loss said first, its time not t
   const ms = Number(amount) * (unit === "s" ? 1000 : 1);
   assert.ok(ms < 500, handling);
   assert.ok(!titles.some((t) => t.startsWith("turn 2:")), "turn 2 never finished: no bar");
+  // The run's time is counted until turn 2 was sent, and split: the server's parts of turn 1
+  // and the page's own are known.
+  assert.match(
+    await page.getByTestId("total-time").textContent(),
+    /^\d+\.\d\d s \(until turn 2 was sent: nothing came back for it\)$/,
+  );
+  for (const part of ["api", "engine", "tools", "client"]) {
+    assert.notEqual(await page.getByTestId(`breakdown-${part}`).textContent(), "–", part);
+  }
   await page.getByTestId("reset").click();
   await page.close();
 });
