@@ -173,7 +173,14 @@ pub fn AgentView() -> impl IntoView {
                 }}
                 <RunControls
                     settings=settings
-                    understood=Signal::derive(move || form.blocking().is_empty())
+                    understood=Signal::derive(move || {
+                        // Nor is there one while the server refuses the conditions asked for
+                        // (an embed runs and says the refusal as its error).
+                        form.blocking().is_empty()
+                            && (embed
+                                || refused.with(Option::is_none)
+                                || !settings.with(crate::Settings::asks_for_conditions))
+                    })
                     running=running
                     run_button=run_button
                     stop_button=stop_button

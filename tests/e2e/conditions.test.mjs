@@ -178,6 +178,8 @@ test("a server that does not allow client-chosen conditions: the page says so be
     assert.ok(look.size >= 14, `the way out in ${look.size} px type`);
     await page.waitForTimeout(500);
     assert.equal(await page.getByTestId("run-status").textContent(), "idle", "the autorun did not start");
+    // Nothing can run as asked: the button announces no duration.
+    assert.equal(await page.getByTestId("run-estimate").count(), 0);
     // Run clicked anyway: nothing starts, and the focus goes to the way out.
     await page.getByTestId("run").click();
     await page.waitForTimeout(300);
@@ -186,6 +188,7 @@ test("a server that does not allow client-chosen conditions: the page says so be
     // What the server runs: the same machine, its own API costs — and then the run goes.
     await page.getByTestId("use-server-conditions").click();
     assert.equal(await refused.count(), 0);
+    await page.getByTestId("run-estimate").waitFor();
     await page.waitForFunction(() => document.activeElement?.dataset.testid === "link");
     await page.getByTestId("run").click();
     await waitFinished(page);
