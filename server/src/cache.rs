@@ -675,6 +675,17 @@ mod tests {
 
     const CAPACITY: usize = 64;
 
+    /// That the cache's byte count is what its entries hold.
+    fn assert_counted(cache: &ConnectionCache) {
+        assert_eq!(
+            cache.bytes(),
+            cache
+                .held()
+                .map(CachedResponse::approximate_bytes)
+                .sum::<usize>()
+        );
+    }
+
     /// A cache that keeps superseded responses too (up to its 64 entries), as
     /// `--connection-cache-superseded 64` does: most tests put responses on one lane.
     fn keeping_superseded() -> ConnectionCache {
@@ -789,13 +800,7 @@ mod tests {
             cache.put(entry(&format!("r{i}")), None, false);
         }
         assert!(cache.get("unstored").unwrap().reusable.is_none());
-        assert_eq!(
-            cache.bytes(),
-            cache
-                .held()
-                .map(CachedResponse::approximate_bytes)
-                .sum::<usize>()
-        );
+        assert_counted(&cache);
     }
 
     #[test]
@@ -832,13 +837,7 @@ mod tests {
         assert!(cache.get("a2").is_none(), "superseded");
         assert!(cache.get("c1").is_some() && cache.get("b1").is_some());
         assert_eq!(cache.len(), 2);
-        assert_eq!(
-            cache.bytes(),
-            cache
-                .held()
-                .map(CachedResponse::approximate_bytes)
-                .sum::<usize>()
-        );
+        assert_counted(&cache);
         // A continuation forked onto another lane takes its response from the first lane.
         assert!(cache.take("b1").is_some());
         cache.put(entry("b2"), Some("fork"), false);

@@ -113,26 +113,35 @@ test("the chat view says where it sends, and sends nothing while the Server URL 
   await page.close();
 });
 
-test("a server stopped during an HTTP run is named, with what failed", async () => {
-  // The page comes from one server and runs against another, slow one, which stops mid-run.
-  const slow = await startServer(["--tokens-per-second", "20"]);
+/**
+ * Runs the agent over `transport` from the page's server against another, slow one (`rate`
+ * tokens a second), which is killed `ms` into turn `turn`; returns the page and that server.
+ */
+async function killedMidTurn(transport, rate, turn, ms) {
+  const slow = await startServer(["--tokens-per-second", String(rate)]);
   const page = await browser.newPage();
   try {
-    await page.goto(server.url + plain("/?transport=http&scenario="));
+    await page.goto(server.url + plain(`/?transport=${transport}&scenario=`));
     await page.getByTestId("tab-agent").click();
     await page.getByTestId("server-url").fill(slow.url);
     await page.getByTestId("server-url").press("Tab");
     await page.getByTestId("run").click();
     await page.waitForFunction(
-      () =>
+      (turn) =>
         document.querySelector('[data-testid="run-status"]').textContent === "running" &&
-        document.querySelector('[data-testid="turn-count"]').textContent === "1",
+        document.querySelector('[data-testid="turn-count"]').textContent === String(turn),
+      turn,
     );
-    await page.waitForTimeout(300);
+    await page.waitForTimeout(ms);
   } finally {
     await slow.kill();
   }
   await waitFinished(page, 30_000);
+  return { page, slow };
+}
+
+test("a server stopped during an HTTP run is named, with what failed", async () => {
+  const { page, slow } = await killedMidTurn("http", 20, 1, 300);
   const error = await page.getByTestId("error").textContent();
   assert.equal(await page.getByTestId("run-status").textContent(), "failed");
   assert.ok(error.includes(`${slow.url}/v1/responses`), error);
@@ -142,25 +151,8 @@ test("a server stopped during an HTTP run is named, with what failed", async () 
 });
 
 test("a server gone mid-turn over WebSocket: the loss said first, its time not the turn before's", async () => {
-  const slow = await startServer(["--tokens-per-second", "10"]);
-  const page = await browser.newPage();
-  try {
-    await page.goto(server.url + plain("/?transport=ws&scenario="));
-    await page.getByTestId("tab-agent").click();
-    await page.getByTestId("server-url").fill(slow.url);
-    await page.getByTestId("server-url").press("Tab");
-    await page.getByTestId("run").click();
-    // Turn 2 streams for a while before the server is killed.
-    await page.waitForFunction(
-      () =>
-        document.querySelector('[data-testid="run-status"]').textContent === "running" &&
-        document.querySelector('[data-testid="turn-count"]').textContent === "2",
-    );
-    await page.waitForTimeout(1000);
-  } finally {
-    await slow.kill();
-  }
-  await waitFinished(page, 30_000);
+  // Turn 2 streams for a second before the server is killed.
+  const { page } = await killedMidTurn("ws", 10, 2, 1000);
   assert.equal(await page.getByTestId("run-status").textContent(), "failed");
   const error = await page.getByTestId("error").textContent();
   assert.match(error, /^the connection was lost mid-turn \(.*\), and sending the turn again failed: /, error);
