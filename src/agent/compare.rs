@@ -390,10 +390,24 @@ impl Comparison {
             let how = if ms >= 0.0 { "more" } else { "less" };
             format!("{} {how}", format_duration(ms.abs(), Precision::BySize))
         };
+        // The headline and the why-sentence go by the median runs: when those differ the other
+        // way, say so, rather than two lines disagreeing unexplained.
+        let medians = self
+            .speedup_of(ws)
+            .map(|s| s.measured.unwrap_or(s.total).saved_ms())
+            .filter(|median| runs > 1 && *median != 0.0 && (*median > 0.0) != (measured > 0.0))
+            .map(|median| {
+                format!(
+                    "; the median runs differ the other way, {}: a run far from the others \
+                     moves the mean",
+                    signed_ms(median)
+                )
+            })
+            .unwrap_or_default();
         let means = if runs == 1 {
             "1 run each".to_string()
         } else {
-            format!("means of {runs} runs each, which add up")
+            format!("means of {runs} runs each, which add up{medians}")
         };
         let lead = format!(
             "{}, {} took {} per run than {} ({means}): {}.",
@@ -746,6 +760,19 @@ mod tests {
             "Part by part, HTTP stateless took 14.0 ms more per run than WebSocket (means of 3 \
              runs each, which add up): API overhead +12.0 ms, frame delivery +2.0 ms, engine \
              +0.00 ms, tools +0.00 ms, client-side handling +0.00 ms, link +0.00 ms."
+        );
+        // One WebSocket run far from the others: the means go one way, the medians the other.
+        let mut c = Comparison::new(3);
+        for (repetition, ws_wait, http_wait) in [(1, 2.0, 5.0), (2, 2.0, 5.0), (3, 30.0, 5.0)] {
+            c.update(leg(WS, repetition, 1, ws_wait));
+            c.update(leg(HTTP, repetition, 1, http_wait));
+        }
+        assert_eq!(
+            c.explain().unwrap(),
+            "Part by part, HTTP stateless took 6.3 ms less per run than WebSocket (means of 3 \
+             runs each, which add up; the median runs differ the other way, +3.0 ms: a run far \
+             from the others moves the mean): frame delivery −6.3 ms, API overhead +0.00 ms, \
+             engine +0.00 ms, tools +0.00 ms, client-side handling +0.00 ms, link +0.00 ms."
         );
     }
 
