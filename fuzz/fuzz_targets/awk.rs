@@ -2,12 +2,17 @@
 //! last is an argument (the program, or options such as `-F,` and `-v x=1` before it), the last
 //! is standard input; the input is also the file `/in.txt`, so `awk PROG /in.txt` works too.
 //!
+//! Commands awk runs (`system`, pipes, `getline`; awk itself among them) are admitted as the
+//! shell admits them: at most [`MAX_COMMANDS`], within [`WALL_CLOCK`] of real time (the shell
+//! target's limits), so that a loop running nested interpreters ends as it does in a sandbox.
+//!
 //! Checks: awk never panics, on any program and any input; it stays within its output cap; and
 //! its step limit ends every program (a hang is a libFuzzer timeout).
 
 #![no_main]
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use tether_sandbox::Vfs;
@@ -15,6 +20,8 @@ use tether_sandbox::commands::{Ctx, lookup};
 use tether_sandbox::shell::Input;
 
 const MAX_OUTPUT: usize = 64 * 1024;
+const MAX_COMMANDS: usize = 300;
+const WALL_CLOCK: Duration = Duration::from_secs(1);
 
 fuzz_target!(|data: &[u8]| {
     let mut pieces: Vec<&[u8]> = data.split(|b| *b == 0).collect();
@@ -26,6 +33,17 @@ fuzz_target!(|data: &[u8]| {
     let mut vfs = Vfs::from_files([("/in.txt", stdin)]);
     let env = BTreeMap::from([("HOME".to_string(), "/".to_string())]);
     let mut input = Input::new(stdin.to_vec());
+    let (started, mut commands) = (Instant::now(), 0);
+    let mut admit = || {
+        commands += 1;
+        if commands > MAX_COMMANDS {
+            Err(format!("more than {MAX_COMMANDS} commands"))
+        } else if started.elapsed() > WALL_CLOCK {
+            Err("out of time".to_string())
+        } else {
+            Ok(())
+        }
+    };
     let mut ctx = Ctx {
         vfs: &mut vfs,
         cwd: "/",
@@ -35,6 +53,7 @@ fuzz_target!(|data: &[u8]| {
         err: Vec::new(),
         max_output: MAX_OUTPUT,
         overflowed: false,
+        admit: &mut admit,
     };
     let awk = lookup("awk").expect("awk is a command");
     let _status = awk(&mut ctx, &args);

@@ -74,6 +74,28 @@ fn awk_appending_to_a_variable_is_linear() {
     assert!(output.stderr.contains("sandbox limit"), "{}", output.stderr);
 }
 
+/// `awk`: commands awk ran (`system`, pipes, `getline`) were outside the call's limits, so a
+/// loop running awk from awk gave every inner run a fresh budget — up to a million inner runs,
+/// each of up to 2 million steps: hours (the `awk` target, CI of 2026-12-05). They are now
+/// counted and timed as the shell's own commands, nested runs' included: here the inner awk
+/// uses up the call's 10000 commands, the outer's next one is refused, and the call ends.
+#[test]
+fn commands_run_from_awk_count_against_the_call() {
+    let output = run_within(
+        60,
+        "awk -v q=\"'\" 'BEGIN { while (1) system(\"awk \" q \"BEGIN { while (1) system(\\\"true\\\") }\" q) }'; echo never",
+    );
+    assert_eq!(output.exit_code, 124, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .ends_with("limit exceeded: more than 10000 commands in one call\n"),
+        "{}",
+        output.stderr
+    );
+    assert!(!output.stdout.contains("never"));
+}
+
 /// `awk`: the same growth through a copy (which in-place appending cannot help) is ended by the
 /// budget on the text a program may move around.
 #[test]

@@ -57,6 +57,51 @@ fn wall_clock_budget_uses_the_injected_clock() {
     );
 }
 
+/// Commands awk runs (`system`, pipes, `getline`) are the call's commands too: counted, and
+/// stopped by the wall clock.
+#[test]
+fn commands_run_from_awk_are_counted_and_timed() {
+    let limits = Limits {
+        max_commands: 50,
+        ..Limits::default()
+    };
+    let (output, _) = run(
+        limits,
+        "awk 'BEGIN { while (1) system(\"true\") }'; echo never",
+    );
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert!(
+        output
+            .stderr
+            .starts_with("awk: line 1: limit exceeded: more than 50 commands in one call\n"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output
+            .stderr
+            .ends_with("more than 50 commands in one call\n")
+    );
+    assert!(!output.stdout.contains("never"));
+    let mut sandbox = Sandbox::new(Vfs::new())
+        .with_limits(Limits {
+            wall_clock_ms: 100,
+            ..Limits::default()
+        })
+        .with_clock(Box::new(ManualClock::stepping(1.0)));
+    let output = block_on(
+        sandbox.run_shell("echo x | awk '{ while (1) { \"true\" | getline; close(\"true\") } }'"),
+    );
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert!(
+        output
+            .stderr
+            .contains("wall-clock budget of 100 ms used up"),
+        "{}",
+        output.stderr
+    );
+}
+
 #[test]
 fn file_system_cap_refuses_writes_and_stays_consistent() {
     let limits = Limits {

@@ -48,6 +48,11 @@ pub struct Ctx<'a> {
     /// `overflowed` set, and the interpreter ends the call.
     pub max_output: usize,
     pub overflowed: bool,
+    /// Asked before each command this one runs itself (awk's `system`, `print | "cmd"` and
+    /// `"cmd" | getline`): `Err` with the limit's message once the caller's limits are used up.
+    /// The shell counts each against the call's commands and checks its wall clock, so a
+    /// command run from awk costs what the same command typed at the prompt does.
+    pub admit: &'a mut dyn FnMut() -> Result<(), String>,
 }
 
 pub type Command = fn(&mut Ctx, &[String]) -> i32;

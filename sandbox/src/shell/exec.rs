@@ -141,12 +141,13 @@ impl<'s> Shell<'s> {
 
     /// Counts one command; false when the call must stop.
     fn tick_command(&mut self) -> bool {
-        self.commands += 1;
+        let elapsed_ms = self.elapsed_ms();
         let max = self.state.limits.max_commands;
-        if self.commands > max && self.abort.is_none() {
-            self.abort = Some(Abort::Limit(LimitExceeded::Commands(max)));
+        if let Some(limit) = count_command(&mut self.commands, max, elapsed_ms, self.wall_clock_ms)
+        {
+            self.abort.get_or_insert(Abort::Limit(limit));
         }
-        !self.out_of_time()
+        self.abort.is_none()
     }
 
     /// Counts one loop iteration; false when the call must stop.
@@ -788,6 +789,22 @@ impl<'s> Shell<'s> {
         };
         let max_output = self.state.limits.max_pipe_bytes;
         let err_before = io.err.len();
+        // A command this one runs (awk's `system`, pipes, `getline`) is counted and timed as
+        // [`Shell::tick_command`] counts one typed here; the limit that stops it ends the call.
+        let (max, clock) = (self.state.limits.max_commands, &self.state.clock);
+        let (commands, abort) = (&mut self.commands, &mut self.abort);
+        let (started_ms, wall_clock_ms) = (self.started_ms, self.wall_clock_ms);
+        let mut admit = || {
+            let elapsed_ms = clock.now_ms() - started_ms;
+            match count_command(commands, max, elapsed_ms, wall_clock_ms) {
+                Some(limit) => {
+                    let message = limit.to_string();
+                    abort.get_or_insert(Abort::Limit(limit));
+                    Err(message)
+                }
+                None => Ok(()),
+            }
+        };
         let mut ctx = Ctx {
             vfs: &mut self.state.vfs,
             cwd: &self.state.cwd,
@@ -797,6 +814,7 @@ impl<'s> Shell<'s> {
             err: std::mem::take(&mut io.err),
             max_output,
             overflowed: false,
+            admit: &mut admit,
         };
         let status = command(&mut ctx, args);
         let overflowed = ctx.overflowed;
@@ -818,6 +836,24 @@ impl<'s> Shell<'s> {
 
     pub(crate) fn nounset(&self) -> bool {
         self.options.nounset
+    }
+}
+
+/// Counts one command against the call's `max` and checks the wall clock: the limit that now
+/// ends the call, if one does.
+fn count_command(
+    commands: &mut usize,
+    max: usize,
+    elapsed_ms: f64,
+    wall_clock_ms: u64,
+) -> Option<LimitExceeded> {
+    *commands += 1;
+    if *commands > max {
+        Some(LimitExceeded::Commands(max))
+    } else if elapsed_ms > wall_clock_ms as f64 {
+        Some(LimitExceeded::WallClock(wall_clock_ms))
+    } else {
+        None
     }
 }
 

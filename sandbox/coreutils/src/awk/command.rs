@@ -144,6 +144,7 @@ impl Machine<'_, '_, '_> {
     /// Runs `line` with `stdin`; its exit status and stdout (its stderr joins awk's).
     pub(super) fn run_command(&mut self, line: &str, stdin: Vec<u8>) -> Run<(i32, Vec<u8>)> {
         self.tick()?;
+        (self.ctx.admit)().map_err(AwkErrorKind::Limit)?;
         let (argv, stderr) = runnable(line)?;
         let Some(name) = argv.first() else {
             return Ok((0, Vec::new()));
@@ -166,6 +167,7 @@ impl Machine<'_, '_, '_> {
             err: Vec::new(),
             max_output,
             overflowed: false,
+            admit: &mut *self.ctx.admit,
         };
         let status = command(&mut ctx, &argv[1..]);
         if ctx.overflowed {

@@ -144,6 +144,8 @@ pub enum AwkErrorKind {
     /// Expressions, statements and calls nested more deeply than the limit.
     Nesting(usize),
     NotSupported(String),
+    /// The caller's limits stopped a command awk would run (its message).
+    Limit(String),
     /// A file or command could not be read or written.
     Io(String),
 }
@@ -177,6 +179,7 @@ impl fmt::Display for AwkError {
                 write!(f, "arrays grew past {n} elements (sandbox limit)")
             }
             AwkErrorKind::Output => write!(f, "output limit exceeded"),
+            AwkErrorKind::Limit(message) => f.write_str(message),
             AwkErrorKind::DivisionByZero => write!(f, "division by zero"),
             AwkErrorKind::FieldIndex(n) => write!(f, "field index {n} out of range"),
             AwkErrorKind::Regex(message) | AwkErrorKind::Format(message) => {
