@@ -50,7 +50,7 @@ pub fn format_span(ms: f64) -> String {
     }
 }
 
-/// `10.9–11.6 s`, `100–140 ms`, `812 ms–1.2 s`: a range of times, the unit said once when both
+/// `10.9–11.6 s`, `100–140 ms`, `812 ms–1.20 s`: a range of times, the unit said once when both
 /// ends share it.
 pub fn format_range(low: f64, high: f64) -> String {
     let [range] = format_ranges([(low, high)]);
@@ -88,7 +88,14 @@ pub fn format_ranges<const N: usize>(ranges: [(f64, f64); N]) -> [String; N] {
     // Digits that still do not tell the ends apart are noise: keep the plain text.
     let digits = (1..=4).find(|d| apart(*d)).unwrap_or(1);
     ranges.map(|(low, high)| {
-        let (low, high) = (at(digits, low), at(digits, high));
+        // A range from milliseconds into seconds gives its top the digits its bottom has, as
+        // the tables print it: `970 ms–1.01 s`, not `970 ms–1.0 s`.
+        let crosses = digits < 2 && format_span(low).ends_with(" ms") && high >= 1000.0;
+        let (low, high) = if crosses {
+            (at(digits, low), format_duration(high, Precision::BySize))
+        } else {
+            (at(digits, low), at(digits, high))
+        };
         match (low.rsplit_once(' '), high.rsplit_once(' ')) {
             (Some((number, unit)), Some((_, high_unit))) if unit == high_unit => {
                 format!("{number}–{high}")
@@ -136,7 +143,10 @@ mod tests {
         assert_eq!(format_span(-1_500.0), "-1.5 s");
         assert_eq!(format_range(10_900.0, 11_600.0), "10.9–11.6 s");
         assert_eq!(format_range(100.0, 140.0), "100–140 ms");
-        assert_eq!(format_range(812.0, 1_200.0), "812 ms–1.2 s");
+        assert_eq!(format_range(812.0, 1_200.0), "812 ms–1.20 s");
+        // From milliseconds into seconds, the top as precise as the bottom (and as the tables).
+        assert_eq!(format_range(970.0, 1_010.0), "970 ms–1.01 s");
+        assert_eq!(format_range(970.0, 12_300.0), "970 ms–12.3 s");
         // Ends that print alike get more digits; equal ends stay as they are.
         assert_eq!(format_range(1_210.0, 1_240.0), "1.21–1.24 s");
         assert_eq!(format_range(1_200.0, 1_200.4), "1.2000–1.2004 s");
