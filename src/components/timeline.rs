@@ -141,8 +141,13 @@ fn server_view(
     .into_any()
 }
 
-/// `2,048 (1,920 cached) / 40`: input tokens, the engine's prompt-cache hits, output tokens.
+/// `2,048 (1,920 cached) / 40`: input tokens, the engine's prompt-cache hits, output tokens;
+/// `–` while no usage has come (a turn under way, or one that failed before its end).
 fn tokens(turn: &TurnRecord) -> String {
+    let no_usage = turn.input_tokens == 0 && turn.output_tokens == 0;
+    if no_usage && turn.completed_at.is_none() {
+        return "–".to_string();
+    }
     format!(
         "{} ({} cached) / {}",
         turn.input_tokens, turn.cached_tokens, turn.output_tokens

@@ -158,6 +158,8 @@ test("a server gone mid-turn over WebSocket: the loss said first, its time not t
   assert.match(error, /^the connection was lost mid-turn \(.*\), and sending the turn again failed: /, error);
   const rows = await page.getByTestId("timeline-row").allTextContents();
   assert.match(rows.at(-1), /connection lost, and sending it again failed/, rows.at(-1));
+  // No usage came for turn 2: its tokens are not known, not zero.
+  assert.equal(await page.getByTestId("turn-tokens").last().textContent(), "–");
   // Turn 1's bar ends when turn 2 was first sent: the second waited ≥ 1 s on a dead server.
   const titles = await page.locator('[data-testid="chart-bar"] title').allTextContents();
   const handling = titles.find((t) => t.startsWith("turn 1: client handling"));
