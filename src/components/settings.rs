@@ -29,7 +29,6 @@ pub fn SettingsPanel(
     // until that value is corrected.
     let locked_for_long =
         move |field: Field| Signal::derive(move || long.get() && form.error(field).is_none());
-    let note = |text: &'static str| Signal::stored(text.to_string());
     let bounds = |field: Field, what: &'static str| {
         let bounds = field.bounds().unwrap_or_default();
         format!("{bounds}: {what}")
@@ -42,6 +41,15 @@ pub fn SettingsPanel(
             )
         } else {
             bounds(Field::MaxTurns, "a run fails after this many requests.")
+        }
+    });
+    // Names the server a run will use, as typed or this page's, so a change says where it
+    // leads; a URL in error is said by the field's own message. Short: on a phone each line
+    // of it pushes the run's view down.
+    let server_note = Signal::derive(move || {
+        match crate::page_origin_url().and_then(|origin| settings.with(|s| s.base_url(&origin))) {
+            Ok(base) => format!("Runs use {base}; empty: this page's server."),
+            Err(_) => "http(s)://host:port; WebSocket and HTTP URLs derive from it.".to_string(),
         }
     });
     let toggle = move |change: fn(&mut crate::settings::Settings, bool)| {
@@ -117,7 +125,7 @@ pub fn SettingsPanel(
                 form=form
                 field=Field::ServerUrl
                 control=Control::text("url", "this page's server")
-                note=note("http(s)://host:port; WebSocket and HTTP URLs derive from it.")
+                note=server_note
             />
             <div class="field">
                 <label for="setting-api-key">"API key"</label>

@@ -295,8 +295,14 @@ test("the playground runs over HTTP against another Tether server (CORS)", async
   try {
     const { page, record } = await open("/?transport=http&profile=instant");
     await page.getByTestId("tab-agent").click();
+    const note = page.getByTestId("server-url-note");
+    const here = new URL(page.url()).origin;
+    assert.equal(await note.textContent(), `Runs use ${here}; empty: this page's server.`);
     await page.getByTestId("server-url").fill(other.url);
     await page.getByTestId("server-url").press("Tab");
+    // The field's note names the server the run will use.
+    const there = new URL(other.url).origin;
+    assert.equal(await note.textContent(), `Runs use ${there}; empty: this page's server.`);
     // The model list comes from the other server too.
     await page.locator('select[data-testid="profile"]').waitFor();
     const requests = [];
