@@ -39,8 +39,12 @@ pub const API_US_PER_TOKEN: f64 = 0.5;
 /// the measured runs' client-side handling and frame delivery, per turn (17–29 ms).
 pub const PAGE_MS_PER_TURN: f64 = 20.0;
 /// What starting a leg costs before its clock: its connection, the sandbox's first `node`, the
-/// page's bookkeeping between legs, in milliseconds.
-pub const LEG_SETUP_MS: f64 = 250.0;
+/// page's bookkeeping between legs, in milliseconds. Measured as itself, the gap from one leg's
+/// last response to the next leg's first request in the page's record (the page's bench prints
+/// it): 59 ms [55–69] over 14 gaps of two Compares (`instant` and `spark`, the short task,
+/// 2026-12-05); 250 ms before, an unmeasured allowance that made a fast Compare's estimate
+/// 1.3–1.7× its run.
+pub const LEG_SETUP_MS: f64 = 60.0;
 /// Bytes every request carries whatever its input: the tools' definitions, the settings, the
 /// HTTP head or the frame's envelope.
 pub const REQUEST_BYTES: f64 = 4_600.0;
@@ -93,14 +97,15 @@ pub const LONG_TASK: TaskShape = TaskShape {
 
 /// The short demo (`fix-sample-project`), as its requests held in a measured run (a WebSocket
 /// run on `instant`, 2026-12-05: 1,098, 1,197, 2,101, 2,306, 2,533 and 2,673 tokens in, 285
-/// out, 124 ms of tools in all — its tests run in `node` twice): six turns, a first prompt of
-/// ~1,100 tokens and ~315 added a turn.
+/// out — its tests run in `node` twice): six turns, a first prompt of ~1,100 tokens and ~315
+/// added a turn. Its tools: 35–42 ms a run, the legs' medians of three Compares (`instant`,
+/// `spark`, `flagship`, 2026-12-05), about 6 ms a turn; one earlier single run took 124 ms.
 pub const SHORT_TASK: TaskShape = TaskShape {
     turns: 6,
     first_tokens: 1_100.0,
     added_tokens: 315.0,
     output_tokens: 48.0,
-    tool_ms: 21.0,
+    tool_ms: 6.0,
 };
 
 /// The conditions a leg runs under, for its estimate.

@@ -71,11 +71,11 @@ try {
   const estimatedMs = Number(await estimate.getAttribute("data-ms"));
   console.log(`estimate before the run:${await estimate.textContent()} (${(estimatedMs / 1000).toFixed(1)} s)`);
   // The run's wall-clock time, from when the page says it runs to when it says it is done, and
-  // until its first result (a repetition with both legs), polled every 250 ms.
+  // until its first result (a repetition with both legs), polled every 100 ms.
   let said = "";
   let began = null;
   let firstResult = null;
-  for (let waited = 0; ; waited += 250) {
+  for (let waited = 0; ; waited += 100) {
     const status = await page.getByTestId("run-status").textContent();
     if (status === "running" && began === null) began = Date.now();
     const speedup = await page.getByTestId("speedup").textContent();
@@ -88,7 +88,7 @@ try {
     }
     if (status !== "running" && began !== null) break;
     if (waited > TIMEOUT_MS) throw new Error("the comparison did not finish in time");
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const tookMs = Date.now() - began;
   const status = await page.getByTestId("run-status").textContent();
@@ -100,6 +100,19 @@ try {
     `took ${(tookMs / 1000).toFixed(1)} s, estimated ${(estimatedMs / 1000).toFixed(1)} s ` +
       `(the estimate ${((estimatedMs / tookMs - 1) * 100).toFixed(0)} % off); ` +
       `first result after ${((firstResult - began) / 1000).toFixed(1)} s`,
+  );
+  // What starting a leg costs (the estimate's LEG_SETUP_MS), from the page's own record of
+  // every leg: the gap from one leg's last response to the next leg's first request.
+  const stored = JSON.parse(await page.evaluate(() => localStorage.getItem("tether.last-run")));
+  const spans = stored.legs
+    .map((leg) => leg.run.turns)
+    .filter((turns) => turns.length > 0)
+    .map((turns) => [turns[0].sent_at - (turns[0].lost_ms || 0), turns.at(-1).completed_at]);
+  const gaps = spans.slice(1).map(([start], i) => start - spans[i][1]).sort((a, b) => a - b);
+  const median = gaps[Math.floor(gaps.length / 2)];
+  console.log(
+    `between legs: median ${median.toFixed(0)} ms [${gaps[0].toFixed(0)}–${gaps.at(-1).toFixed(0)}] ` +
+      `over ${gaps.length} gaps (one leg's last response to the next one's first request)`,
   );
   console.log(`conditions: ${await page.getByTestId("conditions-applied").textContent()}`);
   const total = await page.getByTestId("speedup-total").allTextContents();
