@@ -7,7 +7,7 @@
 //! target's limits), so that a loop running nested interpreters ends as it does in a sandbox.
 //!
 //! Checks: awk never panics, on any program and any input; it stays within its output cap; and
-//! its step limit ends every program (a hang is a libFuzzer timeout).
+//! its step limit and the call's clock end every program (a hang is a libFuzzer timeout).
 
 #![no_main]
 
@@ -16,12 +16,44 @@ use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use tether_sandbox::Vfs;
-use tether_sandbox::commands::{Ctx, lookup};
+use tether_sandbox::commands::{CallLimits, Ctx, lookup};
 use tether_sandbox::shell::Input;
 
 const MAX_OUTPUT: usize = 64 * 1024;
 const MAX_COMMANDS: usize = 300;
 const WALL_CLOCK: Duration = Duration::from_secs(1);
+
+/// The shell's limits as awk sees them ([`CallLimits`]): [`MAX_COMMANDS`] commands within
+/// [`WALL_CLOCK`], a refusal final.
+struct SandboxLimits {
+    started: Instant,
+    commands: usize,
+    stopped: Option<String>,
+}
+
+impl SandboxLimits {
+    fn stop(&mut self, why: Option<&str>) -> Result<(), String> {
+        if let Some(why) = why {
+            self.stopped.get_or_insert_with(|| why.to_string());
+        }
+        self.stopped.clone().map_or(Ok(()), Err)
+    }
+}
+
+impl CallLimits for SandboxLimits {
+    fn admit(&mut self) -> Result<(), String> {
+        self.commands += 1;
+        if self.commands > MAX_COMMANDS {
+            return self.stop(Some("more than 300 commands"));
+        }
+        self.check()
+    }
+
+    fn check(&mut self) -> Result<(), String> {
+        let late = self.started.elapsed() > WALL_CLOCK;
+        self.stop(late.then_some("out of time"))
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     let mut pieces: Vec<&[u8]> = data.split(|b| *b == 0).collect();
@@ -33,16 +65,10 @@ fuzz_target!(|data: &[u8]| {
     let mut vfs = Vfs::from_files([("/in.txt", stdin)]);
     let env = BTreeMap::from([("HOME".to_string(), "/".to_string())]);
     let mut input = Input::new(stdin.to_vec());
-    let (started, mut commands) = (Instant::now(), 0);
-    let mut admit = || {
-        commands += 1;
-        if commands > MAX_COMMANDS {
-            Err(format!("more than {MAX_COMMANDS} commands"))
-        } else if started.elapsed() > WALL_CLOCK {
-            Err("out of time".to_string())
-        } else {
-            Ok(())
-        }
+    let mut limits = SandboxLimits {
+        started: Instant::now(),
+        commands: 0,
+        stopped: None,
     };
     let mut ctx = Ctx {
         vfs: &mut vfs,
@@ -53,7 +79,7 @@ fuzz_target!(|data: &[u8]| {
         err: Vec::new(),
         max_output: MAX_OUTPUT,
         overflowed: false,
-        admit: &mut admit,
+        limits: &mut limits,
     };
     let awk = lookup("awk").expect("awk is a command");
     let _status = awk(&mut ctx, &args);

@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
         err: Vec::new(),
         max_output: MAX_OUTPUT,
         overflowed: false,
-        admit: &mut || Ok(()),
+        limits: &mut tether_sandbox::commands::Unlimited,
     };
     let jq = lookup("jq").expect("jq is a command");
     let _status = jq(&mut ctx, &args);

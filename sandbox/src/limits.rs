@@ -14,7 +14,7 @@ pub struct Limits {
     pub max_output_bytes: usize,
     /// `run_shell`'s stdout and stderr are each cut to this many bytes, keeping head and tail.
     pub max_stream_bytes: usize,
-    /// Commands (simple commands, builtins included) one call may run.
+    /// Commands (simple commands, builtins included, and those awk runs) one call may run.
     pub max_commands: usize,
     /// Iterations of `for`/`while`/`until` loops one call may run, in total.
     pub max_loop_iterations: usize,

@@ -58,7 +58,7 @@ fn wall_clock_budget_uses_the_injected_clock() {
 }
 
 /// Commands awk runs (`system`, pipes, `getline`) are the call's commands too: counted, and
-/// stopped by the wall clock.
+/// stopped by the wall clock. The call's end says which limit, once.
 #[test]
 fn commands_run_from_awk_are_counted_and_timed() {
     let limits = Limits {
@@ -70,36 +70,55 @@ fn commands_run_from_awk_are_counted_and_timed() {
         "awk 'BEGIN { while (1) system(\"true\") }'; echo never",
     );
     assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert_eq!(
+        output.stderr,
+        "tether-sandbox: limit exceeded: more than 50 commands in one call\n"
+    );
+    assert!(!output.stdout.contains("never"));
+    let output =
+        on_a_stepping_clock("echo x | awk '{ while (1) { \"true\" | getline; close(\"true\") } }'");
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert_eq!(
+        output.stderr,
+        "tether-sandbox: limit exceeded: wall-clock budget of 100 ms used up\n"
+    );
+}
+
+/// awk's own long work stops when the call's time is up, checked every few thousand
+/// statements — also in an awk that ran awk, once the inner one is refused: the chain does not
+/// spend every level's own budget on its way back (found in review: `p.awk` running itself
+/// first, then looping, built a chain of thousands of levels each then running 2 million
+/// steps).
+#[test]
+fn awk_stops_when_the_calls_time_is_up() {
+    let output = on_a_stepping_clock("awk 'BEGIN { while (1) x++ }'; echo never");
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
+    assert_eq!(
+        output.stderr,
+        "tether-sandbox: limit exceeded: wall-clock budget of 100 ms used up\n"
+    );
+    let output = on_a_stepping_clock(
+        "echo 'BEGIN { system(\"awk -f /p.awk\"); while (1) x++ }' > /p.awk; awk -f /p.awk",
+    );
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
     assert!(
         output
             .stderr
-            .starts_with("awk: line 1: limit exceeded: more than 50 commands in one call\n"),
+            .ends_with("tether-sandbox: limit exceeded: wall-clock budget of 100 ms used up\n"),
         "{}",
         output.stderr
     );
-    assert!(
-        output
-            .stderr
-            .ends_with("more than 50 commands in one call\n")
-    );
-    assert!(!output.stdout.contains("never"));
+}
+
+/// Runs `line` with a 100 ms budget on a clock that moves 1 ms each time it is read.
+fn on_a_stepping_clock(line: &str) -> tether_sandbox::ShellOutput {
     let mut sandbox = Sandbox::new(Vfs::new())
         .with_limits(Limits {
             wall_clock_ms: 100,
             ..Limits::default()
         })
         .with_clock(Box::new(ManualClock::stepping(1.0)));
-    let output = block_on(
-        sandbox.run_shell("echo x | awk '{ while (1) { \"true\" | getline; close(\"true\") } }'"),
-    );
-    assert_eq!(output.exit_code, LIMIT_EXIT_CODE);
-    assert!(
-        output
-            .stderr
-            .contains("wall-clock budget of 100 ms used up"),
-        "{}",
-        output.stderr
-    );
+    block_on(sandbox.run_shell(line))
 }
 
 #[test]

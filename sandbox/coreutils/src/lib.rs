@@ -48,11 +48,37 @@ pub struct Ctx<'a> {
     /// `overflowed` set, and the interpreter ends the call.
     pub max_output: usize,
     pub overflowed: bool,
-    /// Asked before each command this one runs itself (awk's `system`, `print | "cmd"` and
-    /// `"cmd" | getline`): `Err` with the limit's message once the caller's limits are used up.
-    /// The shell counts each against the call's commands and checks its wall clock, so a
-    /// command run from awk costs what the same command typed at the prompt does.
-    pub admit: &'a mut dyn FnMut() -> Result<(), String>,
+    /// The limits of the call the command runs in, for a command that runs others itself
+    /// (awk) or works long: the shell's count of commands and its wall clock.
+    pub limits: &'a mut dyn CallLimits,
+}
+
+/// What a command asks of the call it runs in (the shell's limits), so that a command run from
+/// awk costs what the same command typed at the prompt does, and awk's own long work stops
+/// when the call's time is up. `Err` carries the limit's message; the shell reports it once,
+/// at the call's end.
+pub trait CallLimits {
+    /// Before each command this one runs itself (awk's `system`, `print | "cmd"`,
+    /// `"cmd" | getline`): counts it as one of the call's; `Err` once the call's limits are
+    /// used up.
+    fn admit(&mut self) -> Result<(), String>;
+    /// Now and then during long work, counting nothing: `Err` once the call has been stopped (a
+    /// limit refused a command, a nested one's included) or its time is up.
+    fn check(&mut self) -> Result<(), String>;
+}
+
+/// No call around the command: every command admitted, no time limit (a command's own budgets
+/// still bound it). For tests, and for a command run on its own.
+pub struct Unlimited;
+
+impl CallLimits for Unlimited {
+    fn admit(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn check(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 pub type Command = fn(&mut Ctx, &[String]) -> i32;

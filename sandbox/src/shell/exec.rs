@@ -25,7 +25,7 @@ use super::state::ShellState;
 use super::traps::Traps;
 use super::variables::SavedVar;
 use crate::commands::{self, Ctx};
-use crate::limits::{LIMIT_EXIT_CODE, LimitExceeded};
+use crate::limits::{Clock, LIMIT_EXIT_CODE, LimitExceeded};
 
 pub(crate) type Local<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
@@ -791,19 +791,13 @@ impl<'s> Shell<'s> {
         let err_before = io.err.len();
         // A command this one runs (awk's `system`, pipes, `getline`) is counted and timed as
         // [`Shell::tick_command`] counts one typed here; the limit that stops it ends the call.
-        let (max, clock) = (self.state.limits.max_commands, &self.state.clock);
-        let (commands, abort) = (&mut self.commands, &mut self.abort);
-        let (started_ms, wall_clock_ms) = (self.started_ms, self.wall_clock_ms);
-        let mut admit = || {
-            let elapsed_ms = clock.now_ms() - started_ms;
-            match count_command(commands, max, elapsed_ms, wall_clock_ms) {
-                Some(limit) => {
-                    let message = limit.to_string();
-                    abort.get_or_insert(Abort::Limit(limit));
-                    Err(message)
-                }
-                None => Ok(()),
-            }
+        let mut limits = CallLimits {
+            commands: &mut self.commands,
+            abort: &mut self.abort,
+            max: self.state.limits.max_commands,
+            clock: &*self.state.clock,
+            started_ms: self.started_ms,
+            wall_clock_ms: self.wall_clock_ms,
         };
         let mut ctx = Ctx {
             vfs: &mut self.state.vfs,
@@ -814,7 +808,7 @@ impl<'s> Shell<'s> {
             err: std::mem::take(&mut io.err),
             max_output,
             overflowed: false,
-            admit: &mut admit,
+            limits: &mut limits,
         };
         let status = command(&mut ctx, args);
         let overflowed = ctx.overflowed;
@@ -836,6 +830,45 @@ impl<'s> Shell<'s> {
 
     pub(crate) fn nounset(&self) -> bool {
         self.options.nounset
+    }
+}
+
+/// The call's limits as a command that runs commands itself (awk) sees them.
+struct CallLimits<'l> {
+    commands: &'l mut usize,
+    abort: &'l mut Option<Abort>,
+    max: usize,
+    clock: &'l dyn Clock,
+    started_ms: f64,
+    wall_clock_ms: u64,
+}
+
+impl CallLimits<'_> {
+    /// `Err` with the message of the limit that ended the call, if one did; `limit` (a limit
+    /// just exceeded) ends it unless something else already had.
+    fn stop(&mut self, limit: Option<LimitExceeded>) -> Result<(), String> {
+        if let Some(limit) = limit {
+            self.abort.get_or_insert(Abort::Limit(limit));
+        }
+        match &self.abort {
+            Some(Abort::Limit(limit)) => Err(limit.to_string()),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl commands::CallLimits for CallLimits<'_> {
+    fn admit(&mut self) -> Result<(), String> {
+        let elapsed_ms = self.clock.now_ms() - self.started_ms;
+        let limit = count_command(self.commands, self.max, elapsed_ms, self.wall_clock_ms);
+        self.stop(limit)
+    }
+
+    fn check(&mut self) -> Result<(), String> {
+        let elapsed_ms = self.clock.now_ms() - self.started_ms;
+        let limit = (elapsed_ms > self.wall_clock_ms as f64)
+            .then_some(LimitExceeded::WallClock(self.wall_clock_ms));
+        self.stop(limit)
     }
 }
 

@@ -7,7 +7,7 @@
 use tether_vfs::{EntryKind, Vfs, normalize};
 
 use super::error::AwkErrorKind;
-use super::eval::{Machine, PIECE_WORK, Run};
+use super::eval::{Machine, PIECE_WORK, Run, nested};
 use crate::{Ctx, Input, lookup};
 
 /// What happens to the command's stderr.
@@ -144,7 +144,7 @@ impl Machine<'_, '_, '_> {
     /// Runs `line` with `stdin`; its exit status and stdout (its stderr joins awk's).
     pub(super) fn run_command(&mut self, line: &str, stdin: Vec<u8>) -> Run<(i32, Vec<u8>)> {
         self.tick()?;
-        (self.ctx.admit)().map_err(AwkErrorKind::Limit)?;
+        self.ctx.limits.admit().map_err(AwkErrorKind::Limit)?;
         let (argv, stderr) = runnable(line)?;
         let Some(name) = argv.first() else {
             return Ok((0, Vec::new()));
@@ -167,13 +167,17 @@ impl Machine<'_, '_, '_> {
             err: Vec::new(),
             max_output,
             overflowed: false,
-            admit: &mut *self.ctx.admit,
+            limits: &mut *self.ctx.limits,
         };
-        let status = command(&mut ctx, &argv[1..]);
-        if ctx.overflowed {
+        // An awk run from awk evaluates on top of this one's stack (see [`nested`]).
+        let status = nested(self.nesting, || command(&mut ctx, &argv[1..]));
+        let (overflowed, mut out, err) = (ctx.overflowed, ctx.out, ctx.err);
+        // The call may have stopped while the command ran (a limit refused one it ran): this
+        // run stops too, rather than spend the rest of its own budget.
+        self.ctx.limits.check().map_err(AwkErrorKind::Limit)?;
+        if overflowed {
             return Err(AwkErrorKind::Output.into());
         }
-        let (mut out, err) = (ctx.out, ctx.err);
         match stderr {
             Stderr::Keep => self.ctx.err.extend_from_slice(&err),
             Stderr::Null => {}

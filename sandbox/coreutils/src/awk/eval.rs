@@ -52,6 +52,32 @@ pub const MAX_CALL_DEPTH: usize = 200;
 /// keeps the evaluator within about half of the browser's 1 MiB stack whatever the program.
 pub const MAX_NESTING: usize = 1500;
 
+/// What an awk run from awk (`system("awk …")`) counts against [`MAX_NESTING`] before its own
+/// evaluation begins: the frames between the two evaluators and the inner program's parse
+/// (which nests up to 100 levels of its own). The inner run's evaluation starts where its
+/// caller's stands plus this, so a chain of awks run from awks shares the one stack bound —
+/// at most ten deep — rather than each taking a whole one.
+pub const NESTED_RUN: usize = 150;
+
+/// Statements between two checks of the call's limits ([`crate::CallLimits::check`]): a
+/// clock read in the browser costs about a statement's time, so this is well under 1 % of a
+/// run, and a run that outlives the call's time stops within a millisecond or so of it.
+const CHECK_EVERY: u64 = 4096;
+
+thread_local! {
+    /// Where an awk starting now begins its nesting: 0, or inside a command an awk runs, that
+    /// awk's nesting plus [`NESTED_RUN`].
+    static NESTING_BASE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `command` (one an awk at `nesting` runs) with any awk it starts evaluating on top.
+pub(super) fn nested<T>(nesting: usize, command: impl FnOnce() -> T) -> T {
+    let outer = NESTING_BASE.with(|base| base.replace(nesting + NESTED_RUN));
+    let result = command();
+    NESTING_BASE.with(|base| base.set(outer));
+    result
+}
+
 /// Why evaluation is unwinding: an error, or a statement that leaves the rule.
 #[derive(Debug)]
 pub enum Stop {
@@ -154,7 +180,7 @@ impl<'p, 'c, 'a> Machine<'p, 'c, 'a> {
             locals: Vec::new(),
             frame: 0,
             calls: 0,
-            nesting: 0,
+            nesting: NESTING_BASE.with(std::cell::Cell::get),
             io: Io::default(),
             steps: 0,
             work: std::cell::Cell::new(0),
@@ -337,6 +363,9 @@ impl<'p, 'c, 'a> Machine<'p, 'c, 'a> {
         self.steps += 1;
         if self.steps > MAX_STEPS {
             return Err(self.error(AwkErrorKind::Steps(MAX_STEPS)).into());
+        }
+        if self.steps.is_multiple_of(CHECK_EVERY) {
+            self.ctx.limits.check().map_err(AwkErrorKind::Limit)?;
         }
         self.charge(0)
     }

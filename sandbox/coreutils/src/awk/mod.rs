@@ -97,10 +97,19 @@ pub fn awk(ctx: &mut Ctx, args: &[String]) -> i32 {
     let finished = machine.finish_outputs();
     let exit_code = machine.exit_code;
     let error = match (result, finished) {
-        (Err(e), _) => Some(e.to_string()),
-        (Ok(()), Err(eval::Stop::Error(e))) => Some(e.to_string()),
+        (Err(e), _) => Some(e),
+        (Ok(()), Err(eval::Stop::Error(e))) => Some(e),
         _ => None,
     };
+    // A limit of the call stopped the run: the shell says so once, at the call's end.
+    if let Some(error::AwkError {
+        kind: error::AwkErrorKind::Limit(_),
+        ..
+    }) = &error
+    {
+        return 2;
+    }
+    let error = error.map(|e| e.to_string());
     match error {
         Some(message) => usage_error(ctx, &format!("awk: {message}"), 2),
         None => exit_code,

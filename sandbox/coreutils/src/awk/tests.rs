@@ -18,7 +18,15 @@ fn syntax_error(src: &str) -> (usize, usize, E) {
 
 /// Runs `awk ARGS` with `stdin`: stdout, stderr, exit status.
 fn awk(args: &[&str], stdin: &str) -> (String, String, i32) {
+    awk_with(&[], args, stdin)
+}
+
+/// [`awk`] with `files` beside `/data.txt`.
+fn awk_with(files: &[(&str, &str)], args: &[&str], stdin: &str) -> (String, String, i32) {
     let mut vfs = Vfs::from_files([("/data.txt", &b"a 1\nb 2\na 3\n"[..])]);
+    for (path, text) in files {
+        vfs.write(path, text.as_bytes().to_vec()).unwrap();
+    }
     let env = BTreeMap::from([("HOME".to_string(), "/home/agent".to_string())]);
     let mut input = Input::new(stdin.as_bytes().to_vec());
     let mut ctx = Ctx {
@@ -30,7 +38,7 @@ fn awk(args: &[&str], stdin: &str) -> (String, String, i32) {
         err: Vec::new(),
         max_output: 1 << 20,
         overflowed: false,
-        admit: &mut || Ok(()),
+        limits: &mut crate::Unlimited,
     };
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     let status = super::awk(&mut ctx, &args);
@@ -263,4 +271,39 @@ fn commands_run_from_the_table_or_are_refused_by_name() {
         (out.as_str(), err.as_str()),
         ("127\n", "sh: 1: frob: not found\n")
     );
+}
+
+/// An awk run from awk evaluates on top of its caller's stack, so a chain of them shares the
+/// one nesting bound (each run counting `NESTED_RUN` on top of where its caller stood) rather
+/// than each taking a whole one: an awk running itself ends, however deep each level first
+/// recurses, with the deepest refused — not with the stack overflowed (checked on the
+/// browser's 1 MiB stack in a release build).
+#[test]
+fn awk_run_from_awk_shares_the_nesting_bound() {
+    let stack = if cfg!(debug_assertions) {
+        64 << 20
+    } else {
+        1 << 20
+    };
+    let runs = std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(|| {
+            let flat = "BEGIN { print \"level\"; system(\"awk -f /p.awk\") }";
+            let deep = "function f(n) { if (n == 150) { print \"level\"; system(\"awk -f /p.awk\"); \
+                        return 0 } return 1 + f(n + 1) } BEGIN { f(0) }";
+            [flat, deep].map(|program| awk_with(&[("/p.awk", program)], &["-f", "/p.awk"], ""))
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let limit = super::eval::MAX_NESTING / super::eval::NESTED_RUN;
+    let mut levels = Vec::new();
+    for (out, err, status) in runs {
+        levels.push(out.lines().filter(|line| *line == "level").count());
+        assert!(err.contains("nested deeper than 1500"), "{err}");
+        assert_eq!(status, 0);
+    }
+    // Ten levels that nest little; fewer that each recurse first, but more than one.
+    assert!(levels[0] == limit || levels[0] == limit - 1, "{levels:?}");
+    assert!(levels[1] >= 2 && levels[1] < levels[0], "{levels:?}");
 }
