@@ -83,7 +83,8 @@ fn awk_appending_to_a_variable_is_linear() {
 /// loop running awk from awk gave every inner run a fresh budget — up to a million inner runs,
 /// each of up to 2 million steps: hours (the `awk` target, CI of 2026-12-05). They are now
 /// counted and timed as the shell's own commands, nested runs' included: here the inner awk
-/// uses up the call's 10000 commands, the outer's next one is refused, and the call ends.
+/// uses up the call's 10000 commands, its next one is refused, the outer stops when the inner
+/// returns, and the call ends.
 #[test]
 fn commands_run_from_awk_count_against_the_call() {
     let output = run_within(

@@ -110,6 +110,44 @@ fn awk_stops_when_the_calls_time_is_up() {
     );
 }
 
+/// A `return` in a command substitution ended only the substitution in bash, but here it was
+/// left pending for the call, and a pending `return` turned off the limits of the commands awk
+/// runs: `$(return)` in a redirection of an awk looping on `system` let it run on (found in
+/// review). A subshell now ends its own `return`, `break` and `continue`, and a limit ends the
+/// call whatever was pending.
+#[test]
+fn nothing_pending_turns_the_limits_off() {
+    let limits = Limits {
+        max_commands: 50,
+        ..Limits::default()
+    };
+    let (output, _) = run(
+        limits,
+        "f() { awk 'BEGIN { while (1) system(\"true\") }' 2>\"$(return)/dev/null\"; }; f; echo never",
+    );
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .ends_with("limit exceeded: more than 50 commands in one call\n"),
+        "{}",
+        output.stderr
+    );
+    assert!(!output.stdout.contains("never"));
+}
+
+/// `ARGC` set huge with nothing in `ARGV` was walked slot by slot without a step counted, so
+/// neither the step limit nor the call's clock could end it (found in review).
+#[test]
+fn a_huge_argc_ends_on_the_limits() {
+    let output = on_a_stepping_clock("awk 'BEGIN { ARGC = 1e15 } { print }' < /dev/null");
+    assert_eq!(output.exit_code, LIMIT_EXIT_CODE, "{}", output.stderr);
+    assert_eq!(
+        output.stderr,
+        "tether-sandbox: limit exceeded: wall-clock budget of 100 ms used up\n"
+    );
+}
+
 /// Runs `line` with a 100 ms budget on a clock that moves 1 ms each time it is read.
 fn on_a_stepping_clock(line: &str) -> tether_sandbox::ShellOutput {
     let mut sandbox = Sandbox::new(Vfs::new())

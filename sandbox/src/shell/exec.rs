@@ -519,7 +519,9 @@ impl<'s> Shell<'s> {
         let traps = std::mem::take(&mut self.traps);
         self.script(script, io).await;
         let status = self.finish(io).await;
-        if let Some(Abort::Exit(_)) = self.abort {
+        // `exit`, `return`, `break` and `continue` end only the subshell, as in bash; a limit
+        // ends the call.
+        if !matches!(self.abort, Some(Abort::Limit(_))) {
             self.abort = None;
         }
         self.state.restore(scope);
@@ -600,6 +602,10 @@ impl<'s> Shell<'s> {
             Ok(setup) => setup,
             Err(message) => return fail(&mut io.err, message),
         };
+        // A substitution in a redirection may have hit a limit: the command does not run.
+        if self.abort.is_some() {
+            return self.status;
+        }
         let saved: Vec<(String, SavedVar)> = values
             .iter()
             .map(|value| (value.name.clone(), self.save_var(&value.name)))
@@ -845,10 +851,13 @@ struct CallLimits<'l> {
 
 impl CallLimits<'_> {
     /// `Err` with the message of the limit that ended the call, if one did; `limit` (a limit
-    /// just exceeded) ends it unless something else already had.
+    /// just exceeded) ends it unless another limit already had — whatever else was pending, so
+    /// that nothing turns the limits off.
     fn stop(&mut self, limit: Option<LimitExceeded>) -> Result<(), String> {
-        if let Some(limit) = limit {
-            self.abort.get_or_insert(Abort::Limit(limit));
+        if let Some(limit) = limit
+            && !matches!(self.abort, Some(Abort::Limit(_)))
+        {
+            *self.abort = Some(Abort::Limit(limit));
         }
         match &self.abort {
             Some(Abort::Limit(limit)) => Err(limit.to_string()),

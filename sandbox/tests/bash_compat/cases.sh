@@ -328,6 +328,8 @@ echo a b | read x y; echo "[$x]"
 %%
 echo start | (exit 4); echo "piped exit $?"; cd src | true; pwd | grep -c src
 %%
+for i in 1 2; do (break); echo "after $i"; done 2>/dev/null; for i in 1 2; do x=$(continue); echo "sub $i"; done 2>/dev/null; f() { (return 3); echo "returned $?"; x=$(return 4); echo "sub $?"; }; f
+%%
 grep -P '\d{2},' data/names.csv | wc -l
 %%
 for f in README.md src/app.js data/names.csv x.py; do case "$f" in *.md) echo "doc $f";; *.js|*.ts) echo "code $f";; "data/"*) echo data;; *) echo "other $f";; esac; done

@@ -59,9 +59,10 @@ pub const MAX_NESTING: usize = 1500;
 /// at most ten deep — rather than each taking a whole one.
 pub const NESTED_RUN: usize = 150;
 
-/// Statements between two checks of the call's limits ([`crate::CallLimits::check`]): a
-/// clock read in the browser costs about a statement's time, so this is well under 1 % of a
-/// run, and a run that outlives the call's time stops within a millisecond or so of it.
+/// Steps ([`MAX_STEPS`]: statements, records, …) between two checks of the call's limits
+/// ([`crate::CallLimits::check`]): a clock read in the browser costs about a step's time, so
+/// this is well under 1 % of a run, and a run that outlives the call's time stops within a
+/// millisecond or so of it.
 const CHECK_EVERY: u64 = 4096;
 
 thread_local! {
@@ -72,10 +73,15 @@ thread_local! {
 
 /// Runs `command` (one an awk at `nesting` runs) with any awk it starts evaluating on top.
 pub(super) fn nested<T>(nesting: usize, command: impl FnOnce() -> T) -> T {
-    let outer = NESTING_BASE.with(|base| base.replace(nesting + NESTED_RUN));
-    let result = command();
-    NESTING_BASE.with(|base| base.set(outer));
-    result
+    /// Puts the caller's base back however `command` ends (a panic included).
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            NESTING_BASE.with(|base| base.set(self.0));
+        }
+    }
+    let _restore = Restore(NESTING_BASE.with(|base| base.replace(nesting + NESTED_RUN)));
+    command()
 }
 
 /// Why evaluation is unwinding: an error, or a statement that leaves the rule.

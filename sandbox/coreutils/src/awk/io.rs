@@ -194,6 +194,9 @@ impl Machine<'_, '_, '_> {
             self.io.next_arg = 1;
         }
         loop {
+            // Each slot of `ARGV` looked at is a step: `ARGC = 1e15` with nothing in it ends
+            // on the step limit (or the call's clock), not after a quadrillion empty slots.
+            self.tick()?;
             let argc = self.global_number(ARGC);
             if self.io.next_arg as f64 >= argc {
                 self.io.main_done = true;
