@@ -319,8 +319,8 @@ pub fn explain_why(c: &Comparison, ws: ContinuationMode) -> Option<String> {
         )
     } else if saved >= 0.0 {
         format!(
-            "{here}, {ws_name} saved {} of {} a run ({}){because}; the model and the tools are \
-             {} of {ws_name}'s run.",
+            "{here}, by the medians, {ws_name} saved {} of {} a run ({}){because}; the model \
+             and the tools are {} of {ws_name}'s run.",
             span(saved),
             span(measured.http.median),
             percent(saved / measured.http.median),
@@ -328,8 +328,8 @@ pub fn explain_why(c: &Comparison, ws: ContinuationMode) -> Option<String> {
         )
     } else {
         format!(
-            "{here}, HTTP was {} faster a run{because}; the model and the tools are {} of \
-             {ws_name}'s run.",
+            "{here}, by the medians, HTTP was {} faster a run{because}; the model and the tools \
+             are {} of {ws_name}'s run.",
             span(-saved),
             percent(ws_model)
         )
@@ -462,7 +462,7 @@ mod tests {
         );
         assert_eq!(
             explain_why(&c, WS).unwrap(),
-            "Measured on this machine, WebSocket saved 4.2 s of 24.2 s a run (17 %) because HTTP \
+            "Measured on this machine, by the medians, WebSocket saved 4.2 s of 24.2 s a run (17 %) because HTTP \
              sent 9.8 MB up a 20 Mbit/s link — the whole conversation every turn — against 400 kB \
              over WebSocket: +2.9 s on the link, +800 ms in frame delivery and loopback; the \
              model and the tools are 90 % of WebSocket's run. Both transports wait for the \
@@ -553,7 +553,7 @@ mod tests {
         );
         assert_eq!(
             explain_why(&c, WS).unwrap(),
-            "Measured on this machine, HTTP was 18.0 ms faster a run, but no part that depends \
+            "Measured on this machine, by the medians, HTTP was 18.0 ms faster a run, but no part that depends \
              on the transport differed that way — the model's and the tools' times, the same \
              work on both legs, vary run to run; the model and the tools are 82 % of \
              WebSocket's run."
@@ -586,7 +586,7 @@ mod tests {
         );
         assert_eq!(
             explain_why(&c, WS).unwrap(),
-            "Measured on this machine, HTTP was 8.0 ms faster a run because WebSocket delivers \
+            "Measured on this machine, by the medians, HTTP was 8.0 ms faster a run because WebSocket delivers \
              every event as a frame of its own, where an HTTP body carries many in one chunk: \
              +10.0 ms more network and frame delivery over WebSocket; the model and the tools \
              are 0 % of WebSocket's run."
