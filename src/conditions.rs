@@ -94,6 +94,16 @@ pub fn number(value: f64) -> String {
     }
 }
 
+/// `1000`, `0.1`, `100,000`: a bound in a sentence — as typed, but a whole number of five
+/// digits or more grouped, as the docs write it.
+pub fn bound(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() >= 10_000.0 {
+        thousands(value)
+    } else {
+        number(value)
+    }
+}
+
 /// `1 repetition`, `3 repetitions`: a count and its noun.
 pub fn counted(n: usize, noun: &str) -> String {
     if n == 1 {

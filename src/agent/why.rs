@@ -34,6 +34,19 @@ pub fn format_bytes(bytes: f64) -> String {
 }
 
 /// `5.4M`, `120k`, `800`: a token count in a sentence.
+/// Two counts side by side in one form: short (`100k`, `2.7M`) only when both are large,
+/// else both in full (`11,865` against `2,308`), so a reader compares like with like.
+fn token_pair(a: f64, b: f64) -> (String, String) {
+    if a.min(b) >= 1e4 {
+        (tokens(a), tokens(b))
+    } else {
+        (
+            crate::conditions::thousands(a),
+            crate::conditions::thousands(b),
+        )
+    }
+}
+
 fn tokens(count: f64) -> String {
     if count >= 1e6 {
         format!("{:.1}M", count / 1e6)
@@ -137,11 +150,10 @@ impl Legs<'_> {
             }
             (Part::Api, true) => {
                 let scanned = match (api_tokens(http), api_tokens(self.ws)) {
-                    (Some(h), Some(w)) => format!(
-                        " — {} tokens against {ws_name}'s {} new ones",
-                        tokens(h),
-                        tokens(w)
-                    ),
+                    (Some(h), Some(w)) => {
+                        let (h, w) = token_pair(h, w);
+                        format!(" — {h} tokens against {ws_name}'s {w} new ones")
+                    }
                     _ => String::new(),
                 };
                 format!(
@@ -211,12 +223,14 @@ impl Legs<'_> {
         let scanned = match (api_tokens(COMPARE_HTTP_MODE), api_tokens(self.ws)) {
             // What the API tokenized; the classifier scans the conversation's text among them,
             // not the tools' schemas or the instructions, so it is not the classifier's count.
-            (Some(h), Some(w)) => format!(
-                ", the API tokenizing {} tokens a run for HTTP against {} for {ws_name} (the \
-                 classifier scans their conversation's text, not the tools or the instructions)",
-                tokens(h),
-                tokens(w)
-            ),
+            (Some(h), Some(w)) => {
+                let (h, w) = token_pair(h, w);
+                format!(
+                    ", the API tokenizing {h} tokens a run for HTTP against {w} for {ws_name} \
+                     (the classifier scans their conversation's text, not the tools or the \
+                     instructions)"
+                )
+            }
             _ => String::new(),
         };
         let what = match self.applied().map(|a| a.api_costs) {
@@ -438,7 +452,7 @@ mod tests {
             explain_why(&c, WS).unwrap(),
             "The model and the tools are 100 % of both runs, so there is little to save. \
              Measured on this machine: this server's API rendered, validated and classified the \
-             whole conversation on every HTTP turn — 100k tokens against WebSocket's 3,000 new \
+             whole conversation on every HTTP turn — 100,000 tokens against WebSocket's 3,000 new \
              ones: +11.0 ms of its own work."
         );
     }
@@ -493,11 +507,11 @@ mod tests {
             explain_why(&c, WS).unwrap(),
             "The model and the tools are 96 % of both runs, so there is little to save. Measured \
              on this machine: this server's API rendered, validated and classified the whole \
-             conversation on every HTTP turn — 100k tokens against WebSocket's 3,000 new ones: \
+             conversation on every HTTP turn — 100,000 tokens against WebSocket's 3,000 new ones: \
              +510 ms of its own work. Modelled, not measured: \
              the hosted API's services (a safety classifier at 5.7 µs per scanned token, a 1 ms \
              hop to the engine per call) took 15.0 s a run over HTTP and 700 ms over WebSocket, \
-             the API tokenizing 100k tokens a run for HTTP against 3,000 for WebSocket (the \
+             the API tokenizing 100,000 tokens a run for HTTP against 3,000 for WebSocket (the \
              classifier scans their conversation's text, not the tools or the instructions) — \
              with them, WebSocket saved 14.9 s of 33.7 s (44 %)."
         );

@@ -148,9 +148,12 @@ fn tokens(turn: &TurnRecord) -> String {
     if no_usage && turn.completed_at.is_none() {
         return "–".to_string();
     }
+    let count = |n: u64| crate::conditions::thousands(n as f64);
     format!(
         "{} ({} cached) / {}",
-        turn.input_tokens, turn.cached_tokens, turn.output_tokens
+        count(turn.input_tokens),
+        count(turn.cached_tokens),
+        count(turn.output_tokens)
     )
 }
 

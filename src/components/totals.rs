@@ -13,7 +13,7 @@ fn seconds(ms: Option<f64>) -> String {
 
 /// A rate, whole.
 pub(crate) fn rate(value: Option<f64>) -> String {
-    value.map_or_else(|| "–".to_string(), |v| format!("{v:.0}"))
+    value.map_or_else(|| "–".to_string(), crate::conditions::thousands)
 }
 
 /// `1,920 (94 %)`: the engine's prompt-cache hits and their share of the input.
@@ -67,7 +67,9 @@ pub fn TotalsView(
             </div>
             <div>
                 <dt>"Tokens in"</dt>
-                <dd data-testid="total-input">{move || totals.get().input_tokens}</dd>
+                <dd data-testid="total-input">
+                    {move || crate::conditions::thousands(totals.get().input_tokens as f64)}
+                </dd>
             </div>
             <div>
                 <dt>"Cached by the engine"</dt>
@@ -83,7 +85,9 @@ pub fn TotalsView(
             </div>
             <div>
                 <dt>"Tokens out"</dt>
-                <dd data-testid="total-output">{move || totals.get().output_tokens}</dd>
+                <dd data-testid="total-output">
+                    {move || crate::conditions::thousands(totals.get().output_tokens as f64)}
+                </dd>
             </div>
             <div>
                 <dt>"Output tokens/s (decoding)"</dt>

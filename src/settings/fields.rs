@@ -9,7 +9,7 @@ use std::fmt;
 
 use super::{LONG_SCENARIO, MAX_TURNS, Settings, TaskLength, TransportChoice, server_base};
 use crate::agent::REPETITIONS;
-use crate::conditions::{ApiCosts, LinkPreset, MAX_MBIT, MAX_RTT_MS, MIN_MBIT, number};
+use crate::conditions::{ApiCosts, LinkPreset, MAX_MBIT, MAX_RTT_MS, MIN_MBIT, bound, number};
 
 /// A value of the settings that is typed or chosen on the page, or given in its URL. In the
 /// order the page shows them: the first of several errors is the first the visitor meets.
@@ -105,11 +105,11 @@ impl Field {
             Field::TaskLength => names(&TaskLength::ALL.map(TaskLength::as_str)),
             Field::Profile => "the name of a model profile".into(),
             Field::Link => names(&LinkPreset::ALL.map(LinkPreset::as_str)),
-            Field::RttMs => format!("a number of milliseconds from 0 to {}", number(MAX_RTT_MS)),
+            Field::RttMs => format!("a number of milliseconds from 0 to {}", bound(MAX_RTT_MS)),
             Field::UpMbit | Field::DownMbit => format!(
                 "empty or 0 for unlimited, or a number of Mbit/s from {} to {}",
-                number(MIN_MBIT),
-                number(MAX_MBIT)
+                bound(MIN_MBIT),
+                bound(MAX_MBIT)
             ),
             Field::ApiCosts => names(&ApiCosts::ALL.map(ApiCosts::as_str)),
             Field::Transport => {
@@ -135,11 +135,11 @@ impl Field {
     /// The short hint of its bounds, shown under a number field.
     pub fn bounds(self) -> Option<String> {
         match self {
-            Field::RttMs => Some(format!("0–{} ms", number(MAX_RTT_MS))),
+            Field::RttMs => Some(format!("0–{} ms", bound(MAX_RTT_MS))),
             Field::UpMbit | Field::DownMbit => Some(format!(
                 "{}–{} Mbit/s; empty: unlimited",
-                number(MIN_MBIT),
-                number(MAX_MBIT)
+                bound(MIN_MBIT),
+                bound(MAX_MBIT)
             )),
             Field::MaxTurns => Some(format!("{}–{}", MAX_TURNS.start(), MAX_TURNS.end())),
             Field::Repetitions => Some(format!("{}–{}", REPETITIONS.start(), REPETITIONS.end())),
@@ -506,7 +506,7 @@ mod tests {
         let (_, inputs) = edited(Field::UpMbit, "abc");
         assert_eq!(
             inputs.error(Field::UpMbit).unwrap().to_string(),
-            "Up must be empty or 0 for unlimited, or a number of Mbit/s from 0.1 to 100000; \
+            "Up must be empty or 0 for unlimited, or a number of Mbit/s from 0.1 to 100,000; \
              got \"abc\""
         );
         let (_, inputs) = edited(Field::Repetitions, "99");

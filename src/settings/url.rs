@@ -319,7 +319,7 @@ mod tests {
                  home-uplink, other-continent, or custom; got \"mars\"",
                 "The URL's rtt_ms: RTT must be a number of milliseconds from 0 to 1000; got \"-3\"",
                 "The URL's up_mbit: Up must be empty or 0 for unlimited, or a number of Mbit/s \
-                 from 0.1 to 100000; got \"abc\"",
+                 from 0.1 to 100,000; got \"abc\"",
                 "The URL's api_costs: API costs must be one of server, local, or hosted; got \
                  \"free\"",
                 "The URL's transport: Transport must be one of http, ws, ws-append, \

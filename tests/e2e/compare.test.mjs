@@ -124,7 +124,7 @@ test("compare mode alternates the legs, shows both side by side and explains the
     assert.ok(timings.every((t) => path.test(t)), timings.join(" | "));
     assert.ok((await column.getByTestId("server-split").count()) === rows);
     const tokens = await column.getByTestId("turn-tokens").allTextContents();
-    assert.ok(tokens.every((t) => /^\d+ \(\d+ cached\) \/ \d+$/.test(t)), tokens.join(" | "));
+    assert.ok(tokens.every((t) => /^[\d,]+ \([\d,]+ cached\) \/ [\d,]+$/.test(t)), tokens.join(" | "));
     // The conversation is collapsed; opened, it holds the fixed project's tests.
     await column.locator("details.conversation-details > summary").click();
     const outputs = await column.getByTestId("tool-output").allTextContents();

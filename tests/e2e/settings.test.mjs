@@ -64,7 +64,7 @@ test("autorun over WebSocket runs the default scenario to done; the tests pass",
   assert.match(record.sockets[0], /\/v1\/responses/);
   assert.deepEqual(record.posts, []);
   assert.match(await page.getByTestId("total-time").textContent(), /^\d+\.\d\d s$/);
-  assert.ok(Number(await page.getByTestId("total-output").textContent()) > 0);
+  assert.ok(Number((await page.getByTestId("total-output").textContent()).replace(/,/g, "")) > 0);
   assert.deepEqual(record.pageErrors, []);
   await page.screenshot({ path: artifactPath("playground-agent-done.png"), fullPage: true });
   await page.close();
