@@ -79,7 +79,7 @@ impl Segment {
             Segment::Decode => "engine: decode",
             Segment::Tools => "tools",
             Segment::Link => "link (emulated)",
-            Segment::Delivery => "wire and frame delivery",
+            Segment::Delivery => "frame delivery and loopback",
             Segment::Client => "client handling",
             Segment::Modelled => "modelled, not measured: hosted classifier and engine hop",
             Segment::Unsplit => {
