@@ -79,8 +79,11 @@ pub fn answer(prompt: Option<&str>) -> String {
         Some(p) => format!("\"{p}\""),
         None => "nothing".to_string(),
     };
+    // No second stop after a quote that ends a sentence: `You said: "Hi there." This …`.
+    let ended = prompt.is_some_and(|p| p.ends_with(['.', '!', '?']) && p.chars().count() <= 200);
+    let stop = if ended { "" } else { "." };
     format!(
-        "You said: {quoted}. This answer comes from Tether's inference simulator. Streamed, it \
+        "You said: {quoted}{stop} This answer comes from Tether's inference simulator. Streamed, it \
          arrives as response.output_text.delta events cut at token boundaries and paced by the \
          model's profile; Tether's playground shows its time to first token and its decoding \
          speed in tokens per second."
@@ -95,6 +98,7 @@ mod tests {
     fn answer_quotes_and_truncates_the_prompt() {
         assert!(answer(Some("  hi ")).starts_with("You said: \"hi\"."));
         assert!(answer(None).starts_with("You said: nothing."));
+        assert!(answer(Some("Say hello.")).starts_with("You said: \"Say hello.\" This answer"));
         let long = "x".repeat(500);
         assert!(answer(Some(&long)).contains(&format!("\"{}…\"", "x".repeat(200))));
     }
