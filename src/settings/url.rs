@@ -100,6 +100,12 @@ impl Settings {
             );
             inputs.refuse(InputError::taking(Field::Link, link, takes).in_url());
         }
+        // The link's numbers make a custom link, one in error too: no preset's name stands
+        // beside a number it does not have (as when the number is typed). The link's own
+        // numbers are kept; a `link` given beside them is checked below.
+        if !numbers.is_empty() && params.value(Field::Link).is_none() {
+            self.edit_link(|_| {});
+        }
         for field in URL_FIELDS {
             if field == Field::Link && conflict.is_some() {
                 continue;
@@ -476,6 +482,13 @@ mod tests {
         let mut shared = Settings::default();
         assert!(shared.apply(&UrlParams::parse(&query)).runnable(&shared));
         assert_eq!(shared, settings);
+
+        // A number in error makes the link custom too, the preset's numbers kept.
+        let mut wrong = Settings::default();
+        let inputs = wrong.apply(&UrlParams::parse("rtt_ms=-3"));
+        assert!(inputs.error(Field::RttMs).is_some());
+        assert_eq!(wrong.link, LinkPreset::Custom);
+        assert_eq!(wrong.link(), Settings::default().link());
 
         // The link's numbers make a custom link; 0 is unlimited, as the server reads it.
         let mut custom = Settings::default();

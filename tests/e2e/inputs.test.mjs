@@ -198,6 +198,10 @@ for (const [bad, field, message] of BAD_URLS) {
     await assertInvalid(page, field, message);
     assert.equal(await page.getByTestId("run-status").textContent(), "idle", "the autorun did not start");
     assert.deepEqual(sent, [], "nothing was sent");
+    if (/^(rtt_ms|up_mbit)=/.test(bad)) {
+      // A link's number in error makes the link custom: no preset's name beside it.
+      assert.equal(await page.locator('select[data-testid="link"]').inputValue(), "custom");
+    }
     assert.deepEqual(pageErrors, []);
     await page.close();
   });
