@@ -92,7 +92,13 @@ test("compare mode alternates the legs, shows both side by side and explains the
   assert.equal(repetitions.length, 3);
   assert.ok(repetitions.every((row) => /\d m?s.*\d m?s.*\d\.\d\d×$/.test(row)), repetitions.join(" | "));
   // Each part of each leg's time: median and range, and HTTP's difference.
-  for (const part of ["end-to-end", "measured", "modelled", "api", "engine", "tools", "client", "link", "network"]) {
+  // On loopback with the server's own costs no run had a link or modelled waits: said, not 0.
+  for (const [part, none] of [["modelled", "– (none: local costs)"], ["link", "– (none: no link emulated)"]]) {
+    const cells = await page.getByTestId(`compare-${part}`).locator("td").allTextContents();
+    assert.deepEqual(cells, [none, none, ""], part);
+  }
+  assert.doesNotMatch(await page.getByTestId("speedup-explained").textContent(), /link [+−]/);
+  for (const part of ["end-to-end", "measured", "api", "engine", "tools", "client", "network"]) {
     const cells = await page.getByTestId(`compare-${part}`).locator("td").allTextContents();
     assert.match(cells[0], /m?s \(.* m?s – .* m?s, 3 runs\)$/, `${part}: ${cells}`);
     assert.match(cells[1], /m?s \(.* m?s – .* m?s, 3 runs\)$/, `${part}: ${cells}`);

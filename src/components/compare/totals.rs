@@ -57,6 +57,7 @@ impl Measure {
     /// What a leg of `mode` shows.
     fn leg(self, c: &Comparison, mode: ContinuationMode) -> String {
         match self {
+            Measure::Part(part) if !c.happened(mode, part) => none(part),
             Measure::Part(part) => spread_ms(c.part(mode, part)),
             Measure::Time(time) => spread_ms(time(c, mode)),
             Measure::Leg(leg) => leg(c, mode),
@@ -66,6 +67,7 @@ impl Measure {
     /// HTTP's legs against those of `ws`; empty when there is none (yet).
     fn difference(self, c: &Comparison, ws: ContinuationMode) -> String {
         match self {
+            Measure::Part(part) if !c.happened(ws, part) => String::new(),
             Measure::Part(part) => c
                 .difference_of(ws)
                 .and_then(|d| d.into_iter().find(|(p, _)| *p == part))
@@ -76,6 +78,15 @@ impl Measure {
             },
             Measure::Leg(_) => String::new(),
         }
+    }
+}
+
+/// What a part that took no time in any run shows: why it did not happen, not "0.00 ms".
+fn none(part: Part) -> String {
+    match part {
+        Part::Modelled => "– (none: local costs)".to_string(),
+        Part::Link => "– (none: no link emulated)".to_string(),
+        _ => "– (none)".to_string(),
     }
 }
 
@@ -93,7 +104,7 @@ const ROWS: [Row; 17] = [
     },
     Row {
         name: "Modelled hosted services (not measured)",
-        title: "waits the server modelled with stated parameters: the hosted classifier per scanned token, the engine hop per call; 0 with local costs",
+        title: "waits the server modelled with stated parameters: the hosted classifier per scanned token, the engine hop per call; none with local costs",
         test_id: "compare-modelled",
         measure: Measure::Part(Part::Modelled),
     },
