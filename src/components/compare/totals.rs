@@ -222,7 +222,7 @@ const ROWS: [Row; 17] = [
     },
     Row {
         name: "Output tokens/s (decoding)",
-        title: "from each turn's first token to its last",
+        title: "from each turn's first token to its last, as the page saw them arrive: within a few % of the profile's rate either way (the frames' own delivery varies)",
         test_id: "compare-rate",
         measure: Measure::Leg(|c, mode| {
             let unpaced = c.done(mode).any(|l| {
