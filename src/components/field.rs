@@ -59,14 +59,18 @@ impl Form {
         })
     }
 
+    /// The first field whose error keeps a run from starting.
+    pub fn first_blocking(self) -> Option<Field> {
+        self.settings.with_untracked(|s| {
+            self.inputs
+                .with_untracked(|inputs| inputs.blocking(s).first().map(|e| e.field))
+        })
+    }
+
     /// Whether a run may start; if not, and given the prefix of the form's ids, the focus goes
     /// to the first field in error that is on the page.
     pub fn check(self, focus: Option<&str>) -> bool {
-        let first = self.settings.with_untracked(|s| {
-            self.inputs
-                .with_untracked(|inputs| inputs.blocking(s).first().map(|e| e.field))
-        });
-        let Some(field) = first else {
+        let Some(field) = self.first_blocking() else {
             return true;
         };
         let Some(prefix) = focus else {

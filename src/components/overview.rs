@@ -85,16 +85,31 @@ pub fn Overview() -> impl IntoView {
     let refused = page.conditions_refused;
     let refused_here =
         move || refused.with(Option::is_some) && page.settings.with(Settings::asks_for_conditions);
+    // A field the overview does not have is fixed where it is: on the Agent tab.
+    let fix_on_agent_tab = move |field| {
+        page.view.set(View::Agent);
+        focus_field_when_shown("", field);
+    };
     let compare = move |_| {
+        // Nothing runs on a value the page did not understand, the URL's transport included
+        // (the button replaces it below): the focus goes to the first such field, on the
+        // Agent tab if it is one of that tab's.
+        if let Some(field) = form.first_blocking() {
+            if on_the_overview(field) {
+                focus_field_when_shown("overview-", field);
+            } else {
+                fix_on_agent_tab(field);
+            }
+            return;
+        }
         // The button compares, whatever the Agent tab's transport (or the URL's) says.
         form.edit(
             Field::Transport,
             TransportChoice::Compare.as_str().to_string(),
         );
-        if !form.check(Some("overview-"))
-            || page.settings.with_untracked(|s| {
-                conditions_refused(page.conditions_refused, s, Some("overview-"))
-            })
+        if page
+            .settings
+            .with_untracked(|s| conditions_refused(page.conditions_refused, s, Some("overview-")))
         {
             return;
         }
@@ -144,13 +159,7 @@ pub fn Overview() -> impl IntoView {
                 <InputErrors
                     form=form
                     shows=on_the_overview
-                    elsewhere=(
-                        "Agent tab",
-                        Callback::new(move |field| {
-                            page.view.set(View::Agent);
-                            focus_field_when_shown("", field);
-                        }),
-                    )
+                    elsewhere=("Agent tab", Callback::new(fix_on_agent_tab))
                 />
                 <p class="cta-note" data-testid="intro-what">
                     {move || {

@@ -171,6 +171,29 @@ test("a URL value in error whose field is on the Agent tab leads there from the 
   await page.close();
 });
 
+// The overview's button replaces the transport with a comparison: a transport the URL gave
+// in error still stops it, as any value the page did not understand does.
+for (const [bad, id] of [
+  ["transport=carrier", "setting-transport"],
+  ["repetitions=99", "setting-repetitions"],
+]) {
+  test(`the overview's button with ${bad} runs nothing and leads to the field`, async () => {
+    const { page, sent, pageErrors } = await open(`/?task_length=short&profile=instant&link=loopback&${bad}`);
+    await settled(page);
+    assert.equal(await page.getByTestId("intro-estimate").count(), 0, "no estimate");
+    await page.getByTestId("intro-compare").click();
+    assert.equal(await page.getByTestId("tab-agent").getAttribute("aria-selected"), "true");
+    await page.waitForFunction((id) => document.activeElement?.id === id, id);
+    await page.waitForTimeout(500);
+    assert.equal(await page.getByTestId("run-status").textContent(), "idle", "nothing started");
+    assert.deepEqual(sent, [], "nothing was sent");
+    // The value in error stays as the URL gave it, still in error.
+    assert.equal(await page.locator(`#${id}`).getAttribute("aria-invalid"), "true");
+    assert.deepEqual(pageErrors, []);
+    await page.close();
+  });
+}
+
 /** URL values the page does not understand, each with what its field says of it. */
 const BAD_URLS = [
   ["profile=bogus", "profile", /The URL's profile: Model speed \(profile\) must be one this server offers: .*tether-sim.*; got "bogus"/],
