@@ -969,11 +969,12 @@ async fn the_conditions_show_what_they_mean_and_a_typed_link_is_custom() {
             control("rtt-ms").get_attribute("aria-invalid").as_deref(),
             Some("true")
         );
+        // Described by its own error, which the link's note holds.
         assert_eq!(
             control("rtt-ms")
                 .get_attribute("aria-describedby")
                 .as_deref(),
-            Some("link-note")
+            Some("rtt-ms-error")
         );
         assert_eq!(
             text_of(&root, "link-note"),

@@ -107,16 +107,29 @@ pub fn ConditionsPanel(
     // The link's note says what the link is, or what is wrong with the preset given or a
     // number typed for it.
     let link_fields = [Field::Link, Field::RttMs, Field::UpMbit, Field::DownMbit];
+    // Each field's own error, by the id its control is described by while it is in error.
+    let error_id = move |field: Field| format!("{id}{}-error", field.testid());
     let link_note = move || {
         // Every number in error, not just the first: each is typed in a field of its own.
-        let errors: Vec<String> = link_fields
+        let errors: Vec<(Field, String)> = link_fields
             .into_iter()
-            .filter_map(|f| form.error(f))
+            .filter_map(|f| Some((f, form.error(f)?)))
             .collect();
         if !errors.is_empty() {
-            return errors.join(" · ");
+            let count = errors.len();
+            return errors
+                .into_iter()
+                .enumerate()
+                .map(|(i, (field, error))| {
+                    view! {
+                        <span id=error_id(field)>{error}</span>
+                        {(i + 1 < count).then_some(" · ")}
+                    }
+                })
+                .collect_view()
+                .into_any();
         }
-        settings.with(|s| match s.conditions() {
+        let said = settings.with(|s| match s.conditions() {
             Ok(c) if c.link.is_loopback() => {
                 "Nothing in between: the page and the server on one machine.".to_string()
             }
@@ -130,7 +143,8 @@ pub fn ConditionsPanel(
                 c.link.describe()
             ),
             Err(why) => why,
-        })
+        });
+        said.into_any()
     };
     let link_invalid = move || link_fields.into_iter().any(|f| form.error(f).is_some());
     let custom = move || settings.with(|s| s.link == LinkPreset::Custom);
@@ -142,6 +156,7 @@ pub fn ConditionsPanel(
                 field=field
                 control=Control::number(placeholder)
                 described_by=link_note_id.clone()
+                error_id=error_id(field)
                 id=id
                 label=label
             />
@@ -188,6 +203,7 @@ pub fn ConditionsPanel(
                     field=Field::Link
                     control=Control::choice(LinkPreset::ALL.map(|p| (p.as_str(), p.label())).into())
                     described_by=link_note_id.clone()
+                    error_id=error_id(Field::Link)
                     id=id
                 />
                 <div class="link-values" class:custom=custom>

@@ -155,6 +155,10 @@ pub fn FormField(
     /// The id of a hint shown by the parent instead.
     #[prop(optional)]
     described_by: Option<String>,
+    /// With `described_by`: the id of this field's own error in the parent's hint, which
+    /// describes the control while it is in error (the hint may say other fields' errors too).
+    #[prop(optional)]
+    error_id: Option<String>,
     /// Prefix of the ids (two forms on one page).
     #[prop(optional)]
     id: &'static str,
@@ -171,6 +175,13 @@ pub fn FormField(
         .clone()
         .unwrap_or_else(|| format!("{id}{}-note", field.testid()));
     let invalid = move || form.error(field).is_some();
+    let described = {
+        let note_id = note_id.clone();
+        move || match &error_id {
+            Some(own) if invalid() => own.clone(),
+            _ => note_id.clone(),
+        }
+    };
     let edit = move |ev: leptos::ev::Event| form.edit(field, event_target_value(&ev));
     let input = match control {
         Control::Text {
@@ -187,7 +198,7 @@ pub fn FormField(
                 placeholder=placeholder
                 list=list
                 aria-invalid=move || invalid().to_string()
-                aria-describedby=note_id.clone()
+                aria-describedby=described.clone()
                 prop:disabled=disabled
                 prop:value=move || form.shown(field)
                 on:input=edit
@@ -199,7 +210,7 @@ pub fn FormField(
                 id=control_id.clone()
                 data-testid=field.testid()
                 aria-invalid=move || invalid().to_string()
-                aria-describedby=note_id.clone()
+                aria-describedby=described.clone()
                 prop:disabled=disabled
                 prop:value=move || form.shown(field)
                 on:change=edit

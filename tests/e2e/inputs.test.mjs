@@ -143,6 +143,9 @@ test("on the overview, bad values are not described or estimated, and each link 
   const note = await page.getByTestId("link-note").textContent();
   assert.match(note, /RTT must be .*got "-5"/);
   assert.match(note, /Up must be .*got "abc"/);
+  // Each field is described by its own error, not by the first one in the note.
+  await assertInvalid(page, "up-mbit", /^Up must be .*got "abc"$/);
+  await assertInvalid(page, "rtt-ms", /^RTT must be .*got "-5"$/);
   // A number typed for the link makes it custom, in error or not: no preset's name beside it.
   assert.equal(await page.getByTestId("link").inputValue(), "custom");
   // Nothing describes, or estimates, a run of values the page did not understand.
