@@ -650,6 +650,34 @@ async fn a_call_cut_off_by_stop_shows_stopped_and_is_not_counted() {
 }
 
 #[wasm_bindgen_test]
+async fn a_turn_stopped_before_it_completed_says_its_server_stages_will_not_come() {
+    use tether_playground::agent::TurnRecord;
+    let mut cut = TurnRecord::new(1, &ResponseCreate::new("m", "x"), 0.0);
+    cut.first_event_at = Some(4.0);
+    let run = |status| AgentRun {
+        status,
+        turns: vec![cut.clone()],
+        ..AgentRun::default()
+    };
+    let shown = RunView::new(run(RunStatus::Running));
+    let (root, _handle) = mount_run(
+        AgentRun::default(),
+        move |_| view! { <Timeline run=shown /> },
+    );
+    tick().await;
+    assert_eq!(
+        text_of(&root, "server-timing"),
+        "server stages: when the response completes"
+    );
+    shown.set(run(RunStatus::Stopped));
+    tick().await;
+    assert_eq!(
+        text_of(&root, "server-timing"),
+        "server stages: none, the turn did not complete"
+    );
+}
+
+#[wasm_bindgen_test]
 async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
     use tether_playground::agent::{Comparison, ContinuationMode, LegSummary, TurnRecord};
     let leg = |mode, repetition, ms: f64| {

@@ -201,9 +201,9 @@ impl Breakdown {
         let mut events = 0;
         // Paused turns whose response's summary, which covers them, has not come.
         let mut uncovered = false;
-        // A turn nothing came back for, at the end of a failed run, is after the run's counted
-        // time (which ends where it was sent).
-        let counted = run.turns.len() - usize::from(totals.unanswered_turn.is_some());
+        // A turn that did not complete, at the end of a stopped or failed run, is after the
+        // run's counted time (which ends where it was sent).
+        let counted = run.turns.len() - usize::from(totals.unfinished_turn.is_some());
         for (i, turn) in run.turns[..counted].iter().enumerate() {
             client_ms += turn.client_ms;
             events += turn.events;
@@ -346,7 +346,7 @@ mod tests {
             ..AgentRun::default()
         };
         let totals = crate::agent::RunTotals::of(&run);
-        assert_eq!(totals.unanswered_turn, Some(3));
+        assert_eq!(totals.unfinished_turn, Some(3));
         assert_eq!(
             totals.end_to_end_ms,
             Some(230.0),
@@ -363,7 +363,32 @@ mod tests {
             status: RunStatus::Running,
             ..run.clone()
         };
-        assert_eq!(crate::agent::RunTotals::of(&running).unanswered_turn, None);
+        assert_eq!(crate::agent::RunTotals::of(&running).unfinished_turn, None);
+    }
+
+    /// A run stopped while a turn streamed: that turn's time (its first token, its streaming)
+    /// was the model's, which the server never split; it is not counted as the rest (frame
+    /// delivery) but left out, the run's time counted until it was sent.
+    #[test]
+    fn a_run_stopped_mid_turn_is_split_until_that_turn() {
+        use crate::agent::RunStatus;
+        let first = turn(0.0, 100.0, 10, (30, 50));
+        let second = turn(150.0, 60.0, 5, (20, 25));
+        let mut cut = TurnRecord::new(3, &ResponseCreate::new("m", "x"), 230.0);
+        cut.first_event_at = Some(234.0);
+        cut.last_token_at = Some(1_800.0);
+        let run = AgentRun {
+            status: RunStatus::Stopped,
+            turns: vec![first, second, cut],
+            ..AgentRun::default()
+        };
+        let totals = crate::agent::RunTotals::of(&run);
+        assert_eq!(totals.unfinished_turn, Some(3));
+        assert!(!totals.nothing_back, "its first events came");
+        assert_eq!(totals.end_to_end_ms, Some(230.0));
+        let b = Breakdown::of(&run).unwrap();
+        // The two whole turns' parts and the gaps between them; no 1.5 s of "rest".
+        assert!(b.part(Part::Network).unwrap() < 100.0, "{b:?}");
     }
 
     /// A long-running response's paused turns are covered by the summary at its end; a run

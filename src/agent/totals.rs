@@ -9,12 +9,16 @@ use crate::agent::{AgentRun, RunStatus};
 pub struct RunTotals {
     /// First request sent → the last event of the last turn (its terminal event once done), in
     /// milliseconds; tool time in between included. `None` before anything came back. For a
-    /// run that ended on a turn nothing came back for, until that turn was sent
-    /// ([`RunTotals::unanswered_turn`]).
+    /// run that ended on a turn that did not complete, until that turn was sent
+    /// ([`RunTotals::unfinished_turn`]).
     pub end_to_end_ms: Option<f64>,
-    /// The turn a failed or stopped run ended on with nothing back from the server (its
-    /// connection lost, its server gone): the run's time is counted until it was sent.
-    pub unanswered_turn: Option<usize>,
+    /// The turn a failed or stopped run ended on before it completed (stopped mid-stream, its
+    /// connection lost, its server gone): the run's time is counted until it was sent, so that
+    /// a turn cut short — whose time the server never split — is not counted as a whole one,
+    /// nor as part of another.
+    pub unfinished_turn: Option<usize>,
+    /// Whether nothing at all came back for that turn.
+    pub nothing_back: bool,
     pub turns: usize,
     pub input_tokens: u64,
     /// Read from the engine's prompt cache (`cached_tokens`): the same on every transport.
@@ -47,15 +51,12 @@ pub fn decoding_rate(tokens: u64, span_ms: f64) -> Option<f64> {
 impl RunTotals {
     pub fn of(run: &AgentRun) -> RunTotals {
         let start = run.turns.first().map(|t| t.first_sent_at());
-        // A run that ended on a turn with nothing back: what it measured ends where that turn
-        // was (first) sent; the turns before are whole.
-        let unanswered = run.turns.last().filter(|t| {
-            run.status != RunStatus::Running
-                && run.turns.len() > 1
-                && t.completed_at.is_none()
-                && t.first_event_at.is_none()
+        // A run that ended on a turn that did not complete: what it measured ends where that
+        // turn was (first) sent; the turns before are whole.
+        let unfinished = run.turns.last().filter(|t| {
+            run.status != RunStatus::Running && run.turns.len() > 1 && t.completed_at.is_none()
         });
-        let end = match unanswered {
+        let end = match unfinished {
             Some(t) => Some(t.first_sent_at()),
             None => run.turns.last().and_then(|t| {
                 t.completed_at
@@ -85,7 +86,8 @@ impl RunTotals {
         }
         RunTotals {
             end_to_end_ms: start.zip(end).map(|(start, end)| end - start),
-            unanswered_turn: unanswered.map(|t| t.number),
+            unfinished_turn: unfinished.map(|t| t.number),
+            nothing_back: unfinished.is_some_and(|t| t.first_event_at.is_none()),
             turns: run.turns.len(),
             input_tokens: run.turns.iter().map(|t| t.input_tokens).sum(),
             cached_tokens: run.turns.iter().map(|t| t.cached_tokens).sum(),

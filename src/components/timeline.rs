@@ -13,7 +13,7 @@
 use leptos::prelude::*;
 
 use crate::agent::{
-    Precision, Resume, SentAs, ServerTimings, SteerRecord, TurnRecord, format_duration,
+    Precision, Resume, RunStatus, SentAs, ServerTimings, SteerRecord, TurnRecord, format_duration,
 };
 use crate::components::RunView;
 
@@ -91,12 +91,16 @@ fn server_view(
     server: Option<&ServerTimings>,
     completed: bool,
     paused: bool,
+    run_over: bool,
 ) -> impl IntoView + use<> {
     let Some(server) = server.cloned() else {
         let note = if paused {
             "server stages: with the whole response, on its last turn"
         } else if completed {
             "server stages: not reported"
+        } else if run_over {
+            // Stopped, failed or reloaded before it completed: they will not come.
+            "server stages: none, the turn did not complete"
         } else {
             "server stages: when the response completes"
         };
@@ -162,7 +166,11 @@ type TurnMemo = Memo<Option<TurnRecord>>;
 
 /// The two rows of one turn, built once: each cell is bound to what it shows, so the turn under
 /// way updates a few text nodes per frame rather than being rebuilt.
-fn turn_rows(turn: TurnMemo, steers: Memo<Vec<SteerRecord>>) -> impl IntoView {
+fn turn_rows(
+    turn: TurnMemo,
+    steers: Memo<Vec<SteerRecord>>,
+    run_over: Memo<bool>,
+) -> impl IntoView {
     let cell = move |read: fn(&TurnRecord) -> String| {
         move || turn.with(|t| t.as_ref().map(read).unwrap_or_default())
     };
@@ -170,8 +178,14 @@ fn turn_rows(turn: TurnMemo, steers: Memo<Vec<SteerRecord>>) -> impl IntoView {
     // The server's part changes once, when the response completes.
     let server = Memo::new(move |_| {
         turn.with(|t| {
-            t.as_ref()
-                .map(|t| (t.server.clone(), t.completed_at.is_some(), t.paused))
+            t.as_ref().map(|t| {
+                (
+                    t.server.clone(),
+                    t.completed_at.is_some(),
+                    t.paused,
+                    run_over.get(),
+                )
+            })
         })
     });
     view! {
@@ -197,7 +211,9 @@ fn turn_rows(turn: TurnMemo, steers: Memo<Vec<SteerRecord>>) -> impl IntoView {
                     server
                         .with(|s| {
                             s.as_ref()
-                                .map(|(server, done, paused)| server_view(server.as_ref(), *done, *paused))
+                                .map(|(server, done, paused, over)| {
+                                    server_view(server.as_ref(), *done, *paused, *over)
+                                })
                         })
                 }}
             </td>
@@ -272,6 +288,7 @@ pub fn Timeline(
     label: Option<String>,
 ) -> impl IntoView {
     let count = Memo::new(move |_| run.with(|r| r.turns.len()));
+    let run_over = Memo::new(move |_| run.with(|r| r.status != RunStatus::Running));
     let label = label.unwrap_or_else(|| "Timeline".to_string());
     view! {
         <div class="timeline-box" role="region" aria-label=label tabindex="0">
@@ -307,7 +324,7 @@ pub fn Timeline(
                                     .collect::<Vec<_>>()
                             })
                         });
-                        view! { <tbody class="turn">{turn_rows(turn, steers)}</tbody> }
+                        view! { <tbody class="turn">{turn_rows(turn, steers, run_over)}</tbody> }
                     }
                 />
             </table>

@@ -50,10 +50,17 @@ pub fn TotalsView(
                     {move || {
                         if done.get() {
                             let totals = totals.get();
-                            match totals.unanswered_turn {
+                            match totals.unfinished_turn {
                                 Some(turn) => {
+                                    let why = if totals.nothing_back {
+                                        "nothing came back for it"
+                                    } else if run.with(|r| r.status == RunStatus::Stopped) {
+                                        "it was stopped before it completed"
+                                    } else {
+                                        "it ended before it completed"
+                                    };
                                     format!(
-                                        "{} (until turn {turn} was sent: nothing came back for it)",
+                                        "{} (until turn {turn} was sent: {why})",
                                         seconds(totals.end_to_end_ms),
                                     )
                                 }
