@@ -140,6 +140,16 @@ impl Part {
         }
     }
 
+    /// What a part that took no time in a run shows: why it did not happen, not "0.00 ms".
+    /// `None` for a part that always happens.
+    pub fn absent(self) -> Option<&'static str> {
+        match self {
+            Part::Modelled => Some("– (none: local costs)"),
+            Part::Link => Some("– (none: no link emulated)"),
+            _ => None,
+        }
+    }
+
     /// The part in a sentence: `API overhead`, `engine`, `network and frame delivery`.
     pub fn noun(self) -> &'static str {
         match self {

@@ -165,6 +165,10 @@ pub fn BreakdownView(
             let part = *part;
             let value = move || {
                 breakdown.with(|b| match b {
+                    // A part that did not happen says why (loopback, local costs).
+                    Some(b) if let (Some(0.0), Some(none)) = (b.part(part), part.absent()) => {
+                        none.to_string()
+                    }
                     Some(b) => {
                         let ms = part_ms(b.part(part));
                         match (part, b.client_us_per_event()) {

@@ -177,6 +177,9 @@ test("a server gone mid-turn over WebSocket: the loss said first, its time not t
   for (const part of ["api", "engine", "tools", "client"]) {
     assert.notEqual(await page.getByTestId(`breakdown-${part}`).textContent(), "–", part);
   }
+  // On loopback with the server's own (local) costs: what did not happen says why, not 0.00 ms.
+  assert.equal(await page.getByTestId("breakdown-link").textContent(), "– (none: no link emulated)");
+  assert.equal(await page.getByTestId("breakdown-modelled").textContent(), "– (none: local costs)");
   await page.getByTestId("reset").click();
   await page.close();
 });

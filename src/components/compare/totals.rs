@@ -83,11 +83,7 @@ impl Measure {
 
 /// What a part that took no time in any run shows: why it did not happen, not "0.00 ms".
 fn none(part: Part) -> String {
-    match part {
-        Part::Modelled => "– (none: local costs)".to_string(),
-        Part::Link => "– (none: no link emulated)".to_string(),
-        _ => "– (none)".to_string(),
-    }
+    part.absent().unwrap_or("– (none)").to_string()
 }
 
 /// The measured time of the done legs of `mode`: end to end, less the modelled waits.
