@@ -521,9 +521,15 @@ pub fn signed_ms(ms: f64) -> String {
     format!("{sign}{}", format_duration(ms.abs(), Precision::BySize))
 }
 
-/// How the page shows a speedup: `1.42×`.
+/// How the page shows a speedup: `1.42×`; with a third decimal when two would read `1.00×`
+/// for runs that differ (`1.004×`), so that a difference never looks like none.
 pub fn format_speedup(speedup: f64) -> String {
-    format!("{speedup:.2}×")
+    let plain = format!("{speedup:.2}×");
+    if plain == "1.00×" && format!("{speedup:.3}") != "1.000" {
+        format!("{speedup:.3}×")
+    } else {
+        plain
+    }
 }
 
 #[cfg(test)]
@@ -720,6 +726,9 @@ mod tests {
         c.update(leg(WS, 2, 115.0));
         assert_eq!(c.speedup().unwrap().verdict(), Verdict::Faster);
         assert_eq!(format_speedup(1.4249), "1.42×");
+        assert_eq!(format_speedup(1.0041), "1.004×");
+        assert_eq!(format_speedup(0.9978), "0.998×");
+        assert_eq!(format_speedup(1.0004), "1.00×");
     }
 
     #[test]

@@ -40,14 +40,11 @@ pub fn format_duration(ms: impl Into<Option<f64>>, precision: Precision) -> Stri
     }
 }
 
-/// `4.2 s`, `812 ms`, `0.40 ms`: a time in a sentence, where a run's seconds need one decimal
-/// and a stage's milliseconds their own precision.
+/// `4.24 s`, `812 ms`, `0.40 ms`: a time in a sentence, with the digits the tables give it
+/// ([`Precision::BySize`]), so a sentence and the table beside it print one quantity alike.
 pub fn format_span(ms: f64) -> String {
-    if ms.abs() >= 1000.0 {
-        format!("{:.1} s", ms / 1000.0)
-    } else {
-        format_duration(ms, Precision::BySize)
-    }
+    let sign = if ms < 0.0 { "-" } else { "" };
+    format!("{sign}{}", format_duration(ms.abs(), Precision::BySize))
 }
 
 /// `10.9–11.6 s`, `100–140 ms`, `812 ms–1.20 s`: a range of times, the unit said once when both
@@ -72,9 +69,10 @@ pub fn format_ranges<const N: usize>(ranges: [(f64, f64); N]) -> [String; N] {
     };
     let apart = |digits: usize| {
         let printed = |(low, high): &(f64, f64)| (at(digits, *low), at(digits, *high));
+        // A range whose ends no digits tell apart is one time, said once: it asks for none.
         ranges
             .iter()
-            .all(|(low, high)| low == high || at(digits, *low) != at(digits, *high))
+            .all(|(low, high)| point(*low, *high) || at(digits, *low) != at(digits, *high))
             && ranges.iter().enumerate().all(|(i, a)| {
                 ranges[i + 1..].iter().all(|b| {
                     // Ranges apart print apart: one's top is not the other's bottom.
@@ -86,8 +84,11 @@ pub fn format_ranges<const N: usize>(ranges: [(f64, f64); N]) -> [String; N] {
             })
     };
     // Digits that still do not tell the ends apart are noise: keep the plain text.
-    let digits = (1..=4).find(|d| apart(*d)).unwrap_or(1);
+    let digits = (1..=MOST_DIGITS).find(|d| apart(*d)).unwrap_or(1);
     ranges.map(|(low, high)| {
+        if at(digits, low) == at(digits, high) {
+            return at(digits, low);
+        }
         // A range from milliseconds into seconds gives its top the digits its bottom has, as
         // the tables print it: `970 ms–1.01 s`, not `970 ms–1.0 s`.
         let crosses = digits < 2 && format_span(low).ends_with(" ms") && high >= 1000.0;
@@ -104,6 +105,14 @@ pub fn format_ranges<const N: usize>(ranges: [(f64, f64); N]) -> [String; N] {
         }
     })
 }
+
+/// Whether `low` and `high` are one time to the finest digits a range prints (0.1 ms).
+fn point(low: f64, high: f64) -> bool {
+    finer(low, MOST_DIGITS) == finer(high, MOST_DIGITS)
+}
+
+/// The most digits a range gets: seconds to the 0.1 ms.
+const MOST_DIGITS: usize = 4;
 
 /// `ms` with `digits` decimals of seconds from a second up, one fewer of milliseconds below.
 fn finer(ms: f64, digits: usize) -> String {
@@ -126,7 +135,7 @@ mod tests {
         );
         assert_eq!(
             format_ranges([(1_210.0, 1_260.0), (1_210.0, 1_260.0)]),
-            ["1.2–1.3 s", "1.2–1.3 s"],
+            ["1.21–1.26 s", "1.21–1.26 s"],
             "the same range, the same text"
         );
         // Apart, but touching at two digits (7.65–7.66 s, 7.66–7.69 s): a third tells them apart.
@@ -138,9 +147,11 @@ mod tests {
 
     #[test]
     fn spans_and_ranges_read_as_in_a_sentence() {
-        assert_eq!(format_span(4_240.0), "4.2 s");
+        // As the tables print it.
+        assert_eq!(format_span(4_240.0), "4.24 s");
+        assert_eq!(format_span(12_340.0), "12.3 s");
         assert_eq!(format_span(812.0), "812 ms");
-        assert_eq!(format_span(-1_500.0), "-1.5 s");
+        assert_eq!(format_span(-1_500.0), "-1.50 s");
         assert_eq!(format_range(10_900.0, 11_600.0), "10.9–11.6 s");
         assert_eq!(format_range(100.0, 140.0), "100–140 ms");
         assert_eq!(format_range(812.0, 1_200.0), "812 ms–1.20 s");
@@ -150,7 +161,8 @@ mod tests {
         // Ends that print alike get more digits; equal ends stay as they are.
         assert_eq!(format_range(1_210.0, 1_240.0), "1.21–1.24 s");
         assert_eq!(format_range(1_200.0, 1_200.4), "1.2000–1.2004 s");
-        assert_eq!(format_range(1_200.0, 1_200.01), "1.2–1.2 s");
+        // Ends no digits tell apart are one time, said once.
+        assert_eq!(format_range(1_200.0, 1_200.01), "1.20 s");
         // Side by side, the same digits for both.
         assert_eq!(
             format_ranges([(1_150.0, 1_180.0), (1_186.0, 1_188.0)]),
@@ -160,7 +172,12 @@ mod tests {
             format_ranges([(10_900.0, 11_600.0), (15_300.0, 17_700.0)]),
             ["10.9–11.6 s", "15.3–17.7 s"]
         );
-        assert_eq!(format_range(1_200.0, 1_200.0), "1.2–1.2 s");
+        assert_eq!(format_range(1_200.0, 1_200.0), "1.20 s");
+        // One leg's runs alike do not take the other's digits away: 1.157 s beside 1.172–1.190.
+        assert_eq!(
+            format_ranges([(1_157.3, 1_157.31), (1_172.0, 1_172.4)]),
+            ["1.1573 s", "1.1720–1.1724 s"]
+        );
         assert_eq!(format_range(812.2, 812.4), "812.2–812.4 ms");
     }
 

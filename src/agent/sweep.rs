@@ -201,13 +201,16 @@ pub fn describe_sweep(c: &Comparison) -> Option<String> {
 
 /// `+21 %`, `−3 %`.
 pub fn signed_percent(share: f64) -> String {
-    // The sign of what is shown: a saving that rounds to nothing is "0 %", not "−0 %".
-    let shown = (share * 100.0).round();
-    if shown == 0.0 {
+    // Under 1 % a decimal, so that a saving of 0.4 % does not read as none ("+0.4 %", not
+    // "0 %"); the sign of what is shown: one that rounds to nothing is "0 %", not "−0 %".
+    let percent = share * 100.0;
+    let decimals = usize::from(percent.abs() < 0.95);
+    let shown = format!("{:.*}", decimals, percent.abs());
+    if shown.trim_start_matches(['0', '.']).is_empty() {
         return "0 %".to_string();
     }
-    let sign = if shown < 0.0 { '−' } else { '+' };
-    format!("{sign}{:.0} %", shown.abs())
+    let sign = if percent < 0.0 { '−' } else { '+' };
+    format!("{sign}{shown} %")
 }
 
 /// `at 1,000 tokens/s (spark)`, `with no model time (instant)`.
@@ -419,7 +422,10 @@ mod tests {
         assert_eq!(sweep_points(&sweep)[1].verdict, Some(Verdict::Noise));
         assert_eq!(describe_sweep(&Comparison::sweep(&["spark"])), None);
         assert_eq!(signed_percent(-0.031), "−3 %");
-        assert_eq!(signed_percent(-0.003), "0 %");
+        assert_eq!(signed_percent(-0.003), "−0.3 %");
+        assert_eq!(signed_percent(0.0046), "+0.5 %");
+        assert_eq!(signed_percent(0.0004), "0 %");
+        assert_eq!(signed_percent(0.0096), "+1 %");
     }
 
     #[test]

@@ -84,12 +84,12 @@ impl Ratio {
 
     /// The ratio as the page prints it: `1.34×`; with a third decimal when a verdict would
     /// otherwise read `1.00×` (`1.004×`), so that a result never looks like no difference.
+    /// Within noise the two decimals stand: a third would claim a precision the runs lack.
     pub fn shown(&self) -> String {
-        let plain = format_speedup(self.median);
-        if self.verdict != Verdict::Noise && plain == format_speedup(1.0) {
-            format!("{:.3}×", self.median)
+        if self.verdict == Verdict::Noise {
+            format!("{:.2}×", self.median)
         } else {
-            plain
+            format_speedup(self.median)
         }
     }
 
@@ -237,8 +237,14 @@ impl Speedup {
                 self.counted, self.planned
             )
         };
+        // "Measured on this machine, within noise: 1.00×", not two colons in a row.
+        let joint = if result.starts_with("within noise") {
+            ", "
+        } else {
+            ": "
+        };
         let measured = if self.measured.is_some() {
-            format!("{so_far}Measured on this machine: {result}.")
+            format!("{so_far}Measured on this machine{joint}{result}.")
         } else {
             format!("{so_far}{}.", capitalize(&result))
         };
@@ -449,7 +455,7 @@ mod tests {
         assert_eq!(first.verdict(), Verdict::Noise);
         assert_eq!(
             first.describe(),
-            "So far (1 of 3 repetitions): Measured on this machine: within noise: 1.30× (1 \
+            "So far (1 of 3 repetitions): Measured on this machine, within noise: 1.30× (1 \
              repetition: no spread to judge by)."
         );
         for (r, ws, http) in [(2, 11_000.0, 12_500.0), (3, 10_500.0, 14_000.0)] {
@@ -461,7 +467,7 @@ mod tests {
         assert_eq!(last.verdict(), Verdict::Faster);
         assert_eq!(
             last.describe(),
-            "Measured on this machine: WebSocket mode was 1.24× faster — 2.5 s saved a run \
+            "Measured on this machine: WebSocket mode was 1.24× faster — 2.50 s saved a run \
              (median of 3 repetitions; every WebSocket run 10.0–11.0 s, every HTTP run \
              12.5–14.0 s)."
         );
@@ -488,7 +494,7 @@ mod tests {
         assert_eq!(speedup.headline(), &measured);
         assert_eq!(
             speedup.describe(),
-            "Measured on this machine: WebSocket mode was 1.40× faster — 4.6 s saved a run \
+            "Measured on this machine: WebSocket mode was 1.40× faster — 4.60 s saved a run \
              (median of 3 repetitions; every WebSocket run 11.3–11.6 s, every HTTP run \
              15.9–16.2 s). With the modelled hosted costs (not measured): 2.56×, 18.9 s saved \
              a run."
@@ -531,7 +537,7 @@ mod tests {
         let unclear = compared(2, &[(100.0, 120.0), (130.0, 110.0)], (0.0, 0.0));
         assert_eq!(
             unclear.speedup().unwrap().describe(),
-            "Measured on this machine: within noise: 1.00× (median of 2 repetitions; the legs' \
+            "Measured on this machine, within noise: 1.00× (median of 2 repetitions; the legs' \
              ranges overlap: WebSocket 100–130 ms, HTTP 110–120 ms)."
         );
         let sweep = Comparison::sweep(&["spark"]);

@@ -476,9 +476,9 @@ mod tests {
         );
         assert_eq!(
             explain_why(&c, WS).unwrap(),
-            "Measured on this machine, by the medians, WebSocket saved 4.2 s of 24.2 s a run (17 %) because HTTP \
+            "Measured on this machine, by the medians, WebSocket saved 4.16 s of 24.2 s a run (17 %) because HTTP \
              sent 9.8 MB up a 20 Mbit/s link — the whole conversation every turn — against 400 kB \
-             over WebSocket: +2.9 s on the link, +800 ms in frame delivery and loopback; the \
+             over WebSocket: +2.90 s on the link, +800 ms in frame delivery and loopback; the \
              model and the tools are 90 % of WebSocket's run. Both transports wait for the \
              link's 40 ms round trip on every turn (1 turn: 40.0 ms a run, the same on both \
              sides): a longer round trip adds as much to each, which lowers the ratio but not \

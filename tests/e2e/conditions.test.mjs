@@ -95,7 +95,7 @@ test("a Compare under a home uplink: the server applies the link to both legs, t
   assert.ok(parseFloat(modelled[1]) > 0 && parseFloat(modelled[0]) > 0, `modelled: ${modelled}`);
   // The result leads with what was measured, then the modelled waits, apart.
   const said = await page.getByTestId("speedup-text").textContent();
-  assert.match(said, /^Measured on this machine: .* With the modelled hosted costs \(not measured\): \d+\.\d\d\d?×/);
+  assert.match(said, /^Measured on this machine[:,] .* With the modelled hosted costs \(not measured\): \d+\.\d\d\d?×/);
   const measured = parseFloat(await page.getByTestId("speedup").textContent());
   const total = parseFloat(await page.getByTestId("speedup-total").textContent());
   assert.ok(total > measured, `the classifier's scans are HTTP's: ${measured}× measured, ${total}× in all`);

@@ -200,7 +200,7 @@ test("compare can run the long-running design as a third leg", async () => {
   assert.match(await page.getByTestId("speedup-long-running").textContent(), /^\d+\.\d\d\d?×$/);
   assert.match(
     await page.getByTestId("speedup-long-running-text").textContent(),
-    /^Measured on this machine: (the long-running response \(response\.append\) was|within noise: .*1 repetition: no spread to judge by)/,
+    /^Measured on this machine(: the long-running response \(response\.append\) was|, within noise: .*1 repetition: no spread to judge by)/,
   );
   for (const leg of ["leg-ws", "leg-http", "leg-long-running"]) {
     assert.equal(await page.getByTestId(leg).getByTestId("leg-status").textContent(), "done", leg);

@@ -204,7 +204,7 @@ test("the page opens on what it is for, and its one click runs a comparison that
   assert.match(await page.getByTestId("speedup").textContent(), /^\d+\.\d\d\d?×$/);
   assert.match(
     await page.getByTestId("speedup-text").textContent(),
-    /^Measured on this machine: (WebSocket mode was .*|within noise: .*)\(median of 3 repetitions; .*\)\.$/,
+    /^Measured on this machine(: WebSocket mode was .*|, within noise: .*)\(median of 3 repetitions; .*\)\.$/,
   );
   const explained = await page.getByTestId("speedup-explained").textContent();
   assert.match(
