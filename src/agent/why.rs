@@ -129,6 +129,15 @@ impl Legs<'_> {
                     (Some(l), None) => format!("{} on the link", signed_ms(l)),
                     (None, _) => format!("{} in frame delivery and loopback", signed_ms(by)),
                 };
+                // The API's repeated work, measured too, when it went the same way.
+                let where_ = match of(Part::Api).filter(|ms| *ms > 0.0) {
+                    Some(api) => format!(
+                        "{where_}, {} in this server's API work (the whole conversation \
+                         rendered and checked again every turn)",
+                        signed_ms(api)
+                    ),
+                    None => where_,
+                };
                 match (link, bytes(http), bytes(self.ws)) {
                     (Some(link), Some(http_bytes), Some(ws_bytes)) if !link.is_loopback() => {
                         let uplink = link.up_mbit.map_or_else(
@@ -478,8 +487,9 @@ mod tests {
             explain_why(&c, WS).unwrap(),
             "Measured on this machine, by the medians, WebSocket saved 4.16 s of 24.2 s a run (17 %) because HTTP \
              sent 9.8 MB up a 20 Mbit/s link — the whole conversation every turn — against 400 kB \
-             over WebSocket: +2.90 s on the link, +800 ms in frame delivery and loopback; the \
-             model and the tools are 90 % of WebSocket's run. Both transports wait for the \
+             over WebSocket: +2.90 s on the link, +800 ms in frame delivery and loopback, +460 ms \
+             in this server's API work (the whole conversation rendered and checked again every \
+             turn); the model and the tools are 90 % of WebSocket's run. Both transports wait for the \
              link's 40 ms round trip on every turn (1 turn: 40.0 ms a run, the same on both \
              sides): a longer round trip adds as much to each, which lowers the ratio but not \
              the saving."
