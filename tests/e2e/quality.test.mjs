@@ -22,7 +22,8 @@ let server;
 let browser;
 
 before(async () => {
-  server = await startServer();
+  // Client-chosen conditions: a comparison with the modelled hosted costs has more to say.
+  server = await startServer(["--allow-client-conditions"]);
   browser = await launchBrowser();
 });
 
@@ -64,6 +65,13 @@ test("nothing moves while a run streams, in every view", async () => {
     ["agent, single run", "/?transport=ws&profile=burst", undefined],
     ["agent, comparison", "/?transport=compare&profile=burst&repetitions=2", undefined],
     ["agent on a phone", "/?transport=compare&profile=burst&repetitions=1", { width: 390, height: 844 }],
+    // Three repetitions (a first result, refined twice) with the modelled part's line, where a
+    // phone wraps the most: the lines take their room before the result arrives.
+    [
+      "comparison with hosted costs on a phone",
+      "/?transport=compare&profile=burst&repetitions=3&api_costs=hosted",
+      { width: 390, height: 844 },
+    ],
     ["agent over HTTP on a phone", "/?transport=http&profile=burst", { width: 390, height: 844 }],
   ]) {
     const { page, pageErrors } = await open(path, viewport);

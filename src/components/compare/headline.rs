@@ -5,7 +5,9 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{Comparison, ContinuationMode, RunStatus, Speedup};
+use crate::PageContext;
+use crate::agent::{Comparison, ContinuationMode, RunStatus};
+use crate::conditions::ApiCosts;
 
 /// The result against HTTP stateless of the leg `leg` (`data-testid="speedup"`, the words
 /// `speedup-text`, with the modelled waits `speedup-total`; for the long-running leg
@@ -37,14 +39,28 @@ pub fn SpeedupHeadline(
             .map_or("pending", |s| s.verdict().as_str())
             .to_string()
     };
+    // A run the settings give hosted costs has its modelled part said from its start, its
+    // value to come: the line takes its room before the first result, not under the reader's
+    // eyes when it arrives.
+    let page = use_context::<PageContext>().unwrap_or_else(PageContext::standalone);
+    let modelled_coming = move || {
+        speedup.with(Option::is_none)
+            && status.get() == RunStatus::Running
+            && page.settings.with(|s| s.api_costs == ApiCosts::Hosted)
+    };
     let total = move || {
-        speedup.get().filter(Speedup::has_modelled).map(|s| {
-            view! {
-                " · with the modelled hosted costs (not measured): "
+        let value = match speedup.get() {
+            Some(s) if s.has_modelled() => s.total.shown(),
+            _ if modelled_coming() => "measuring…".to_string(),
+            _ => return None,
+        };
+        Some(view! {
+            <span class="speedup-modelled">
+                "With the modelled hosted costs (not measured): "
                 <strong data-testid=format!("{id}-total") class="speedup-total">
-                    {s.total.shown()}
+                    {value}
                 </strong>
-            }
+            </span>
         })
     };
     let said = move || match (speedup.get(), status.get()) {
