@@ -152,6 +152,16 @@ pub fn Conversation(
                 {summary} " (" {move || count.get()} " entries)"
             </summary>
             <div class="conversation-box" role="region" aria-label=label tabindex="0">
+                {move || {
+                    (count.get() == 0).then(|| {
+                        view! {
+                            <p class="empty-note" data-testid="conversation-empty">
+                                "Nothing yet: the task, the model's answers and its tool calls \
+                                 appear here as the run goes."
+                            </p>
+                        }
+                    })
+                }}
                 <ol class="conversation" data-testid="conversation">
                     <For
                         each=move || 0..count.get()

@@ -73,6 +73,15 @@ pub fn FilesView(
         <section class="files" data-testid="files" aria-label="Sandbox files">
             <div class="files-main">
                 <nav class="file-tree" data-testid="file-tree" aria-label="File tree">
+                    {move || {
+                        rows.with(Vec::is_empty).then(|| {
+                            view! {
+                                <p class="empty-note" data-testid="files-empty">
+                                    "No files yet: the run's project appears here when it starts."
+                                </p>
+                            }
+                        })
+                    }}
                     <ul>
                         <For
                             each=move || rows.get()

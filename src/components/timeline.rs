@@ -301,6 +301,19 @@ pub fn Timeline(
                         {COLUMNS.map(|(name, _)| view! { <th scope="col">{name}</th> }).collect_view()}
                     </tr>
                 </thead>
+                {move || {
+                    (count.get() == 0).then(|| {
+                        view! {
+                            <tbody>
+                                <tr>
+                                    <td colspan=COLUMNS.len() class="empty-note" data-testid="timeline-empty">
+                                        "No turns yet: each request appears here as it is sent."
+                                    </td>
+                                </tr>
+                            </tbody>
+                        }
+                    })
+                }}
                 <For
                     each=move || 0..count.get()
                     key=|index| *index

@@ -35,6 +35,9 @@ async function runAgent(transport, record, scenario = "") {
   const status = page.getByTestId("run-status");
   await status.waitFor();
   assert.equal(await status.textContent(), "idle");
+  // Before a run, each empty box says what it will hold; the run replaces the notes.
+  assert.match(await page.getByTestId("timeline-empty").textContent(), /^No turns yet/);
+  assert.match(await page.getByTestId("conversation-empty").textContent(), /^Nothing yet/);
   await page.getByTestId("transport").selectOption(transport);
   await page.getByTestId("scenario").fill(scenario);
   await page.getByTestId("run").click();
@@ -48,6 +51,8 @@ async function runAgent(transport, record, scenario = "") {
   );
   const error = await page.locator('[data-testid="error"]').allTextContents();
   assert.equal(await status.textContent(), "done", `the run failed: ${error}`);
+  assert.equal(await page.getByTestId("timeline-empty").count(), 0);
+  assert.equal(await page.getByTestId("conversation-empty").count(), 0);
   assert.deepEqual(pageErrors, []);
   return page;
 }
