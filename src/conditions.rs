@@ -320,11 +320,13 @@ impl Applied {
             (Some(model), None) => format!(" · {model}, no model time"),
             (None, _) => String::new(),
         };
-        format!(
-            "{} · {} API costs{model}",
-            self.link.describe(),
-            self.api_costs
-        )
+        format!("{}{model}", self.describe_link_and_costs())
+    }
+
+    /// `40 ms RTT, 20 Mbit/s up, 100 Mbit/s down · hosted API costs`: what every point of a
+    /// sweep shares.
+    pub fn describe_link_and_costs(&self) -> String {
+        format!("{} · {} API costs", self.link.describe(), self.api_costs)
     }
 }
 

@@ -6,6 +6,26 @@
 use leptos::prelude::*;
 
 use crate::agent::{Comparison, ContinuationMode, WARM_UP, describe_sweep, explain_why};
+use crate::conditions::Applied;
+
+/// What the server applied, in words; a sweep's points share the link and the costs, each at
+/// its own profile, which the latest leg's conditions alone would not say.
+fn described(c: &Comparison, applied: &Applied) -> String {
+    if !c.is_sweep() {
+        return applied.describe();
+    }
+    let mut profiles: Vec<&str> = Vec::new();
+    for profile in &c.sweep {
+        if !profiles.contains(&profile.as_str()) {
+            profiles.push(profile);
+        }
+    }
+    format!(
+        "{} · each point at its own model speed ({})",
+        applied.describe_link_and_costs(),
+        profiles.join(", ")
+    )
+}
 
 /// `speedup-why`, `speedup-explained` (and the long-running leg's), `conditions-applied`.
 #[component]
@@ -40,7 +60,7 @@ pub fn WhyLines(
                 l.conditions
                     .as_ref()
                     .filter(|_| l.repetition != WARM_UP)
-                    .map(|a| (a.describe(), a.chosen_by.clone()))
+                    .map(|a| (described(c, a), a.chosen_by.clone()))
             });
             let exhausted = c.legs.iter().any(|l| l.link_budget_exhausted);
             latest.map(|(described, chosen_by)| {
@@ -63,5 +83,35 @@ pub fn WhyLines(
         <p class="speedup-explained" data-testid="speedup-explained">{explained}</p>
         {long_explained}
         <p class="conditions-applied" data-testid="conditions-applied">{applied}</p>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conditions::Link;
+
+    #[test]
+    fn a_sweep_says_its_points_each_ran_at_their_own_profile() {
+        let applied = Applied {
+            link: Link::LOOPBACK,
+            api_costs: "local".into(),
+            chosen_by: "client".into(),
+            model: Some("instant".into()),
+            tokens_per_second: None,
+        };
+        let sweep = Comparison::sweep(&["flagship", "spark", "spark", "instant"]);
+        let said = described(&sweep, &applied);
+        assert!(
+            said.ends_with(
+                "local API costs · each point at its own model speed (flagship, spark, instant)"
+            ),
+            "{said}"
+        );
+        assert!(
+            !said.contains("no model time"),
+            "not the last point's alone: {said}"
+        );
+        assert!(described(&Comparison::new(3), &applied).ends_with("instant, no model time"));
     }
 }
