@@ -85,7 +85,7 @@ async fn deltas_render_as_they_arrive_and_stats_appear_on_completion() {
     assert_eq!(text_of(&root, "answer"), "Streaming works.");
     // The first delta arrived at 14 ms after a send at 0; four deltas 1 ms apart: 3 intervals.
     assert_eq!(text_of(&root, "ttft"), "14 ms");
-    assert_eq!(text_of(&root, "tokens-per-second"), "1000 tokens/s");
+    assert_eq!(text_of(&root, "tokens-per-second"), "1,000 tokens/s");
     assert_eq!(text_of(&root, "tokens"), "2 / 4");
     assert_eq!(turn.get_untracked().status, RunStatus::Done);
     assert_eq!(text_of(&root, "announce"), "Answer: Streaming works.");

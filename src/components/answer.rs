@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::agent::{Precision, RunStatus, Turn, format_duration};
+use crate::conditions::thousands;
 
 /// Shows `turn`: its status (`data-testid="run-status"`), the time to first token (`ttft`), the
 /// decoding speed (`tokens-per-second`), the total and the token counts once complete, any error
@@ -50,19 +51,35 @@ pub fn AnswerView(
                         {move || {
                             turn.with(|t| {
                                 t.tokens_per_second()
-                                    .map_or_else(|| "–".to_string(), |r| format!("{r:.0} tokens/s"))
+                                    .map_or_else(
+                                        || "–".to_string(),
+                                        |r| format!("{} tokens/s", thousands(r)),
+                                    )
                             })
                         }}
                     </dd>
                 </div>
                 <div>
                     <dt>"Total"</dt>
-                    <dd data-testid="total">{move || turn.with(|t| format_duration(t.total_ms(), Precision::WholeMs))}</dd>
+                    <dd data-testid="total">{move || turn.with(|t| format_duration(t.total_ms(), Precision::BySize))}</dd>
                 </div>
                 <div>
                     <dt>"Tokens in / out"</dt>
                     <dd data-testid="tokens">
-                        {move || turn.with(|t| format!("{} / {}", t.input_tokens, t.output_tokens))}
+                        {move || {
+                            turn.with(|t| {
+                                // No usage (a turn that failed before its end): not "0 / 0".
+                                if t.input_tokens == 0 && t.output_tokens == 0 {
+                                    "–".to_string()
+                                } else {
+                                    format!(
+                                        "{} / {}",
+                                        thousands(t.input_tokens as f64),
+                                        thousands(t.output_tokens as f64)
+                                    )
+                                }
+                            })
+                        }}
                     </dd>
                 </div>
             </dl>

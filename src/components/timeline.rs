@@ -201,7 +201,10 @@ fn turn_rows(
             </td>
             <td data-testid="turn-tokens">{cell(tokens)}</td>
             <td data-testid="turn-reused">
-                {cell(|t| t.reused_by_connection().map_or_else(|| "–".to_string(), |n| n.to_string()))}
+                {cell(|t| {
+                    t.reused_by_connection()
+                        .map_or_else(|| "–".to_string(), |n| crate::conditions::thousands(n as f64))
+                })}
             </td>
         </tr>
         <tr class="server-row">

@@ -137,7 +137,7 @@ test("compare mode alternates the legs, shows both side by side and explains the
     assert.ok(outputs.at(-1).includes("6 passing, 0 failing"), outputs.at(-1));
   }
   const wsReused = await page.getByTestId("leg-ws").getByTestId("turn-reused").allTextContents();
-  assert.ok(wsReused.slice(1).every((n) => Number(n) > 0), `continuations reuse: ${wsReused}`);
+  assert.ok(wsReused.slice(1).every((n) => Number(n.replaceAll(",", "")) > 0), `continuations reuse: ${wsReused}`);
   assert.deepEqual(pageErrors, []);
   await page.screenshot({ path: artifactPath("playground-compare.png"), fullPage: true });
   await page.close();
