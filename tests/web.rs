@@ -861,7 +861,7 @@ async fn the_timeline_shows_each_steer_under_its_turn_and_a_paused_turn() {
     tick().await;
     let steer = text_of(&root, "timeline-steer");
     assert!(
-        steer.contains("response.steer “about a cat” → failed: too_many_pending_steers — 8 steers wait already. after 3 ms"),
+        steer.contains("response.steer “about a cat” → failed: too_many_pending_steers — 8 steers wait already. · answered in 3 ms"),
         "{steer}"
     );
     let first = text_of(&root, "timeline-row");

@@ -65,7 +65,7 @@ fn steer_rows(steers: Memo<Vec<SteerRecord>>) -> impl IntoView {
                     let outcome = steer.outcome.as_str();
                     let answered = steer
                         .answered_at
-                        .map(|at| format!(" after {}", ms(Some(at - steer.sent_at))))
+                        .map(|at| format!(" · answered in {}", ms(Some(at - steer.sent_at))))
                         .unwrap_or_default();
                     view! {
                         <tr class=format!("steer-row steer-{outcome}") data-testid="timeline-steer">
