@@ -125,7 +125,18 @@ pub fn ChatView() -> impl IntoView {
                 >
                     "Send"
                 </button>
-                <span id="prompt-hint" class="hint">"Ctrl+Enter sends"</span>
+                // A send while the answer streams is not taken: the hint says so, and the
+                // prompt stays in the box.
+                <span id="prompt-hint" class="hint" data-testid="prompt-hint">
+                    {move || {
+                        if turn.with(|t| t.status == RunStatus::Running) {
+                            // Short: one line on a phone, as the hint it replaces.
+                            "Streaming: Send works again once it is done."
+                        } else {
+                            "Ctrl+Enter sends"
+                        }
+                    }}
+                </span>
             </form>
             <p class="hint" data-testid="chat-target">{target}</p>
             {move || {

@@ -45,6 +45,9 @@ test("a prompt's answer streams into the page over one WebSocket", async () => {
     return status === "running" && answer.length > 0;
   });
   const partial = await page.getByTestId("answer").textContent();
+  // A send while it streams is not taken, and the hint says so; the prompt stays.
+  assert.equal(await page.getByTestId("prompt-hint").textContent(), "Streaming: Send works again once it is done.");
+  assert.equal(await page.getByTestId("prompt").inputValue(), prompt);
 
   await page.waitForFunction(
     () => document.querySelector('[data-testid="run-status"]').textContent === "done",
