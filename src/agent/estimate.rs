@@ -238,8 +238,11 @@ pub fn estimate_sweep(settings: &Settings) -> Option<f64> {
 /// `about 2 min 20 s`, `about 45 s`, `about 13 min`: an estimate, rounded as far as it is good.
 pub fn format_estimate(ms: f64) -> String {
     let seconds = ms / 1e3;
-    if seconds < 10.0 {
+    if seconds < 5.0 {
         return "a few seconds".to_string();
+    }
+    if seconds < 10.0 {
+        return format!("about {:.0} s", seconds.round());
     }
     if seconds < 60.0 {
         return format!("about {:.0} s", (seconds / 5.0).round() * 5.0);
@@ -281,6 +284,7 @@ mod tests {
     #[test]
     fn estimates_read_rounded_as_far_as_they_are_good() {
         assert_eq!(format_estimate(4_000.0), "a few seconds");
+        assert_eq!(format_estimate(9_106.0), "about 9 s");
         assert_eq!(format_estimate(43_000.0), "about 45 s");
         assert_eq!(format_estimate(141_000.0), "about 2 min 20 s");
         assert_eq!(format_estimate(120_400.0), "about 2 min");

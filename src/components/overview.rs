@@ -35,14 +35,22 @@ fn what_it_runs(s: &Settings) -> String {
         ),
         None => String::new(),
     };
+    // One repetition has no turns to take and no median.
+    let repetitions = if s.repetitions == 1 {
+        "then 1 repetition. You get its saving".to_string()
+    } else {
+        format!(
+            "then {}, the legs taking turns to go first. You get a first result after one \
+             repetition, the median saving once all are done",
+            counted(s.repetitions, "repetition")
+        )
+    };
     format!(
         "Runs {task} over WebSocket mode and over HTTP stateless (what Codex sends over HTTP) on \
-         the {} model, over {}, with {costs}: a warm-up of both legs that is not counted, then \
-         {}, the legs taking turns to go first. You get a first result after one repetition, \
-         the median saving once all are done, why, and a chart of every turn.{takes}",
+         the {} model, over {}, with {costs}: a warm-up of both legs that is not counted, \
+         {repetitions}, why, and a chart of every turn.{takes}",
         s.profile,
         s.link().describe(),
-        counted(s.repetitions, "repetition")
     )
 }
 

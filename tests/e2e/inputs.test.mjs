@@ -325,7 +325,7 @@ test("Copy link opens the same settings with the button, and starts nothing", as
   await shared.waitForTimeout(1500);
   assert.equal(await shared.getByTestId("tab-overview").getAttribute("aria-selected"), "true");
   assert.equal(await shared.getByTestId("link").inputValue(), "same-region");
-  assert.match(await shared.getByTestId("intro-what").textContent(), /short demo.*10 ms RTT.*1 repetition,/);
+  assert.match(await shared.getByTestId("intro-what").textContent(), /short demo.*10 ms RTT.*then 1 repetition\. You get its saving, why/);
   assert.ok(await shared.getByTestId("intro-compare").isVisible());
   assert.deepEqual(sockets, [], "nothing ran");
   await shared.close();
