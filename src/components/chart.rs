@@ -300,11 +300,12 @@ pub fn SweepChart(
                                 y2=p.high_y
                             ></line>
                             <circle cx=p.x cy=p.y r="5"></circle>
-                            // Beside the point, clear of its range's line: to its right in
-                            // the plot's left half, to its left in the right half.
+                            // Beside the point, clear of its range's line and its ring (a
+                            // hollow ring beside "0 %" read "00 %"): to its right in the
+                            // plot's left half, to its left in the right half.
                             <text
                                 class="point-label"
-                                x=if p.x < middle { p.x + 9.0 } else { p.x - 9.0 }
+                                x=if p.x < middle { p.x + 13.0 } else { p.x - 13.0 }
                                 y=p.y + 4.0
                                 text-anchor=if p.x < middle { "start" } else { "end" }
                             >
