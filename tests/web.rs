@@ -1154,4 +1154,27 @@ async fn a_sweep_plots_a_point_per_measured_pair() {
         .unwrap();
     assert_eq!(progress.get_attribute("value").as_deref(), Some("6"));
     assert_eq!(progress.get_attribute("max").as_deref(), Some("10"));
+    // The line joins the points at a model speed; none yet at no model time.
+    let drawn = |id: &str| {
+        root.query_selector(&format!("[data-testid={id}]"))
+            .unwrap()
+            .is_some()
+    };
+    assert!(drawn("sweep-line"));
+    assert!(!drawn("sweep-line-unpaced"));
+    // burst, then instant: the step to the point past the log axis is drawn apart.
+    for (point, ws_ms) in [(3, 90.0), (4, 95.0)] {
+        sweep_leg(comparison, leg(ws, point, ws_ms));
+        sweep_leg(comparison, leg(http, point, 100.0));
+    }
+    tick().await;
+    assert_eq!(count(&root, "[data-testid=sweep-point]"), 4);
+    assert!(drawn("sweep-line-unpaced"));
+}
+
+fn sweep_leg(
+    comparison: RwSignal<tether_playground::agent::Comparison>,
+    leg: tether_playground::agent::LegSummary,
+) {
+    comparison.update(|c| c.update(leg));
 }

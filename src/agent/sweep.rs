@@ -235,6 +235,9 @@ pub struct PlotPoint {
     pub verdict: Verdict,
     /// Whether its legs' ranges are apart (too few pairs to judge by when still noise).
     pub apart: bool,
+    /// Whether the model had a speed (`instant` has none: its point sits past the log axis,
+    /// at no model time, where the line to it is not a slope).
+    pub paced: bool,
 }
 
 /// The sweep's plot: the saving against the model's speed, the speed on a log scale (each
@@ -297,6 +300,7 @@ impl SweepPlot {
                     savings,
                     verdict: p.verdict.unwrap_or(Verdict::Noise),
                     apart: p.apart,
+                    paced: p.profile.tokens_per_second.is_some(),
                 })
             })
             .collect();
@@ -325,6 +329,33 @@ impl SweepPlot {
             saving_ticks,
             zero: y_of(0.0),
         }
+    }
+}
+
+/// The sweep's lines: through the points at a model speed, on the log axis; and the step from
+/// the last of them to the point at no model time, which is not on that axis (drawn apart,
+/// dashed: the axis does not reach it, so its slope means nothing).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepLines {
+    pub paced: Vec<(f64, f64)>,
+    pub to_unpaced: Option<[(f64, f64); 2]>,
+}
+
+impl SweepPlot {
+    /// The lines between the plot's points.
+    pub fn lines(&self) -> SweepLines {
+        let paced: Vec<(f64, f64)> = self
+            .points
+            .iter()
+            .filter(|p| p.paced)
+            .map(|p| (p.x, p.y))
+            .collect();
+        let unpaced = self.points.iter().find(|p| !p.paced);
+        let to_unpaced = paced
+            .last()
+            .zip(unpaced)
+            .map(|(last, p)| [*last, (p.x, p.y)]);
+        SweepLines { paced, to_unpaced }
     }
 }
 
@@ -557,8 +588,28 @@ mod tests {
         );
         let savings: Vec<&str> = plot.saving_ticks.iter().map(|(_, l)| l.as_str()).collect();
         assert_eq!(savings, ["−10 %", "0 %", "10 %", "20 %", "30 %"]);
+        // The line runs through the three model speeds; the step to no model time, past the
+        // log axis, is drawn apart.
+        let lines = plot.lines();
+        let line = &lines.paced;
+        assert_eq!(
+            line,
+            &plot.points[..3]
+                .iter()
+                .map(|p| (p.x, p.y))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(lines.to_unpaced, Some([line[2], (xs[3], ys[3])]));
+        assert!(!plot.points[3].paced && plot.points[..3].iter().all(|p| p.paced));
         // A sweep with nothing measured still has its axes.
         let empty = SweepPlot::layout(&Comparison::sweep(&SWEEP_PROFILES), 600.0, 240.0);
         assert!(empty.points.is_empty() && empty.speed_ticks.len() == 4);
+        assert_eq!(
+            empty.lines(),
+            SweepLines {
+                paced: vec![],
+                to_unpaced: None
+            }
+        );
     }
 }

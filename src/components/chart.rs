@@ -264,7 +264,7 @@ pub fn SweepChart(
                     }
                 })
                 .collect_view();
-            let line: Vec<(f64, f64)> = plot.points.iter().map(|p| (p.x, p.y)).collect();
+            let lines = plot.lines();
             let middle = (left + right) / 2.0;
             let points = plot
                 .points
@@ -326,7 +326,16 @@ pub fn SweepChart(
                     {grid}
                     {speeds}
                     <line class="zero" x1=left x2=right y1=plot.zero y2=plot.zero></line>
-                    <polyline class="sweep-line" points=polyline(&line)></polyline>
+                    <polyline class="sweep-line" data-testid="sweep-line" points=polyline(&lines.paced)></polyline>
+                    {lines.to_unpaced.map(|step| {
+                        view! {
+                            <polyline
+                                class="sweep-line sweep-line-unpaced"
+                                data-testid="sweep-line-unpaced"
+                                points=polyline(&step)
+                            ></polyline>
+                        }
+                    })}
                     {points}
                     <text class="axis-title" x=(left + right) / 2.0 y=bottom + 46.0 text-anchor="middle">
                         "model speed (decoding, tokens/s; log scale)"
