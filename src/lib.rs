@@ -124,11 +124,26 @@ impl PageContext {
                  ({cut}). The Agent tab shows it as it stood."
             );
             if restored.params.autorun {
-                notice.push_str(" autorun=1 did not start another one: press Run to.");
+                notice.push_str(" autorun=1 did not start another one: press Run to start one.");
             }
             notices.push(notice);
         }
-        let autorun = restored.params.autorun && interrupted.is_none();
+        // What the URL gave that the page does not read (a typo of a parameter, a flag's value
+        // that is not one) is said, and nothing starts on a link the page did not understand.
+        let unread = &restored.params.unread;
+        if !unread.is_empty() {
+            let started =
+                if restored.params.autorun || unread.iter().any(|u| u.starts_with("autorun=")) {
+                    " autorun started nothing: the form shows what a run would use."
+                } else {
+                    " It was left out: the form shows what a run would use."
+                };
+            notices.push(format!(
+                "The URL gave what this page does not read — {}.{started}",
+                unread.join("; ")
+            ));
+        }
+        let autorun = restored.params.autorun && interrupted.is_none() && unread.is_empty();
         let url_conditions = [
             Field::Link,
             Field::RttMs,

@@ -19,6 +19,10 @@ pub struct UrlParams {
     pub autorun: bool,
     /// `embed=1`: the compact layout for an iframe.
     pub embed: bool,
+    /// What the page does not read, each said as `name=value: why` — a parameter it does not
+    /// have (`repetition=1`, a typo of `repetitions`) or a flag's value that is not one
+    /// (`long_running=maybe`). Nothing is guessed: an autorun does not start.
+    pub unread: Vec<String>,
 }
 
 /// The fields a URL may set, in the order they are applied: the link's preset before its
@@ -39,7 +43,8 @@ const URL_FIELDS: [Field; 12] = [
 ];
 
 impl UrlParams {
-    /// Parses `location.search` (with or without the leading `?`); unknown names are ignored.
+    /// Parses `location.search` (with or without the leading `?`); a name or a flag's value
+    /// the page does not read is kept in [`UrlParams::unread`].
     pub fn parse(search: &str) -> UrlParams {
         let mut params = UrlParams::default();
         for pair in search.trim_start_matches('?').split('&') {
@@ -49,16 +54,28 @@ impl UrlParams {
             let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
             let value = decode_component(value);
             let name = decode_component(name);
+            let flag_of = |params: &mut UrlParams| match flag(&value) {
+                Some(on) => on,
+                None => {
+                    params
+                        .unread
+                        .push(format!("{name}={value}: takes 1 or 0 (true or false)"));
+                    false
+                }
+            };
             match name.as_str() {
-                "long_running" => params.long_running = flag(&value),
-                "autorun" => params.autorun = flag(&value),
-                "embed" => params.embed = flag(&value),
-                _ => {
-                    if let Some(field) = URL_FIELDS.into_iter().find(|f| f.param() == Some(&name)) {
+                "long_running" => params.long_running = flag_of(&mut params),
+                "autorun" => params.autorun = flag_of(&mut params),
+                "embed" => params.embed = flag_of(&mut params),
+                _ => match URL_FIELDS.into_iter().find(|f| f.param() == Some(&name)) {
+                    Some(field) => {
                         params.values.retain(|(f, _)| *f != field);
                         params.values.push((field, value));
                     }
-                }
+                    None => params
+                        .unread
+                        .push(format!("{name}={value}: not a parameter of this page")),
+                },
             }
         }
         params
@@ -73,8 +90,13 @@ impl UrlParams {
     }
 }
 
-fn flag(value: &str) -> bool {
-    matches!(value, "1" | "true" | "yes" | "")
+/// A flag's value: `1`, `true` or none given (`?embed`) turn it on, `0` or `false` off.
+fn flag(value: &str) -> Option<bool> {
+    match value {
+        "1" | "true" | "" => Some(true),
+        "0" | "false" => Some(false),
+        _ => None,
+    }
 }
 
 impl Settings {
@@ -274,16 +296,27 @@ mod tests {
                 long_running: false,
                 autorun: true,
                 embed: true,
+                unread: vec!["other=x: not a parameter of this page".into()],
             }
         );
         assert_eq!(UrlParams::parse(""), UrlParams::default());
-        let off = UrlParams::parse("autorun=0&embed=no");
-        assert!(!off.autorun && !off.embed);
-        // The server URL and the key never come from a URL.
+        let off = UrlParams::parse("autorun=0&embed=false&long_running");
+        assert!(!off.autorun && !off.embed && off.long_running && off.unread.is_empty());
+        // A flag's value that is not one is not guessed, nor is a name the page lacks.
+        let unread = UrlParams::parse("autorun=yes&long_running=maybe&repetition=1");
+        assert!(!unread.autorun && !unread.long_running);
         assert_eq!(
-            UrlParams::parse("server_url=http://evil&api_key=x"),
-            UrlParams::default()
+            unread.unread,
+            [
+                "autorun=yes: takes 1 or 0 (true or false)",
+                "long_running=maybe: takes 1 or 0 (true or false)",
+                "repetition=1: not a parameter of this page",
+            ]
         );
+        // The server URL and the key never come from a URL.
+        let crafted = UrlParams::parse("server_url=http://evil&api_key=x");
+        assert!(crafted.values.is_empty(), "{crafted:?}");
+        assert_eq!(crafted.unread.len(), 2);
         assert_eq!(decode_component("100%"), "100%");
         assert_eq!(decode_component("%zz%4%g1"), "%zz%4%g1");
         assert_eq!(decode_component("caf%C3%A9"), "café");

@@ -233,6 +233,37 @@ for (const [bad, field, message] of BAD_URLS) {
   });
 }
 
+// A parameter the page does not have (a typo of one it has) or a flag's value that is not one
+// is not guessed at: the page says so at its top, and the autorun starts nothing.
+for (const [bad, said] of [
+  ["repetition=1", /repetition=1: not a parameter of this page/],
+  ["long_running=maybe", /long_running=maybe: takes 1 or 0 \(true or false\)/],
+]) {
+  test(`${bad} in an autorun link is said, and nothing runs`, async () => {
+    const { page, sent, pageErrors } = await open(
+      `/?transport=compare&task_length=short&profile=instant&link=loopback&${bad}&autorun=1`,
+    );
+    await settled(page);
+    const notices = await page.getByTestId("notices").textContent();
+    assert.match(notices, /^The URL gave what this page does not read — /);
+    assert.match(notices, said);
+    assert.match(notices, /autorun started nothing: the form shows what a run would use\.$/);
+    assert.equal(await page.getByTestId("tab-overview").getAttribute("aria-selected"), "true");
+    assert.deepEqual(sent, [], "nothing was sent");
+    assert.deepEqual(pageErrors, []);
+    await page.close();
+  });
+}
+
+test("autorun=yes is not a flag's value: nothing runs", async () => {
+  const { page, sent, pageErrors } = await open("/?task_length=short&profile=instant&link=loopback&autorun=yes");
+  await settled(page);
+  assert.match(await page.getByTestId("notices").textContent(), /autorun=yes: takes 1 or 0/);
+  assert.deepEqual(sent, [], "nothing was sent");
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
 test("a link's bad values at fields the long task does not use still stop its run", async () => {
   const { page, sent, pageErrors } = await open(
     "/?transport=compare&task_length=long&profile=instant&max_turns=999&scenario=nope&autorun=1",
