@@ -224,6 +224,12 @@ for (const [bad, field, message] of BAD_URLS) {
     await assertInvalid(page, field, message);
     assert.equal(await page.getByTestId("run-status").textContent(), "idle", "the autorun did not start");
     assert.deepEqual(sent, [], "nothing was sent");
+    if (field === "profile") {
+      // Said whole at the field, what was given last included: the note is not cut to two lines.
+      const note = page.locator('[data-testid="profile-note"]').first();
+      const cut = await note.evaluate((el) => el.scrollHeight - el.clientHeight);
+      assert.ok(cut <= 1, `the profile's error is cut by ${cut}px`);
+    }
     if (/^(rtt_ms|up_mbit)=/.test(bad)) {
       // A link's number in error makes the link custom: no preset's name beside it.
       assert.equal(await page.locator('select[data-testid="link"]').inputValue(), "custom");
