@@ -354,11 +354,13 @@ impl Inputs {
     pub fn edit(&mut self, settings: &mut Settings, field: Field, text: &str) {
         let error = field.parse_into(settings, text).err();
         // A link's number typed, even one in error, is the link made custom (from the values
-        // it had): the preset's name beside a number it does not have would say otherwise.
-        if error.is_some() && matches!(field, Field::RttMs | Field::UpMbit | Field::DownMbit) {
+        // it had): the preset's name beside a number it does not have would say otherwise —
+        // the preset chosen before it included, which no longer shows.
+        let link_number = matches!(field, Field::RttMs | Field::UpMbit | Field::DownMbit);
+        if error.is_some() && link_number {
             settings.edit_link(|_| {});
         }
-        let replaced = if error.is_none() {
+        let replaced = if error.is_none() || link_number {
             field.replaces()
         } else {
             &[]
@@ -498,6 +500,14 @@ mod tests {
             assert_eq!(inputs.blocking(&settings), [error]);
             assert!(!inputs.runnable(&settings));
         }
+        // A preset chosen, then a number in error typed: the link shows custom, not the preset.
+        let mut settings = short();
+        let mut inputs = Inputs::default();
+        inputs.edit(&mut settings, Field::Link, "same-region");
+        inputs.edit(&mut settings, Field::RttMs, "abc");
+        assert_eq!(settings.link, LinkPreset::Custom);
+        assert_eq!(inputs.shown(Field::Link, &settings), "custom");
+        assert_eq!(inputs.shown(Field::RttMs, &settings), "abc");
         let (_, inputs) = edited(Field::RttMs, "-5");
         assert_eq!(
             inputs.error(Field::RttMs).unwrap().to_string(),
