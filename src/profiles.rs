@@ -30,7 +30,7 @@ pub const PROFILES: [ProfileInfo; 5] = [
         tokens_per_second: None,
         ttft_ms: 0.0,
         prefill_ms_per_token: 0.0,
-        what: "the default: exact pacing at the server's --tokens-per-second (1,000 unless set), no TTFT",
+        what: "the server's default model, paced exactly",
         doc_rate: "`--tokens-per-second`",
         doc_ttft: "0",
     },
@@ -66,7 +66,7 @@ pub const PROFILES: [ProfileInfo; 5] = [
         tokens_per_second: None,
         ttft_ms: 0.0,
         prefill_ms_per_token: 0.0,
-        what: "no model time at all: what is left is the API's own work, the network and the page",
+        what: "what is left is the API's own work, the network and the page",
         doc_rate: "no delay",
         doc_ttft: "0",
     },
@@ -81,8 +81,8 @@ impl ProfileInfo {
     /// Its speed in a few words: `65 tok/s, TTFT 400 ms + 0.2 ms/token of prefill`.
     pub fn speed(&self) -> String {
         match (self.name, self.tokens_per_second) {
-            ("instant", _) => "no delay: the model takes no time".to_string(),
-            (_, None) => "the server's --tokens-per-second, no TTFT".to_string(),
+            ("instant", _) => "no delay, the model takes no time".to_string(),
+            (_, None) => "the server's --tokens-per-second (1,000 unless set), no TTFT".to_string(),
             (_, Some(rate)) => format!(
                 "{} tok/s, TTFT {} ms + {} ms/token of prefill",
                 crate::conditions::thousands(rate),
@@ -90,6 +90,13 @@ impl ProfileInfo {
                 self.prefill_ms_per_token
             ),
         }
+    }
+}
+
+impl ProfileInfo {
+    /// The note under the menu: its speed, then what it is for, each said once.
+    pub fn note(&self) -> String {
+        format!("{}: {}", self.speed(), self.what)
     }
 }
 
@@ -143,6 +150,25 @@ mod tests {
     }
 
     #[test]
+    fn a_profile_note_says_each_thing_once() {
+        let note = |name| profile(name).unwrap().note();
+        assert_eq!(
+            note("tether-sim"),
+            "the server's --tokens-per-second (1,000 unless set), no TTFT: the server's default \
+             model, paced exactly"
+        );
+        assert_eq!(
+            note("instant"),
+            "no delay, the model takes no time: what is left is the API's own work, the network \
+             and the page"
+        );
+        assert_eq!(
+            note("spark"),
+            "1,000 tok/s, TTFT 80 ms + 0.02 ms/token of prefill: a fast model"
+        );
+    }
+
+    #[test]
     fn the_table_is_the_documented_one() {
         let rows = documented();
         assert_eq!(
@@ -181,7 +207,7 @@ mod tests {
         );
         assert_eq!(
             profile("instant").unwrap().speed(),
-            "no delay: the model takes no time"
+            "no delay, the model takes no time"
         );
         assert_eq!(short_label("spark"), "spark — 1,000 tok/s");
         assert_eq!(short_label("instant"), "instant — no model time");

@@ -100,7 +100,7 @@ pub fn ConditionsPanel(
         ModelChoices::Failed(error) => format!("Cannot load the model list: {error}"),
         ModelChoices::Loading => "Loading the model list…".to_string(),
         ModelChoices::Loaded(_) => settings.with(|s| match profile(s.profile.trim()) {
-            Some(p) => format!("{}: {}", p.speed(), p.what),
+            Some(p) => p.note(),
             None => "A model this page has no numbers for.".to_string(),
         }),
     });
