@@ -726,6 +726,8 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
             .class_name()
     };
     assert!(class(&root).contains("verdict-noise"), "{}", class(&root));
+    // Beside the number, what it is not: a final result, one that separates the legs.
+    assert_eq!(text_of(&root, "speedup-qualifier"), "so far, within noise");
     // The warm-up's row first, not a result, then the three repetitions'.
     assert_eq!(count(&root, ".compare-repetitions tbody tr"), 4);
     let warm_up = text_of(&root, "compare-warm-up");
@@ -754,6 +756,11 @@ async fn a_comparison_shows_every_leg_and_colours_its_verdict() {
         .unwrap()
         .unwrap();
     assert_eq!(speedup.text_content().unwrap(), "0.88×");
+    assert_eq!(
+        text_of(&root, "speedup-qualifier"),
+        "",
+        "a final verdict stands alone"
+    );
     assert!(
         speedup.class_name().contains("verdict-slower"),
         "a slowdown is not green: {}",

@@ -169,6 +169,18 @@ impl Speedup {
         self.headline().verdict
     }
 
+    /// What the headline's ratio is not, said beside it: `so far` while repetitions are still
+    /// to come, `within noise` when the spread does not separate the legs — so that a glance
+    /// at the number alone does not take it for a final result. Empty for a final verdict.
+    pub fn qualifier(&self) -> &'static str {
+        match (!self.is_final(), self.verdict() == Verdict::Noise) {
+            (true, true) => "so far, within noise",
+            (true, false) => "so far",
+            (false, true) => "within noise",
+            (false, false) => "",
+        }
+    }
+
     /// Whether the server modelled any wait in these runs (hosted API costs).
     pub fn has_modelled(&self) -> bool {
         self.modelled
@@ -453,6 +465,7 @@ mod tests {
             (1, 3, false)
         );
         assert_eq!(first.verdict(), Verdict::Noise);
+        assert_eq!(first.qualifier(), "so far, within noise");
         assert_eq!(
             first.describe(),
             "So far (1 of 3 repetitions): Measured on this machine, within noise: 1.30× (1 \
@@ -465,6 +478,7 @@ mod tests {
         let last = c.speedup().unwrap();
         assert!(last.is_final() && !last.has_modelled());
         assert_eq!(last.verdict(), Verdict::Faster);
+        assert_eq!(last.qualifier(), "", "a final verdict stands alone");
         assert_eq!(
             last.describe(),
             "Measured on this machine: WebSocket mode was 1.24× faster — 2.50 s saved a run \
@@ -535,6 +549,7 @@ mod tests {
             speedup.describe()
         );
         let unclear = compared(2, &[(100.0, 120.0), (130.0, 110.0)], (0.0, 0.0));
+        assert_eq!(unclear.speedup().unwrap().qualifier(), "within noise");
         assert_eq!(
             unclear.speedup().unwrap().describe(),
             "Measured on this machine, within noise: 1.00× (median of 2 repetitions; the legs' \

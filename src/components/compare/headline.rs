@@ -86,6 +86,11 @@ pub fn SpeedupHeadline(
             <strong data-testid=id class=move || format!("speedup verdict-{}", verdict())>
                 {text}
             </strong>
+            // Beside the number, what it is not yet (a final result, one that separates the
+            // legs), so that the number alone is not taken for one; its room kept throughout.
+            <span class="speedup-qualifier" data-testid=format!("{id}-qualifier")>
+                {move || speedup.with(|s| s.as_ref().map_or("", |s| s.qualifier()))}
+            </span>
             {total}
         </p>
         <p class="speedup-said" data-testid=format!("{id}-text")>{said}</p>
