@@ -461,6 +461,8 @@ impl Comparison {
             (repetition, _) => format!("repetition {repetition}"),
         };
         let turn = match expected {
+            // Before its first request a leg is starting, not at a turn 0.
+            _ if turns == 0 => "starting".to_string(),
             Some(expected) => format!("turn {turns} of {expected}"),
             None => format!("turn {turns}"),
         };
@@ -495,6 +497,7 @@ pub fn run_progress(run: &AgentRun, expected: Option<usize>) -> (f64, String) {
     let turns = run.turns.len();
     match (run.status, expected) {
         (RunStatus::Idle, _) => (0.0, "not started".to_string()),
+        (RunStatus::Running, _) if turns == 0 => (0.0, "starting".to_string()),
         (RunStatus::Running, Some(expected)) => (
             (turns as f64 / expected.max(1) as f64).min(1.0),
             format!("turn {turns} of {expected}"),
@@ -819,6 +822,16 @@ mod tests {
             c.progress(3, None).1,
             "leg 3 of 4 (WebSocket, repetition 1): turn 3"
         );
+        // Before its first request, no "turn 0".
+        assert_eq!(
+            c.progress(0, Some(6)).1,
+            "leg 3 of 4 (WebSocket, repetition 1): starting"
+        );
+        let started = AgentRun {
+            status: RunStatus::Running,
+            ..AgentRun::default()
+        };
+        assert_eq!(run_progress(&started, Some(6)).1, "starting");
         let mut sweep = Comparison::sweep(&["flagship", "spark"]);
         let mut running = leg(WS, 2, 1.0);
         running.status = RunStatus::Running;
