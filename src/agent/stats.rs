@@ -38,7 +38,8 @@ impl Spread {
         })
     }
 
-    /// `312 ms (296–330 ms, 3 runs)`, or just `312 ms` for a single run; times in `precision`.
+    /// `312 ms (296–330 ms, 3 runs)`, `11.2 s (all 3 runs alike)`, or just `312 ms` for a single
+    /// run; times in `precision`.
     pub fn describe_ms(&self, precision: Precision) -> String {
         let median = format_duration(self.median, precision);
         if self.n < 2 {
@@ -46,6 +47,10 @@ impl Spread {
         }
         let low = format_duration(self.min, precision);
         let high = format_duration(self.max, precision);
+        // Runs that print alike are said so once, not as a range from a time to itself.
+        if low == high {
+            return format!("{median} (all {} runs alike)", self.n);
+        }
         format!("{median} ({low} – {high}, {} runs)", self.n)
     }
 }
@@ -90,6 +95,11 @@ mod tests {
         assert_eq!(
             spread.describe_ms(Precision::WholeMs),
             "312 ms (296 ms – 330 ms, 3 runs)"
+        );
+        let alike = Spread::of([11_210.0, 11_230.0, 11_240.0]).unwrap();
+        assert_eq!(
+            alike.describe_ms(Precision::BySize),
+            "11.2 s (all 3 runs alike)"
         );
         let one = Spread::of([1234.0]).unwrap();
         assert_eq!(one.describe_ms(Precision::Seconds), "1.23 s");

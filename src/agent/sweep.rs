@@ -152,11 +152,13 @@ pub fn describe_sweep(c: &Comparison) -> Option<String> {
         .iter()
         .filter_map(|p| {
             let savings = p.savings?;
-            let range = format!(
-                "{} to {}",
-                signed_percent(savings.min).trim_end_matches(" %"),
-                signed_percent(savings.max)
-            );
+            let (least, most) = (signed_percent(savings.min), signed_percent(savings.max));
+            // Pairs that print alike are said so, not as a range from a saving to itself.
+            let range = if least == most {
+                "every pair alike".to_string()
+            } else {
+                format!("{} to {most}", least.trim_end_matches(" %"))
+            };
             // Within noise says why, so that a range on one side of zero does not read as
             // a result: the legs' times overlap, or they are apart over too few pairs.
             let judged = match (p.verdict?, savings.n) {
@@ -559,6 +561,20 @@ mod tests {
             "WebSocket mode's saving over HTTP stateless, the median of each point's 2 pairs and \
              their range: −16 % (−19 to −13 %; 2 pairs are too few to judge by, 3 can tell) at \
              1,000 tokens/s (spark)."
+        );
+    }
+
+    #[test]
+    fn pairs_alike_are_said_so_not_as_a_range() {
+        let mut sweep = Comparison::sweep(&["spark", "spark", "spark"]);
+        for repetition in 1..=3 {
+            sweep.update(leg(WS, repetition, RunStatus::Done, 97.0));
+            sweep.update(leg(HTTP, repetition, RunStatus::Done, 100.0));
+        }
+        let said = describe_sweep(&sweep).unwrap();
+        assert!(
+            said.ends_with(": +3 % (every pair alike) at 1,000 tokens/s (spark)."),
+            "{said}"
         );
     }
 

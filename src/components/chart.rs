@@ -272,11 +272,16 @@ pub fn SweepChart(
                 .map(|p| {
                     let label = signed_percent(p.saving);
                     let range = if p.savings.n > 1 {
+                        let (least, most) =
+                            (signed_percent(p.savings.min), signed_percent(p.savings.max));
+                        let spread = if least == most {
+                            "every pair alike".to_string()
+                        } else {
+                            format!("from {least} to {most}")
+                        };
                         format!(
-                            "{label}: the median of {} pairs, from {} to {}; {}",
+                            "{label}: the median of {} pairs, {spread}; {}",
                             p.savings.n,
-                            signed_percent(p.savings.min),
-                            signed_percent(p.savings.max),
                             match p.verdict {
                                 Verdict::Noise if p.apart => "too few pairs to judge by",
                                 Verdict::Noise => "within noise, the legs' times overlap",
