@@ -78,10 +78,9 @@ fn on_the_overview(field: Field) -> bool {
 }
 
 /// What is simulated and what is measured, in a line, before the button.
-const SIMULATED: &str = "Simulated: the model, paced by its profile; the network link, \
-     emulated by this server; with hosted costs, the API's classifier and engine hop — modelled \
-     waits with stated parameters. Measured: this server's own work, the bytes on the link, \
-     this page.";
+const SIMULATED: &str = "Simulated alike for both transports: the model's pace and the network \
+     link. Measured here: this server's work, each transport's bytes and their time on the link, \
+     this page. Modelled, with hosted costs only: the API's classifier and engine hop, said apart.";
 
 /// The overview (`data-testid="overview"`, its button `intro-compare`).
 #[component]

@@ -51,7 +51,7 @@ for (const viewport of [
     assert.ok(simulated.y < button.y, "the line comes before the button");
     assert.match(
       await page.getByTestId("intro-simulated").textContent(),
-      /^Simulated: the model.*network link.*modelled.*Measured: this server's own work/,
+      /^Simulated alike for both transports: the model's pace and the network link\. Measured here: this server's work, each transport's bytes and their time on the link, this page\. Modelled, with hosted costs only/,
     );
     // The long task with no model time on loopback: a few seconds a leg.
     await page.getByTestId("task-length").selectOption("long");
