@@ -245,7 +245,12 @@ async fn the_overview_says_what_is_simulated_and_how_long_its_comparison_takes()
     tick().await;
     let root: web_sys::HtmlElement = wrapper.unchecked_into();
     let simulated = text_of(&root, "intro-simulated");
-    assert!(simulated.starts_with("Simulated: the model"), "{simulated}");
+    assert!(
+        simulated.starts_with("Simulated alike for both transports: the model's pace")
+            && simulated.contains("Measured here: this server's work")
+            && simulated.contains("Modelled, with hosted costs only"),
+        "{simulated}"
+    );
     // The line comes before the button.
     let order = root
         .query_selector("[data-testid=intro-simulated] ~ [data-testid=intro-compare]")
