@@ -77,7 +77,11 @@ test("compare mode alternates the legs, shows both side by side and explains the
     const [, number, unit] = text.trim().match(/^([\d.]+) (ms|s)$/);
     return Number(number) * (unit === "s" ? 1000 : 1);
   };
-  const range = (cell) => cell.match(/\((.*?) – (.*?), 3 runs\)/).slice(1).map(time);
+  // `median (low – high, 3 runs)`, or `median (all 3 runs alike)` when they print alike.
+  const range = (cell) => {
+    const alike = cell.match(/^(.*?) \(all 3 runs alike\)$/);
+    return alike ? [time(alike[1]), time(alike[1])] : cell.match(/\((.*?) – (.*?), 3 runs\)/).slice(1).map(time);
+  };
   const [[wsMin, wsMax], [httpMin, httpMax]] = ends.map(range);
   if (wsMax < httpMin) assert.equal(verdict, "faster", said);
   else if (httpMax < wsMin) assert.equal(verdict, "slower", said);
@@ -100,8 +104,8 @@ test("compare mode alternates the legs, shows both side by side and explains the
   assert.doesNotMatch(await page.getByTestId("speedup-explained").textContent(), /link [+−]/);
   for (const part of ["end-to-end", "measured", "api", "engine", "tools", "client", "network"]) {
     const cells = await page.getByTestId(`compare-${part}`).locator("td").allTextContents();
-    assert.match(cells[0], /m?s \(.* m?s – .* m?s, 3 runs\)$/, `${part}: ${cells}`);
-    assert.match(cells[1], /m?s \(.* m?s – .* m?s, 3 runs\)$/, `${part}: ${cells}`);
+    assert.match(cells[0], /m?s \((.* m?s – .* m?s, 3 runs|all 3 runs alike)\)$/, `${part}: ${cells}`);
+    assert.match(cells[1], /m?s \((.* m?s – .* m?s, 3 runs|all 3 runs alike)\)$/, `${part}: ${cells}`);
     assert.match(cells[2], /^[+−]/, `${part}: ${cells}`);
   }
   assert.match(await page.getByTestId("compare-per-event").textContent(), /µs.*µs/);
