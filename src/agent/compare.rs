@@ -390,10 +390,28 @@ impl Comparison {
         parts.retain(|(part, _)| part.is_measured());
         crate::agent::stats::sort_small(&mut parts, |a, b| a.1.abs() > b.1.abs());
         let measured: f64 = parts.iter().map(|(_, ms)| ms).sum();
-        let listed: Vec<String> = parts
-            .iter()
-            .map(|(part, ms)| format!("{} {}", part.noun(), signed_ms(*ms)))
-            .collect();
+        // The parts the transport changes first; the model's and the tools' apart, as what
+        // the same work on both legs varied by run to run — not a reason for the difference.
+        let said = |shared: bool| -> Vec<String> {
+            parts
+                .iter()
+                .filter(|(part, _)| part.depends_on_transport() != shared)
+                .map(|(part, ms)| format!("{} {}", part.noun(), signed_ms(*ms)))
+                .collect()
+        };
+        let (dependent, shared) = (said(false), said(true));
+        let listed = match (dependent.is_empty(), shared.is_empty()) {
+            (_, true) => dependent.join(", "),
+            (true, false) => format!(
+                "only the work both legs share, run to run: {}",
+                shared.join(", ")
+            ),
+            (false, false) => format!(
+                "{}; the work both legs share varied run to run: {}",
+                dependent.join(", "),
+                shared.join(", ")
+            ),
+        };
         let more_or_less = |ms: f64| {
             let how = if ms >= 0.0 { "more" } else { "less" };
             format!("{} {how}", format_duration(ms.abs(), Precision::BySize))
@@ -427,7 +445,7 @@ impl Comparison {
             leg_name(http),
             more_or_less(measured),
             leg_name(ws),
-            listed.join(", ")
+            listed
         );
         Some(match modelled {
             Some(waits) => format!(
@@ -764,7 +782,8 @@ mod tests {
         assert_eq!(
             c.explain().unwrap(),
             "Part by part, HTTP stateless took 9.0 ms more per run than WebSocket (1 run each): \
-             API overhead +8.0 ms, frame delivery +1.0 ms, engine +0.00 ms."
+             API overhead +8.0 ms, frame delivery +1.0 ms; the work both legs share varied run to \
+             run: engine +0.00 ms."
         );
         // The parts no run had (no tools, no page work, no link here) are not listed.
         assert!(!c.happened(WS, Part::Link) && c.happened(WS, Part::Engine));
@@ -779,8 +798,8 @@ mod tests {
         assert_eq!(
             c.explain().unwrap(),
             "Part by part, HTTP stateless took 14.0 ms more per run than WebSocket (means of 3 \
-             runs each, which add up): API overhead +12.0 ms, frame delivery +2.0 ms, engine \
-             +0.00 ms."
+             runs each, which add up): API overhead +12.0 ms, frame delivery +2.0 ms; the work both \
+             legs share varied run to run: engine +0.00 ms."
         );
         // One WebSocket run far from the others: the means go one way, the medians the other.
         let mut c = Comparison::new(3);
@@ -792,8 +811,8 @@ mod tests {
             c.explain().unwrap(),
             "Part by part, HTTP stateless took 6.3 ms less per run than WebSocket (means of 3 \
              runs each, which add up; the median runs differ the other way, +3.0 ms: a run far \
-             from the others moves the mean): frame delivery −6.3 ms, API overhead +0.00 ms, \
-             engine +0.00 ms."
+             from the others moves the mean): frame delivery −6.3 ms, API overhead +0.00 ms; the \
+             work both legs share varied run to run: engine +0.00 ms."
         );
     }
 
