@@ -136,7 +136,7 @@ impl PageContext {
                 if restored.params.autorun || unread.iter().any(|u| u.starts_with("autorun=")) {
                     " autorun started nothing: the form shows what a run would use."
                 } else {
-                    " It was left out: the form shows what a run would use."
+                    " Left out: the form shows what a run would use."
                 };
             notices.push(format!(
                 "The URL gave what this page does not read — {}.{started}",

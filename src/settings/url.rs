@@ -72,9 +72,15 @@ impl UrlParams {
                         params.values.retain(|(f, _)| *f != field);
                         params.values.push((field, value));
                     }
-                    None => params
+                    // Never echoed: what a crafted link put there may be a secret.
+                    None if matches!(name.as_str(), "api_key" | "server_url") => params
                         .unread
-                        .push(format!("{name}={value}: not a parameter of this page")),
+                        .push(format!("{name}: never taken from a URL")),
+                    None => params.unread.push(format!(
+                        "{}={}: not a parameter of this page",
+                        shortened(&name),
+                        shortened(&value)
+                    )),
                 },
             }
         }
@@ -87,6 +93,14 @@ impl UrlParams {
             .iter()
             .find(|(f, _)| *f == field)
             .map(|(_, v)| v.as_str())
+    }
+}
+
+/// `text` as the page echoes it: at most 40 characters, the rest said by `…`.
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
     }
 }
 
@@ -316,7 +330,22 @@ mod tests {
         // The server URL and the key never come from a URL.
         let crafted = UrlParams::parse("server_url=http://evil&api_key=x");
         assert!(crafted.values.is_empty(), "{crafted:?}");
-        assert_eq!(crafted.unread.len(), 2);
+        assert_eq!(
+            crafted.unread,
+            [
+                "server_url: never taken from a URL",
+                "api_key: never taken from a URL"
+            ],
+            "said, the key not echoed"
+        );
+        let long = UrlParams::parse(&format!("note={}", "x".repeat(100)));
+        assert_eq!(
+            long.unread,
+            [format!(
+                "note={}…: not a parameter of this page",
+                "x".repeat(40)
+            )]
+        );
         assert_eq!(decode_component("100%"), "100%");
         assert_eq!(decode_component("%zz%4%g1"), "%zz%4%g1");
         assert_eq!(decode_component("caf%C3%A9"), "café");
