@@ -134,7 +134,7 @@ impl PageContext {
         if !unread.is_empty() {
             let started =
                 if restored.params.autorun || unread.iter().any(|u| u.starts_with("autorun=")) {
-                    " autorun started nothing: the form shows what a run would use."
+                    " The autorun started nothing: the form shows what a run would use."
                 } else {
                     " Left out: the form shows what a run would use."
                 };

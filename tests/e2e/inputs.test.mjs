@@ -253,7 +253,7 @@ for (const [bad, said] of [
     const notices = await page.getByTestId("notices").textContent();
     assert.match(notices, /^The URL gave what this page does not read — /);
     assert.match(notices, said);
-    assert.match(notices, /autorun started nothing: the form shows what a run would use\.$/);
+    assert.match(notices, /The autorun started nothing: the form shows what a run would use\.$/);
     assert.equal(await page.getByTestId("tab-overview").getAttribute("aria-selected"), "true");
     assert.deepEqual(sent, [], "nothing was sent");
     assert.deepEqual(pageErrors, []);
