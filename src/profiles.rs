@@ -91,9 +91,7 @@ impl ProfileInfo {
             ),
         }
     }
-}
 
-impl ProfileInfo {
     /// The note under the menu: its speed, then what it is for, each said once.
     pub fn note(&self) -> String {
         format!("{}: {}", self.speed(), self.what)
