@@ -64,7 +64,7 @@ pub use steer::{SteerOutcome, SteerRecord, steer_frame, steer_target};
 pub use stop::{StopSignal, Stopped};
 pub use sweep::{
     PlotPoint, SWEEP_PROFILES, SweepAt, SweepLines, SweepPlot, SweepPoint, describe_sweep,
-    signed_percent, sweep_points, sweep_profiles,
+    savings_range, signed_percent, sweep_points, sweep_profiles,
 };
 pub use timing::{EngineTimings, LinkTimings, ServerTimings, ServerTokens};
 pub use totals::{RunTotals, decoding_rate, turn_durations};

@@ -152,13 +152,7 @@ pub fn describe_sweep(c: &Comparison) -> Option<String> {
         .iter()
         .filter_map(|p| {
             let savings = p.savings?;
-            let (least, most) = (signed_percent(savings.min), signed_percent(savings.max));
-            // Pairs that print alike are said so, not as a range from a saving to itself.
-            let range = if least == most {
-                "every pair alike".to_string()
-            } else {
-                format!("{} to {most}", least.trim_end_matches(" %"))
-            };
+            let range = savings_range(&savings);
             // Within noise says why, so that a range on one side of zero does not read as
             // a result: the legs' times overlap, or they are apart over too few pairs.
             let judged = match (p.verdict?, savings.n) {
@@ -199,6 +193,17 @@ pub fn describe_sweep(c: &Comparison) -> Option<String> {
         "WebSocket mode's saving over HTTP stateless{what}{basis}: {}.",
         measured.join(", ")
     ))
+}
+
+/// The range of a point's savings: `+18 to +22 %`; pairs that print alike are said so, not as
+/// a range from a saving to itself: `every pair alike`.
+pub fn savings_range(savings: &Spread) -> String {
+    let (least, most) = (signed_percent(savings.min), signed_percent(savings.max));
+    if least == most {
+        "every pair alike".to_string()
+    } else {
+        format!("{} to {most}", least.trim_end_matches(" %"))
+    }
 }
 
 /// `+21 %`, `−3 %`.
@@ -332,18 +337,7 @@ impl SweepPlot {
             zero: y_of(0.0),
         }
     }
-}
 
-/// The sweep's lines: through the points at a model speed, on the log axis; and the step from
-/// the last of them to the point at no model time, which is not on that axis (drawn apart,
-/// dashed: the axis does not reach it, so its slope means nothing).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SweepLines {
-    pub paced: Vec<(f64, f64)>,
-    pub to_unpaced: Option<[(f64, f64); 2]>,
-}
-
-impl SweepPlot {
     /// The lines between the plot's points.
     pub fn lines(&self) -> SweepLines {
         let paced: Vec<(f64, f64)> = self
@@ -359,6 +353,15 @@ impl SweepPlot {
             .map(|(last, p)| [*last, (p.x, p.y)]);
         SweepLines { paced, to_unpaced }
     }
+}
+
+/// The sweep's lines: through the points at a model speed, on the log axis; and the step from
+/// the last of them to the point at no model time, which is not on that axis (drawn apart,
+/// dashed: the axis does not reach it, so its slope means nothing).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepLines {
+    pub paced: Vec<(f64, f64)>,
+    pub to_unpaced: Option<[(f64, f64); 2]>,
 }
 
 /// `−10`, `0`, `20`.

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::agent::{
     Chart, ChartSize, Comparison, Precision, RunStatus, Segment, SweepPlot, TurnBar, Verdict,
-    format_duration, polyline, signed_percent, turn_bars,
+    format_duration, polyline, savings_range, signed_percent, turn_bars,
 };
 use crate::components::RunView;
 
@@ -272,16 +272,10 @@ pub fn SweepChart(
                 .map(|p| {
                     let label = signed_percent(p.saving);
                     let range = if p.savings.n > 1 {
-                        let (least, most) =
-                            (signed_percent(p.savings.min), signed_percent(p.savings.max));
-                        let spread = if least == most {
-                            "every pair alike".to_string()
-                        } else {
-                            format!("from {least} to {most}")
-                        };
                         format!(
-                            "{label}: the median of {} pairs, {spread}; {}",
+                            "{label}: the median of {} pairs, {}; {}",
                             p.savings.n,
+                            savings_range(&p.savings),
                             match p.verdict {
                                 Verdict::Noise if p.apart => "too few pairs to judge by",
                                 Verdict::Noise => "within noise, the legs' times overlap",
